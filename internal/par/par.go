@@ -1,0 +1,46 @@
+// Package par runs independent loop iterations over a fixed number of
+// goroutines with a static, deterministic partition. It is for measurement
+// and set-up work; the simulation's hot loop uses the engine's long-lived
+// worker pool instead.
+package par
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Workers returns w if w > 0, else GOMAXPROCS.
+func Workers(w int) int {
+	if w > 0 {
+		return w
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// For calls body(worker, i) for i in [0, n), splitting the range into at most
+// workers contiguous blocks, one goroutine each. worker is in [0, workers)
+// and identifies the block, so body can use per-worker scratch.
+func For(n, workers int, body func(worker, i int)) {
+	workers = Workers(workers)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			body(0, i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				body(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,145 @@
+// Package layout holds the engine's structure-of-arrays state: every per-node
+// field (data X, dual variables Z, iterates Θ, running averages Θ̄, …) is one
+// contiguous rows×stride float64 matrix whose rows start on 64-byte cache-line
+// boundaries, so that
+//
+//   - a node's row is one aligned, contiguous run of memory (vector kernels
+//     load it without peeling),
+//   - a shard of rows owned by one worker never shares a cache line with
+//     another worker's shard (shards start on multiples of 8 rows),
+//   - the whole field is a blas64.General, so metrics such as the scores
+//     X·Θᵀ of many parameter vectors at once are one BLAS call.
+//
+// The padding columns between Cols and Stride are kept at zero.
+package layout
+
+import (
+	"fmt"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// LineFloats is the number of float64 in a 64-byte cache line.
+const LineFloats = 8
+
+// Stride returns cols rounded up to a multiple of LineFloats (at least LineFloats).
+func Stride(cols int) int {
+	if cols <= 0 {
+		return LineFloats
+	}
+	return (cols + LineFloats - 1) / LineFloats * LineFloats
+}
+
+// Matrix is a rows×cols row-major matrix with a padded, cache-line-aligned stride.
+type Matrix struct {
+	Rows, Cols, Stride int
+	Data               []float64 // len Rows*Stride; &Data[0] is 64-byte aligned
+}
+
+// Bytes returns the memory a rows×cols Matrix takes, padding included.
+func Bytes(rows, cols int) int64 {
+	return int64(rows)*int64(Stride(cols))*8 + 64
+}
+
+// AlignedFloats returns a zeroed slice of n float64 whose first element is
+// 64-byte aligned.
+func AlignedFloats(n int) []float64 {
+	if n == 0 {
+		return []float64{}
+	}
+	buf := make([]float64, n+LineFloats)
+	off := 0
+	for uintptr(unsafe.Pointer(&buf[off]))%64 != 0 {
+		off++
+	}
+	return buf[off : off+n : off+n]
+}
+
+// New returns a zeroed rows×cols matrix. It panics on negative sizes.
+func New(rows, cols int) Matrix {
+	if rows < 0 || cols < 0 {
+		panic(fmt.Sprintf("layout: negative size %d×%d", rows, cols))
+	}
+	s := Stride(cols)
+	return Matrix{Rows: rows, Cols: cols, Stride: s, Data: AlignedFloats(rows * s)}
+}
+
+// FromDense copies a dense row-major rows×cols slice into a new padded Matrix.
+func FromDense(rows, cols int, a []float64) Matrix {
+	if len(a) != rows*cols {
+		panic(fmt.Sprintf("layout: FromDense: len %d != %d×%d", len(a), rows, cols))
+	}
+	m := New(rows, cols)
+	for i := 0; i < rows; i++ {
+		copy(m.Row(i), a[i*cols:(i+1)*cols])
+	}
+	return m
+}
+
+// Row returns row i (length Cols, capacity up to the end of its padded row).
+func (m Matrix) Row(i int) []float64 {
+	o := i * m.Stride
+	return m.Data[o : o+m.Cols : o+m.Stride]
+}
+
+// PaddedRow returns row i including its zero padding (length Stride).
+func (m Matrix) PaddedRow(i int) []float64 {
+	o := i * m.Stride
+	return m.Data[o : o+m.Stride : o+m.Stride]
+}
+
+// General views the matrix as a blas64.General (no copy).
+func (m Matrix) General() blas64.General {
+	return blas64.General{Rows: m.Rows, Cols: m.Cols, Stride: m.Stride, Data: m.Data}
+}
+
+// Zero sets every element to 0.
+func (m Matrix) Zero() { clear(m.Data) }
+
+// CopyFrom copies o (same shape) into m.
+func (m Matrix) CopyFrom(o Matrix) {
+	if m.Rows != o.Rows || m.Cols != o.Cols || m.Stride != o.Stride {
+		panic("layout: CopyFrom: shape mismatch")
+	}
+	copy(m.Data, o.Data)
+}
+
+// Clone returns a deep copy.
+func (m Matrix) Clone() Matrix {
+	c := New(m.Rows, m.Cols)
+	copy(c.Data, m.Data)
+	return c
+}
+
+// Range is a half-open range of rows [Lo, Hi).
+type Range struct{ Lo, Hi int }
+
+// Shards splits rows 0..n into at most parts contiguous ranges whose inner
+// boundaries are multiples of LineFloats rows, so no two shards share a
+// cache line of any row-aligned field whose stride is a multiple of 8 floats.
+// Shards are as even as the 8-row granularity allows; empty shards are
+// omitted.
+func Shards(n, parts int) []Range {
+	if n <= 0 {
+		return nil
+	}
+	if parts < 1 {
+		parts = 1
+	}
+	blocks := (n + LineFloats - 1) / LineFloats
+	if parts > blocks {
+		parts = blocks
+	}
+	out := make([]Range, 0, parts)
+	lo := 0
+	for p := 0; p < parts; p++ {
+		hiBlock := (p + 1) * blocks / parts
+		hi := min(hiBlock*LineFloats, n)
+		if hi > lo {
+			out = append(out, Range{lo, hi})
+		}
+		lo = hi
+	}
+	return out
+}

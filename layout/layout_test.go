@@ -1,0 +1,57 @@
+package layout
+
+import (
+	"testing"
+	"unsafe"
+)
+
+func TestAlignmentAndPadding(t *testing.T) {
+	for _, cols := range []int{0, 1, 7, 8, 9, 16, 17, 40, 1600} {
+		m := New(13, cols)
+		if m.Stride%LineFloats != 0 || m.Stride < cols {
+			t.Fatalf("cols %d: stride %d", cols, m.Stride)
+		}
+		for i := 0; i < m.Rows; i++ {
+			r := m.PaddedRow(i)
+			if uintptr(unsafe.Pointer(&r[0]))%64 != 0 {
+				t.Fatalf("cols %d row %d not 64-byte aligned", cols, i)
+			}
+			if len(m.Row(i)) != cols {
+				t.Fatalf("row length %d want %d", len(m.Row(i)), cols)
+			}
+		}
+		g := m.General()
+		if g.Rows != 13 || g.Cols != cols || g.Stride != m.Stride {
+			t.Fatal("General view mismatch")
+		}
+	}
+}
+
+func TestFromDense(t *testing.T) {
+	a := []float64{1, 2, 3, 4, 5, 6}
+	m := FromDense(2, 3, a)
+	if m.Row(1)[2] != 6 || m.PaddedRow(0)[3] != 0 {
+		t.Fatalf("bad copy %v", m.Data)
+	}
+}
+
+func TestShards(t *testing.T) {
+	for n := 0; n < 100; n++ {
+		for parts := 1; parts <= 9; parts++ {
+			s := Shards(n, parts)
+			next := 0
+			for k, r := range s {
+				if r.Lo != next || r.Hi <= r.Lo {
+					t.Fatalf("n=%d parts=%d: bad shard %d %v", n, parts, k, s)
+				}
+				if k > 0 && r.Lo%LineFloats != 0 {
+					t.Fatalf("n=%d parts=%d: shard %d starts at %d", n, parts, k, r.Lo)
+				}
+				next = r.Hi
+			}
+			if next != n || len(s) > parts {
+				t.Fatalf("n=%d parts=%d: covers %d in %d shards", n, parts, next, len(s))
+			}
+		}
+	}
+}

@@ -1,0 +1,488 @@
+// Package problem defines the pairwise objectives of the paper and evaluates
+// them exactly:
+//
+//	R_n(θ) = (1/n²) Σ_{i,j} f(θ; x_i, x_j) + ψ(θ)
+//
+// with the AUC losses (logistic, hinge, squared hinge) and the metric-learning
+// hinge loss as Loss, and the regularisers none, squared ℓ2, ℓ1, ℓ2 ball and
+// PSD cone as Regularizer, each with its dual-averaging smoothing operator
+// π_t(z) = prox_{tγ(t)ψ}(−γ(t) z).
+//
+// Labels: for the AUC losses Label[i] is +1 or −1 and only pairs with
+// ℓ_i > ℓ_j contribute (the paper's 1{ℓ_i > ℓ_j}); for metric learning Label[i]
+// is a class index and s_ij = +1 for the same class, −1 otherwise, which makes
+// the paper's ℓ_iℓ_j work for any number of classes. The double sum includes
+// i = j.
+//
+// Evaluation of many parameter vectors at once goes through BLAS: the scores
+// of every point under every θ are one matrix product S = Θ Xᵀ.
+package problem
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/layout"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Problem binds data, labels, loss and regulariser.
+type Problem struct {
+	Loss Loss
+	Reg  Regularizer
+	// B is the metric-learning threshold b > 0.
+	B float64
+	// N points of dimension D; P is the dimension of θ (D, or D·D for metric learning).
+	N, D, P int
+	// X holds the points, one aligned row each.
+	X layout.Matrix
+	// Label is ±1 (AUC) or a class index (metric learning).
+	Label []int32
+
+	pos, neg []int32 // AUC: indices of positive and negative points
+}
+
+// New builds a problem from dense row-major data x (n×d) and labels. For the
+// AUC losses labels must be ±1 with both present; for metric learning they are
+// class indices with at least two classes. For RegPSD, reg.D is set to d.
+func New(loss Loss, reg Regularizer, b float64, n, d int, x []float64, labels []int32) (*Problem, error) {
+	if n < 2 {
+		return nil, fmt.Errorf("problem: need at least 2 points, got %d", n)
+	}
+	if d < 1 {
+		return nil, fmt.Errorf("problem: dimension must be >= 1, got %d", d)
+	}
+	if len(x) != n*d || len(labels) != n {
+		return nil, fmt.Errorf("problem: data has %d values and %d labels, want %d and %d", len(x), len(labels), n*d, n)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("problem: non-finite value at point %d, feature %d", i/d, i%d)
+		}
+	}
+	if reg.Kind == RegPSD {
+		if !loss.IsMetric() {
+			return nil, fmt.Errorf("problem: the psd regulariser needs a matrix parameter (metric learning), not %s", loss)
+		}
+		reg.D = d
+	}
+	if err := reg.Validate(); err != nil {
+		return nil, fmt.Errorf("problem: %w", err)
+	}
+	p := &Problem{Loss: loss, Reg: reg, B: b, N: n, D: d, P: loss.ParamDim(d),
+		X: layout.FromDense(n, d, x), Label: slices.Clone(labels)}
+	if loss.IsMetric() {
+		if !(b > 0) || math.IsInf(b, 0) {
+			return nil, fmt.Errorf("problem: metric threshold b must be finite and > 0, got %g", b)
+		}
+		first := labels[0]
+		two := false
+		for _, l := range labels {
+			if l != first {
+				two = true
+			}
+		}
+		if !two {
+			return nil, fmt.Errorf("problem: metric learning needs at least two classes")
+		}
+		return p, nil
+	}
+	for i, l := range labels {
+		switch l {
+		case 1:
+			p.pos = append(p.pos, int32(i))
+		case -1:
+			p.neg = append(p.neg, int32(i))
+		default:
+			return nil, fmt.Errorf("problem: AUC label of point %d is %d, want +1 or -1", i, l)
+		}
+	}
+	if len(p.pos) == 0 || len(p.neg) == 0 {
+		return nil, fmt.Errorf("problem: AUC needs both classes (%d positive, %d negative)", len(p.pos), len(p.neg))
+	}
+	return p, nil
+}
+
+// Positives and Negatives return the AUC index sets (nil for metric learning).
+func (p *Problem) Positives() []int32 { return p.pos }
+
+// Negatives: see Positives.
+func (p *Problem) Negatives() []int32 { return p.neg }
+
+// NewWorkspace returns the per-worker scratch for the smoothing operator.
+func (p *Problem) NewWorkspace() *Workspace {
+	if p.Reg.Kind == RegPSD {
+		return NewWorkspace(p.D)
+	}
+	return NewWorkspace(0)
+}
+
+// PairLoss returns f(θ; x_i, x_j).
+func (p *Problem) PairLoss(theta []float64, i, j int) float64 {
+	xi, xj := p.X.Row(i), p.X.Row(j)
+	if p.Loss.IsMetric() {
+		s := p.sign(i, j)
+		return math.Max(0, 1-s*(p.B-p.dist(theta, xi, xj)))
+	}
+	if p.Label[i] <= p.Label[j] {
+		return 0
+	}
+	return p.Loss.MarginLoss(margin(theta, xi, xj))
+}
+
+// PairGrad adds scale·∇_θ f(θ; x_i, x_j) to g and reports whether the
+// gradient is non-zero.
+//
+// Reference (AUC): m = (x_i − x_j)ᵀθ; g += scale·φ'(m)·(x_i − x_j) when ℓ_i > ℓ_j.
+// Reference (metric): δ = x_i − x_j; u = s_ij(b − δᵀθδ); g += scale·s_ij·δδᵀ when u < 1.
+func (p *Problem) PairGrad(g []float64, scale float64, theta []float64, i, j int) bool {
+	xi, xj := p.X.Row(i), p.X.Row(j)
+	if p.Loss.IsMetric() {
+		s := p.sign(i, j)
+		if s*(p.B-p.dist(theta, xi, xj)) >= 1 {
+			return false
+		}
+		d := p.D
+		w := scale * s
+		for a := 0; a < d; a++ {
+			wa := w * (xi[a] - xj[a])
+			row := g[a*d : a*d+d]
+			for c := range row {
+				row[c] += wa * (xi[c] - xj[c])
+			}
+		}
+		return w != 0
+	}
+	if p.Label[i] <= p.Label[j] {
+		return false
+	}
+	w := scale * p.Loss.MarginDeriv(margin(theta, xi, xj))
+	if w == 0 {
+		return false
+	}
+	for a := range xi {
+		g[a] += w * (xi[a] - xj[a])
+	}
+	return true
+}
+
+func (p *Problem) sign(i, j int) float64 {
+	if p.Label[i] == p.Label[j] {
+		return 1
+	}
+	return -1
+}
+
+// margin returns (x_i − x_j)ᵀθ.
+func margin(theta, xi, xj []float64) float64 {
+	var m float64
+	for a := range xi {
+		m += (xi[a] - xj[a]) * theta[a]
+	}
+	return m
+}
+
+// dist returns D_θ(x_i, x_j) = δᵀθδ, δ = x_i − x_j, θ a full d×d matrix.
+func (p *Problem) dist(theta, xi, xj []float64) float64 {
+	d := p.D
+	var s float64
+	for a := 0; a < d; a++ {
+		da := xi[a] - xj[a]
+		if da == 0 {
+			continue
+		}
+		row := theta[a*d : a*d+d]
+		var r float64
+		for c := range row {
+			r += row[c] * (xi[c] - xj[c])
+		}
+		s += da * r
+	}
+	return s
+}
+
+// Objective returns R_n(θ) for one θ, by the direct double sum (the
+// reference; Evaluator is the fast path).
+func (p *Problem) Objective(theta []float64) float64 {
+	var s float64
+	for i := 0; i < p.N; i++ {
+		var r float64
+		for j := 0; j < p.N; j++ {
+			r += p.PairLoss(theta, i, j)
+		}
+		s += r
+	}
+	return s/float64(p.N)/float64(p.N) + p.Reg.Value(theta)
+}
+
+// PartialGrad sets g = ∇f_k(θ) = (1/n) Σ_j ∇_θ f(θ; x_k, x_j), the full
+// partial gradient of node k (the reference for the bias term).
+func (p *Problem) PartialGrad(g, theta []float64, k int) {
+	clear(g[:p.P])
+	for j := 0; j < p.N; j++ {
+		p.PairGrad(g, 1/float64(p.N), theta, k, j)
+	}
+}
+
+// Evaluator computes objectives, AUCs and bias terms for many parameter
+// vectors at once, in parallel over a fixed number of workers, with buffers
+// allocated once. Results do not depend on the number of workers.
+type Evaluator struct {
+	p       *Problem
+	workers int
+	m       int           // capacity in parameter vectors
+	theta   layout.Matrix // gathered θ rows, m×P
+	scores  layout.Matrix // AUC: m×n scores Θ Xᵀ
+	scratch []evalScratch
+}
+
+type evalScratch struct {
+	posS, negS []float64
+	a          layout.Matrix // metric: n×d, X·θ
+	g          layout.Matrix // metric: n×n Gram
+	q          []float64
+}
+
+// NewEvaluator returns an evaluator for up to m parameter vectors per call.
+func (p *Problem) NewEvaluator(m, workers int) *Evaluator {
+	workers = par.Workers(workers)
+	e := &Evaluator{p: p, workers: workers, m: m, theta: layout.New(m, p.P)}
+	if !p.Loss.IsMetric() {
+		e.scores = layout.New(m, p.N)
+	}
+	e.scratch = make([]evalScratch, workers)
+	for w := range e.scratch {
+		sc := &e.scratch[w]
+		if p.Loss.IsMetric() {
+			sc.a = layout.New(p.N, p.D)
+			sc.g = layout.New(p.N, p.N)
+			sc.q = make([]float64, p.N)
+		} else {
+			sc.posS = make([]float64, len(p.pos))
+			sc.negS = make([]float64, len(p.neg))
+		}
+	}
+	return e
+}
+
+// gather copies rows of src (P columns) into e.theta.
+func (e *Evaluator) gather(src layout.Matrix, rows []int) {
+	if len(rows) > e.m {
+		panic(fmt.Sprintf("problem: Evaluator sized for %d vectors, got %d", e.m, len(rows)))
+	}
+	for c, r := range rows {
+		copy(e.theta.Row(c), src.Row(r))
+	}
+}
+
+// scoresFor sets e.scores rows 0..m-1 to Θ_sel Xᵀ (AUC only).
+func (e *Evaluator) scoresFor(m int) {
+	p := e.p
+	th := blas64.General{Rows: m, Cols: p.D, Stride: e.theta.Stride, Data: e.theta.Data}
+	out := blas64.General{Rows: m, Cols: p.N, Stride: e.scores.Stride, Data: e.scores.Data}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, th, p.X.General(), 0, out)
+}
+
+// Eval sets obj[c] = R_n(θ_{rows[c]}) (ψ included) and, for the AUC losses,
+// auc[c] = AUC(θ_{rows[c]}) (NaN for metric learning), where θ_r is row r of
+// thetas. auc may be nil.
+func (e *Evaluator) Eval(thetas layout.Matrix, rows []int, obj, auc []float64) {
+	p := e.p
+	e.gather(thetas, rows)
+	m := len(rows)
+	n2 := float64(p.N) * float64(p.N)
+	if p.Loss.IsMetric() {
+		par.For(m, e.workers, func(w, c int) {
+			obj[c] = e.metricSum(&e.scratch[w], e.theta.Row(c))/n2 + p.Reg.Value(e.theta.Row(c))
+			if auc != nil {
+				auc[c] = math.NaN()
+			}
+		})
+		return
+	}
+	e.scoresFor(m)
+	par.For(m, e.workers, func(w, c int) {
+		sc := &e.scratch[w]
+		s := e.scores.Row(c)
+		for k, i := range p.pos {
+			sc.posS[k] = s[i]
+		}
+		for k, j := range p.neg {
+			sc.negS[k] = s[j]
+		}
+		obj[c] = aucPairSum(p.Loss, sc.posS, sc.negS)/n2 + p.Reg.Value(e.theta.Row(c))
+		if auc != nil {
+			auc[c] = aucSorted(sc.posS, sc.negS)
+		}
+	})
+}
+
+// aucPairSum returns Σ_{i∈P, j∈N} φ(s_i − s_j). The logistic loss is summed
+// pair by pair; the hinge losses sort the negative scores (negS is sorted in
+// place) and visit only the active pairs (s_j > s_i − 1).
+func aucPairSum(loss Loss, posS, negS []float64) float64 {
+	var total float64
+	if loss == AUCLogistic {
+		for _, si := range posS {
+			var r float64
+			for _, sj := range negS {
+				r += Softplus(sj - si)
+			}
+			total += r
+		}
+		return total
+	}
+	slices.Sort(negS)
+	for _, si := range posS {
+		k, _ := slices.BinarySearchFunc(negS, si-1, func(a, t float64) int {
+			if a <= t {
+				return -1
+			}
+			return 1
+		})
+		var r float64
+		for _, sj := range negS[k:] {
+			h := 1 - si + sj
+			if h <= 0 {
+				continue
+			}
+			if loss == AUCSquaredHinge {
+				h *= h
+			}
+			r += h
+		}
+		total += r
+	}
+	return total
+}
+
+// aucSorted returns the fraction of (positive, negative) pairs with
+// s_i > s_j (ties count 0, as in the paper's definition). It sorts negS.
+func aucSorted(posS, negS []float64) float64 {
+	slices.Sort(negS)
+	var cnt int64
+	for _, si := range posS {
+		k, _ := slices.BinarySearch(negS, si) // first index with negS[k] >= si
+		cnt += int64(k)
+	}
+	return float64(cnt) / (float64(len(posS)) * float64(len(negS)))
+}
+
+// AUC returns the AUC of θ (AUC losses only), by sorting.
+func (p *Problem) AUC(theta []float64) float64 {
+	ps := make([]float64, len(p.pos))
+	ns := make([]float64, len(p.neg))
+	for k, i := range p.pos {
+		ps[k] = blas64.Dot(blas64.Vector{N: p.D, Inc: 1, Data: p.X.Row(int(i))}, blas64.Vector{N: p.D, Inc: 1, Data: theta})
+	}
+	for k, j := range p.neg {
+		ns[k] = blas64.Dot(blas64.Vector{N: p.D, Inc: 1, Data: p.X.Row(int(j))}, blas64.Vector{N: p.D, Inc: 1, Data: theta})
+	}
+	return aucSorted(ps, ns)
+}
+
+// gram sets sc.g = X θ Xᵀ and sc.q[i] = x_iᵀθx_i for a d×d θ.
+func (e *Evaluator) gram(sc *evalScratch, theta []float64) {
+	p := e.p
+	th := blas64.General{Rows: p.D, Cols: p.D, Stride: p.D, Data: theta}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p.X.General(), th, 0, sc.a.General())
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, sc.a.General(), p.X.General(), 0, sc.g.General())
+	for i := 0; i < p.N; i++ {
+		sc.q[i] = sc.g.Row(i)[i]
+	}
+}
+
+// metricSum returns Σ_{i,j} max(0, 1 − s_ij(b − D_θ(x_i, x_j))) with
+// D_ij = q_i + q_j − G_ij − G_ji from the Gram matrix G = XθXᵀ.
+func (e *Evaluator) metricSum(sc *evalScratch, theta []float64) float64 {
+	p := e.p
+	e.gram(sc, theta)
+	diag := math.Max(0, 1-p.B) * float64(p.N)
+	var off float64
+	for i := 0; i < p.N; i++ {
+		gi := sc.g.Row(i)
+		var r float64
+		for j := i + 1; j < p.N; j++ {
+			dij := sc.q[i] + sc.q[j] - gi[j] - sc.g.Row(j)[i]
+			s := 1.0
+			if p.Label[i] != p.Label[j] {
+				s = -1
+			}
+			r += math.Max(0, 1-s*(p.B-dij))
+		}
+		off += r
+	}
+	return diag + 2*off
+}
+
+// Bias returns the bias term ε̄ᵀω of the paper (Sec. 3, Fig. 1c) averaged over
+// the nodes in rows: ε_k = ∇f(θ_k; x_k, x_{aux[k]}) − ∇f_k(θ_k), the error of
+// the estimate node k would use with its current auxiliary point, where θ_k is
+// row k of theta; omega is π_t(z̄).
+//
+// It uses (x_k − x_j)ᵀω = r_k − r_j with r = Xω for the AUC losses and
+// δᵀΩδ from the Gram matrix XΩXᵀ for metric learning, so no gradient vector
+// is formed.
+func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []float64) float64 {
+	p := e.p
+	if len(rows) == 0 {
+		return 0
+	}
+	e.gather(theta, rows)
+	m := len(rows)
+	per := make([]float64, m)
+	invN := 1 / float64(p.N)
+	if p.Loss.IsMetric() {
+		// Ω-distances of every pair, once.
+		sc0 := &e.scratch[0]
+		e.gram(sc0, omega)
+		om := sc0.g.Clone()
+		oq := slices.Clone(sc0.q)
+		dOm := func(k, j int) float64 { return oq[k] + oq[j] - om.Row(k)[j] - om.Row(j)[k] }
+		par.For(m, e.workers, func(_, c int) {
+			k := rows[c]
+			th := e.theta.Row(c)
+			xk := p.X.Row(k)
+			var full, est float64
+			for j := 0; j < p.N; j++ {
+				dij := p.dist(th, xk, p.X.Row(j))
+				s := p.sign(k, j)
+				if s*(p.B-dij) < 1 {
+					full += s * dOm(k, j)
+				}
+				if j == int(aux[k]) && s*(p.B-dij) < 1 {
+					est = s * dOm(k, j)
+				}
+			}
+			per[c] = est - full*invN
+		})
+	} else {
+		r := make([]float64, p.N)
+		blas64.Gemv(blas.NoTrans, 1, p.X.General(), blas64.Vector{N: p.D, Inc: 1, Data: omega}, 0, blas64.Vector{N: p.N, Inc: 1, Data: r})
+		e.scoresFor(m)
+		par.For(m, e.workers, func(w, c int) {
+			k := rows[c]
+			if p.Label[k] != 1 {
+				return // f(·; x_k, ·) ≡ 0 for a negative node: ε_k = 0
+			}
+			s := e.scores.Row(c) // s[j] = x_jᵀθ_k
+			var full float64
+			for _, j := range p.neg {
+				full += p.Loss.MarginDeriv(s[k]-s[j]) * (r[k] - r[j])
+			}
+			var est float64
+			if j := aux[k]; p.Label[j] == -1 {
+				est = p.Loss.MarginDeriv(s[k]-s[j]) * (r[k] - r[j])
+			}
+			per[c] = est - full*invN
+		})
+	}
+	var sum float64
+	for _, v := range per {
+		sum += v
+	}
+	return sum / float64(m)
+}
