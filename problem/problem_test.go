@@ -397,7 +397,10 @@ func TestNewRejectsBadInput(t *testing.T) {
 			_, e := New(AUCLogistic, Regularizer{}, 1, 2, 2, []float64{1, math.NaN(), 1, 1}, []int32{1, -1})
 			return e
 		}},
-		{"psd on auc", func() error { _, e := New(AUCLogistic, Regularizer{Kind: RegPSD}, 1, 2, 2, x, []int32{1, -1}); return e }},
+		{"psd on auc", func() error {
+			_, e := New(AUCLogistic, Regularizer{Kind: RegPSD}, 1, 2, 2, x, []int32{1, -1})
+			return e
+		}},
 		{"negative lambda", func() error {
 			_, e := New(AUCLogistic, Regularizer{Kind: RegL1, Lambda: -1}, 1, 2, 2, x, []int32{1, -1})
 			return e
