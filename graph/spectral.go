@@ -1,0 +1,435 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// Methods of SpectralGapWith.
+const (
+	MethodAuto       = "auto"
+	MethodClosedForm = "closed-form"
+	MethodDense      = "dense"
+	MethodLanczos    = "lanczos"
+)
+
+// DenseMaxN is the largest node count for which the automatic method uses
+// the dense eigensolver (about 0.5 s at n = 1000 and 2 s at n = 1500 on the
+// reference 2-core machine); larger graphs without a closed form use Lanczos.
+const DenseMaxN = 1024
+
+// Defaults of GapOptions.
+const (
+	DefaultGapTol     = 1e-6
+	DefaultGapMaxIter = 20000
+)
+
+// streamLanczos identifies the random stream of the Lanczos start vector.
+const streamLanczos uint64 = 0x67726170682f6c7a // "graph/lz"
+
+// Gap is the spectral gap 1 − λ₂(W) of the gossip matrix W = I − L/|E|
+// (|E| ordered pairs), together with how it was obtained.
+type Gap struct {
+	// Value is 1 − λ₂(W) = Lambda2L / |E| = Lambda2L / (2·UndirectedEdges).
+	Value float64
+	// Lambda2L is β_{n−1}, the second-smallest eigenvalue of the Laplacian
+	// L = D − A (the algebraic connectivity).
+	Lambda2L float64
+	// Method is "closed-form", "dense" or "lanczos".
+	Method string
+	// Residual is, for "lanczos", ‖L y − β y‖ for the returned unit Ritz
+	// vector y, recomputed explicitly at the end: some eigenvalue of L lies
+	// within Residual of Lambda2L (and within Residual²/δ when the next
+	// eigenvalue is δ away). It is 0 for the other methods.
+	Residual float64
+	// Iterations is the number of Laplacian–vector products of "lanczos"
+	// (0 for the other methods).
+	Iterations int
+}
+
+// GapOptions controls SpectralGapWith. The zero value selects the defaults.
+type GapOptions struct {
+	// Method is "" or "auto" (closed form when the generator family has one,
+	// else dense when N <= DenseMaxN, else Lanczos), or forces
+	// "closed-form" (an error when there is none), "dense" or "lanczos".
+	Method string
+	// Tol is the Lanczos stopping tolerance: the explicit residual must be
+	// <= Tol·β, which bounds the relative error of β by Tol (in practice by
+	// about Tol²·β/δ). Default DefaultGapTol.
+	Tol float64
+	// MaxIter caps the Lanczos Laplacian–vector products; reaching it is an
+	// error, never a silently inaccurate value. Default DefaultGapMaxIter.
+	MaxIter int
+	// Seed selects the random Lanczos start vector.
+	Seed uint64
+}
+
+// ErrNotConverged is wrapped by the error SpectralGapWith returns when the
+// Lanczos iteration reaches MaxIter before the tolerance.
+var ErrNotConverged = errors.New("lanczos did not converge")
+
+// SpectralGap returns the spectral gap of g with the default options: a
+// closed form for the generator families that have one (complete, cycle,
+// star, path, grid, torus as built by this package; never for loaded
+// files), the dense eigensolver up to DenseMaxN nodes, and thick-restart
+// Lanczos beyond. g must be connected with at least one edge.
+//
+// Lanczos converges at a rate set by the relative distance between β_{n−1}
+// and the next eigenvalue, compared with the width of the spectrum. For
+// expander-like graphs (Watts–Strogatz, Erdős–Rényi, random geometric) that
+// is fast even at n = 10⁵; for large graphs with a tiny gap that are not
+// built by a closed-form generator (a loaded cycle-like or path-like file of
+// 10⁵ nodes has β ≈ 4·10⁻⁹ against a spectrum width of 4) it is slow and
+// usually stops at MaxIter with an error wrapping ErrNotConverged.
+func SpectralGap(g *Graph) (Gap, error) { return SpectralGapWith(g, GapOptions{}) }
+
+// SpectralGapWith is SpectralGap with explicit options.
+func SpectralGapWith(g *Graph, opt GapOptions) (Gap, error) {
+	if g == nil {
+		return Gap{}, errors.New("graph: spectral gap: nil graph")
+	}
+	if g.N < 2 || len(g.Edges) == 0 {
+		return Gap{}, fmt.Errorf("graph: spectral gap: %s has no edges", g.Name)
+	}
+	if !g.Connected() {
+		return Gap{}, fmt.Errorf("graph: spectral gap: %s is disconnected (the gap is 0)", g.Name)
+	}
+	tol := opt.Tol
+	if tol == 0 {
+		tol = DefaultGapTol
+	}
+	if !(tol > 0 && tol < 1) {
+		return Gap{}, fmt.Errorf("graph: spectral gap: tolerance must be in (0, 1), got %v", opt.Tol)
+	}
+	maxIter := opt.MaxIter
+	if maxIter == 0 {
+		maxIter = DefaultGapMaxIter
+	}
+	if maxIter < 0 {
+		return Gap{}, fmt.Errorf("graph: spectral gap: MaxIter must be positive, got %d", opt.MaxIter)
+	}
+	edges := float64(g.OrderedEdges())
+	method := opt.Method
+	if method == "" || method == MethodAuto {
+		switch {
+		case g.closed.kind != "":
+			method = MethodClosedForm
+		case g.N <= DenseMaxN:
+			method = MethodDense
+		default:
+			method = MethodLanczos
+		}
+	}
+	switch method {
+	case MethodClosedForm:
+		beta, ok := closedFormLambda2(g)
+		if !ok {
+			return Gap{}, fmt.Errorf("graph: spectral gap: no closed form for %s (closed forms exist for complete, cycle, star, path, grid and torus graphs built by their generators)", g.Name)
+		}
+		return Gap{Value: beta / edges, Lambda2L: beta, Method: method}, nil
+	case MethodDense:
+		beta, err := denseLambda2(g)
+		if err != nil {
+			return Gap{}, err
+		}
+		return Gap{Value: beta / edges, Lambda2L: beta, Method: method}, nil
+	case MethodLanczos:
+		res, err := lanczosLambda2(g, tol, maxIter, opt.Seed)
+		if err != nil {
+			return Gap{}, err
+		}
+		return Gap{Value: res.theta / edges, Lambda2L: res.theta, Method: method, Residual: res.resid, Iterations: res.iters}, nil
+	}
+	return Gap{}, fmt.Errorf("graph: spectral gap: unknown method %q; valid methods are auto, closed-form, dense, lanczos", opt.Method)
+}
+
+// sin2 returns 4·sin²(x/2) = 2 − 2cos(x) without cancellation for small x.
+func sin2(x float64) float64 {
+	s := math.Sin(x / 2)
+	return 4 * s * s
+}
+
+// closedFormLambda2 returns β_{n−1} for the generator families with a known
+// Laplacian spectrum:
+//
+//	complete K_n   β = n
+//	cycle C_n      β = 2 − 2cos(2π/n)
+//	path P_n       β = 2 − 2cos(π/n)
+//	star K_{1,n−1} β = 1 (β = 2 for n = 2, a single edge)
+//	grid r×c       Cartesian product P_r □ P_c: β = min over the dimensions > 1 of 2 − 2cos(π/m)
+//	torus r×c      C_r □ C_c: β = min(2 − 2cos(2π/r), 2 − 2cos(2π/c))
+//
+// (the Laplacian eigenvalues of a Cartesian product are the sums of those of
+// the factors, and each factor has eigenvalue 0).
+func closedFormLambda2(g *Graph) (float64, bool) {
+	n := float64(g.N)
+	switch g.closed.kind {
+	case "complete":
+		return n, true
+	case "cycle":
+		return sin2(2 * math.Pi / n), true
+	case "path":
+		return sin2(math.Pi / n), true
+	case "star":
+		if g.N == 2 {
+			return 2, true
+		}
+		return 1, true
+	case "grid":
+		beta := math.Inf(1)
+		for _, m := range []int{g.closed.rows, g.closed.cols} {
+			if m > 1 {
+				beta = math.Min(beta, sin2(math.Pi/float64(m)))
+			}
+		}
+		return beta, true
+	case "torus":
+		return math.Min(sin2(2*math.Pi/float64(g.closed.rows)), sin2(2*math.Pi/float64(g.closed.cols))), true
+	}
+	return 0, false
+}
+
+// denseLambda2 returns β_{n−1} from all eigenvalues of the dense Laplacian
+// (LAPACK Dsyev, eigenvalues only).
+func denseLambda2(g *Graph) (float64, error) {
+	n := g.N
+	if float64(n)*float64(n) > 1<<31 {
+		return 0, fmt.Errorf("graph: spectral gap: n=%d is too large for the dense eigensolver; use lanczos", n)
+	}
+	a := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
+	for k := 0; k < n; k++ {
+		a.Data[k*n+k] = float64(g.Degree(k))
+	}
+	for _, e := range g.Edges {
+		a.Data[int(e[0])*n+int(e[1])] = -1
+	}
+	w := make([]float64, n)
+	work := []float64{0}
+	lapack64.Syev(lapack.EVNone, a, w, work, -1)
+	work = make([]float64, int(work[0]))
+	if !lapack64.Syev(lapack.EVNone, a, w, work, len(work)) {
+		return 0, fmt.Errorf("graph: spectral gap: dense eigensolver failed to converge on %s", g.Name)
+	}
+	return w[1], nil
+}
+
+// laplacianMul sets dst = L x for the Laplacian L = D − A of g.
+func laplacianMul(g *Graph, dst, x []float64) {
+	for k := range dst {
+		sum := 0.0
+		for _, j := range g.Adj[g.Offsets[k]:g.Offsets[k+1]] {
+			sum += x[j]
+		}
+		dst[k] = float64(g.Offsets[k+1]-g.Offsets[k])*x[k] - sum
+	}
+}
+
+// removeMean projects x onto the complement of the all-ones vector, the
+// null space of a connected graph's Laplacian.
+func removeMean(x []float64) {
+	sum := 0.0
+	for _, v := range x {
+		sum += v
+	}
+	mean := sum / float64(len(x))
+	for i := range x {
+		x[i] -= mean
+	}
+}
+
+// nrm2 returns the Euclidean norm of x.
+func nrm2(x []float64) float64 {
+	return blas64.Nrm2(blas64.Vector{N: len(x), Inc: 1, Data: x})
+}
+
+// lanczosResult is the outcome of lanczosLambda2.
+type lanczosResult struct {
+	theta, resid float64
+	iters        int
+}
+
+// Lanczos basis size and the number of Ritz vectors kept at a restart.
+const (
+	lanczosBasis = 48
+	lanczosKeep  = 20
+)
+
+// lanczosLambda2 computes β_{n−1}(L), the smallest eigenvalue of the
+// Laplacian on the complement of the all-ones vector, by thick-restart
+// Lanczos (Wu & Simon 2000) with full reorthogonalisation:
+//
+//   - every basis vector is kept orthogonal to 1 (deflating the null space)
+//     and to the whole basis by classical Gram–Schmidt, repeated when the
+//     vector loses more than 1/√2 of its norm (DGKS);
+//   - the projected matrix H = Vᵀ L V is formed from the Gram–Schmidt
+//     coefficients themselves and solved by a dense symmetric eigensolver
+//     (Rayleigh–Ritz);
+//   - when the basis is full, the lanczosKeep smallest Ritz vectors and the
+//     residual direction start the next cycle.
+//
+// Krylov spaces do not depend on a shift, so this converges exactly as
+// Lanczos on the largest eigenvalue of c·I − L would; the transform is not
+// needed. Convergence is declared when the residual ‖L y − θ y‖ of the
+// smallest Ritz pair, recomputed explicitly, is at most tol·θ.
+func lanczosLambda2(g *Graph, tol float64, maxIter int, seed uint64) (lanczosResult, error) {
+	n := g.N
+	m := min(lanczosBasis, n-1) // the deflated space has dimension n−1
+	keep := min(lanczosKeep, m-1)
+	normL := 2 * float64(g.MaxDegree()) // Gershgorin bound on ‖L‖
+	breakdown := 1e-12 * normL
+	stream := rng.New(seed, streamLanczos)
+
+	V := make([]float64, m*n) // basis vectors as rows
+	H := make([]float64, m*m) // projected matrix, row-major
+	S := make([]float64, m*m) // Ritz vectors of H (columns)
+	theta := make([]float64, m)
+	h := make([]float64, m)
+	h2 := make([]float64, m)
+	w := make([]float64, n)
+	y := make([]float64, n)
+	var tmp []float64 // restart buffer, keep×n
+	eigWork := []float64{0}
+	lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: S}, theta, eigWork, -1)
+	eigWork = make([]float64, int(eigWork[0]))
+
+	// orth orthogonalises x against 1 and the rows 0..j−1 of V, twice when
+	// needed, accumulating the coefficients into coef, and returns ‖x‖.
+	orth := func(x []float64, j int, coef []float64) float64 {
+		clear(coef[:j])
+		before := nrm2(x)
+		for pass := 0; pass < 2; pass++ {
+			removeMean(x)
+			if j > 0 {
+				basis := blas64.General{Rows: j, Cols: n, Stride: n, Data: V[:j*n]}
+				xv := blas64.Vector{N: n, Inc: 1, Data: x}
+				cv := blas64.Vector{N: j, Inc: 1, Data: h2}
+				blas64.Gemv(blas.NoTrans, 1, basis, xv, 0, cv)
+				blas64.Gemv(blas.Trans, -1, basis, cv, 1, xv)
+				for i := 0; i < j; i++ {
+					coef[i] += h2[i]
+				}
+			}
+			after := nrm2(x)
+			if after > 0.7071*before {
+				return after
+			}
+			before = after
+		}
+		return nrm2(x)
+	}
+	// randomVector fills row j of V with a random unit vector orthogonal to
+	// 1 and rows 0..j−1.
+	randomVector := func(j int) {
+		row := V[j*n : (j+1)*n]
+		for attempt := 0; ; attempt++ {
+			for i := range row {
+				row[i] = stream.Normal()
+			}
+			if nrm := orth(row, j, h); nrm > 1e-8*math.Sqrt(float64(n)) || attempt == 10 {
+				blas64.Scal(1/nrm, blas64.Vector{N: n, Inc: 1, Data: row})
+				return
+			}
+		}
+	}
+
+	randomVector(0)
+	iters, start := 0, 0
+	for {
+		// Extend the basis from row start to m rows; w ends as the residual
+		// direction and fnorm its norm.
+		fnorm := 0.0
+		for j := start; j < m; j++ {
+			laplacianMul(g, w, V[j*n:(j+1)*n])
+			iters++
+			b := orth(w, j+1, h)
+			for i := 0; i <= j; i++ {
+				H[i*m+j] = h[i]
+				H[j*m+i] = h[i]
+			}
+			if j+1 == m {
+				fnorm = b
+				break
+			}
+			if b <= breakdown {
+				// The Krylov space is invariant: continue with a fresh
+				// direction, uncoupled from the basis.
+				randomVector(j + 1)
+				H[(j+1)*m+j], H[j*m+j+1] = 0, 0
+				continue
+			}
+			row := V[(j+1)*n : (j+2)*n]
+			for i := range row {
+				row[i] = w[i] / b
+			}
+			H[(j+1)*m+j], H[j*m+j+1] = b, b
+		}
+
+		// Rayleigh–Ritz on the projected matrix.
+		copy(S, H)
+		if !lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: S}, theta, eigWork, len(eigWork)) {
+			return lanczosResult{}, fmt.Errorf("graph: spectral gap: Lanczos projected eigenproblem failed on %s", g.Name)
+		}
+		estimate := fnorm * math.Abs(S[(m-1)*m])
+		if estimate <= tol*theta[0] {
+			// Form the Ritz vector y = V s₀ and check its residual
+			// explicitly.
+			basis := blas64.General{Rows: m, Cols: n, Stride: n, Data: V}
+			blas64.Gemv(blas.Trans, 1, basis, blas64.Vector{N: m, Inc: m, Data: S}, 0, blas64.Vector{N: n, Inc: 1, Data: y})
+			ynorm := nrm2(y)
+			laplacianMul(g, w, y)
+			iters++
+			blas64.Axpy(-theta[0], blas64.Vector{N: n, Inc: 1, Data: y}, blas64.Vector{N: n, Inc: 1, Data: w})
+			resid := nrm2(w) / ynorm
+			if resid <= tol*theta[0] || m == n-1 {
+				return lanczosResult{theta: theta[0], resid: resid, iters: iters}, nil
+			}
+			if iters < maxIter {
+				// Lost orthogonality made the estimate optimistic: restart
+				// from the Ritz vector alone.
+				copy(V[:n], y)
+				blas64.Scal(1/ynorm, blas64.Vector{N: n, Inc: 1, Data: V[:n]})
+				clear(H)
+				start = 0
+				continue
+			}
+			estimate = resid
+		}
+		if iters >= maxIter {
+			return lanczosResult{}, fmt.Errorf("graph: spectral gap: %w on %s after %d Laplacian products (estimate β = %.6g, residual %.2g > %.2g·β); the graph's gap is probably too small for an iterative method",
+				ErrNotConverged, g.Name, iters, theta[0], estimate, tol)
+		}
+
+		// Thick restart: keep the smallest Ritz vectors, then the residual
+		// direction; H becomes diag(θ) bordered by the couplings fnorm·S[m−1,i].
+		if tmp == nil {
+			tmp = make([]float64, keep*n)
+		}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1,
+			blas64.General{Rows: m, Cols: keep, Stride: m, Data: S},
+			blas64.General{Rows: m, Cols: n, Stride: n, Data: V},
+			0, blas64.General{Rows: keep, Cols: n, Stride: n, Data: tmp})
+		copy(V[:keep*n], tmp)
+		clear(H)
+		for i := 0; i < keep; i++ {
+			H[i*m+i] = theta[i]
+			c := fnorm * S[(m-1)*m+i]
+			H[i*m+keep], H[keep*m+i] = c, c
+		}
+		if fnorm <= breakdown {
+			randomVector(keep)
+		} else {
+			row := V[keep*n : (keep+1)*n]
+			for i := range row {
+				row[i] = w[i] / fnorm
+			}
+		}
+		start = keep
+	}
+}
