@@ -1,0 +1,496 @@
+package dataset
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// HeaderMode says whether a CSV file starts with a header line.
+type HeaderMode int
+
+const (
+	// HeaderAuto (the zero value) treats the first non-blank line as a header
+	// when every one of its feature fields (the fields that are neither the
+	// label nor dropped) is non-numeric text: not a number, not empty and not
+	// the missing-value token. A line of column names is detected; a data
+	// line with one typo is not (it is reported as a parse error instead).
+	// Use HeaderPresent or HeaderAbsent when the guess would be wrong, e.g.
+	// for numeric column names.
+	HeaderAuto HeaderMode = iota
+	// HeaderPresent skips the first non-blank line.
+	HeaderPresent
+	// HeaderAbsent reads the first non-blank line as data.
+	HeaderAbsent
+)
+
+func (h HeaderMode) String() string {
+	switch h {
+	case HeaderAuto:
+		return "auto"
+	case HeaderPresent:
+		return "present"
+	case HeaderAbsent:
+		return "absent"
+	}
+	return "HeaderMode(" + strconv.Itoa(int(h)) + ")"
+}
+
+// Imputation methods for CSVOptions.Impute.
+const (
+	ImputeMedian = "median" // the median of the column's observed values (default)
+	ImputeMean   = "mean"   // the mean of the column's observed values
+	ImputeError  = "error"  // a missing value is an error
+)
+
+// CSVOptions configures ParseCSV and LoadCSV. The zero value reads a
+// headerless-or-auto-detected file with the label in the last column, "?" for
+// missing values and median imputation, without standardizing.
+type CSVOptions struct {
+	// LabelColumn is the 1-based column holding the class label; 0 means the
+	// last column and a negative value counts from the end (-1 = last,
+	// -2 = the one before).
+	LabelColumn int
+	// Header says whether the first non-blank line holds column names
+	// (HeaderAuto by default; see there for the rule).
+	Header HeaderMode
+	// Missing is the token that marks a missing feature value; "" means "?".
+	// In comma-separated files an empty field is also missing.
+	Missing string
+	// Impute is "median" (default when empty), "mean" or "error".
+	Impute string
+	// DropColumns lists 1-based columns to ignore, e.g. an id column. The
+	// label column cannot be dropped.
+	DropColumns []int
+	// Standardize z-scores each feature (population std; a constant column
+	// becomes 0).
+	Standardize bool
+	// MaxFileBytes limits the input size: 0 means DefaultMaxFileBytes,
+	// negative means no limit.
+	MaxFileBytes int64
+	// MaxElements limits N·D: 0 means DefaultMaxElements, negative means no
+	// limit.
+	MaxElements int64
+}
+
+// LoadCSV reads a delimited text file; see ParseCSV. Errors name the path.
+// The dataset's Name is the file name without its extension.
+func LoadCSV(path string, opt CSVOptions) (*Dataset, error) {
+	f, err := openData(path, resolveLimits(opt.MaxFileBytes, 0).bytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ds, err := ParseCSV(f, path, opt)
+	if err != nil {
+		return nil, err
+	}
+	ds.Name = baseName(path)
+	return ds, nil
+}
+
+// ParseCSV reads delimited text from r; name is used in error messages and as
+// the dataset's Name.
+//
+// Format: one point per line; blank lines are skipped; a UTF-8 byte-order
+// mark and CR line endings are tolerated. The delimiter is a comma if the
+// first non-blank line contains one, otherwise runs of spaces and tabs.
+// Fields are trimmed of surrounding white space; quoting is not supported.
+// Every line must have as many fields as the first. Feature values must be
+// finite numbers or the missing-value token; the label column may hold any
+// text (see the package documentation for how labels become classes).
+//
+// Errors are *ParseError values naming the file, the 1-based line and the
+// 1-based column: empty input, a wrong field count, an unparsable or
+// non-finite value, a missing label, a column with no observed value, a
+// single class, or an input over the size limits.
+func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	p := csvParser{name: name, opt: opt}
+	return p.parse(r)
+}
+
+type csvParser struct {
+	name    string
+	opt     CSVOptions
+	lim     limits
+	missing string
+	impute  string
+	lr      *limitedReader
+}
+
+func (p *csvParser) errf(line, col int, format string, a ...any) error {
+	if p.lr != nil && p.lr.over {
+		return p.sizeErr()
+	}
+	return &ParseError{File: p.name, Line: line, Column: col, Msg: fmt.Sprintf(format, a...)}
+}
+
+func (p *csvParser) sizeErr() error {
+	return &ParseError{File: p.name, Err: ErrTooLarge,
+		Msg: fmt.Sprintf("%v: input is larger than the limit of %d bytes (%s); raise MaxFileBytes to allow more",
+			ErrTooLarge, p.lim.bytes, humanBytes(float64(p.lim.bytes)))}
+}
+
+func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
+	p.lim = resolveLimits(p.opt.MaxFileBytes, p.opt.MaxElements)
+	p.missing = p.opt.Missing
+	if p.missing == "" {
+		p.missing = "?"
+	}
+	switch p.opt.Impute {
+	case "":
+		p.impute = ImputeMedian
+	case ImputeMedian, ImputeMean, ImputeError:
+		p.impute = p.opt.Impute
+	default:
+		return nil, p.errf(0, 0, "CSVOptions.Impute: unknown method %q (want %q, %q or %q)",
+			p.opt.Impute, ImputeMedian, ImputeMean, ImputeError)
+	}
+	switch p.opt.Header {
+	case HeaderAuto, HeaderPresent, HeaderAbsent:
+	default:
+		return nil, p.errf(0, 0, "CSVOptions.Header: unknown mode %d", int(p.opt.Header))
+	}
+
+	p.lr = &limitedReader{r: r, limit: p.lim.bytes}
+	sc := newLineScanner(p.lr, p.lim.bytes)
+
+	var (
+		lineNo     int
+		started    bool
+		comma      bool
+		nf         int   // fields per line
+		label      int   // 0-based label column
+		keep       []int // 0-based feature columns, in order
+		firstLine  int   // line number of the first non-blank line
+		headerLine int   // line number of the header, 0 if none
+		fields     []string
+		x          []float64 // row-major, NaN marks a missing value
+		prov       []int32   // provisional label id per row
+		labels     labelSet
+		nMissing   []int // per kept column
+		rows       int
+	)
+	for sc.Scan() {
+		lineNo++
+		line := sc.Text()
+		if lineNo == 1 {
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
+		if isBlank(line) {
+			continue
+		}
+		if !started {
+			started = true
+			firstLine = lineNo
+			comma = strings.IndexByte(line, ',') >= 0
+			fields = splitFields(fields, line, comma)
+			nf = len(fields)
+			var msg string
+			label, keep, msg = resolveColumns(nf, p.opt.LabelColumn, p.opt.DropColumns)
+			if msg != "" {
+				return nil, p.errf(lineNo, 0, "%s", msg)
+			}
+			nMissing = make([]int, len(keep))
+			if p.opt.Header == HeaderPresent || (p.opt.Header == HeaderAuto && p.looksLikeHeader(fields, keep)) {
+				headerLine = lineNo
+				continue
+			}
+		} else {
+			fields = splitFields(fields, line, comma)
+		}
+		hint := ""
+		if lineNo == firstLine && p.opt.Header == HeaderAuto {
+			hint = fmt.Sprintf(" (if line %d is a header, set CSVOptions.Header to HeaderPresent)", lineNo)
+		}
+		if len(fields) != nf {
+			return nil, p.errf(lineNo, 0, "expected %d fields, got %d%s", nf, len(fields), hint)
+		}
+		if p.lim.overElements(int64(rows+1), int64(len(keep))) {
+			return nil, &ParseError{File: p.name, Line: lineNo, Err: ErrTooLarge,
+				Msg: p.lim.elementsMsg(int64(rows+1), int64(len(keep)), true, raiseElements)}
+		}
+		for k, c := range keep {
+			f := fields[c]
+			if f == p.missing || (comma && f == "") {
+				if p.impute == ImputeError {
+					return nil, p.errf(lineNo, c+1, "missing value %q (CSVOptions.Impute is %q)", f, ImputeError)
+				}
+				nMissing[k]++
+				x = append(x, nan)
+				continue
+			}
+			v, msg := parseValue(f)
+			if msg != "" {
+				return nil, p.errf(lineNo, c+1, "%s%s", msg, hint)
+			}
+			x = append(x, v)
+		}
+		lt := fields[label]
+		if lt == p.missing {
+			lt = ""
+		}
+		if msg := checkLabel(lt); msg != "" {
+			return nil, p.errf(lineNo, label+1, "%s%s", msg, hint)
+		}
+		prov = append(prov, labels.add(lt))
+		rows++
+	}
+	if err := sc.Err(); err != nil {
+		if p.lr.over {
+			return nil, p.sizeErr()
+		}
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, p.errf(lineNo+1, 0, "line too long")
+		}
+		return nil, &ParseError{File: p.name, Line: lineNo, Msg: "read error: " + err.Error(), Err: err}
+	}
+	if rows == 0 {
+		if headerLine > 0 {
+			return nil, p.errf(0, 0, "no data lines after the header on line %d", headerLine)
+		}
+		return nil, p.errf(0, 0, "empty file (no data lines)")
+	}
+
+	names, remap := labels.finish()
+	if len(names) < 2 {
+		return nil, p.errf(0, 0, "only one class (%q) — pairwise objectives need at least two", names[0])
+	}
+	class := make([]int32, rows)
+	for i, id := range prov {
+		class[i] = remap[id]
+	}
+
+	d := len(keep)
+	imputed := 0
+	for k, m := range nMissing {
+		if m == 0 {
+			continue
+		}
+		if m == rows {
+			return nil, p.errf(0, keep[k]+1, "all %d values are missing (nothing to impute from; drop the column)", rows)
+		}
+		obs := make([]float64, 0, rows-m)
+		for i := 0; i < rows; i++ {
+			if v := x[i*d+k]; v == v {
+				obs = append(obs, v)
+			}
+		}
+		var fill float64
+		if p.impute == ImputeMean {
+			fill = columnMean(obs)
+		} else {
+			fill = columnMedian(obs)
+		}
+		for i := 0; i < rows; i++ {
+			if v := x[i*d+k]; v != v {
+				x[i*d+k] = fill
+			}
+		}
+		imputed += m
+	}
+	if p.opt.Standardize {
+		standardize(x, rows, d)
+	}
+
+	ds := &Dataset{
+		Name:       p.name,
+		N:          rows,
+		D:          d,
+		X:          x[: rows*d : rows*d],
+		Class:      class,
+		ClassNames: names,
+	}
+	var src strings.Builder
+	fmt.Fprintf(&src, "%s: CSV, %d rows, %d features, label column %d", p.name, rows, d, label+1)
+	if len(keep)+1 < nf {
+		fmt.Fprintf(&src, ", dropped columns %v", p.opt.DropColumns)
+	}
+	if headerLine > 0 {
+		fmt.Fprintf(&src, ", header on line %d", headerLine)
+	}
+	if imputed > 0 {
+		fmt.Fprintf(&src, ", %d missing values imputed with the column %s", imputed, p.impute)
+	}
+	if p.opt.Standardize {
+		src.WriteString(", standardized (z-score, population std)")
+	}
+	ds.Source = src.String()
+	if err := ds.Validate(); err != nil { // cannot happen; a guard against parser bugs
+		return nil, fmt.Errorf("dataset: internal error parsing %s: %w", p.name, err)
+	}
+	return ds, nil
+}
+
+// looksLikeHeader reports whether every feature field is non-numeric text.
+func (p *csvParser) looksLikeHeader(fields []string, keep []int) bool {
+	if len(keep) == 0 {
+		return false
+	}
+	for _, c := range keep {
+		f := fields[c]
+		if f == "" || f == p.missing {
+			return false
+		}
+		if _, err := strconv.ParseFloat(f, 64); err == nil || !errors.Is(err, strconv.ErrSyntax) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveColumns turns the 1-based label column (0 = last, negative from the
+// end) and dropped columns into 0-based indices for a line of nf fields.
+func resolveColumns(nf, labelCol int, drop []int) (label int, keep []int, msg string) {
+	switch {
+	case labelCol == 0:
+		label = nf - 1
+	case labelCol > 0:
+		if labelCol > nf {
+			return 0, nil, fmt.Sprintf("LabelColumn %d is out of range: the line has %d fields", labelCol, nf)
+		}
+		label = labelCol - 1
+	default:
+		if labelCol < -nf {
+			return 0, nil, fmt.Sprintf("LabelColumn %d is out of range: the line has %d fields", labelCol, nf)
+		}
+		label = nf + labelCol
+	}
+	dropped := make([]bool, nf)
+	for _, c := range drop {
+		if c < 1 || c > nf {
+			return 0, nil, fmt.Sprintf("DropColumns: column %d is out of range 1..%d", c, nf)
+		}
+		if c-1 == label {
+			return 0, nil, fmt.Sprintf("DropColumns: column %d is the label column", c)
+		}
+		dropped[c-1] = true
+	}
+	for c := 0; c < nf; c++ {
+		if c != label && !dropped[c] {
+			keep = append(keep, c)
+		}
+	}
+	if len(keep) == 0 {
+		return 0, nil, fmt.Sprintf("no feature columns: the line has %d fields, and the label and dropped columns take them all", nf)
+	}
+	return label, keep, ""
+}
+
+// splitFields splits line at commas (trimming white space around fields) or,
+// if !comma, at runs of ASCII white space. It reuses dst.
+func splitFields(dst []string, line string, comma bool) []string {
+	dst = dst[:0]
+	if comma {
+		for {
+			i := strings.IndexByte(line, ',')
+			if i < 0 {
+				return append(dst, strings.TrimSpace(line))
+			}
+			dst = append(dst, strings.TrimSpace(line[:i]))
+			line = line[i+1:]
+		}
+	}
+	i := 0
+	for i < len(line) {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		j := i
+		for j < len(line) && !isSpace(line[j]) {
+			j++
+		}
+		if j > i {
+			dst = append(dst, line[i:j])
+		}
+		i = j
+	}
+	return dst
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
+}
+
+func isBlank(line string) bool {
+	return strings.TrimSpace(line) == ""
+}
+
+// limitedReader counts bytes and fails once more than limit have been read.
+type limitedReader struct {
+	r     io.Reader
+	n     int64
+	limit int64 // < 0: none
+	over  bool
+}
+
+var errOverLimit = errors.New("input over the size limit")
+
+func (lr *limitedReader) Read(b []byte) (int, error) {
+	if lr.over {
+		return 0, errOverLimit
+	}
+	if lr.limit >= 0 {
+		if room := lr.limit + 1 - lr.n; int64(len(b)) > room {
+			b = b[:room]
+		}
+	}
+	k, err := lr.r.Read(b)
+	lr.n += int64(k)
+	if lr.limit >= 0 && lr.n > lr.limit {
+		lr.over = true
+		return k, errOverLimit
+	}
+	return k, err
+}
+
+// newLineScanner returns a line scanner whose longest line is bounded by the
+// byte limit (so an over-long input is a size error, not a line error).
+func newLineScanner(r io.Reader, limit int64) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	maxLine := DefaultMaxFileBytes
+	if limit >= 0 {
+		maxLine = limit + 1
+	}
+	maxLine = max(maxLine, 64)
+	sc.Buffer(make([]byte, 0, min(maxLine, 64<<10)), int(min(maxLine, int64(^uint(0)>>1))))
+	return sc
+}
+
+// openData opens a data file, refusing directories and files over the limit.
+func openData(path string, limit int64) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, &ParseError{File: path, Msg: "is a directory, not a data file"}
+	}
+	if limit >= 0 && st.Mode().IsRegular() && st.Size() > limit {
+		f.Close()
+		return nil, &ParseError{File: path, Err: ErrTooLarge,
+			Msg: fmt.Sprintf("%v: the file is %s (%d bytes), over the limit of %s (%d bytes); raise MaxFileBytes to allow it",
+				ErrTooLarge, humanBytes(float64(st.Size())), st.Size(), humanBytes(float64(limit)), limit)}
+	}
+	return f, nil
+}
+
+// baseName is the file name without directory and extension.
+func baseName(path string) string {
+	b := filepath.Base(path)
+	if ext := filepath.Ext(b); ext != "" && ext != b {
+		b = strings.TrimSuffix(b, ext)
+	}
+	return b
+}
