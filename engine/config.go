@@ -1,0 +1,172 @@
+// Package engine runs the algorithms of Colin, Bellet, Salmon and Clémençon
+// (ICML 2016) on a problem.Problem over a graph.Graph:
+//
+//   - Algorithm 1, centralized stochastic dual averaging (pairs uniform in [n]²);
+//   - Algorithm 2, synchronous gossip dual averaging (DESIGN.md §4);
+//   - Algorithm 3, asynchronous gossip dual averaging (DESIGN.md §5);
+//   - the unbiased baseline of 2 and 3 (paper Fig. 2, DESIGN.md §6), where a
+//     node uses a point drawn uniformly from [n] afresh at each use instead of
+//     its propagated auxiliary observation.
+//
+// State is structure-of-arrays (package layout): Z, Θ and Θ̄ are n×P matrices
+// with aligned rows, y is an index into the data, the asynchronous clocks are
+// per-node activation counts. The synchronous all-nodes update runs on a
+// fixed pool of long-lived workers, one shard of rows each.
+//
+// Determinism: one seeded stream draws the edges; the unbiased baseline's
+// per-node draws come from the counter-based rng.HashIntN(seed, node, t); the
+// per-node updates are independent within a round and metric reductions run
+// in a fixed order, so the same configuration and seed give bit-identical
+// traces and state for any number of workers.
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Algorithm selects the method.
+type Algorithm int
+
+const (
+	// Sync is Algorithm 2: every node takes a dual-averaging step each round.
+	Sync Algorithm = iota
+	// Async is Algorithm 3: only the two endpoints of the drawn edge update,
+	// each on its own clock.
+	Async
+	// Centralized is Algorithm 1, the reference with all data in one place.
+	Centralized
+)
+
+// AlgorithmNames lists the accepted names.
+var AlgorithmNames = []string{"sync", "async", "centralized"}
+
+func (a Algorithm) String() string {
+	if int(a) >= 0 && int(a) < len(AlgorithmNames) {
+		return AlgorithmNames[a]
+	}
+	return fmt.Sprintf("Algorithm(%d)", int(a))
+}
+
+// ParseAlgorithm maps a name to an Algorithm.
+func ParseAlgorithm(s string) (Algorithm, error) {
+	switch strings.ToLower(s) {
+	case "sync", "synchronous":
+		return Sync, nil
+	case "async", "asynchronous":
+		return Async, nil
+	case "centralized", "centralised", "central":
+		return Centralized, nil
+	}
+	return 0, fmt.Errorf("unknown algorithm %q (valid: %s)", s, strings.Join(AlgorithmNames, ", "))
+}
+
+// Estimator selects how a node picks the second point of its gradient.
+type Estimator int
+
+const (
+	// Gossip uses the propagated auxiliary observation y_k (the paper's method).
+	Gossip Estimator = iota
+	// Unbiased uses x_j with j uniform in [n], drawn afresh at each use (the
+	// paper's idealised baseline).
+	Unbiased
+)
+
+// EstimatorNames lists the accepted names.
+var EstimatorNames = []string{"gossip", "unbiased"}
+
+func (e Estimator) String() string {
+	if int(e) >= 0 && int(e) < len(EstimatorNames) {
+		return EstimatorNames[e]
+	}
+	return fmt.Sprintf("Estimator(%d)", int(e))
+}
+
+// ParseEstimator maps a name to an Estimator ("none" means gossip).
+func ParseEstimator(s string) (Estimator, error) {
+	switch strings.ToLower(s) {
+	case "gossip", "none", "":
+		return Gossip, nil
+	case "unbiased":
+		return Unbiased, nil
+	}
+	return 0, fmt.Errorf("unknown baseline %q (valid: %s)", s, strings.Join(EstimatorNames, ", "))
+}
+
+// Config holds the algorithm's parameters.
+type Config struct {
+	Algorithm Algorithm
+	Estimator Estimator
+	// Iters is T: rounds (Sync), events (Async) or steps (Centralized).
+	Iters int64
+	// GammaC and GammaAlpha give the step size γ(t) = c / t^(1/2+α).
+	GammaC, GammaAlpha float64
+	Seed               uint64
+	// Workers for the synchronous round and the measurements (0: GOMAXPROCS).
+	Workers int
+	// LogPoints is the number of log-spaced iterations measured (the last
+	// iteration is always one); 0 means 30.
+	LogPoints int
+	// EvalNodes is the number of nodes whose θ̄_k the objective, AUC and bias
+	// are measured at: 0 picks automatically (all nodes when that is cheap,
+	// else a seeded sample), a negative value means all nodes.
+	EvalNodes int
+}
+
+// Validate checks the configuration on its own.
+func (c Config) Validate() error {
+	if c.Iters <= 0 {
+		return fmt.Errorf("iterations must be >= 1, got %d", c.Iters)
+	}
+	if !(c.GammaC > 0) || math.IsInf(c.GammaC, 0) {
+		return fmt.Errorf("step size constant c must be finite and > 0, got %g", c.GammaC)
+	}
+	if math.IsNaN(c.GammaAlpha) || c.GammaAlpha < 0 || c.GammaAlpha >= 0.5 {
+		return fmt.Errorf("step size exponent alpha must be in [0, 0.5), got %g", c.GammaAlpha)
+	}
+	if c.Algorithm == Centralized && c.Estimator == Unbiased {
+		return fmt.Errorf("the unbiased baseline applies to the gossip algorithms (sync, async), not centralized")
+	}
+	if c.Workers < 0 || c.LogPoints < 0 {
+		return fmt.Errorf("workers and log points must be >= 0")
+	}
+	return nil
+}
+
+// Gamma returns γ(t) = c / t^(1/2+α).
+func (c Config) Gamma(t float64) float64 {
+	if c.GammaAlpha == 0 {
+		return c.GammaC / math.Sqrt(t)
+	}
+	return c.GammaC / math.Pow(t, 0.5+c.GammaAlpha)
+}
+
+// LogSchedule returns up to points distinct iterations in [1, T], spaced
+// evenly in log t, always including T.
+func LogSchedule(T int64, points int) []int64 {
+	if points <= 0 {
+		points = 30
+	}
+	if T < 1 {
+		return nil
+	}
+	out := make([]int64, 0, points)
+	lt := math.Log(float64(T))
+	for i := 0; i < points; i++ {
+		var v int64
+		if points == 1 {
+			v = T
+		} else {
+			v = int64(math.Round(math.Exp(lt * float64(i) / float64(points-1))))
+		}
+		v = max(1, min(v, T))
+		if len(out) == 0 || v > out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	if out[len(out)-1] != T {
+		out = append(out, T)
+	}
+	return out
+}

@@ -1,0 +1,301 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+func testProblem(t testing.TB, loss problem.Loss, reg problem.Regularizer, n, d int, seed uint64) *problem.Problem {
+	t.Helper()
+	s := rng.New(seed, 99)
+	x := make([]float64, n*d)
+	for i := range x {
+		x[i] = s.Normal()
+	}
+	lab := make([]int32, n)
+	for i := range lab {
+		if loss.IsMetric() {
+			lab[i] = int32(i % 3)
+		} else if i%3 == 0 {
+			lab[i] = 1
+			for a := 0; a < d; a++ {
+				x[i*d+a] += 0.7
+			}
+		} else {
+			lab[i] = -1
+		}
+	}
+	p, err := problem.New(loss, reg, 2, n, d, x, lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustGraph(t testing.TB, spec graph.Spec) *graph.Graph {
+	t.Helper()
+	g, err := graph.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// refState is a literal, slice-of-slices transcription of DESIGN.md §4–7,
+// written independently of the engine's layout, worker pool and clocks. It
+// shares the engine's arithmetic forms (γ via Config.Gamma, the running
+// average as (1 − 1/c)θ̄ + (1/c)θ) so that the comparison can be bitwise.
+type refState struct {
+	z, th, bar [][]float64
+	y          []int
+	cnt        []int64
+}
+
+func newRef(rows, P int) *refState {
+	r := &refState{}
+	for k := 0; k < rows; k++ {
+		r.z = append(r.z, make([]float64, P))
+		r.th = append(r.th, make([]float64, P))
+		r.bar = append(r.bar, make([]float64, P))
+		r.y = append(r.y, k)
+		r.cnt = append(r.cnt, 0)
+	}
+	return r
+}
+
+func reference(p *problem.Problem, g *graph.Graph, cfg Config) *refState {
+	rows := p.N
+	if cfg.Algorithm == Centralized {
+		rows = 1
+	}
+	r := newRef(rows, p.P)
+	edges := rng.New(cfg.Seed, streamEdges)
+	ws := p.NewWorkspace()
+	auxOf := func(k int, t int64) int {
+		if cfg.Estimator == Unbiased {
+			return rng.HashIntN(cfg.Seed^hashAux, uint64(k), uint64(t), p.N)
+		}
+		return r.y[k]
+	}
+	for t := int64(1); t <= cfg.Iters; t++ {
+		tf := float64(t)
+		switch cfg.Algorithm {
+		case Centralized:
+			i, j := edges.IntN(p.N), edges.IntN(p.N)
+			p.PairGrad(r.z[0], 1, r.th[0], i, j)
+			p.Reg.Smooth(r.th[0], r.z[0], cfg.Gamma(tf), tf, ws)
+			for a := range r.bar[0] {
+				r.bar[0][a] = (1-1/tf)*r.bar[0][a] + (1/tf)*r.th[0][a]
+			}
+		case Sync:
+			e := g.Edges[edges.IntN(len(g.Edges))]
+			i, j := int(e[0]), int(e[1])
+			for a := range r.z[i] {
+				m := (r.z[i][a] + r.z[j][a]) / 2
+				r.z[i][a], r.z[j][a] = m, m
+			}
+			r.y[i], r.y[j] = r.y[j], r.y[i]
+			for k := 0; k < p.N; k++ {
+				p.PairGrad(r.z[k], 1, r.th[k], k, auxOf(k, t))
+				p.Reg.Smooth(r.th[k], r.z[k], cfg.Gamma(tf), tf, ws)
+				for a := range r.bar[k] {
+					r.bar[k][a] = (1-1/tf)*r.bar[k][a] + (1/tf)*r.th[k][a]
+				}
+			}
+		case Async:
+			e := g.Edges[edges.IntN(len(g.Edges))]
+			i, j := int(e[0]), int(e[1])
+			r.y[i], r.y[j] = r.y[j], r.y[i]
+			for a := range r.z[i] {
+				m := (r.z[i][a] + r.z[j][a]) / 2
+				r.z[i][a], r.z[j][a] = m, m
+			}
+			for _, k := range []int{i, j} {
+				invPk := float64(g.OrderedEdges()) / (2 * float64(g.Degree(k))) // 1/p_k, p_k = 2d_k/|E|
+				p.PairGrad(r.z[k], invPk, r.th[k], k, auxOf(k, t))
+				r.cnt[k]++
+				mk := float64(r.cnt[k]) * invPk // m_k += 1/p_k, without accumulated rounding
+				p.Reg.Smooth(r.th[k], r.z[k], cfg.Gamma(mk), mk, ws)
+				c := float64(r.cnt[k]) // m_k p_k, the activation count
+				for a := range r.bar[k] {
+					r.bar[k][a] = (1-1/c)*r.bar[k][a] + (1/c)*r.th[k][a]
+				}
+			}
+		}
+	}
+	return r
+}
+
+func TestMatchesLiteralReference(t *testing.T) {
+	type tc struct {
+		loss problem.Loss
+		reg  problem.Regularizer
+		algo Algorithm
+		est  Estimator
+	}
+	var cases []tc
+	for _, algo := range []Algorithm{Sync, Async, Centralized} {
+		for _, est := range []Estimator{Gossip, Unbiased} {
+			if algo == Centralized && est == Unbiased {
+				continue
+			}
+			cases = append(cases,
+				tc{problem.AUCLogistic, problem.Regularizer{}, algo, est},
+				tc{problem.AUCHinge, problem.Regularizer{Kind: problem.RegL1, Lambda: 0.01}, algo, est},
+				tc{problem.AUCSquaredHinge, problem.Regularizer{Kind: problem.RegL2Ball, Radius: 1}, algo, est},
+				tc{problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, algo, est})
+		}
+	}
+	for _, c := range cases {
+		p := testProblem(t, c.loss, c.reg, 30, 3, 5)
+		g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 30, K: 4, P: 0.3, Seed: 2})
+		cfg := Config{Algorithm: c.algo, Estimator: c.est, Iters: 300, GammaC: 0.5, GammaAlpha: 0.1, Seed: 7, Workers: 2, LogPoints: 3}
+		s, err := New(p, g, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		ref := reference(p, g, cfg)
+		for k := range ref.z {
+			for a := range ref.z[k] {
+				if s.Z.Row(k)[a] != ref.z[k][a] || s.Theta.Row(k)[a] != ref.th[k][a] || s.ThetaBar.Row(k)[a] != ref.bar[k][a] {
+					t.Fatalf("%s/%s/%s/%s: node %d coord %d differs from the literal reference", c.algo, c.est, c.loss, c.reg.Kind, k, a)
+				}
+			}
+			if int(s.Y[k]) != ref.y[k] {
+				t.Fatalf("%s: y differs at node %d", c.algo, k)
+			}
+			if c.algo == Async && s.Count[k] != ref.cnt[k] {
+				t.Fatalf("async: count differs at node %d", k)
+			}
+		}
+	}
+}
+
+func runTrace(t *testing.T, p *problem.Problem, g *graph.Graph, cfg Config) ([]Record, *Sim) {
+	t.Helper()
+	s, err := New(p, g, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, err := s.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, s
+}
+
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	for _, loss := range []problem.Loss{problem.AUCLogistic, problem.MetricHinge} {
+		reg := problem.Regularizer{}
+		if loss.IsMetric() {
+			reg.Kind = problem.RegPSD
+		}
+		p := testProblem(t, loss, reg, 70, 4, 1)
+		g := mustGraph(t, graph.Spec{Kind: "complete", N: 70})
+		var first []Record
+		var firstState []float64
+		for _, w := range []int{1, 2, 3, 8} {
+			cfg := Config{Algorithm: Sync, Iters: 200, GammaC: 0.3, Seed: 3, Workers: w, LogPoints: 5, EvalNodes: -1}
+			tr, s := runTrace(t, p, g, cfg)
+			if first == nil {
+				first, firstState = tr, append([]float64(nil), s.ThetaBar.Data...)
+				continue
+			}
+			for i := range tr {
+				if !sameRecord(tr[i], first[i]) {
+					t.Fatalf("%s workers=%d: record %d differs: %+v vs %+v", loss, w, i, tr[i], first[i])
+				}
+			}
+			for i, v := range s.ThetaBar.Data {
+				if v != firstState[i] {
+					t.Fatalf("%s workers=%d: state differs", loss, w)
+				}
+			}
+		}
+	}
+}
+
+func sameRecord(a, b Record) bool {
+	eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+	return a.Iter == b.Iter && a.GradEvals == b.GradEvals && a.GradEvalsNonzero == b.GradEvalsNonzero &&
+		eq(a.ObjMean, b.ObjMean) && eq(a.ObjStd, b.ObjStd) && eq(a.ObjMin, b.ObjMin) && eq(a.ObjMax, b.ObjMax) &&
+		eq(a.AUCMean, b.AUCMean) && eq(a.Bias, b.Bias) && eq(a.Consensus, b.Consensus)
+}
+
+func TestSeedsDiffer(t *testing.T) {
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 40, 3, 1)
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 40})
+	a, _ := runTrace(t, p, g, Config{Algorithm: Async, Iters: 500, GammaC: 1, Seed: 1, LogPoints: 3})
+	b, _ := runTrace(t, p, g, Config{Algorithm: Async, Iters: 500, GammaC: 1, Seed: 2, LogPoints: 3})
+	if sameRecord(a[len(a)-1], b[len(b)-1]) {
+		t.Fatal("different seeds gave the same final record")
+	}
+}
+
+func TestLogSchedule(t *testing.T) {
+	s := LogSchedule(5000, 30)
+	if s[0] != 1 || s[len(s)-1] != 5000 {
+		t.Fatalf("schedule %v", s)
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] <= s[i-1] {
+			t.Fatalf("not increasing: %v", s)
+		}
+	}
+	if got := LogSchedule(3, 30); len(got) != 3 {
+		t.Fatalf("T=3: %v", got)
+	}
+}
+
+func TestDivergenceStops(t *testing.T) {
+	p := testProblem(t, problem.AUCSquaredHinge, problem.Regularizer{}, 20, 3, 1)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 20})
+	s, err := New(p, g, Config{Algorithm: Sync, Iters: 100000, GammaC: 1e300, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Run(context.Background(), nil)
+	de, ok := err.(*DivergenceError)
+	if !ok {
+		t.Fatalf("want a DivergenceError, got %v", err)
+	}
+	if de.Iter < 1 || de.Node < 0 || de.Node >= 20 || de.Field == "" {
+		t.Fatalf("bad divergence report %+v", de)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 20, 3, 1)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 20})
+	s, _ := New(p, g, Config{Algorithm: Async, Iters: 1 << 40, GammaC: 1, Seed: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Run(ctx, nil); err != context.Canceled {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	bad := []Config{
+		{Iters: 0, GammaC: 1},
+		{Iters: 1, GammaC: -1},
+		{Iters: 1, GammaC: 1, GammaAlpha: 0.5},
+		{Iters: 1, GammaC: 1, Algorithm: Centralized, Estimator: Unbiased},
+	}
+	for _, c := range bad {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}

@@ -1,0 +1,458 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Sub-stream identifiers of the run's seed.
+const (
+	streamEdges = 1
+	streamEval  = 2
+	hashAux     = 3 // counter-based draws of the unbiased baseline
+)
+
+// Sim is one run of an algorithm: the problem, the graph, and the state.
+type Sim struct {
+	prob *problem.Problem
+	g    *graph.Graph
+	cfg  Config
+
+	// Z, Theta and ThetaBar hold z_k, θ_k and θ̄_k, one row per node (a
+	// single row for Centralized).
+	Z, Theta, ThetaBar layout.Matrix
+	// Y[k] is the index of node k's auxiliary observation y_k in the data.
+	Y []int32
+	// Count[k] is node k's activation count (Async); m_k = Count[k]/p_k.
+	Count []int64
+	invP  []float64 // 1/p_k (Async)
+
+	t                  int64 // iterations done
+	edges              *rng.Stream
+	gradEvals, nonzero int64
+
+	workers  int
+	pool     *pool
+	roundT   int64   // the round the pool is working on
+	roundG   float64 // its step size
+	roundFn  func(w int, r layout.Range)
+	ws       []*problem.Workspace // per worker
+	nzShard  []int64              // per worker non-zero gradient counts
+	badShard []badNode
+	eval     *problem.Evaluator
+	evalRows []int
+	scratch  struct {
+		obj, auc, zbar, omega, mean []float64
+		aux                         []int32
+		all                         []int
+	}
+}
+
+type badNode struct {
+	node  int
+	field string
+}
+
+// nodeCount is the number of state rows.
+func (s *Sim) nodeCount() int {
+	if s.cfg.Algorithm == Centralized {
+		return 1
+	}
+	return s.prob.N
+}
+
+// autoEvalCost is the budget, in pair-loss evaluations per measurement, under
+// which all nodes are measured when EvalNodes = 0.
+const autoEvalCost = 8e6
+
+// New prepares a run. g may be nil for Centralized; otherwise it must have
+// one node per data point and be connected.
+func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.LogPoints == 0 {
+		cfg.LogPoints = 30
+	}
+	s := &Sim{prob: p, g: g, cfg: cfg}
+	if cfg.Algorithm != Centralized {
+		if g == nil {
+			return nil, fmt.Errorf("engine: %s needs a graph", cfg.Algorithm)
+		}
+		if g.N != p.N {
+			return nil, fmt.Errorf("engine: graph has %d nodes but the data has %d points (one point per node)", g.N, p.N)
+		}
+		if len(g.Edges) == 0 || !g.Connected() {
+			return nil, fmt.Errorf("engine: graph %s is not connected", g.Name)
+		}
+	}
+	rows := s.nodeCount()
+	s.Z = layout.New(rows, p.P)
+	s.Theta = layout.New(rows, p.P)
+	s.ThetaBar = layout.New(rows, p.P)
+	s.Y = make([]int32, rows)
+	for k := range s.Y {
+		s.Y[k] = int32(k)
+	}
+	if cfg.Algorithm == Async {
+		s.Count = make([]int64, rows)
+		s.invP = make([]float64, rows)
+		for k := range s.invP {
+			s.invP[k] = float64(g.UndirectedEdges()) / float64(g.Degree(k)) // 1/p_k = |E|/(2d_k)
+		}
+	}
+	s.edges = rng.New(cfg.Seed, streamEdges)
+	s.workers = par.Workers(cfg.Workers)
+	if cfg.Algorithm == Sync && s.workers > 1 && rows >= 2*layout.LineFloats {
+		s.pool = newPool(rows, s.workers)
+		s.roundFn = func(w int, r layout.Range) { s.syncShard(w, r, s.roundT, s.roundG) }
+	}
+	nw := max(1, s.workers)
+	s.ws = make([]*problem.Workspace, nw)
+	for w := range s.ws {
+		s.ws[w] = p.NewWorkspace()
+	}
+	s.nzShard = make([]int64, nw)
+	s.badShard = make([]badNode, nw)
+
+	// Evaluation set: all nodes, or a seeded sorted sample.
+	m := rows
+	switch {
+	case cfg.EvalNodes > 0:
+		m = min(cfg.EvalNodes, rows)
+	case cfg.EvalNodes == 0:
+		per := float64(len(p.Positives())) * float64(len(p.Negatives()))
+		if p.Loss.IsMetric() {
+			per = float64(p.N) * float64(p.N) * float64(p.D) * 2
+		}
+		if float64(rows)*per > autoEvalCost {
+			m = max(16, min(rows, int(autoEvalCost/per)))
+		}
+	}
+	if m == rows {
+		s.evalRows = make([]int, rows)
+		for k := range s.evalRows {
+			s.evalRows[k] = k
+		}
+	} else {
+		perm := make([]int, rows)
+		rng.New(cfg.Seed, streamEval).Perm(perm)
+		s.evalRows = slices.Clone(perm[:m])
+		slices.Sort(s.evalRows)
+	}
+	s.eval = p.NewEvaluator(m, s.workers)
+	s.scratch.obj = make([]float64, m)
+	s.scratch.auc = make([]float64, m)
+	s.scratch.zbar = make([]float64, p.P)
+	s.scratch.omega = make([]float64, p.P)
+	s.scratch.mean = make([]float64, p.P)
+	s.scratch.aux = make([]int32, rows)
+	return s, nil
+}
+
+// Close releases the worker pool. A Sim must not be used after Close.
+func (s *Sim) Close() {
+	if s.pool != nil {
+		s.pool.close()
+		s.pool = nil
+	}
+}
+
+// Iter returns the number of iterations done.
+func (s *Sim) Iter() int64 { return s.t }
+
+// EvalNodes returns the nodes measured.
+func (s *Sim) EvalNodes() []int { return s.evalRows }
+
+// Config returns the run's configuration (with defaults filled in).
+func (s *Sim) Config() Config { return s.cfg }
+
+// GradEvals returns the gradient evaluations done, all and non-zero.
+func (s *Sim) GradEvals() (all, nonzero int64) { return s.gradEvals, s.nonzero }
+
+// DivergenceError reports a non-finite value in the state.
+type DivergenceError struct {
+	Iter  int64
+	Node  int
+	Field string
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("divergence at iteration %d, node %d: %s is not finite (reduce --gamma-c?)", e.Iter, e.Node, e.Field)
+}
+
+// aux returns the index of the second point node k uses at iteration t.
+func (s *Sim) aux(k int, t int64) int {
+	if s.cfg.Estimator == Unbiased {
+		return rng.HashIntN(s.cfg.Seed^hashAux, uint64(k), uint64(t), s.prob.N)
+	}
+	return int(s.Y[k])
+}
+
+// drawEdge returns the endpoints of an undirected edge drawn uniformly.
+func (s *Sim) drawEdge() (int, int) {
+	e := s.g.Edges[s.edges.IntN(len(s.g.Edges))]
+	return int(e[0]), int(e[1])
+}
+
+// average sets z_i, z_j ← (z_i + z_j)/2, both from the old values.
+func (s *Sim) average(i, j int) {
+	zi, zj := s.Z.Row(i), s.Z.Row(j)
+	for a := range zi {
+		v := (zi[a] + zj[a]) / 2
+		zi[a], zj[a] = v, v
+	}
+}
+
+// finite reports whether every value of v is finite.
+func finite(v []float64) bool {
+	var acc float64
+	for _, x := range v {
+		acc += x - x
+	}
+	return acc == 0
+}
+
+// Step performs one iteration and returns a *DivergenceError if a node's
+// state became non-finite.
+func (s *Sim) Step() error {
+	s.t++
+	t := s.t
+	switch s.cfg.Algorithm {
+	case Sync:
+		i, j := s.drawEdge()
+		s.average(i, j)
+		s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+		gamma := s.cfg.Gamma(float64(t))
+		if s.pool == nil {
+			s.syncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, t, gamma)
+		} else {
+			s.roundT, s.roundG = t, gamma
+			s.pool.run(s.roundFn)
+		}
+		s.gradEvals += int64(s.prob.N)
+		for w := range s.nzShard {
+			s.nonzero += s.nzShard[w]
+			s.nzShard[w] = 0
+		}
+		for w := range s.badShard {
+			if b := s.badShard[w]; b.field != "" {
+				return &DivergenceError{Iter: t, Node: b.node, Field: b.field}
+			}
+		}
+	case Async:
+		i, j := s.drawEdge()
+		s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+		s.average(i, j)
+		for _, k := range [2]int{i, j} {
+			if err := s.asyncNode(k, t); err != nil {
+				return err
+			}
+		}
+	case Centralized:
+		i, j := s.edges.IntN(s.prob.N), s.edges.IntN(s.prob.N)
+		z, th := s.Z.Row(0), s.Theta.Row(0)
+		s.gradEvals++
+		if s.prob.PairGrad(z, 1, th, i, j) {
+			s.nonzero++
+		}
+		s.prob.Reg.Smooth(th, z, s.cfg.Gamma(float64(t)), float64(t), s.ws[0])
+		avg(s.ThetaBar.Row(0), th, float64(t))
+		if !finite(s.ThetaBar.Row(0)) || !finite(z) {
+			return &DivergenceError{Iter: t, Node: 0, Field: "theta"}
+		}
+	}
+	return nil
+}
+
+// avg sets θ̄ ← (1 − 1/c) θ̄ + θ/c.
+func avg(bar, th []float64, c float64) {
+	a, b := 1-1/c, 1/c
+	for i := range bar {
+		bar[i] = a*bar[i] + b*th[i]
+	}
+}
+
+// syncShard is the synchronous update of nodes r.Lo..r.Hi−1 at round t:
+// z_k += ∇f(θ_k; x_k, y_k); θ_k = π_t(z_k); θ̄_k ← (1 − 1/t)θ̄_k + θ_k/t.
+func (s *Sim) syncShard(w int, r layout.Range, t int64, gamma float64) {
+	p, ws := s.prob, s.ws[w]
+	tf := float64(t)
+	var nz int64
+	for k := r.Lo; k < r.Hi; k++ {
+		z, th := s.Z.Row(k), s.Theta.Row(k)
+		if p.PairGrad(z, 1, th, k, s.aux(k, t)) {
+			nz++
+		}
+		p.Reg.Smooth(th, z, gamma, tf, ws)
+		bar := s.ThetaBar.Row(k)
+		avg(bar, th, tf)
+		if !finite(bar) && s.badShard[w].field == "" {
+			s.badShard[w] = badNode{k, fieldOf(z, th)}
+		}
+	}
+	s.nzShard[w] += nz
+}
+
+func fieldOf(z, th []float64) string {
+	if !finite(z) {
+		return "z (dual variable)"
+	}
+	if !finite(th) {
+		return "theta"
+	}
+	return "theta_bar"
+}
+
+// asyncNode is node k's half of an asynchronous event t:
+// z_k += ∇f(θ_k; x_k, y_k)/p_k; m_k += 1/p_k; θ_k = π_{m_k}(z_k);
+// θ̄_k ← (1 − 1/(m_k p_k)) θ̄_k + θ_k/(m_k p_k), where m_k p_k is the
+// activation count (kept as an integer, so m_k carries no rounding drift).
+func (s *Sim) asyncNode(k int, t int64) error {
+	p := s.prob
+	z, th := s.Z.Row(k), s.Theta.Row(k)
+	s.gradEvals++
+	if p.PairGrad(z, s.invP[k], th, k, s.aux(k, t)) {
+		s.nonzero++
+	}
+	s.Count[k]++
+	c := float64(s.Count[k])
+	m := c * s.invP[k]
+	p.Reg.Smooth(th, z, s.cfg.Gamma(m), m, s.ws[0])
+	bar := s.ThetaBar.Row(k)
+	avg(bar, th, c)
+	if !finite(bar) {
+		return &DivergenceError{Iter: t, Node: k, Field: fieldOf(z, th)}
+	}
+	return nil
+}
+
+// Record is one measurement of the run, at θ̄_k of the evaluated nodes.
+type Record struct {
+	Iter             int64
+	GradEvals        int64 // gradient evaluations so far
+	GradEvalsNonzero int64 // of which non-zero
+	// Objective R_n(θ̄_k) over the evaluated nodes.
+	ObjMean, ObjStd, ObjMin, ObjMax float64
+	// AUCMean is the mean AUC of θ̄_k (NaN for metric learning).
+	AUCMean float64
+	// Bias is ε̄ᵀω (paper Sec. 3): ε_k = ∇f(θ_k; x_k, y_k) − ∇f_k(θ_k), the
+	// error of node k's gradient estimate at the current state, averaged over
+	// the evaluated nodes; ω = π_t(z̄) with z̄ the mean dual variable. Zero
+	// for Centralized (its estimates are unbiased).
+	Bias float64
+	// Consensus is the mean over all nodes of ‖θ̄_k − mean θ̄‖.
+	Consensus float64
+}
+
+// Measure evaluates the current state.
+func (s *Sim) Measure() Record {
+	p := s.prob
+	rows := s.nodeCount()
+	r := Record{Iter: s.t, GradEvals: s.gradEvals, GradEvalsNonzero: s.nonzero}
+	obj, auc := s.scratch.obj, s.scratch.auc
+	s.eval.Eval(s.ThetaBar, s.evalRows, obj, auc)
+	r.ObjMin, r.ObjMax = math.Inf(1), math.Inf(-1)
+	var sum, aucSum float64
+	for c := range obj {
+		sum += obj[c]
+		aucSum += auc[c]
+		r.ObjMin = math.Min(r.ObjMin, obj[c])
+		r.ObjMax = math.Max(r.ObjMax, obj[c])
+	}
+	m := float64(len(obj))
+	r.ObjMean = sum / m
+	r.AUCMean = aucSum / m
+	var ss float64
+	for _, v := range obj {
+		ss += (v - r.ObjMean) * (v - r.ObjMean)
+	}
+	r.ObjStd = math.Sqrt(ss / m)
+
+	if s.cfg.Algorithm == Centralized {
+		return r
+	}
+	// Consensus spread.
+	mean := s.scratch.mean
+	clear(mean)
+	for k := 0; k < rows; k++ {
+		for a, v := range s.ThetaBar.Row(k) {
+			mean[a] += v
+		}
+	}
+	for a := range mean {
+		mean[a] /= float64(rows)
+	}
+	var spread float64
+	for k := 0; k < rows; k++ {
+		var d2 float64
+		for a, v := range s.ThetaBar.Row(k) {
+			d2 += (v - mean[a]) * (v - mean[a])
+		}
+		spread += math.Sqrt(d2)
+	}
+	r.Consensus = spread / float64(rows)
+
+	// Bias: ω = π_t(z̄), clock t (the event count for Async, whose m_k are
+	// unbiased estimates of it).
+	if s.t > 0 {
+		zbar := s.scratch.zbar
+		clear(zbar)
+		for k := 0; k < rows; k++ {
+			for a, v := range s.Z.Row(k) {
+				zbar[a] += v
+			}
+		}
+		for a := range zbar {
+			zbar[a] /= float64(rows)
+		}
+		tf := float64(s.t)
+		p.Reg.Smooth(s.scratch.omega, zbar, s.cfg.Gamma(tf), tf, s.ws[0])
+		for k := range s.scratch.aux {
+			s.scratch.aux[k] = int32(s.aux(k, s.t+1))
+		}
+		r.Bias = s.eval.Bias(s.Theta, s.scratch.aux, s.evalRows, s.scratch.omega)
+	}
+	return r
+}
+
+// Run performs the remaining iterations up to Config.Iters, measuring at the
+// log-spaced schedule and calling onRecord (if not nil) with each record. It
+// stops early with ctx's error when ctx is cancelled (checked every 256
+// iterations), or with a *DivergenceError. The trace so far is returned in
+// every case.
+func (s *Sim) Run(ctx context.Context, onRecord func(Record)) ([]Record, error) {
+	sched := LogSchedule(s.cfg.Iters, s.cfg.LogPoints)
+	var trace []Record
+	next := 0
+	for next < len(sched) && sched[next] <= s.t {
+		next++
+	}
+	for s.t < s.cfg.Iters {
+		if s.t&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return trace, err
+			}
+		}
+		if err := s.Step(); err != nil {
+			return trace, err
+		}
+		if next < len(sched) && s.t == sched[next] {
+			next++
+			rec := s.Measure()
+			trace = append(trace, rec)
+			if onRecord != nil {
+				onRecord(rec)
+			}
+		}
+	}
+	return trace, nil
+}

@@ -1,0 +1,150 @@
+package pairgossip
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/pairgossip/pairgossip/engine"
+)
+
+// TraceColumns are the columns of trace.csv, in order.
+var TraceColumns = []string{"iter", "grad_evals", "grad_evals_nonzero", "objective_mean", "objective_std",
+	"objective_min", "objective_max", "auc_mean", "bias", "consensus"}
+
+// Float is a float64 whose JSON form is null when it is NaN or infinite.
+type Float float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(v, 'g', -1, 64)), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler (null reads as NaN).
+func (f *Float) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Float(math.NaN())
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	*f = Float(v)
+	return err
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TraceCSV renders a trace as CSV (shortest round-trip float formatting, so
+// equal traces give equal bytes).
+func TraceCSV(trace []engine.Record) []byte {
+	var b bytes.Buffer
+	for i, c := range TraceColumns {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(c)
+	}
+	b.WriteByte('\n')
+	for _, r := range trace {
+		fmt.Fprintf(&b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", r.Iter, r.GradEvals, r.GradEvalsNonzero,
+			fmtFloat(r.ObjMean), fmtFloat(r.ObjStd), fmtFloat(r.ObjMin), fmtFloat(r.ObjMax),
+			fmtFloat(r.AUCMean), fmtFloat(r.Bias), fmtFloat(r.Consensus))
+	}
+	return b.Bytes()
+}
+
+// Summary is the content of summary.json.
+type Summary struct {
+	Status string `json:"status"` // complete, diverged, cancelled
+	Error  string `json:"error,omitempty"`
+	Config Config `json:"config"`
+	Seed   uint64 `json:"seed"`
+	Data   struct {
+		Name    string `json:"name"`
+		N       int    `json:"n"`
+		D       int    `json:"d"`
+		Classes int    `json:"classes"`
+	} `json:"data"`
+	Graph *GraphInfo `json:"graph,omitempty"`
+	// Final values of the trace columns.
+	Iter             int64 `json:"iter"`
+	GradEvals        int64 `json:"grad_evals"`
+	GradEvalsNonzero int64 `json:"grad_evals_nonzero"`
+	ObjectiveMean    Float `json:"objective_mean"`
+	ObjectiveStd     Float `json:"objective_std"`
+	ObjectiveMin     Float `json:"objective_min"`
+	ObjectiveMax     Float `json:"objective_max"`
+	AUCMean          Float `json:"auc_mean"`
+	Bias             Float `json:"bias"`
+	Consensus        Float `json:"consensus"`
+	EvalNodes        int   `json:"eval_nodes"`
+	// The centralized optimum R_n(θ*).
+	OptimumObjective Float    `json:"optimum_objective"`
+	OptimumMethod    string   `json:"optimum_method,omitempty"`
+	OptimumConverged bool     `json:"optimum_converged"`
+	WallSeconds      float64  `json:"wall_seconds"`
+	Warnings         []string `json:"warnings,omitempty"`
+}
+
+// GraphInfo describes the graph of a run.
+type GraphInfo struct {
+	Name            string `json:"name"`
+	Kind            string `json:"kind"`
+	N               int    `json:"n"`
+	UndirectedEdges int    `json:"undirected_edges"`
+	MinDegree       int    `json:"min_degree"`
+	MaxDegree       int    `json:"max_degree"`
+	Tries           int    `json:"tries"`
+}
+
+// Summarize builds the summary of a run. res may be partial; err is the
+// error that stopped the run, if any.
+func (r *Run) Summarize(res *Result, err error) Summary {
+	s := Summary{Status: "complete", Config: r.Config, Seed: r.Config.Seed}
+	if err != nil {
+		s.Status = "failed"
+		if _, ok := err.(*engine.DivergenceError); ok {
+			s.Status = "diverged"
+		}
+		s.Error = err.Error()
+	}
+	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.Data.Name, r.Data.N, r.Data.D, r.Data.NumClasses()
+	if g := r.Graph; g != nil {
+		s.Graph = &GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
+	}
+	s.EvalNodes = len(r.Sim.EvalNodes())
+	s.Warnings = r.Warnings
+	s.OptimumObjective = Float(math.NaN())
+	if res != nil {
+		f := res.Final
+		s.Iter, s.GradEvals, s.GradEvalsNonzero = f.Iter, f.GradEvals, f.GradEvalsNonzero
+		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = Float(f.ObjMean), Float(f.ObjStd), Float(f.ObjMin), Float(f.ObjMax)
+		s.AUCMean, s.Bias, s.Consensus = Float(f.AUCMean), Float(f.Bias), Float(f.Consensus)
+		if len(res.Trace) == 0 {
+			s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = Float(math.NaN()), Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
+			s.AUCMean, s.Bias, s.Consensus = Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
+		}
+		if res.Optimum != nil {
+			s.OptimumObjective = Float(res.Optimum.Value)
+			s.OptimumMethod = res.Optimum.Method
+			s.OptimumConverged = res.Optimum.Converged
+		}
+		s.WallSeconds = res.Wall.Seconds()
+	}
+	return s
+}
+
+// JSON renders v indented, with a final newline.
+func JSON(v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}

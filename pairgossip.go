@@ -1,0 +1,229 @@
+// Package pairgossip is the entry point for programs that embed the engine:
+// it turns one Config (data, problem, graph, algorithm, step size, seed) into
+// a ready run, executes it with cancellation, and returns the trace, the final
+// state and the centralized optimum.
+//
+//	cfg := pairgossip.DefaultConfig()           // AUC, Breast Cancer, Watts–Strogatz, sync
+//	cfg.Iters = 2000
+//	run, err := pairgossip.Prepare(cfg)
+//	if err != nil { ... }
+//	defer run.Close()
+//	res, err := run.Execute(ctx, nil)
+//	fmt.Println(res.Final.ObjMean, res.Optimum.Value)
+//
+// The conventions the paper leaves open are those of DESIGN.md (see the
+// README): θ = π_t(z) = prox_{tγψ}(−γz); |E| counts ordered pairs, so
+// p_k = 2d_k/|E| and the spectral gap is 1 − λ₂(I − L/|E|); Watts–Strogatz(n, k, p)
+// joins each node to ⌊k/2⌋ neighbours on each side.
+package pairgossip
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pairgossip/pairgossip/dataset"
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Config is everything that defines a run. Its JSON form is written to
+// summary.json and identifies a run in sweeps.
+type Config struct {
+	// Problem is auc (logistic), auc-hinge, auc-squared-hinge or metric.
+	Problem string `json:"problem"`
+	// Data is breast-cancer, synthetic, or the path of a CSV or LIBSVM file.
+	Data string `json:"data"`
+	// DataSeed seeds the synthetic data set (kept apart from Seed so that
+	// repeated runs share their data, as in the paper).
+	DataSeed uint64 `json:"data_seed"`
+	// LabelColumn is the 1-based label column of a CSV file (0: last).
+	LabelColumn int `json:"label_column,omitempty"`
+	// Graph is complete, cycle, star, path, watts-strogatz, erdos-renyi,
+	// grid, torus, geometric or file; the node count comes from the data.
+	Graph      string  `json:"graph"`
+	GraphK     int     `json:"graph_k,omitempty"`      // Watts–Strogatz k
+	GraphP     float64 `json:"graph_p,omitempty"`      // Watts–Strogatz rewiring / Erdős–Rényi edge probability
+	GraphR     float64 `json:"graph_radius,omitempty"` // random geometric radius
+	GraphFile  string  `json:"graph_file,omitempty"`   // edge list, with Graph = file
+	GraphRows  int     `json:"graph_rows,omitempty"`   // grid / torus shape (0: near-square)
+	GraphCols  int     `json:"graph_cols,omitempty"`
+	GraphSeed  uint64  `json:"graph_seed"`
+	PointsNode int     `json:"points_per_node"` // k points per physical node (G ⊗ K_k); 1 = the paper's setting
+	// Algorithm is sync, async or centralized; Baseline is gossip or unbiased.
+	Algorithm string `json:"algorithm"`
+	Baseline  string `json:"baseline"`
+	Iters     int64  `json:"iters"`
+	// Reg is none, l2, l1, l2-ball or psd (metric learning default: psd).
+	Reg    string  `json:"reg"`
+	Lambda float64 `json:"lambda,omitempty"`
+	Radius float64 `json:"radius,omitempty"`
+	// B is the metric-learning threshold b.
+	B          float64 `json:"b,omitempty"`
+	GammaC     float64 `json:"gamma_c"`
+	GammaAlpha float64 `json:"gamma_alpha"`
+	Seed       uint64  `json:"seed"`
+	LogPoints  int     `json:"log_points"`
+	EvalNodes  int     `json:"eval_nodes"`
+	// Workers does not change results; it is kept out of the JSON identity.
+	Workers int `json:"-"`
+	// SkipOptimum skips the centralized full-batch solve.
+	SkipOptimum bool `json:"-"`
+}
+
+// DefaultConfig is the paper's AUC experiment: Breast Cancer, Watts–Strogatz
+// (k = 5, p = 0.3), synchronous gossip, γ(t) = 1/√t.
+func DefaultConfig() Config {
+	return Config{Problem: "auc", Data: "breast-cancer", DataSeed: 1, Graph: "watts-strogatz", GraphK: 5, GraphP: 0.3,
+		GraphSeed: 1, PointsNode: 1, Algorithm: "sync", Baseline: "gossip", Iters: 5000, Reg: "none",
+		Lambda: 0, Radius: 1, B: 2, GammaC: 1, GammaAlpha: 0, Seed: 1, LogPoints: 30}
+}
+
+// Run is a prepared run.
+type Run struct {
+	Config   Config
+	Data     *dataset.Dataset
+	Problem  *problem.Problem
+	Graph    *graph.Graph // nil for centralized
+	Sim      *engine.Sim
+	Warnings []string
+}
+
+// Result is what Execute returns.
+type Result struct {
+	Trace   []engine.Record
+	Final   engine.Record
+	Optimum *problem.Optimum // nil when skipped
+	Wall    time.Duration    // simulation and measurement, optimum excluded
+}
+
+// Prepare loads the data, builds the problem, the graph and the simulator,
+// validating every parameter with an error that names it.
+func Prepare(cfg Config) (*Run, error) {
+	loss, err := problem.ParseLoss(cfg.Problem)
+	if err != nil {
+		return nil, err
+	}
+	algo, err := engine.ParseAlgorithm(cfg.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	est, err := engine.ParseEstimator(cfg.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	regName := cfg.Reg
+	if regName == "" && loss.IsMetric() {
+		regName = "psd"
+	}
+	rk, err := problem.ParseReg(regName)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.PointsNode == 0 {
+		cfg.PointsNode = 1
+	}
+	if cfg.PointsNode < 1 {
+		return nil, fmt.Errorf("points per node must be >= 1, got %d", cfg.PointsNode)
+	}
+	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
+		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes}
+	if err := ecfg.Validate(); err != nil {
+		return nil, err
+	}
+	if algo == engine.Centralized || cfg.Graph == "" {
+		if algo != engine.Centralized {
+			return nil, fmt.Errorf("algorithm %s needs a graph", algo)
+		}
+	} else if !validKind(cfg.Graph) {
+		return nil, fmt.Errorf("unknown graph %q (valid: %v)", cfg.Graph, graph.Kinds)
+	}
+
+	ds, err := dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}})
+	if err != nil {
+		return nil, err
+	}
+	labels := make([]int32, ds.N)
+	if loss.IsMetric() {
+		copy(labels, ds.Class)
+	} else {
+		b, err := ds.Binary()
+		if err != nil {
+			return nil, fmt.Errorf("problem %s: %w", loss, err)
+		}
+		for i, v := range b {
+			labels[i] = int32(v)
+		}
+	}
+	prob, err := problem.New(loss, problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, cfg.B, ds.N, ds.D, ds.X, labels)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Config: cfg, Data: ds, Problem: prob}
+	if algo != engine.Centralized {
+		if ds.N%cfg.PointsNode != 0 {
+			return nil, fmt.Errorf("points per node %d does not divide the %d data points", cfg.PointsNode, ds.N)
+		}
+		nPhys := ds.N / cfg.PointsNode
+		g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: nPhys, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
+			Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
+		if err != nil {
+			return nil, err
+		}
+		if g.N != nPhys {
+			return nil, fmt.Errorf("graph %s has %d nodes but the data gives %d physical nodes", g.Name, g.N, nPhys)
+		}
+		if cfg.PointsNode > 1 {
+			if g, err = graph.Tensor(g, cfg.PointsNode); err != nil {
+				return nil, err
+			}
+		}
+		warn, err := graph.Check(g)
+		if err != nil {
+			return nil, err
+		}
+		r.Warnings = append(r.Warnings, warn...)
+		r.Graph = g
+	}
+	r.Sim, err = engine.New(prob, r.Graph, ecfg)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func validKind(k string) bool {
+	for _, v := range graph.Kinds {
+		if v == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Close releases the run's workers.
+func (r *Run) Close() { r.Sim.Close() }
+
+// Execute runs the simulation to the end (or until ctx is cancelled or the
+// run diverges, returning the trace so far with the error), then solves for
+// the centralized optimum unless Config.SkipOptimum.
+func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) (*Result, error) {
+	t0 := time.Now()
+	trace, err := r.Sim.Run(ctx, onRecord)
+	res := &Result{Trace: trace, Wall: time.Since(t0)}
+	if len(trace) > 0 {
+		res.Final = trace[len(trace)-1]
+	}
+	if err != nil {
+		return res, err
+	}
+	if !r.Config.SkipOptimum {
+		o, err := r.Problem.Solve(problem.OptimumOptions{})
+		if err != nil {
+			return res, err
+		}
+		res.Optimum = &o
+	}
+	return res, nil
+}
