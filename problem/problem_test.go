@@ -442,3 +442,14 @@ func TestFullGradFiniteDifference(t *testing.T) {
 		}
 	}
 }
+
+func TestLogisticPairSumMatchesSoftplus(t *testing.T) {
+	s := rng.New(17, 0)
+	for _, scale := range []float64{1e-3, 1, 10, 100, 290, 400} {
+		ps, ns := randVec(s, 37, scale), randVec(s, 53, scale)
+		got, want := logisticPairSum(ps, ns), softplusPairSum(ps, ns)
+		if math.Abs(got-want) > 1e-13*math.Max(1, math.Abs(want)) {
+			t.Fatalf("scale %g: %.17g vs %.17g", scale, got, want)
+		}
+	}
+}
