@@ -90,6 +90,9 @@ type Run struct {
 	Warnings []string
 }
 
+// Record is one measurement of a run (engine.Record).
+type Record = engine.Record
+
 // Result is what Execute returns.
 type Result struct {
 	Trace   []engine.Record

@@ -1,0 +1,38 @@
+package pairgossip_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/pairgossip/pairgossip"
+)
+
+// Synchronous gossip dual averaging for AUC maximization on the embedded
+// Breast Cancer data over a Watts–Strogatz network, as in the paper.
+func Example() {
+	cfg := pairgossip.DefaultConfig() // auc, breast-cancer, watts-strogatz(k=5, p=0.3), sync, γ(t) = 1/√t
+	cfg.Iters = 2000
+	cfg.LogPoints = 5
+	cfg.EvalNodes = 32 // measure R_n(θ̄_k) at a seeded sample of 32 nodes
+
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer run.Close()
+	res, err := run.Execute(context.Background(), func(r pairgossip.Record) {
+		fmt.Printf("iter %4d: mean objective %.3f\n", r.Iter, r.ObjMean)
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("optimum %.4f, AUC %.2f\n", res.Optimum.Value, res.Final.AUCMean)
+	// Output:
+	// iter    1: mean objective 0.157
+	// iter    7: mean objective 0.157
+	// iter   45: mean objective 0.157
+	// iter  299: mean objective 0.155
+	// iter 2000: mean objective 0.080
+	// optimum 0.0028, AUC 0.99
+}

@@ -1,0 +1,108 @@
+package pairgossip
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+)
+
+func execute(t *testing.T, cfg Config) *Result {
+	t.Helper()
+	run, err := Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	res, err := run.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestBreastCancerConvergence: on the complete graph every algorithm's mean
+// objective decreases towards the centralized optimum, and Algorithm 1
+// reaches within 5% of it.
+func TestBreastCancerConvergence(t *testing.T) {
+	base := DefaultConfig()
+	base.Graph = "complete"
+	base.LogPoints = 12
+	base.EvalNodes = 48
+
+	cen := base
+	cen.Algorithm, cen.Iters, cen.GammaC = "centralized", 1_000_000, 10
+	rc := execute(t, cen)
+	opt := rc.Optimum.Value
+	if !rc.Optimum.Converged || opt <= 0 || opt > 0.01 {
+		t.Fatalf("optimum %+v", rc.Optimum)
+	}
+	if gap := (rc.Final.ObjMean - opt) / opt; gap < 0 || gap > 0.05 {
+		t.Fatalf("Algorithm 1: objective %g is %.1f%% above the optimum %g", rc.Final.ObjMean, 100*gap, opt)
+	}
+
+	r0 := 0.156586 // R_n(0) = 110378·ln2/699²
+	for _, c := range []struct {
+		algo, baseline string
+		iters          int64
+		want           float64 // final mean objective must be below
+	}{
+		{"sync", "gossip", 4000, 0.08},
+		{"async", "gossip", 100000, 0.01},
+		{"sync", "unbiased", 2000, 0.06},
+		{"async", "unbiased", 100000, 0.01},
+	} {
+		cfg := base
+		cfg.Algorithm, cfg.Baseline, cfg.Iters, cfg.SkipOptimum = c.algo, c.baseline, c.iters, true
+		res := execute(t, cfg)
+		first, last := res.Trace[0], res.Final
+		// Gossip nodes start with y_k = x_k, a pair that never contributes,
+		// so after one round θ̄ is still 0; the baseline moves at once.
+		if c.baseline == "gossip" && math.Abs(first.ObjMean-r0) > 1e-5 || first.ObjMean > r0+1e-5 {
+			t.Errorf("%s/%s: first objective %g, R_n(0) = %g", c.algo, c.baseline, first.ObjMean, r0)
+		}
+		if !(last.ObjMean < c.want) || last.ObjMean < opt {
+			t.Errorf("%s/%s: final objective %g, want in [optimum %g, %g)", c.algo, c.baseline, last.ObjMean, opt, c.want)
+		}
+		// Mostly decreasing: the second half of the trace never climbs back above its first point.
+		half := res.Trace[len(res.Trace)/2:]
+		for _, r := range half[1:] {
+			if r.ObjMean > half[0].ObjMean {
+				t.Errorf("%s/%s: objective rises to %g at %d", c.algo, c.baseline, r.ObjMean, r.Iter)
+			}
+		}
+	}
+}
+
+// TestPointsPerNode runs on G ⊗ K_k: 699 points on 233 physical nodes, 3 each.
+func TestPointsPerNode(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PointsNode, cfg.Iters, cfg.LogPoints, cfg.EvalNodes, cfg.SkipOptimum = 3, 300, 4, 16, true
+	run, err := Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if run.Graph.N != 699 || run.Graph.UndirectedEdges() != 9*466 {
+		t.Fatalf("tensor graph: n=%d, %d edges", run.Graph.N, run.Graph.UndirectedEdges())
+	}
+	base, _ := graph.WattsStrogatz(233, 5, 0.3, 1)
+	if base.UndirectedEdges() != 466 {
+		t.Fatalf("base graph has %d edges", base.UndirectedEdges())
+	}
+	if _, err := run.Execute(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMetricLearningConverges: synthetic set, asynchronous, PSD cone.
+func TestMetricLearningConverges(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Problem, cfg.Data, cfg.Reg, cfg.Graph = "metric", "synthetic", "psd", "complete"
+	cfg.Algorithm, cfg.Iters, cfg.GammaC, cfg.LogPoints, cfg.EvalNodes, cfg.SkipOptimum = "async", 3000, 0.01, 6, 4, true
+	res := execute(t, cfg)
+	if !(res.Final.ObjMean < 0.9*res.Trace[0].ObjMean) {
+		t.Fatalf("metric learning: objective %g -> %g", res.Trace[0].ObjMean, res.Final.ObjMean)
+	}
+}
