@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Long fuzzing runs by hand: scripts/fuzz.sh [DURATION per target, default 10m].
+# CI runs each target for a bounded count instead (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+d=${1:-10m}
+for target in dataset:FuzzParseCSV dataset:FuzzParseLIBSVM graph:FuzzParseEdgeList; do
+	pkg=${target%%:*}
+	fn=${target##*:}
+	echo "== $fn for $d"
+	go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$d" "./${pkg}/"
+done
