@@ -410,15 +410,21 @@ func softplusPairSum(posS, negS []float64) float64 {
 }
 
 // aucSorted returns the fraction of (positive, negative) pairs with
-// s_i > s_j (ties count 0, as in the paper's definition). It sorts negS.
+// s_i > s_j, ties counting one half (the Mann–Whitney convention; the paper's
+// formula counts ties as 0, which gives θ = 0 an AUC of 0 instead of 1/2 and
+// penalises the duplicated rows of the Breast Cancer data). It sorts negS.
 func aucSorted(posS, negS []float64) float64 {
 	slices.Sort(negS)
-	var cnt int64
+	var twice int64 // 2 × (pairs ordered) + (pairs tied)
 	for _, si := range posS {
-		k, _ := slices.BinarySearch(negS, si) // first index with negS[k] >= si
-		cnt += int64(k)
+		lo, _ := slices.BinarySearch(negS, si) // first index with negS[k] >= si
+		hi := lo
+		for hi < len(negS) && negS[hi] == si {
+			hi++
+		}
+		twice += 2*int64(lo) + int64(hi-lo)
 	}
-	return float64(cnt) / (float64(len(posS)) * float64(len(negS)))
+	return float64(twice) / (2 * float64(len(posS)) * float64(len(negS)))
 }
 
 // AUC returns the AUC of θ (AUC losses only), by sorting.

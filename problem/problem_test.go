@@ -289,13 +289,25 @@ func TestEvaluatorMatchesDirectSums(t *testing.T) {
 	}
 }
 
+func TestAUCTies(t *testing.T) {
+	if a := aucSorted([]float64{0, 0}, []float64{0, 0, 0}); a != 0.5 {
+		t.Fatalf("all tied: AUC %g, want 0.5", a)
+	}
+	if a := aucSorted([]float64{2, 1}, []float64{1, 0}); a != 0.875 {
+		t.Fatalf("AUC %g, want 0.875", a)
+	}
+}
+
 func bruteAUC(p *Problem, theta []float64) float64 {
 	var num, den float64
 	for _, i := range p.pos {
 		for _, j := range p.neg {
 			den++
-			if margin(theta, p.X.Row(int(i)), p.X.Row(int(j))) > 0 {
+			switch m := margin(theta, p.X.Row(int(i)), p.X.Row(int(j))); {
+			case m > 0:
 				num++
+			case m == 0:
+				num += 0.5
 			}
 		}
 	}
