@@ -19,12 +19,18 @@ package pairgossip
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/pairgossip/pairgossip/dataset"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -147,6 +153,9 @@ func Prepare(cfg Config) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMemory(cfg, ds.N, ds.D, cfg.Workers); err != nil {
+		return nil, err
+	}
 	labels := make([]int32, ds.N)
 	if loss.IsMetric() {
 		copy(labels, ds.Class)
@@ -212,11 +221,40 @@ func (r *Run) Close() { r.Sim.Close() }
 // run diverges, returning the trace so far with the error), then solves for
 // the centralized optimum unless Config.SkipOptimum.
 func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) (*Result, error) {
+	return r.ExecuteWith(ctx, ExecOptions{OnRecord: onRecord})
+}
+
+// ExecOptions configures ExecuteWith.
+type ExecOptions struct {
+	OnRecord func(engine.Record)
+	// Checkpoint, if set, is a file the whole state is written to every
+	// CheckpointEvery (atomically: temporary file, fsync, rename), and at the
+	// end of the run. A diverged state is never written, so the file keeps
+	// the last good state.
+	Checkpoint      string
+	CheckpointEvery time.Duration
+	// Trace is the trace so far, as returned by Resume.
+	Trace []engine.Record
+}
+
+// ExecuteWith is Execute with checkpoints and resumption.
+func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error) {
 	t0 := time.Now()
-	trace, err := r.Sim.Run(ctx, onRecord)
+	ro := engine.RunOptions{OnRecord: opt.OnRecord}
+	if opt.Checkpoint != "" {
+		ro.CheckpointEvery = opt.CheckpointEvery
+		ro.Checkpoint = func(trace []engine.Record) error { return r.SaveCheckpoint(opt.Checkpoint, trace) }
+	}
+	trace, err := r.Sim.RunWith(ctx, ro, opt.Trace)
 	res := &Result{Trace: trace, Wall: time.Since(t0)}
 	if len(trace) > 0 {
 		res.Final = trace[len(trace)-1]
+	}
+	var de *engine.DivergenceError
+	if opt.Checkpoint != "" && !errors.As(err, &de) {
+		if cerr := r.SaveCheckpoint(opt.Checkpoint, trace); cerr != nil && err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
 		return res, err
@@ -229,4 +267,39 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) (*Resul
 		res.Optimum = &o
 	}
 	return res, nil
+}
+
+// Identity is what a checkpoint must match to be resumed: the configuration
+// (its JSON form, without the worker count) and fingerprints of the data and
+// the graph.
+func (r *Run) Identity() []byte {
+	h := sha256.New()
+	cj, _ := json.Marshal(r.Config)
+	h.Write(cj)
+	binary.Write(h, binary.LittleEndian, r.Data.X)
+	binary.Write(h, binary.LittleEndian, r.Data.Class)
+	if r.Graph != nil {
+		binary.Write(h, binary.LittleEndian, r.Graph.Edges)
+	}
+	return h.Sum(nil)
+}
+
+// SaveCheckpoint writes the whole state and the trace so far to path, atomically.
+func (r *Run) SaveCheckpoint(path string, trace []engine.Record) error {
+	return atomicfile.Write(path, func(f *os.File) error { return r.Sim.WriteCheckpoint(f, r.Identity(), trace) })
+}
+
+// Resume restores the state saved in path and returns the trace so far, for
+// ExecOptions.Trace. An invalid or mismatched checkpoint changes nothing.
+func (r *Run) Resume(path string) ([]engine.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	trace, err := r.Sim.ReadCheckpoint(f, r.Identity())
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return trace, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/par"
@@ -430,16 +431,28 @@ func (s *Sim) Measure() Record {
 // iterations), or with a *DivergenceError. The trace so far is returned in
 // every case.
 func (s *Sim) Run(ctx context.Context, onRecord func(Record)) ([]Record, error) {
+	return s.RunWith(ctx, RunOptions{OnRecord: onRecord}, nil)
+}
+
+// RunWith is Run with checkpoints; trace is the trace so far when resuming
+// from a checkpoint (nil otherwise).
+func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Record, error) {
 	sched := LogSchedule(s.cfg.Iters, s.cfg.LogPoints)
-	var trace []Record
 	next := 0
 	for next < len(sched) && sched[next] <= s.t {
 		next++
 	}
+	lastCkpt := time.Now()
 	for s.t < s.cfg.Iters {
 		if s.t&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return trace, err
+			}
+			if opt.Checkpoint != nil && time.Since(lastCkpt) >= opt.CheckpointEvery {
+				if err := opt.Checkpoint(trace); err != nil {
+					return trace, err
+				}
+				lastCkpt = time.Now()
 			}
 		}
 		if err := s.Step(); err != nil {
@@ -449,8 +462,8 @@ func (s *Sim) Run(ctx context.Context, onRecord func(Record)) ([]Record, error) 
 			next++
 			rec := s.Measure()
 			trace = append(trace, rec)
-			if onRecord != nil {
-				onRecord(rec)
+			if opt.OnRecord != nil {
+				opt.OnRecord(rec)
 			}
 		}
 	}

@@ -262,11 +262,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	noOpt := fs.Bool("no-optimum", false, "skip the centralized full-batch optimum R_n(θ*)")
 	outDir := fs.String("out", "", "output directory (created if missing) [required]")
 	asJSON := fs.Bool("json", false, "also print summary.json on stdout")
+	ckpt := fs.String("checkpoint", "", "write the whole state to FILE every --checkpoint-every and at the end\n(atomically: temporary file, fsync, rename); SIGINT/SIGTERM save it before exiting")
+	every := fs.Duration("checkpoint-every", 5*time.Minute, "interval between checkpoints (e.g. 30s, 10m)")
+	resume := fs.String("resume", "", "continue the run saved in FILE; every other flag must be as in the saved run.\nCheckpoints go on to --checkpoint, or to FILE itself")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := gf.validate(); err != nil {
 		return err
+	}
+	if *every <= 0 {
+		return usagef("--checkpoint-every must be > 0, got %s", *every)
+	}
+	if *ckpt == "" {
+		*ckpt = *resume
 	}
 	if *outDir == "" {
 		return usagef("--out DIR is required")
@@ -308,14 +317,28 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	var trace []engine.Record
+	if *resume != "" {
+		if trace, err = run.Resume(*resume); err != nil {
+			return usageError{err}
+		}
+		fmt.Fprintf(stderr, "resuming from iteration %d of %d (%s)\n", run.Sim.Iter(), cfg.Iters, *resume)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prog := newProgress(stderr, cfg.Iters)
-	res, runErr := run.Execute(ctx, prog.record)
+	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, Checkpoint: *ckpt, CheckpointEvery: *every, Trace: trace})
 	prog.done()
 	sum := run.Summarize(res, runErr)
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
+		if *ckpt != "" {
+			fmt.Fprintf(stderr, "stopped at iteration %d; state saved to %s; continue with --resume %s\n", run.Sim.Iter(), *ckpt, *ckpt)
+		}
+	}
+	var de *engine.DivergenceError
+	if errors.As(runErr, &de) && *ckpt != "" {
+		fmt.Fprintf(stderr, "the last good state is in %s\n", *ckpt)
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(*outDir, "trace.csv"), pairgossip.TraceCSV(res.Trace)); err != nil {
 		return err

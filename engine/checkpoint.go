@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"math"
+	"time"
+
+	"github.com/pairgossip/pairgossip/layout"
+)
+
+// Checkpoint format (little-endian):
+//
+//	"PGCKPT\x00\x01"            8-byte magic
+//	uint32 header length, header JSON (checkpointHeader)
+//	Z, Θ, Θ̄ as rows×stride float64 each (padding included)
+//	Y as rows int32; Count as rows int64 (Async only)
+//	trace: TraceLen records of 3 int64 and 7 float64
+//	SHA-256 of every byte above
+//
+// A checkpoint is read completely and its checksum verified before any of it
+// is applied, so a corrupt, truncated or mismatched file is refused whole.
+const (
+	checkpointMagic = "PGCKPT\x00\x01"
+	// CheckpointVersion is the format version written and the only one read.
+	CheckpointVersion = 1
+	// maxHeader bounds the header so that a corrupt length cannot allocate.
+	maxHeader = 1 << 20
+)
+
+// ErrCheckpoint is wrapped by every error about a checkpoint's content.
+var ErrCheckpoint = errors.New("invalid checkpoint")
+
+type checkpointHeader struct {
+	Version   int    `json:"version"`
+	Identity  []byte `json:"identity"` // SHA-256 of the caller's identity and the engine's configuration
+	Algorithm string `json:"algorithm"`
+	Rows      int    `json:"rows"`
+	P         int    `json:"p"`
+	Stride    int    `json:"stride"`
+	Iter      int64  `json:"iter"`
+	GradEvals int64  `json:"grad_evals"`
+	Nonzero   int64  `json:"grad_evals_nonzero"`
+	RNG       []byte `json:"rng"`
+	TraceLen  int    `json:"trace_len"`
+	HasCount  bool   `json:"has_count"`
+}
+
+// identity hashes what must match for a checkpoint to be resumed: the
+// caller's description (configuration, data, graph) and the engine's own
+// parameters. Workers are excluded: they do not change results.
+func (s *Sim) identity(caller []byte) []byte {
+	h := sha256.New()
+	h.Write(caller)
+	c := s.cfg
+	fmt.Fprintf(h, "|%d|%d|%d|%x|%x|%d|%d|%d|%d|%d|%d|%v", c.Algorithm, c.Estimator, c.Iters,
+		math.Float64bits(c.GammaC), math.Float64bits(c.GammaAlpha), c.Seed, c.LogPoints, len(s.evalRows),
+		s.prob.N, s.prob.D, s.prob.P, s.prob.Loss)
+	return h.Sum(nil)
+}
+
+type hashWriter struct {
+	w *bufio.Writer
+	h hash.Hash
+}
+
+func (hw hashWriter) Write(p []byte) (int, error) {
+	hw.h.Write(p)
+	return hw.w.Write(p)
+}
+
+// WriteCheckpoint writes the whole state and the trace so far. identity
+// describes the run (for example its configuration as JSON); ReadCheckpoint
+// refuses a checkpoint whose identity differs.
+func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) error {
+	rngState, err := s.edges.State()
+	if err != nil {
+		return err
+	}
+	hdr := checkpointHeader{Version: CheckpointVersion, Identity: s.identity(identity), Algorithm: s.cfg.Algorithm.String(),
+		Rows: s.Z.Rows, P: s.Z.Cols, Stride: s.Z.Stride, Iter: s.t, GradEvals: s.gradEvals, Nonzero: s.nonzero,
+		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil}
+	hj, err := json.Marshal(hdr)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	hw := hashWriter{bw, sha256.New()}
+	hw.Write([]byte(checkpointMagic))
+	binary.Write(hw, binary.LittleEndian, uint32(len(hj)))
+	hw.Write(hj)
+	for _, m := range []layout.Matrix{s.Z, s.Theta, s.ThetaBar} {
+		if err := writeFloats(hw, m.Data); err != nil {
+			return err
+		}
+	}
+	binary.Write(hw, binary.LittleEndian, s.Y)
+	if s.Count != nil {
+		binary.Write(hw, binary.LittleEndian, s.Count)
+	}
+	for _, r := range trace {
+		binary.Write(hw, binary.LittleEndian, [3]int64{r.Iter, r.GradEvals, r.GradEvalsNonzero})
+		binary.Write(hw, binary.LittleEndian, [7]float64{r.ObjMean, r.ObjStd, r.ObjMin, r.ObjMax, r.AUCMean, r.Bias, r.Consensus})
+	}
+	if _, err := bw.Write(hw.h.Sum(nil)); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func writeFloats(w io.Writer, v []float64) error {
+	var buf [8 * 512]byte
+	for len(v) > 0 {
+		k := min(len(v), 512)
+		for i := 0; i < k; i++ {
+			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(v[i]))
+		}
+		if _, err := w.Write(buf[:8*k]); err != nil {
+			return err
+		}
+		v = v[k:]
+	}
+	return nil
+}
+
+func readFloats(r io.Reader, v []float64) error {
+	var buf [8 * 512]byte
+	for len(v) > 0 {
+		k := min(len(v), 512)
+		if _, err := io.ReadFull(r, buf[:8*k]); err != nil {
+			return err
+		}
+		for i := 0; i < k; i++ {
+			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
+		}
+		v = v[k:]
+	}
+	return nil
+}
+
+func ckptErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrCheckpoint, fmt.Sprintf(format, a...))
+}
+
+// ReadCheckpoint restores the state written by WriteCheckpoint and returns
+// the trace so far. Nothing is changed unless the whole checkpoint is valid:
+// magic, version, checksum, identity and shapes are all checked first.
+func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
+	h := sha256.New()
+	tr := io.TeeReader(bufio.NewReaderSize(r, 1<<20), h)
+	var magic [8]byte
+	if _, err := io.ReadFull(tr, magic[:]); err != nil || string(magic[:]) != checkpointMagic {
+		if err == nil && string(magic[:6]) == checkpointMagic[:6] {
+			return nil, ckptErr("format version %d, this program reads version %d", int(magic[6])<<8|int(magic[7]), CheckpointVersion)
+		}
+		return nil, ckptErr("not a pairgossip checkpoint")
+	}
+	var hl uint32
+	if err := binary.Read(tr, binary.LittleEndian, &hl); err != nil || hl == 0 || hl > maxHeader {
+		return nil, ckptErr("corrupt header length")
+	}
+	hj := make([]byte, hl)
+	if _, err := io.ReadFull(tr, hj); err != nil {
+		return nil, ckptErr("truncated header")
+	}
+	var hdr checkpointHeader
+	if err := json.Unmarshal(hj, &hdr); err != nil {
+		return nil, ckptErr("corrupt header: %v", err)
+	}
+	if hdr.Version != CheckpointVersion {
+		return nil, ckptErr("format version %d, this program reads version %d", hdr.Version, CheckpointVersion)
+	}
+	if !bytes.Equal(hdr.Identity, s.identity(identity)) {
+		return nil, ckptErr("written by a run with another configuration, data or graph (resume needs the same flags)")
+	}
+	if hdr.Rows != s.Z.Rows || hdr.P != s.Z.Cols || hdr.Stride != s.Z.Stride || hdr.HasCount != (s.Count != nil) {
+		return nil, ckptErr("state shape %d×%d (stride %d) does not match this run's %d×%d (stride %d)",
+			hdr.Rows, hdr.P, hdr.Stride, s.Z.Rows, s.Z.Cols, s.Z.Stride)
+	}
+	if hdr.Iter < 0 || hdr.Iter > s.cfg.Iters || hdr.TraceLen < 0 || hdr.TraceLen > len(LogSchedule(s.cfg.Iters, s.cfg.LogPoints)) {
+		return nil, ckptErr("iteration %d or trace length %d out of range", hdr.Iter, hdr.TraceLen)
+	}
+	// Read everything into fresh buffers; apply only after the checksum.
+	z, th, bar := layout.New(s.Z.Rows, s.Z.Cols), layout.New(s.Z.Rows, s.Z.Cols), layout.New(s.Z.Rows, s.Z.Cols)
+	for _, m := range []layout.Matrix{z, th, bar} {
+		if err := readFloats(tr, m.Data); err != nil {
+			return nil, ckptErr("truncated state")
+		}
+	}
+	y := make([]int32, len(s.Y))
+	if err := binary.Read(tr, binary.LittleEndian, y); err != nil {
+		return nil, ckptErr("truncated state")
+	}
+	var count []int64
+	if s.Count != nil {
+		count = make([]int64, len(s.Count))
+		if err := binary.Read(tr, binary.LittleEndian, count); err != nil {
+			return nil, ckptErr("truncated state")
+		}
+	}
+	trace := make([]Record, hdr.TraceLen)
+	for i := range trace {
+		var ints [3]int64
+		var fl [7]float64
+		if binary.Read(tr, binary.LittleEndian, &ints) != nil || binary.Read(tr, binary.LittleEndian, &fl) != nil {
+			return nil, ckptErr("truncated trace")
+		}
+		trace[i] = Record{Iter: ints[0], GradEvals: ints[1], GradEvalsNonzero: ints[2], ObjMean: fl[0], ObjStd: fl[1],
+			ObjMin: fl[2], ObjMax: fl[3], AUCMean: fl[4], Bias: fl[5], Consensus: fl[6]}
+	}
+	sum := h.Sum(nil)
+	var stored [32]byte
+	if _, err := io.ReadFull(tr, stored[:]); err != nil || !bytes.Equal(sum, stored[:]) {
+		return nil, ckptErr("checksum mismatch: the file is corrupt or truncated")
+	}
+	if n, _ := tr.Read(make([]byte, 1)); n != 0 {
+		return nil, ckptErr("trailing bytes after the checksum")
+	}
+	for k, v := range y {
+		if v < 0 || int(v) >= s.prob.N {
+			return nil, ckptErr("auxiliary index %d of node %d out of range", v, k)
+		}
+	}
+	if err := s.edges.SetState(hdr.RNG); err != nil {
+		return nil, ckptErr("random generator state: %v", err)
+	}
+	s.Z, s.Theta, s.ThetaBar, s.Y = z, th, bar, y
+	if count != nil {
+		s.Count = count
+	}
+	s.t, s.gradEvals, s.nonzero = hdr.Iter, hdr.GradEvals, hdr.Nonzero
+	return trace, nil
+}
+
+// RunOptions configures RunWith.
+type RunOptions struct {
+	// OnRecord is called with each measurement.
+	OnRecord func(Record)
+	// Checkpoint, if not nil, is called every CheckpointEvery of wall time
+	// (checked every 256 iterations) with the trace so far; the state is
+	// consistent (between iterations) during the call.
+	Checkpoint      func(trace []Record) error
+	CheckpointEvery time.Duration
+}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+func checkpointSim(t testing.TB, algo Algorithm, iters int64) *Sim {
+	t.Helper()
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 24, 3, 1)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 24, K: 4, P: 0.3, Seed: 1})
+	s, err := New(p, g, Config{Algorithm: algo, Iters: iters, GammaC: 1, Seed: 4, LogPoints: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func stateBytes(t testing.TB, s *Sim) []byte {
+	var b bytes.Buffer
+	if err := s.WriteCheckpoint(&b, []byte("id"), nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestCheckpointResumeIdentical: stopping half-way, saving, restoring into a
+// fresh Sim and finishing gives the same state and trace as one run.
+func TestCheckpointResumeIdentical(t *testing.T) {
+	for _, algo := range []Algorithm{Sync, Async, Centralized} {
+		ref := checkpointSim(t, algo, 2000)
+		refTrace, _ := ref.Run(context.Background(), nil)
+
+		a := checkpointSim(t, algo, 2000)
+		ctx, cancel := context.WithCancel(context.Background())
+		var trace []Record
+		trace, err := a.RunWith(ctx, RunOptions{OnRecord: func(r Record) {
+			if r.Iter >= 300 {
+				cancel()
+			}
+		}}, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: %v", algo, err)
+		}
+		var buf bytes.Buffer
+		if err := a.WriteCheckpoint(&buf, []byte("id"), trace); err != nil {
+			t.Fatal(err)
+		}
+		b := checkpointSim(t, algo, 2000)
+		tr, err := b.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err = b.RunWith(context.Background(), RunOptions{}, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr) != len(refTrace) {
+			t.Fatalf("%s: trace length %d vs %d", algo, len(tr), len(refTrace))
+		}
+		for i := range tr {
+			if !sameRecord(tr[i], refTrace[i]) {
+				t.Fatalf("%s: record %d differs", algo, i)
+			}
+		}
+		if !bytes.Equal(stateBytes(t, b), stateBytes(t, ref)) {
+			t.Fatalf("%s: final state differs", algo)
+		}
+	}
+}
+
+// TestCheckpointRefused: every damaged or mismatched checkpoint is refused
+// with ErrCheckpoint and leaves the state untouched.
+func TestCheckpointRefused(t *testing.T) {
+	src := checkpointSim(t, Async, 500)
+	src.Run(context.Background(), nil)
+	var good bytes.Buffer
+	src.WriteCheckpoint(&good, []byte("id"), nil)
+	g := good.Bytes()
+
+	flip := func(i int) []byte { b := bytes.Clone(g); b[i] ^= 1; return b }
+	cases := map[string]struct {
+		data []byte
+		id   string
+	}{
+		"empty":          {nil, "id"},
+		"not ours":       {[]byte("hello world, this is not a checkpoint"), "id"},
+		"truncated":      {g[:len(g)/2], "id"},
+		"no checksum":    {g[:len(g)-32], "id"},
+		"flipped state":  {flip(len(g) / 2), "id"},
+		"flipped sum":    {flip(len(g) - 1), "id"},
+		"trailing bytes": {append(bytes.Clone(g), 0), "id"},
+		"other config":   {g, "other"},
+		"other version":  {append([]byte("PGCKPT\x00\x02"), g[8:]...), "id"},
+	}
+	for name, c := range cases {
+		dst := checkpointSim(t, Async, 500)
+		dst.Run(context.Background(), nil)
+		before := stateBytes(t, dst)
+		_, err := dst.ReadCheckpoint(bytes.NewReader(c.data), []byte(c.id))
+		if !errors.Is(err, ErrCheckpoint) {
+			t.Errorf("%s: err = %v, want ErrCheckpoint", name, err)
+		}
+		if !bytes.Equal(before, stateBytes(t, dst)) {
+			t.Errorf("%s: a refused checkpoint changed the state", name)
+		}
+	}
+	// Another shape: same identity bytes, different problem size.
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 30, 3, 1)
+	other, _ := New(p, mustGraph(t, graph.Spec{Kind: "complete", N: 30}), Config{Algorithm: Async, Iters: 500, GammaC: 1, Seed: 4, LogPoints: 8})
+	if _, err := other.ReadCheckpoint(bytes.NewReader(g), []byte("id")); !errors.Is(err, ErrCheckpoint) {
+		t.Errorf("other shape accepted: %v", err)
+	}
+}
+
+func FuzzReadCheckpoint(f *testing.F) {
+	src := checkpointSim(f, Async, 200)
+	src.Run(context.Background(), nil)
+	var good bytes.Buffer
+	src.WriteCheckpoint(&good, []byte("id"), nil)
+	f.Add(good.Bytes())
+	f.Add(good.Bytes()[:40])
+	f.Add([]byte("PGCKPT\x00\x01\x05\x00\x00\x00{}"))
+	dst := checkpointSim(f, Async, 200)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := stateBytes(t, dst)
+		if _, err := dst.ReadCheckpoint(bytes.NewReader(data), []byte("id")); err != nil {
+			if !bytes.Equal(before, stateBytes(t, dst)) {
+				t.Fatal("a refused checkpoint changed the state")
+			}
+		}
+	})
+}

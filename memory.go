@@ -1,0 +1,135 @@
+package pairgossip
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pairgossip/pairgossip/layout"
+)
+
+// MemoryEstimate is the memory a run needs, by part, in bytes.
+type MemoryEstimate struct {
+	State, Graph, Measure, Solver int64
+}
+
+// Total is the sum of the parts.
+func (m MemoryEstimate) Total() int64 { return m.State + m.Graph + m.Measure + m.Solver }
+
+func gib(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
+
+func (m MemoryEstimate) String() string {
+	return fmt.Sprintf("%s (state %s, graph %s, measurement %s, optimum solver %s)",
+		gib(m.Total()), gib(m.State), gib(m.Graph), gib(m.Measure), gib(m.Solver))
+}
+
+// estimateEdges bounds the number of undirected edges the graph will have,
+// before building it.
+func estimateEdges(cfg Config, n int) float64 {
+	nf := float64(n)
+	switch cfg.Graph {
+	case "complete":
+		return nf * (nf - 1) / 2
+	case "cycle", "star", "path":
+		return nf
+	case "watts-strogatz":
+		return nf * float64(max(cfg.GraphK, 2)/2)
+	case "erdos-renyi":
+		return cfg.GraphP * nf * (nf - 1) / 2
+	case "grid", "torus":
+		return 2 * nf
+	case "geometric":
+		r := cfg.GraphR
+		if r <= 0 {
+			r = 1.5 * math.Sqrt(math.Log(nf)/(math.Pi*nf))
+		}
+		return math.Min(nf*(nf-1)/2, nf*nf*math.Pi*r*r/2)
+	case "file":
+		if st, err := os.Stat(cfg.GraphFile); err == nil {
+			return float64(st.Size()) / 4 // at least "a b\n" per edge
+		}
+	}
+	return nf
+}
+
+// EstimateMemory returns the memory a run of cfg needs for n points of
+// dimension d, with the given number of measurement workers, before anything
+// large is allocated.
+func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
+	metric := strings.HasPrefix(cfg.Problem, "metric")
+	P := d
+	if metric {
+		P = d * d
+	}
+	k := max(cfg.PointsNode, 1)
+	row := int64(layout.Stride(P)) * 8
+	var m MemoryEstimate
+	rows := int64(n)
+	if cfg.Algorithm == "centralized" {
+		rows = 1
+	}
+	// Z, Θ, Θ̄ plus the data and the per-node bookkeeping.
+	m.State = 3*rows*row + int64(n)*int64(layout.Stride(d))*8 + rows*24
+	if cfg.Algorithm != "centralized" {
+		e := estimateEdges(cfg, n/k) * float64(k*k)
+		m.Graph = int64(e*16) + int64(n)*8 // edge list (8 B) + CSR adjacency (2×4 B) + offsets
+	}
+	evalN := int64(cfg.EvalNodes)
+	if evalN <= 0 || evalN > rows {
+		evalN = rows // an upper bound for the automatic choice
+	}
+	workers = max(workers, 1)
+	if metric {
+		m.Measure = int64(workers)*(int64(n)*int64(n)+int64(n)*int64(d))*8 + evalN*row
+		m.Solver = (int64(n)*int64(n) + 2*int64(n)*int64(d)) * 8
+	} else {
+		m.Measure = evalN*int64(n)*8 + evalN*row
+		m.Solver = 4 * int64(n) * 8
+	}
+	if cfg.SkipOptimum {
+		m.Solver = 0
+	}
+	return m
+}
+
+// AvailableMemory returns the memory this process may still use: the
+// smaller of /proc/meminfo's MemAvailable and a cgroup v2 limit, or 0 when
+// neither can be read (then no check is made).
+func AvailableMemory() int64 {
+	var avail int64
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if fs := strings.Fields(sc.Text()); len(fs) >= 2 && fs[0] == "MemAvailable:" {
+				if kb, err := strconv.ParseInt(fs[1], 10, 64); err == nil {
+					avail = kb * 1024
+				}
+			}
+		}
+		f.Close()
+	}
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if lim, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			cur := int64(0)
+			if c, err := os.ReadFile("/sys/fs/cgroup/memory.current"); err == nil {
+				cur, _ = strconv.ParseInt(strings.TrimSpace(string(c)), 10, 64)
+			}
+			if free := lim - cur; avail == 0 || free < avail {
+				avail = free
+			}
+		}
+	}
+	return avail
+}
+
+// checkMemory refuses a run that would not fit.
+func checkMemory(cfg Config, n, d, workers int) error {
+	est := EstimateMemory(cfg, n, d, workers)
+	if avail := AvailableMemory(); avail > 0 && est.Total() > avail {
+		return fmt.Errorf("this run needs about %s but only %s is available; reduce n, d, the graph's density or --eval-nodes", est, gib(avail))
+	}
+	return nil
+}
