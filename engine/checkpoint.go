@@ -20,7 +20,7 @@ import (
 //
 //	"PGCKPT\x00\x01"            8-byte magic
 //	uint32 header length, header JSON (checkpointHeader)
-//	Z, Θ, Θ̄ as rows×stride float64 each (padding included)
+//	Z, Θ, Θ̄ as rows×P float64 each
 //	Y as rows int32; Count as rows int64 (Async only)
 //	trace: TraceLen records of 3 int64 and 7 float64
 //	SHA-256 of every byte above
@@ -44,7 +44,6 @@ type checkpointHeader struct {
 	Algorithm string `json:"algorithm"`
 	Rows      int    `json:"rows"`
 	P         int    `json:"p"`
-	Stride    int    `json:"stride"`
 	Iter      int64  `json:"iter"`
 	GradEvals int64  `json:"grad_evals"`
 	Nonzero   int64  `json:"grad_evals_nonzero"`
@@ -85,7 +84,7 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 		return err
 	}
 	hdr := checkpointHeader{Version: CheckpointVersion, Identity: s.identity(identity), Algorithm: s.cfg.Algorithm.String(),
-		Rows: s.Z.Rows, P: s.Z.Cols, Stride: s.Z.Stride, Iter: s.t, GradEvals: s.gradEvals, Nonzero: s.nonzero,
+		Rows: s.Z.Rows, P: s.Z.Cols, Iter: s.t, GradEvals: s.gradEvals, Nonzero: s.nonzero,
 		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil}
 	hj, err := json.Marshal(hdr)
 	if err != nil {
@@ -97,8 +96,10 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 	binary.Write(hw, binary.LittleEndian, uint32(len(hj)))
 	hw.Write(hj)
 	for _, m := range []layout.Matrix{s.Z, s.Theta, s.ThetaBar} {
-		if err := writeFloats(hw, m.Data); err != nil {
-			return err
+		for i := 0; i < m.Rows; i++ {
+			if err := writeFloats(hw, m.Row(i)); err != nil {
+				return err
+			}
 		}
 	}
 	binary.Write(hw, binary.LittleEndian, s.Y)
@@ -180,9 +181,8 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	if !bytes.Equal(hdr.Identity, s.identity(identity)) {
 		return nil, ckptErr("written by a run with another configuration, data or graph (resume needs the same flags)")
 	}
-	if hdr.Rows != s.Z.Rows || hdr.P != s.Z.Cols || hdr.Stride != s.Z.Stride || hdr.HasCount != (s.Count != nil) {
-		return nil, ckptErr("state shape %d×%d (stride %d) does not match this run's %d×%d (stride %d)",
-			hdr.Rows, hdr.P, hdr.Stride, s.Z.Rows, s.Z.Cols, s.Z.Stride)
+	if hdr.Rows != s.Z.Rows || hdr.P != s.Z.Cols || hdr.HasCount != (s.Count != nil) {
+		return nil, ckptErr("state shape %d×%d does not match this run's %d×%d", hdr.Rows, hdr.P, s.Z.Rows, s.Z.Cols)
 	}
 	if hdr.Iter < 0 || hdr.Iter > s.cfg.Iters || hdr.TraceLen < 0 || hdr.TraceLen > len(LogSchedule(s.cfg.Iters, s.cfg.LogPoints)) {
 		return nil, ckptErr("iteration %d or trace length %d out of range", hdr.Iter, hdr.TraceLen)
@@ -190,8 +190,10 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	// Read everything into fresh buffers; apply only after the checksum.
 	z, th, bar := layout.New(s.Z.Rows, s.Z.Cols), layout.New(s.Z.Rows, s.Z.Cols), layout.New(s.Z.Rows, s.Z.Cols)
 	for _, m := range []layout.Matrix{z, th, bar} {
-		if err := readFloats(tr, m.Data); err != nil {
-			return nil, ckptErr("truncated state")
+		for i := 0; i < m.Rows; i++ {
+			if err := readFloats(tr, m.Row(i)); err != nil {
+				return nil, ckptErr("truncated state")
+			}
 		}
 	}
 	y := make([]int32, len(s.Y))
@@ -231,7 +233,10 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	if err := s.edges.SetState(hdr.RNG); err != nil {
 		return nil, ckptErr("random generator state: %v", err)
 	}
-	s.Z, s.Theta, s.ThetaBar, s.Y = z, th, bar, y
+	s.Z.CopyFrom(z)
+	s.Theta.CopyFrom(th)
+	s.ThetaBar.CopyFrom(bar)
+	s.Y = y
 	if count != nil {
 		s.Count = count
 	}

@@ -16,8 +16,9 @@ type pool struct {
 	wg     sync.WaitGroup
 }
 
-func newPool(n, workers int) *pool {
-	p := &pool{shards: layout.Shards(n, workers)}
+// newPool starts one worker per shard (the caller is worker 0).
+func newPool(shards []layout.Range) *pool {
+	p := &pool{shards: shards}
 	p.start = make([]chan func(int, layout.Range), len(p.shards))
 	for w := 1; w < len(p.shards); w++ {
 		ch := make(chan func(int, layout.Range))
@@ -31,6 +32,9 @@ func newPool(n, workers int) *pool {
 	}
 	return p
 }
+
+// size is the number of workers.
+func (p *pool) size() int { return len(p.shards) }
 
 // run executes fn on every shard in parallel.
 func (p *pool) run(fn func(w int, r layout.Range)) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"slices"
@@ -28,8 +29,11 @@ type Sim struct {
 	cfg  Config
 
 	// Z, Theta and ThetaBar hold z_k, θ_k and θ̄_k, one row per node (a
-	// single row for Centralized).
-	Z, Theta, ThetaBar layout.Matrix
+	// single row for Centralized). They are views into one array of node
+	// records [x_k | z_k | θ_k | θ̄_k] (layout.NewRecords), X being the
+	// engine's copy of the data, so that an update reads one contiguous
+	// record per node.
+	X, Z, Theta, ThetaBar layout.Matrix
 	// Y[k] is the index of node k's auxiliary observation y_k in the data.
 	Y []int32
 	// Count[k] is node k's activation count (Async); m_k = Count[k]/p_k.
@@ -42,8 +46,10 @@ type Sim struct {
 
 	workers  int
 	pool     *pool
-	roundT   int64   // the round the pool is working on
-	roundG   float64 // its step size
+	apar     *asyncPar // parallel asynchronous executor (nil: serial loop)
+	fast     bool      // the linear fast path applies (fast.go)
+	roundT   int64     // the round the pool is working on
+	roundG   float64   // its step size
 	roundFn  func(w int, r layout.Range)
 	ws       []*problem.Workspace // per worker
 	nzShard  []int64              // per worker non-zero gradient counts
@@ -96,9 +102,11 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		}
 	}
 	rows := s.nodeCount()
-	s.Z = layout.New(rows, p.P)
-	s.Theta = layout.New(rows, p.P)
-	s.ThetaBar = layout.New(rows, p.P)
+	rec := layout.NewRecords(rows, p.D, p.P, p.P, p.P)
+	s.X, s.Z, s.Theta, s.ThetaBar = rec[0], rec[1], rec[2], rec[3]
+	if rows == p.N {
+		s.X.CopyFrom(p.X)
+	}
 	s.Y = make([]int32, rows)
 	for k := range s.Y {
 		s.Y[k] = int32(k)
@@ -111,10 +119,15 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		}
 	}
 	s.edges = rng.New(cfg.Seed, streamEdges)
+	s.fast = s.linear()
 	s.workers = par.Workers(cfg.Workers)
 	if cfg.Algorithm == Sync && s.workers > 1 && rows >= 2*layout.LineFloats {
-		s.pool = newPool(rows, s.workers)
+		s.pool = newPool(layout.Shards(rows, s.workers))
 		s.roundFn = func(w int, r layout.Range) { s.syncShard(w, r, s.roundT, s.roundG) }
+	}
+	if cfg.Algorithm == Async && s.workers > 1 && rows >= asyncMinNodes {
+		s.apar = newAsyncPar(rows, s.workers)
+		s.apar.fn = func(w int, _ layout.Range) { s.asyncLevel(w) }
 	}
 	nw := max(1, s.workers)
 	s.ws = make([]*problem.Workspace, nw)
@@ -164,6 +177,10 @@ func (s *Sim) Close() {
 	if s.pool != nil {
 		s.pool.close()
 		s.pool = nil
+	}
+	if s.apar != nil {
+		s.apar.pool.close()
+		s.apar = nil
 	}
 }
 
@@ -251,12 +268,11 @@ func (s *Sim) Step() error {
 		}
 	case Async:
 		i, j := s.drawEdge()
-		s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
-		s.average(i, j)
-		for _, k := range [2]int{i, j} {
-			if err := s.asyncNode(k, t); err != nil {
-				return err
-			}
+		nz, bad := s.asyncEvent(i, j, t, 0)
+		s.gradEvals += 2
+		s.nonzero += nz
+		if bad >= 0 {
+			return &DivergenceError{Iter: t, Node: bad, Field: fieldOf(s.Z.Row(bad), s.Theta.Row(bad))}
 		}
 	case Centralized:
 		i, j := s.edges.IntN(s.prob.N), s.edges.IntN(s.prob.N)
@@ -288,6 +304,21 @@ func (s *Sim) syncShard(w int, r layout.Range, t int64, gamma float64) {
 	p, ws := s.prob, s.ws[w]
 	tf := float64(t)
 	var nz int64
+	if s.fast {
+		c, a, b := s.smoothScale(gamma, tf), 1-1/tf, 1/tf
+		for k := r.Lo; k < r.Hi; k++ {
+			j := s.aux(k, t)
+			wt := s.pairWeight(k, j, 1)
+			if wt != 0 {
+				nz++
+			}
+			if !linearUpdate(s.Z.Row(k), s.Theta.Row(k), s.ThetaBar.Row(k), s.X.Row(k), s.X.Row(j), wt, c, a, b) && s.badShard[w].field == "" {
+				s.badShard[w] = badNode{k, fieldOf(s.Z.Row(k), s.Theta.Row(k))}
+			}
+		}
+		s.nzShard[w] += nz
+		return
+	}
 	for k := r.Lo; k < r.Hi; k++ {
 		z, th := s.Z.Row(k), s.Theta.Row(k)
 		if p.PairGrad(z, 1, th, k, s.aux(k, t)) {
@@ -313,27 +344,49 @@ func fieldOf(z, th []float64) string {
 	return "theta_bar"
 }
 
-// asyncNode is node k's half of an asynchronous event t:
+// asyncNode is node k's half of an asynchronous event t, run by worker w:
 // z_k += ∇f(θ_k; x_k, y_k)/p_k; m_k += 1/p_k; θ_k = π_{m_k}(z_k);
 // θ̄_k ← (1 − 1/(m_k p_k)) θ̄_k + θ_k/(m_k p_k), where m_k p_k is the
 // activation count (kept as an integer, so m_k carries no rounding drift).
-func (s *Sim) asyncNode(k int, t int64) error {
+// It reports whether the gradient was non-zero and whether θ̄_k is finite.
+func (s *Sim) asyncNode(k int, t int64, w int) (nonzero, ok bool) {
 	p := s.prob
 	z, th := s.Z.Row(k), s.Theta.Row(k)
-	s.gradEvals++
-	if p.PairGrad(z, s.invP[k], th, k, s.aux(k, t)) {
-		s.nonzero++
+	if s.fast {
+		j := s.aux(k, t)
+		wt := s.pairWeight(k, j, s.invP[k])
+		s.Count[k]++
+		c := float64(s.Count[k])
+		m := c * s.invP[k]
+		ok = linearUpdate(z, th, s.ThetaBar.Row(k), s.X.Row(k), s.X.Row(j), wt, s.smoothScale(s.cfg.Gamma(m), m), 1-1/c, 1/c)
+		return wt != 0, ok
 	}
+	nonzero = p.PairGrad(z, s.invP[k], th, k, s.aux(k, t))
 	s.Count[k]++
 	c := float64(s.Count[k])
 	m := c * s.invP[k]
-	p.Reg.Smooth(th, z, s.cfg.Gamma(m), m, s.ws[0])
+	p.Reg.Smooth(th, z, s.cfg.Gamma(m), m, s.ws[w])
 	bar := s.ThetaBar.Row(k)
 	avg(bar, th, c)
-	if !finite(bar) {
-		return &DivergenceError{Iter: t, Node: k, Field: fieldOf(z, th)}
+	return nonzero, finite(bar)
+}
+
+// asyncEvent is the whole event t on edge (i, j): swap y_i ↔ y_j, average
+// z_i and z_j, then each endpoint's update. It touches rows i and j only.
+func (s *Sim) asyncEvent(i, j int, t int64, w int) (nonzero int64, bad int) {
+	s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+	s.average(i, j)
+	bad = -1
+	for _, k := range [2]int{i, j} {
+		nz, ok := s.asyncNode(k, t, w)
+		if nz {
+			nonzero++
+		}
+		if !ok && bad < 0 {
+			bad = k
+		}
 	}
-	return nil
+	return nonzero, bad
 }
 
 // Record is one measurement of the run, at θ̄_k of the evaluated nodes.
@@ -427,9 +480,10 @@ func (s *Sim) Measure() Record {
 
 // Run performs the remaining iterations up to Config.Iters, measuring at the
 // log-spaced schedule and calling onRecord (if not nil) with each record. It
-// stops early with ctx's error when ctx is cancelled (checked every 256
-// iterations), or with a *DivergenceError. The trace so far is returned in
-// every case.
+// stops early with ctx's error when ctx is cancelled (checked between chunks
+// of iterations: 256 events or steps, one window of the parallel executor, or
+// about 4·10⁶ node-coordinate updates of the synchronous algorithm), or with
+// a *DivergenceError. The trace so far is returned in every case.
 func (s *Sim) Run(ctx context.Context, onRecord func(Record)) ([]Record, error) {
 	return s.RunWith(ctx, RunOptions{OnRecord: onRecord}, nil)
 }
@@ -442,20 +496,32 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 	for next < len(sched) && sched[next] <= s.t {
 		next++
 	}
+	chunk := int64(256)
+	if s.cfg.Algorithm == Sync {
+		chunk = max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P)))
+	}
 	lastCkpt := time.Now()
 	for s.t < s.cfg.Iters {
-		if s.t&255 == 0 {
-			if err := ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil {
+			return trace, err
+		}
+		if opt.Checkpoint != nil && time.Since(lastCkpt) >= opt.CheckpointEvery {
+			if err := opt.Checkpoint(trace); err != nil {
 				return trace, err
 			}
-			if opt.Checkpoint != nil && time.Since(lastCkpt) >= opt.CheckpointEvery {
-				if err := opt.Checkpoint(trace); err != nil {
-					return trace, err
-				}
-				lastCkpt = time.Now()
-			}
+			lastCkpt = time.Now()
 		}
-		if err := s.Step(); err != nil {
+		stop := s.cfg.Iters
+		if next < len(sched) {
+			stop = sched[next]
+		}
+		var err error
+		if s.apar != nil {
+			err = s.asyncAdvance(stop)
+		} else {
+			err = s.serialEvents(min(stop, s.t+chunk))
+		}
+		if err != nil {
 			return trace, err
 		}
 		if next < len(sched) && s.t == sched[next] {
@@ -468,4 +534,33 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 		}
 	}
 	return trace, nil
+}
+
+// Advance performs up to n more iterations (never past Config.Iters) without
+// measuring, using the same executors as Run. It is for benchmarks and for
+// callers that measure on their own schedule.
+func (s *Sim) Advance(n int64) error {
+	stop := min(s.cfg.Iters, s.t+n)
+	for s.t < stop {
+		var err error
+		if s.apar != nil {
+			err = s.asyncAdvance(stop)
+		} else {
+			err = s.serialEvents(stop)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StateChecksum returns a SHA-256 of the whole state (z, θ, θ̄, y, clocks,
+// counters and the edge stream), for comparing runs.
+func (s *Sim) StateChecksum() [32]byte {
+	h := sha256.New()
+	s.WriteCheckpoint(h, nil, nil)
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
 }

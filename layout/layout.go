@@ -94,21 +94,28 @@ func (m Matrix) General() blas64.General {
 	return blas64.General{Rows: m.Rows, Cols: m.Cols, Stride: m.Stride, Data: m.Data}
 }
 
-// Zero sets every element to 0.
-func (m Matrix) Zero() { clear(m.Data) }
-
-// CopyFrom copies o (same shape) into m.
-func (m Matrix) CopyFrom(o Matrix) {
-	if m.Rows != o.Rows || m.Cols != o.Cols || m.Stride != o.Stride {
-		panic("layout: CopyFrom: shape mismatch")
+// Zero sets every element of every row to 0 (only this field's columns for
+// a view made by NewRecords).
+func (m Matrix) Zero() {
+	for i := 0; i < m.Rows; i++ {
+		clear(m.Row(i))
 	}
-	copy(m.Data, o.Data)
 }
 
-// Clone returns a deep copy.
+// CopyFrom copies o (same rows and columns) into m, row by row.
+func (m Matrix) CopyFrom(o Matrix) {
+	if m.Rows != o.Rows || m.Cols != o.Cols {
+		panic("layout: CopyFrom: shape mismatch")
+	}
+	for i := 0; i < m.Rows; i++ {
+		copy(m.Row(i), o.Row(i))
+	}
+}
+
+// Clone returns a deep copy with its own storage (stride Stride(Cols)).
 func (m Matrix) Clone() Matrix {
 	c := New(m.Rows, m.Cols)
-	copy(c.Data, m.Data)
+	c.CopyFrom(m)
 	return c
 }
 
@@ -140,6 +147,29 @@ func Shards(n, parts int) []Range {
 			out = append(out, Range{lo, hi})
 		}
 		lo = hi
+	}
+	return out
+}
+
+// NewRecords allocates one buffer of rows records and returns one view per
+// field: field f is a rows×cols[f] Matrix whose rows all lie in the same
+// record. Every view shares the record stride (a multiple of LineFloats) and
+// starts on a cache-line boundary, so each view is still a blas64.General with
+// aligned rows, while a node's fields sit next to each other in memory: an
+// update that touches every field of one node (the asynchronous event, the
+// synchronous row update) reads one contiguous record instead of one row
+// per field scattered over the heap.
+func NewRecords(rows int, cols ...int) []Matrix {
+	offs := make([]int, len(cols))
+	stride := 0
+	for f, c := range cols {
+		offs[f] = stride
+		stride += Stride(c)
+	}
+	buf := AlignedFloats(rows*stride + stride) // one spare record: views may extend to the end of their last row
+	out := make([]Matrix, len(cols))
+	for f, c := range cols {
+		out[f] = Matrix{Rows: rows, Cols: c, Stride: stride, Data: buf[offs[f] : offs[f]+rows*stride]}
 	}
 	return out
 }

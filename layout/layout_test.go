@@ -55,3 +55,35 @@ func TestShards(t *testing.T) {
 		}
 	}
 }
+
+func TestNewRecords(t *testing.T) {
+	f := NewRecords(5, 3, 9, 1)
+	if f[0].Stride != 8+16+8 || f[1].Stride != f[0].Stride {
+		t.Fatalf("stride %d", f[0].Stride)
+	}
+	for k, m := range f {
+		for i := 0; i < 5; i++ {
+			r := m.Row(i)
+			if uintptr(unsafe.Pointer(&r[0]))%64 != 0 {
+				t.Fatalf("field %d row %d unaligned", k, i)
+			}
+			for j := range r {
+				r[j] = float64(100*k + j)
+			}
+		}
+	}
+	// Fields do not overlap.
+	for k, m := range f {
+		for i := 0; i < 5; i++ {
+			for j, v := range m.Row(i) {
+				if v != float64(100*k+j) {
+					t.Fatalf("field %d row %d overwritten", k, i)
+				}
+			}
+		}
+	}
+	g := f[1].General()
+	if g.Stride != f[1].Stride || g.Cols != 9 {
+		t.Fatal("General view")
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/pairgossip/pairgossip/engine"
+)
+
+func cmdAsync(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("async", "bench async: asynchronous gossip (AUC logistic, ψ = 0, random data) — the serial event loop\n"+
+		"and the parallel executor on the same seeded edge stream, timed in the same process, with a\n"+
+		"bitwise comparison of their final states.", stderr)
+	n := fs.Int("n", 1_000_000, "nodes (one random point each)")
+	d := fs.Int("d", 16, "dimension")
+	events := fs.Int64("events", 2_000_000, "events timed")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "workers of the parallel executor")
+	kind := fs.String("graph", "watts-strogatz", "graph (watts-strogatz k=5 p=0.3, cycle, star, complete, …)")
+	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := validSize(*n, *d); err != nil {
+		return err
+	}
+	if *events < 1 || *workers < 1 {
+		return usageError{fmt.Errorf("--events and --workers must be >= 1")}
+	}
+	p, err := randomAUC(*n, *d, *seed)
+	if err != nil {
+		return err
+	}
+	g, err := buildGraph(*kind, *n, *seed)
+	if err != nil {
+		return err
+	}
+	run := func(w int) (float64, [32]byte, error) {
+		s, err := engine.New(p, g, engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: w, LogPoints: 1, EvalNodes: 1})
+		if err != nil {
+			return 0, [32]byte{}, err
+		}
+		defer s.Close()
+		t0 := time.Now()
+		if err := s.Advance(*events); err != nil {
+			return 0, [32]byte{}, err
+		}
+		el := time.Since(t0).Seconds()
+		return float64(*events) / el, s.StateChecksum(), nil
+	}
+	serial, sumS, err := run(1)
+	if err != nil {
+		return err
+	}
+	par, sumP, err := run(*workers)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"n": *n, "d": *d, "graph": g.Name, "workers": *workers, "events": *events,
+		"events_per_s": par, "serial_events_per_s": serial, "speedup": par / serial,
+		"identical_to_serial": sumS == sumP, "gomaxprocs": runtime.GOMAXPROCS(0)}
+	if *asJSON {
+		printJSON(stdout, out)
+		return nil
+	}
+	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s, %d workers %.3g events/s (×%.2f), identical: %v\n",
+		*n, *d, g.Name, serial, *workers, par, par/serial, sumS == sumP)
+	return nil
+}

@@ -1,0 +1,131 @@
+// Command bench measures the engine's throughput on random data.
+//
+// Usage:
+//
+//	bench async --n N --d D --events E --workers W [--graph G] --json
+//	bench sync  --n N --d D --iters T --workers W [--schedule plain|blocked|auto] [--kernel auto|generic|avx2] --json
+//
+// Each subcommand prints one JSON object (with --json) or a short text
+// summary. The same --seed gives the same data, graph and edge stream, so two
+// runs do the same work. Long benchmark series live in bench/run.sh.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+const usage = `bench measures pairgossip's throughput on random data.
+
+Usage:
+  bench async --n N --d D --events E --workers W --json   asynchronous events: serial loop vs parallel executor
+  bench help COMMAND                                      the flags of a command
+`
+
+type usageError struct{ error }
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "async":
+		err = cmdAsync(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		if len(args) > 1 {
+			return realMain([]string{args[1], "--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "bench: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "bench %s: %v\n", args[0], err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+// randomAUC returns an AUC logistic problem on n Gaussian points of
+// dimension d, a third of them positive and shifted so the task is learnable.
+func randomAUC(n, d int, seed uint64) (*problem.Problem, error) {
+	s := rng.New(seed, 11)
+	x := make([]float64, n*d)
+	lab := make([]int32, n)
+	for i := 0; i < n; i++ {
+		lab[i] = -1
+		shift := 0.0
+		if s.IntN(3) == 0 {
+			lab[i], shift = 1, 0.5
+		}
+		for a := 0; a < d; a++ {
+			x[i*d+a] = s.Normal() + shift
+		}
+	}
+	return problem.New(problem.AUCLogistic, problem.Regularizer{}, 1, n, d, x, lab)
+}
+
+func buildGraph(kind string, n int, seed uint64) (*graph.Graph, error) {
+	spec := graph.Spec{Kind: kind, N: n, K: 5, P: 0.3, Seed: seed}
+	g, err := graph.Build(spec)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return g, nil
+}
+
+func printJSON(w io.Writer, v any) {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	fmt.Fprintln(w, string(b))
+}
+
+func validSize(n, d int) error {
+	if n < 2 {
+		return usageError{fmt.Errorf("--n must be >= 2, got %d", n)}
+	}
+	if d < 1 {
+		return usageError{fmt.Errorf("--d must be >= 1, got %d", d)}
+	}
+	return nil
+}

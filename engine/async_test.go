@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// shrinkAsync makes the parallel executor engage on test-sized graphs.
+func shrinkAsync(t *testing.T) {
+	mn, ml, mw, sp := asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe
+	asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe = 8, 3, 48, 2
+	t.Cleanup(func() { asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe = mn, ml, mw, sp })
+}
+
+// TestParallelAsyncIdenticalToSerial: the parallel executor's final state
+// (z, θ, θ̄, y, m) and trace are bit-identical to the serial loop's for 1, 2,
+// 3 and 8 workers on complete, Watts–Strogatz, cycle and star graphs.
+func TestParallelAsyncIdenticalToSerial(t *testing.T) {
+	shrinkAsync(t)
+	n := 96
+	graphs := []graph.Spec{{Kind: "complete", N: n}, {Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3},
+		{Kind: "cycle", N: n}, {Kind: "star", N: n}}
+	type pc struct {
+		loss problem.Loss
+		reg  problem.Regularizer
+		est  Estimator
+	}
+	probs := []pc{{problem.AUCLogistic, problem.Regularizer{}, Gossip}, {problem.AUCHinge, problem.Regularizer{Kind: problem.RegL1, Lambda: 0.01}, Unbiased},
+		{problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, Gossip}}
+	for _, spec := range graphs {
+		g := mustGraph(t, spec)
+		for _, pcase := range probs {
+			p := testProblem(t, pcase.loss, pcase.reg, n, 3, 2)
+			var ref []byte
+			var refTrace []Record
+			for _, w := range []int{1, 2, 3, 8} {
+				s, err := New(p, g, Config{Algorithm: Async, Estimator: pcase.est, Iters: 3000, GammaC: 0.5, Seed: 5, Workers: w, LogPoints: 7})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (w > 1) != (s.apar != nil) {
+					t.Fatalf("workers %d: parallel executor %v", w, s.apar != nil)
+				}
+				tr, err := s.Run(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := stateBytes(t, s)
+				if w > 1 && spec.Kind == "complete" && s.apar.parLevels == 0 {
+					t.Fatalf("%d workers: no level ran in parallel", w)
+				}
+				s.Close()
+				if ref == nil {
+					ref, refTrace = st, tr
+					continue
+				}
+				if !bytes.Equal(st, ref) {
+					t.Fatalf("%s/%s/%s: %d workers: final state differs from the serial loop", spec.Kind, pcase.loss, pcase.est, w)
+				}
+				for i := range tr {
+					if !sameRecord(tr[i], refTrace[i]) {
+						t.Fatalf("%s/%s: %d workers: record %d differs", spec.Kind, pcase.loss, w, i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestParallelAsyncDivergence reports the same first divergence as the serial loop.
+func TestParallelAsyncDivergence(t *testing.T) {
+	shrinkAsync(t)
+	p := testProblem(t, problem.AUCSquaredHinge, problem.Regularizer{}, 64, 3, 1)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 64})
+	var errs []string
+	for _, w := range []int{1, 3} {
+		s, _ := New(p, g, Config{Algorithm: Async, Iters: 100000, GammaC: 1e300, Seed: 1, Workers: w})
+		_, err := s.Run(context.Background(), nil)
+		s.Close()
+		if _, ok := err.(*DivergenceError); !ok {
+			t.Fatalf("workers %d: %v", w, err)
+		}
+		errs = append(errs, err.Error())
+	}
+	if errs[0] != errs[1] {
+		t.Fatalf("serial: %s; parallel: %s", errs[0], errs[1])
+	}
+}
