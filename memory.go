@@ -95,6 +95,9 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 	return m
 }
 
+// availableMemory is AvailableMemory, replaceable in tests.
+var availableMemory = AvailableMemory
+
 // AvailableMemory returns the memory this process may still use: the
 // smaller of /proc/meminfo's MemAvailable and a cgroup v2 limit, or 0 when
 // neither can be read (then no check is made).
@@ -128,7 +131,7 @@ func AvailableMemory() int64 {
 // checkMemory refuses a run that would not fit.
 func checkMemory(cfg Config, n, d, workers int) error {
 	est := EstimateMemory(cfg, n, d, workers)
-	if avail := AvailableMemory(); avail > 0 && est.Total() > avail {
+	if avail := availableMemory(); avail > 0 && est.Total() > avail {
 		return fmt.Errorf("this run needs about %s but only %s is available; reduce n, d, the graph's density or --eval-nodes", est, gib(avail))
 	}
 	return nil

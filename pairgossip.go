@@ -294,7 +294,7 @@ func (r *Run) SaveCheckpoint(path string, trace []engine.Record) error {
 func (r *Run) Resume(path string) ([]engine.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	defer f.Close()
 	trace, err := r.Sim.ReadCheckpoint(f, r.Identity())

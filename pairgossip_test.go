@@ -3,6 +3,7 @@ package pairgossip
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -104,5 +105,24 @@ func TestMetricLearningConverges(t *testing.T) {
 	res := execute(t, cfg)
 	if !(res.Final.ObjMean < 0.9*res.Trace[0].ObjMean) {
 		t.Fatalf("metric learning: objective %g -> %g", res.Trace[0].ObjMean, res.Final.ObjMean)
+	}
+}
+
+func TestMemoryRefusal(t *testing.T) {
+	saved := availableMemory
+	availableMemory = func() int64 { return 1 << 30 }
+	defer func() { availableMemory = saved }()
+	cfg := DefaultConfig()
+	cfg.Graph = "complete"
+	err := checkMemory(cfg, 1_000_000, 16, 2)
+	if err == nil || !strings.Contains(err.Error(), "needs about") || !strings.Contains(err.Error(), "GiB") {
+		t.Fatalf("want a refusal with the size, got %v", err)
+	}
+	if err := checkMemory(DefaultConfig(), 699, 9, 2); err != nil {
+		t.Fatalf("the paper's run refused: %v", err)
+	}
+	est := EstimateMemory(cfg, 1_000_000, 16, 2)
+	if est.Graph < 1<<40 {
+		t.Fatalf("complete graph on 1e6 nodes estimated at %d bytes", est.Graph)
 	}
 }
