@@ -108,6 +108,10 @@ type Config struct {
 	// LogPoints is the number of log-spaced iterations measured (the last
 	// iteration is always one); 0 means 30.
 	LogPoints int
+	// ExactPSD recomputes every node's PSD projection every synchronous
+	// round, instead of rescaling the projection of a node whose z did not
+	// change (θ_k(t) = γ(t)/γ(t−1)·θ_k(t−1), exact in real arithmetic).
+	ExactPSD bool
 	// EvalNodes is the number of nodes whose θ̄_k the objective, AUC and bias
 	// are measured at: 0 picks automatically (all nodes when that is cheap,
 	// else a seeded sample), a negative value means all nodes.

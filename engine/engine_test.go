@@ -154,7 +154,7 @@ func TestMatchesLiteralReference(t *testing.T) {
 	for _, c := range cases {
 		p := testProblem(t, c.loss, c.reg, 30, 3, 5)
 		g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 30, K: 4, P: 0.3, Seed: 2})
-		cfg := Config{Algorithm: c.algo, Estimator: c.est, Iters: 300, GammaC: 0.5, GammaAlpha: 0.1, Seed: 7, Workers: 2, LogPoints: 3}
+		cfg := Config{Algorithm: c.algo, Estimator: c.est, Iters: 300, GammaC: 0.5, GammaAlpha: 0.1, Seed: 7, Workers: 2, LogPoints: 3, ExactPSD: true}
 		s, err := New(p, g, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -298,4 +298,40 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("%+v accepted", c)
 		}
 	}
+}
+
+// TestPSDConeSkip: rescaling the projection of nodes whose z did not change
+// agrees with recomputing every projection (relative 1e-10 on θ̄) and saves
+// eigendecompositions.
+func TestPSDConeSkip(t *testing.T) {
+	p := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, 40, 4, 3)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 40, K: 4, P: 0.3, Seed: 1})
+	var bars [2][]float64
+	var eigs [2]int64
+	for i, exact := range []bool{true, false} {
+		s, err := New(p, g, Config{Algorithm: Sync, Iters: 400, GammaC: 0.05, Seed: 2, LogPoints: 2, ExactPSD: exact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < s.ThetaBar.Rows; k++ {
+			bars[i] = append(bars[i], s.ThetaBar.Row(k)...)
+		}
+		eigs[i] = s.Eigendecompositions()
+		s.Close()
+	}
+	var diff, norm float64
+	for a := range bars[0] {
+		diff += (bars[0][a] - bars[1][a]) * (bars[0][a] - bars[1][a])
+		norm += bars[0][a] * bars[0][a]
+	}
+	if math.Sqrt(diff) > 1e-10*math.Sqrt(norm) {
+		t.Fatalf("relative difference %g", math.Sqrt(diff/norm))
+	}
+	if eigs[1] >= eigs[0] {
+		t.Fatalf("no eigendecomposition saved: %d vs %d", eigs[1], eigs[0])
+	}
+	t.Logf("eigendecompositions: exact %d, cone rescaling %d", eigs[0], eigs[1])
 }

@@ -49,7 +49,9 @@ type Sim struct {
 	apar     *asyncPar // parallel asynchronous executor (nil: serial loop)
 	fast     bool      // the linear fast path applies (fast.go)
 	roundT   int64     // the round the pool is working on
-	roundG   float64   // its step size
+	roundI   int       // the endpoints of its edge
+	roundJ   int
+	roundG   float64 // its step size
 	roundFn  func(w int, r layout.Range)
 	ws       []*problem.Workspace // per worker
 	nzShard  []int64              // per worker non-zero gradient counts
@@ -249,6 +251,7 @@ func (s *Sim) Step() error {
 		i, j := s.drawEdge()
 		s.average(i, j)
 		s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+		s.roundI, s.roundJ = i, j
 		gamma := s.cfg.Gamma(float64(t))
 		if s.pool == nil {
 			s.syncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, t, gamma)
@@ -319,12 +322,28 @@ func (s *Sim) syncShard(w int, r layout.Range, t int64, gamma float64) {
 		s.nzShard[w] += nz
 		return
 	}
+	// The PSD cone is a cone: π_t(z) = γ(t)·Proj(−z). A node whose z did not
+	// change this round (no gradient, not an endpoint of the drawn edge) needs
+	// no eigendecomposition: θ_k(t) = (γ(t)/γ(t−1))·θ_k(t−1), exact in real
+	// arithmetic (one rounding per round in floating point).
+	cone := s.prob.Reg.Kind == problem.RegPSD && !s.cfg.ExactPSD && t > 1
+	ratio := 0.0
+	if cone {
+		ratio = gamma / s.cfg.Gamma(tf-1)
+	}
 	for k := r.Lo; k < r.Hi; k++ {
 		z, th := s.Z.Row(k), s.Theta.Row(k)
-		if p.PairGrad(z, 1, th, k, s.aux(k, t)) {
+		changed := p.PairGrad(z, 1, th, k, s.aux(k, t))
+		if changed {
 			nz++
 		}
-		p.Reg.Smooth(th, z, gamma, tf, ws)
+		if cone && !changed && k != s.roundI && k != s.roundJ {
+			for a := range th {
+				th[a] *= ratio
+			}
+		} else {
+			p.Reg.Smooth(th, z, gamma, tf, ws)
+		}
 		bar := s.ThetaBar.Row(k)
 		avg(bar, th, tf)
 		if !finite(bar) && s.badShard[w].field == "" {
@@ -553,6 +572,15 @@ func (s *Sim) Advance(n int64) error {
 		}
 	}
 	return nil
+}
+
+// Eigendecompositions returns the number of PSD projections done so far.
+func (s *Sim) Eigendecompositions() int64 {
+	var n int64
+	for _, w := range s.ws {
+		n += w.Eigs
+	}
+	return n
 }
 
 // StateChecksum returns a SHA-256 of the whole state (z, θ, θ̄, y, clocks,
