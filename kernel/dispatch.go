@@ -1,0 +1,169 @@
+package kernel
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// EnvVar names the environment variable read once at start-up: set to an
+// implementation name (e.g. PAIRGOSSIP_KERNEL=generic) it forces that
+// implementation, as Use would.
+const EnvVar = "PAIRGOSSIP_KERNEL"
+
+// chunk bounds the elements one assembly call processes: assembly is not
+// preemptible, so the wrappers split longer vectors into calls of at most
+// chunk elements (≈ 20–80 µs each at memory bandwidth). The generic
+// implementation is plain Go and is never split, so it is exactly the
+// documented reference loop at every length.
+const chunk = 1 << 16
+
+// funcs is one implementation: a table of kernels. Every entry takes the
+// base pointer of each array, the element count n, then the scalars (the
+// assembly's calling convention; passing pointers rather than slices
+// halves the argument words and makes a short-row call ≈ 10 ns cheaper).
+// The exported wrappers check the slices' lengths before calling.
+type funcs struct {
+	name     string
+	requires []cpuid.FeatureID // CPU features it needs
+	bounded  bool              // calls must be split into chunks (assembly)
+
+	dot             func(x, y *float64, n int) float64
+	dotDiff         func(x, y, t *float64, n int) float64
+	axpy            func(x, y *float64, n int, a float64)
+	syncLinear      func(z, bar, x, y *float64, n int, w, c, a, b float64) float64
+	syncLinearTheta func(z, th, bar, x, y *float64, n int, w, c, a, b float64) float64
+	avgScaled       func(bar, z *float64, n int, a, bc float64)
+	scale           func(dst, src *float64, n int, c float64)
+	triad           func(a, b, c *float64, n int, s float64)
+}
+
+// view rebuilds a slice from a kernel argument.
+func view(p *float64, n int) []float64 { return unsafe.Slice(p, n) }
+
+// ptr is the base pointer of a slice, as kernels take it.
+func ptr(x []float64) *float64 { return unsafe.SliceData(x) }
+
+// generic is the pure-Go reference, available everywhere.
+var generic = &funcs{
+	name: "generic",
+	dot:  func(x, y *float64, n int) float64 { return dotGeneric(view(x, n), view(y, n)) },
+	dotDiff: func(x, y, t *float64, n int) float64 {
+		return dotDiffGeneric(view(x, n), view(y, n), view(t, n))
+	},
+	axpy: func(x, y *float64, n int, a float64) { axpyGeneric(a, view(x, n), view(y, n)) },
+	syncLinear: func(z, bar, x, y *float64, n int, w, c, a, b float64) float64 {
+		return syncLinearGeneric(view(z, n), view(bar, n), view(x, n), view(y, n), w, c, a, b)
+	},
+	syncLinearTheta: func(z, th, bar, x, y *float64, n int, w, c, a, b float64) float64 {
+		return syncLinearThetaGeneric(view(z, n), view(th, n), view(bar, n), view(x, n), view(y, n), w, c, a, b)
+	},
+	avgScaled: func(bar, z *float64, n int, a, bc float64) { avgScaledGeneric(view(bar, n), view(z, n), a, bc) },
+	scale:     func(dst, src *float64, n int, c float64) { scaleGeneric(view(dst, n), view(src, n), c) },
+	triad:     func(a, b, c *float64, n int, x float64) { triadGeneric(view(a, n), view(b, n), view(c, n), x) },
+}
+
+var (
+	// usable lists the implementations this CPU supports, generic first,
+	// the preferred one last. Fixed at init.
+	usable []*funcs
+	// cur is the active implementation (atomic, so that Use may race with
+	// running kernels without a data race: each call uses one table).
+	cur atomic.Pointer[funcs]
+	// envErr is why EnvVar could not be honoured, if it could not.
+	envErr error
+)
+
+func init() {
+	var active *funcs
+	usable, active, envErr = selectKernels(cpuid.CPU.Supports, os.Getenv(EnvVar))
+	cur.Store(active)
+	if envErr != nil {
+		fmt.Fprintf(os.Stderr, "pairgossip: %v; using %s\n", envErr, active.name)
+	}
+}
+
+// selectKernels returns the implementations among generic and
+// archCandidates whose CPU features supports reports present (generic
+// first, the preferred last) and the one to activate: the one named by env
+// if env is not empty and names a usable implementation, else the
+// preferred one (with an error saying why env was not honoured).
+func selectKernels(supports func(ids ...cpuid.FeatureID) bool, env string) (impls []*funcs, active *funcs, err error) {
+	impls = []*funcs{generic}
+	for _, f := range archCandidates {
+		if supports(f.requires...) {
+			impls = append(impls, f)
+		}
+	}
+	active = impls[len(impls)-1]
+	if env != "" {
+		f, e := find(impls, env)
+		if e != nil {
+			return impls, active, fmt.Errorf("%s=%s: %w", EnvVar, env, e)
+		}
+		active = f
+	}
+	return impls, active, nil
+}
+
+func find(impls []*funcs, name string) (*funcs, error) {
+	for _, f := range impls {
+		if f.name == name {
+			return f, nil
+		}
+	}
+	for _, f := range archCandidates {
+		if f.name == name {
+			return nil, fmt.Errorf("kernel implementation %q is not supported by this CPU (usable: %s)", name, strings.Join(names(impls), ", "))
+		}
+	}
+	return nil, fmt.Errorf("unknown kernel implementation %q (usable: %s)", name, strings.Join(names(impls), ", "))
+}
+
+func names(impls []*funcs) []string {
+	s := make([]string, len(impls))
+	for i, f := range impls {
+		s[i] = f.name
+	}
+	return s
+}
+
+// Implementations returns the names of the implementations this CPU
+// supports, "generic" first and the one selected by default last
+// (e.g. ["generic", "avx2"] on an x86-64 CPU with AVX2 and FMA).
+func Implementations() []string { return names(usable) }
+
+// Active returns the name of the implementation in use.
+func Active() string { return cur.Load().name }
+
+// Use makes the named implementation (one of Implementations) the active
+// one. It is safe to call while kernels run on other goroutines (each call
+// uses one implementation throughout), though results then depend on
+// timing; call it at start-up or between runs. Use does not change the
+// active implementation if it returns an error.
+func Use(name string) error {
+	f, err := find(usable, name)
+	if err != nil {
+		return err
+	}
+	cur.Store(f)
+	return nil
+}
+
+// EnvError reports why the implementation named by the environment variable
+// EnvVar could not be used (nil when it was, or when it is unset). The
+// package then runs the default implementation and has said so once on
+// standard error.
+func EnvError() error { return envErr }
+
+// lengthPanic panics with a message naming the kernel and the mismatching
+// lengths. Kept out of line so that the wrappers stay small.
+//
+//go:noinline
+func lengthPanic(kernel, name string, got, want int) {
+	panic(fmt.Sprintf("kernel.%s: len(%s) = %d, want %d (the length of the first slice)", kernel, name, got, want))
+}
