@@ -176,6 +176,7 @@ func (s *Sim) asyncAdvance(stop int64) error {
 	}
 	if first.t >= 0 {
 		s.t = first.t
+		s.syncTheta()
 		return &DivergenceError{Iter: first.t, Node: first.node, Field: fieldOf(s.Z.Row(first.node), s.Theta.Row(first.node))}
 	}
 	s.t = t0 + int64(m)

@@ -13,6 +13,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 )
 
@@ -21,7 +22,8 @@ import (
 //	"PGCKPT\x00\x01"            8-byte magic
 //	uint32 header length, header JSON (checkpointHeader)
 //	Z, Θ, Θ̄ as rows×P float64 each
-//	Y as rows int32; Count as rows int64 (Async only)
+//	Y as rows int32; Count as rows int64 (Async only); the margins as rows
+//	float64 (synchronous fast path only)
 //	trace: TraceLen records of 3 int64 and 7 float64
 //	SHA-256 of every byte above
 //
@@ -59,9 +61,9 @@ func (s *Sim) identity(caller []byte) []byte {
 	h := sha256.New()
 	h.Write(caller)
 	c := s.cfg
-	fmt.Fprintf(h, "|%d|%d|%d|%x|%x|%d|%d|%d|%d|%d|%d|%v", c.Algorithm, c.Estimator, c.Iters,
+	fmt.Fprintf(h, "|%d|%d|%d|%x|%x|%d|%d|%d|%d|%d|%d|%v|%s|%s|%v", c.Algorithm, c.Estimator, c.Iters,
 		math.Float64bits(c.GammaC), math.Float64bits(c.GammaAlpha), c.Seed, c.LogPoints, len(s.evalRows),
-		s.prob.N, s.prob.D, s.prob.P, s.prob.Loss)
+		s.prob.N, s.prob.D, s.prob.P, s.prob.Loss, s.schedule, kernel.Active(), c.ExactPSD)
 	return h.Sum(nil)
 }
 
@@ -79,6 +81,7 @@ func (hw hashWriter) Write(p []byte) (int, error) {
 // describes the run (for example its configuration as JSON); ReadCheckpoint
 // refuses a checkpoint whose identity differs.
 func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) error {
+	s.syncTheta()
 	rngState, err := s.edges.State()
 	if err != nil {
 		return err
@@ -95,16 +98,8 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 	hw.Write([]byte(checkpointMagic))
 	binary.Write(hw, binary.LittleEndian, uint32(len(hj)))
 	hw.Write(hj)
-	for _, m := range []layout.Matrix{s.Z, s.Theta, s.ThetaBar} {
-		for i := 0; i < m.Rows; i++ {
-			if err := writeFloats(hw, m.Row(i)); err != nil {
-				return err
-			}
-		}
-	}
-	binary.Write(hw, binary.LittleEndian, s.Y)
-	if s.Count != nil {
-		binary.Write(hw, binary.LittleEndian, s.Count)
+	if err := s.writeState(hw); err != nil {
+		return err
 	}
 	for _, r := range trace {
 		binary.Write(hw, binary.LittleEndian, [3]int64{r.Iter, r.GradEvals, r.GradEvalsNonzero})
@@ -114,6 +109,30 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 		return err
 	}
 	return bw.Flush()
+}
+
+// writeState writes the state sections: Z, Θ, Θ̄, Y, the clocks and the
+// margins.
+func (s *Sim) writeState(w io.Writer) error {
+	for _, m := range []layout.Matrix{s.Z, s.Theta, s.ThetaBar} {
+		for i := 0; i < m.Rows; i++ {
+			if err := writeFloats(w, m.Row(i)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := binary.Write(w, binary.LittleEndian, s.Y); err != nil {
+		return err
+	}
+	if s.Count != nil {
+		if err := binary.Write(w, binary.LittleEndian, s.Count); err != nil {
+			return err
+		}
+	}
+	if s.marg != nil {
+		return writeFloats(w, s.marg)
+	}
+	return nil
 }
 
 func writeFloats(w io.Writer, v []float64) error {
@@ -207,6 +226,13 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 			return nil, ckptErr("truncated state")
 		}
 	}
+	var marg []float64
+	if s.marg != nil {
+		marg = make([]float64, len(s.marg))
+		if err := readFloats(tr, marg); err != nil {
+			return nil, ckptErr("truncated state")
+		}
+	}
 	trace := make([]Record, hdr.TraceLen)
 	for i := range trace {
 		var ints [3]int64
@@ -240,7 +266,11 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	if count != nil {
 		s.Count = count
 	}
+	if marg != nil {
+		copy(s.marg, marg)
+	}
 	s.t, s.gradEvals, s.nonzero = hdr.Iter, hdr.GradEvals, hdr.Nonzero
+	s.restoreDerived()
 	return trace, nil
 }
 

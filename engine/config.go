@@ -108,6 +108,10 @@ type Config struct {
 	// LogPoints is the number of log-spaced iterations measured (the last
 	// iteration is always one); 0 means 30.
 	LogPoints int
+	// Schedule is auto (default), plain or reference: see ScheduleAuto and
+	// the others. Every schedule gives the same results up to rounding; plain
+	// and auto are bit-identical to each other.
+	Schedule string
 	// ExactPSD recomputes every node's PSD projection every synchronous
 	// round, instead of rescaling the projection of a node whose z did not
 	// change (θ_k(t) = γ(t)/γ(t−1)·θ_k(t−1), exact in real arithmetic).

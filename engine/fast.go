@@ -1,21 +1,51 @@
 package engine
 
-import "github.com/pairgossip/pairgossip/problem"
+import (
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/problem"
+)
 
 // The linear fast path: AUC losses with ψ = 0 or squared ℓ2, where the
 // smoothing operator is linear, θ = c·z with c = −γ(t)/(1 + 2tγ(t)λ). A node's
-// update is then one fused pass over its record,
+// update is then one fused pass over its record (kernel.SyncLinear),
 //
-//	z += w·(x − y);  θ = c·z;  θ̄ = a·θ̄ + b·θ,
+//	z += w·(x − y);  θ = c·z;  θ̄ = a·θ̄ + b·θ;  m = (x − y)ᵀθ,
 //
-// after the margin m = (x − y)ᵀθ that gives w = scale·φ'(m) when the pair
-// contributes (ℓ_k > ℓ_y; otherwise w = 0). With ψ = 0 this is bit-identical
-// to the generic path (problem.PairGrad, Regularizer.Smooth, avg); with
-// squared ℓ2 the scale factor is folded into c, which changes rounding only.
+// where w = scale·φ'(m_old) when the pair contributes (ℓ_k > ℓ_y) and 0
+// otherwise, m_old being the margin at the node's previous θ. θ is not
+// stored: it is c·z at every node after a synchronous round (θ_k = c_k·z_k
+// after an asynchronous event, c_k from node k's own clock), and Theta is
+// rebuilt from z when it is read (Measure, checkpoints, the end of Run).
+// The synchronous loop keeps each node's next margin m, returned by the
+// kernel, so a round is one pass per node; the two endpoints of the drawn
+// edge get theirs recomputed after the swap of y, from their θ before the
+// averaging of z. Each node's auxiliary point is copied into its record
+// (YX), swapped with the indices, so a round streams through contiguous
+// records.
+//
+// With ψ = 0 and the generic kernels this is bit-identical to the reference
+// path (problem.PairGrad, Regularizer.Smooth, avg); the avx2 kernels
+// accumulate the margin with FMA (z and θ̄ are still computed without FMA),
+// and squared ℓ2 folds its factor into c: both change rounding only.
 
-// linear reports whether the fast path applies.
-func (s *Sim) linear() bool {
-	return !s.prob.Loss.IsMetric() && s.prob.Reg.Linear()
+// Schedules of the synchronous and asynchronous loops.
+const (
+	// ScheduleAuto picks the fastest exact schedule that applies.
+	ScheduleAuto = "auto"
+	// SchedulePlain is the fused one-pass update, node after node, each round.
+	SchedulePlain = "plain"
+	// ScheduleReference is the literal per-node transcription of the
+	// algorithms (problem.PairGrad, Regularizer.Smooth), for every problem.
+	ScheduleReference = "reference"
+)
+
+// Schedules lists the accepted schedule names.
+var Schedules = []string{ScheduleAuto, SchedulePlain, ScheduleBlocked, ScheduleReduced, ScheduleReference}
+
+// linear reports whether the fast path applies to the problem.
+func linearProblem(p *problem.Problem) bool {
+	return !p.Loss.IsMetric() && p.Reg.Linear()
 }
 
 // smoothScale returns c with θ = c·z for clock t and step γ.
@@ -26,39 +56,185 @@ func (s *Sim) smoothScale(gamma, t float64) float64 {
 	return -gamma
 }
 
-// pairWeight returns scale·φ'(m) for node k and auxiliary point j, or 0 when
-// the pair does not contribute, with m = (x_k − x_j)ᵀθ_k.
-func (s *Sim) pairWeight(k, j int, scale float64) float64 {
-	lab := s.prob.Label
-	if lab[k] <= lab[j] {
-		return 0
+// swapY exchanges the auxiliary observations of i and j: index, label and
+// the copied row.
+func (s *Sim) swapY(i, j int) {
+	s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+	s.ylab[i], s.ylab[j] = s.ylab[j], s.ylab[i]
+	yi, yj := s.YX.Row(i), s.YX.Row(j)
+	for a := range yi {
+		yi[a], yj[a] = yj[a], yi[a]
 	}
-	return scale * s.prob.Loss.MarginDeriv(marginRow(s.X.Row(k), s.X.Row(j), s.Theta.Row(k)))
 }
 
-// marginRow returns Σ (x[i] − y[i])·t[i].
-func marginRow(x, y, t []float64) float64 {
-	y, t = y[:len(x)], t[:len(x)]
+// marginScaled returns Σ (x[i] − y[i])·(c·z[i]), the margin at θ = c·z, with
+// the reference's rounding.
+func marginScaled(x, y, z []float64, c float64) float64 {
+	y, z = y[:len(x)], z[:len(x)]
 	var m float64
 	for i := range x {
-		m += (x[i] - y[i]) * t[i]
+		m += (x[i] - y[i]) * (c * z[i])
 	}
 	return m
 }
 
-// linearUpdate is the fused row update; it reports whether θ̄ stayed finite.
-func linearUpdate(z, th, bar, x, y []float64, w, c, a, b float64) bool {
-	n := len(z)
-	th, bar, x, y = th[:n], bar[:n], x[:n], y[:n]
-	var acc float64
-	for i := range z {
-		zi := z[i] + w*(x[i]-y[i])
-		z[i] = zi
-		ti := c * zi
-		th[i] = ti
-		bi := a*bar[i] + b*ti
-		bar[i] = bi
-		acc += bi - bi
+// fastAux returns node k's second point at iteration t: its row and label.
+func (s *Sim) fastAux(k int, t int64) ([]float64, int32) {
+	if s.cfg.Estimator == Unbiased {
+		j := rng.HashIntN(s.cfg.Seed^hashAux, uint64(k), uint64(t), s.prob.N)
+		return s.X.Row(j), s.prob.Label[j]
 	}
-	return acc == 0
+	return s.YX.Row(k), s.ylab[k]
+}
+
+func isFinite(v float64) bool { return v-v == 0 }
+
+// syncFastPre is the start of a synchronous round on edge (i, j): swap y,
+// compute the endpoints' margins at their θ before the averaging, average.
+func (s *Sim) syncFastPre(i, j int) {
+	s.swapY(i, j)
+	if s.cfg.Estimator == Gossip {
+		for _, k := range [2]int{i, j} {
+			s.marg[k] = marginScaled(s.X.Row(k), s.YX.Row(k), s.Z.Row(k), s.cPrev)
+		}
+	} else {
+		// The baseline draws a new point every round: keep the endpoints'
+		// θ before the averaging.
+		for e, k := range [2]int{i, j} {
+			z, th := s.Z.Row(k), s.endTheta[e]
+			for a := range th {
+				th[a] = s.cPrev * z[a]
+			}
+		}
+	}
+	s.average(i, j)
+}
+
+// syncFastShard is the plain schedule's round t over nodes lo..hi−1.
+func (s *Sim) syncFastShard(w, lo, hi int, t int64, gamma float64) {
+	lab := s.prob.Label
+	loss := s.prob.Loss
+	tf := float64(t)
+	c, a, b := s.smoothScale(gamma, tf), 1-1/tf, 1/tf
+	gossip := s.cfg.Estimator == Gossip
+	var nz int64
+	for k := lo; k < hi; k++ {
+		x, z, bar := s.X.Row(k), s.Z.Row(k), s.ThetaBar.Row(k)
+		var y []float64
+		var ly int32
+		var m float64
+		if gossip {
+			y, ly, m = s.YX.Row(k), s.ylab[k], s.marg[k]
+		} else {
+			y, ly = s.fastAux(k, t)
+			if lab[k] > ly {
+				switch k {
+				case s.roundI:
+					m = marginScaled(x, y, s.endTheta[0], 1)
+				case s.roundJ:
+					m = marginScaled(x, y, s.endTheta[1], 1)
+				default:
+					m = marginScaled(x, y, z, s.cPrev)
+				}
+			}
+		}
+		var wt float64
+		if lab[k] > ly {
+			wt = loss.MarginDeriv(m)
+			if wt != 0 {
+				nz++
+			}
+		}
+		m = kernel.SyncLinear(z, bar, x, y, wt, c, a, b)
+		if gossip {
+			s.marg[k] = m
+		}
+		if !isFinite(m) && s.badShard[w].field == "" {
+			s.badShard[w] = badNode{k, "z (dual variable)"}
+		}
+	}
+	s.nzShard[w] += nz
+}
+
+// asyncFastEvent is event t on edge (i, j) with the linear fast path.
+func (s *Sim) asyncFastEvent(i, j int, t int64) (nonzero int64, bad int) {
+	lab := s.prob.Label
+	s.thetaStale = true
+	s.swapY(i, j)
+	ends := [2]int{i, j}
+	var ys [2][]float64
+	var ms [2]float64
+	var contrib [2]bool
+	for e, k := range ends {
+		var ly int32
+		ys[e], ly = s.fastAux(k, t)
+		if contrib[e] = lab[k] > ly; contrib[e] {
+			ms[e] = marginScaled(s.X.Row(k), ys[e], s.Z.Row(k), s.ck[k])
+		}
+	}
+	s.average(i, j)
+	bad = -1
+	for e, k := range ends {
+		var wt float64
+		if contrib[e] {
+			wt = s.invP[k] * s.prob.Loss.MarginDeriv(ms[e])
+			if wt != 0 {
+				nonzero++
+			}
+		}
+		s.Count[k]++
+		cnt := float64(s.Count[k])
+		mk := cnt * s.invP[k]
+		c := s.smoothScale(s.cfg.Gamma(mk), mk)
+		s.ck[k] = c
+		m := kernel.SyncLinear(s.Z.Row(k), s.ThetaBar.Row(k), s.X.Row(k), ys[e], wt, c, 1-1/cnt, 1/cnt)
+		if !isFinite(m) && bad < 0 {
+			bad = k
+		}
+	}
+	return nonzero, bad
+}
+
+// syncTheta rebuilds Theta from Z after fast-path iterations.
+func (s *Sim) syncTheta() {
+	if !s.thetaStale {
+		return
+	}
+	s.thetaStale = false
+	for k := 0; k < s.Z.Rows; k++ {
+		c := s.cPrev
+		if s.ck != nil {
+			c = s.ck[k]
+		}
+		z, th := s.Z.Row(k), s.Theta.Row(k)
+		for a := range th {
+			th[a] = c * z[a]
+		}
+	}
+}
+
+// restoreDerived rebuilds the state derived from Y, the clocks and t after a
+// checkpoint is read: the copied auxiliary rows and labels, the per-node
+// smoothing scales and the last round's scale.
+func (s *Sim) restoreDerived() {
+	if s.YX.Rows == s.prob.N {
+		for k, j := range s.Y {
+			copy(s.YX.Row(k), s.X.Row(int(j)))
+			s.ylab[k] = s.prob.Label[j]
+		}
+	}
+	if s.ck != nil {
+		for k, cnt := range s.Count {
+			s.ck[k] = 0
+			if cnt > 0 {
+				m := float64(cnt) * s.invP[k]
+				s.ck[k] = s.smoothScale(s.cfg.Gamma(m), m)
+			}
+		}
+	}
+	s.cPrev = 0
+	if s.t > 0 {
+		s.cPrev = s.smoothScale(s.cfg.Gamma(float64(s.t)), float64(s.t))
+	}
+	s.thetaStale = false
 }

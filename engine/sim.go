@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -34,6 +36,10 @@ type Sim struct {
 	// engine's copy of the data, so that an update reads one contiguous
 	// record per node.
 	X, Z, Theta, ThetaBar layout.Matrix
+	// YX[k] is a copy of x_{Y[k]}, node k's auxiliary point, kept in its
+	// record so that an update streams through contiguous memory.
+	YX   layout.Matrix
+	ylab []int32 // label of y_k
 	// Y[k] is the index of node k's auxiliary observation y_k in the data.
 	Y []int32
 	// Count[k] is node k's activation count (Async); m_k = Count[k]/p_k.
@@ -44,21 +50,33 @@ type Sim struct {
 	edges              *rng.Stream
 	gradEvals, nonzero int64
 
-	workers  int
-	pool     *pool
-	apar     *asyncPar // parallel asynchronous executor (nil: serial loop)
-	fast     bool      // the linear fast path applies (fast.go)
-	roundT   int64     // the round the pool is working on
-	roundI   int       // the endpoints of its edge
-	roundJ   int
-	roundG   float64 // its step size
-	roundFn  func(w int, r layout.Range)
-	ws       []*problem.Workspace // per worker
-	nzShard  []int64              // per worker non-zero gradient counts
-	badShard []badNode
-	eval     *problem.Evaluator
-	evalRows []int
-	scratch  struct {
+	workers int
+	pool    *pool
+	apar    *asyncPar // parallel asynchronous executor (nil: serial loop)
+
+	// The linear fast path (fast.go).
+	fast       bool
+	schedule   string
+	marg       []float64    // synchronous: each node's margin for the next round
+	ck         []float64    // asynchronous: c_k, θ_k = c_k·z_k
+	cPrev      float64      // synchronous: c of the last round
+	thetaStale bool         // Theta must be rebuilt from Z
+	endTheta   [2][]float64 // θ of the round's endpoints before the averaging
+	block      *syncBlock   // the blocked and reduced schedules (nil: plain)
+	red        *reducedState
+	redStartFn func(w int, r layout.Range)
+	redEndFn   func(w int, r layout.Range)
+	roundT     int64 // the round the pool is working on
+	roundI     int   // the endpoints of its edge
+	roundJ     int
+	roundG     float64 // its step size
+	roundFn    func(w int, r layout.Range)
+	ws         []*problem.Workspace // per worker
+	nzShard    []int64              // per worker non-zero gradient counts
+	badShard   []badNode
+	eval       *problem.Evaluator
+	evalRows   []int
+	scratch    struct {
 		obj, auc, zbar, omega, mean []float64
 		aux                         []int32
 		all                         []int
@@ -77,6 +95,10 @@ func (s *Sim) nodeCount() int {
 	}
 	return s.prob.N
 }
+
+// poolMinWork is the number of coordinate updates below which a round (or a
+// block) runs on the calling goroutine: waking the workers costs more.
+const poolMinWork = 1 << 16
 
 // autoEvalCost is the budget, in pair-loss evaluations per measurement, under
 // which all nodes are measured when EvalNodes = 0.
@@ -104,14 +126,52 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		}
 	}
 	rows := s.nodeCount()
-	rec := layout.NewRecords(rows, p.D, p.P, p.P, p.P)
-	s.X, s.Z, s.Theta, s.ThetaBar = rec[0], rec[1], rec[2], rec[3]
-	if rows == p.N {
-		s.X.CopyFrom(p.X)
-	}
+	rec := layout.NewRecords(rows, p.D, p.D, p.P, p.P)
+	s.X, s.YX, s.Z, s.ThetaBar = rec[0], rec[1], rec[2], rec[3]
+	s.Theta = layout.New(rows, p.P)
 	s.Y = make([]int32, rows)
+	s.ylab = make([]int32, rows)
 	for k := range s.Y {
 		s.Y[k] = int32(k)
+	}
+	if rows == p.N {
+		s.X.CopyFrom(p.X)
+		s.YX.CopyFrom(p.X)
+		copy(s.ylab, p.Label)
+	}
+	switch cfg.Schedule {
+	case ScheduleReduced:
+		s.fast = linearProblem(p) && cfg.Algorithm == Sync && cfg.Estimator == Gossip
+		if !s.fast {
+			return nil, fmt.Errorf("engine: the reduced schedule needs the synchronous algorithm, the gossip estimator and an AUC loss with ψ = none or l2")
+		}
+		s.schedule = ScheduleReduced
+	case "", ScheduleAuto, SchedulePlain, ScheduleBlocked:
+		s.schedule = SchedulePlain
+		s.fast = linearProblem(p) && cfg.Algorithm != Centralized
+		if !s.fast {
+			s.schedule = ScheduleReference
+		}
+		if s.fast && cfg.Algorithm == Sync && cfg.Schedule != SchedulePlain && (cfg.Schedule == ScheduleBlocked || blockRounds(rows) > 1) {
+			s.schedule = ScheduleBlocked
+		}
+	case ScheduleReference:
+		s.schedule = ScheduleReference
+	default:
+		return nil, fmt.Errorf("engine: unknown schedule %q (valid: %s)", cfg.Schedule, strings.Join(Schedules, ", "))
+	}
+	if (cfg.Schedule == SchedulePlain || cfg.Schedule == ScheduleBlocked) && !s.fast {
+		return nil, fmt.Errorf("engine: the %s schedule needs an AUC loss with ψ = none or l2 (got %s, %s)", cfg.Schedule, p.Loss, p.Reg.Kind)
+	}
+	if cfg.Schedule == ScheduleBlocked && cfg.Algorithm != Sync {
+		return nil, fmt.Errorf("engine: the blocked schedule is for the synchronous algorithm")
+	}
+	if s.fast && cfg.Algorithm == Sync {
+		s.marg = make([]float64, rows)
+		s.endTheta = [2][]float64{make([]float64, p.P), make([]float64, p.P)}
+	}
+	if s.fast && cfg.Algorithm == Async {
+		s.ck = make([]float64, rows)
 	}
 	if cfg.Algorithm == Async {
 		s.Count = make([]int64, rows)
@@ -121,11 +181,18 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		}
 	}
 	s.edges = rng.New(cfg.Seed, streamEdges)
-	s.fast = s.linear()
 	s.workers = par.Workers(cfg.Workers)
 	if cfg.Algorithm == Sync && s.workers > 1 && rows >= 2*layout.LineFloats {
 		s.pool = newPool(layout.Shards(rows, s.workers))
 		s.roundFn = func(w int, r layout.Range) { s.syncShard(w, r, s.roundT, s.roundG) }
+	}
+	if s.schedule == ScheduleBlocked || s.schedule == ScheduleReduced {
+		s.block = newSyncBlock(rows, max(1, s.workers))
+		s.block.fn = s.blockShard
+	}
+	if s.schedule == ScheduleReduced {
+		s.red = newReducedState(rows)
+		s.redStartFn, s.redEndFn = s.reducedShard, s.reducedEnd
 	}
 	if cfg.Algorithm == Async && s.workers > 1 && rows >= asyncMinNodes {
 		s.apar = newAsyncPar(rows, s.workers)
@@ -249,15 +316,23 @@ func (s *Sim) Step() error {
 	switch s.cfg.Algorithm {
 	case Sync:
 		i, j := s.drawEdge()
-		s.average(i, j)
-		s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+		if s.fast {
+			s.syncFastPre(i, j)
+		} else {
+			s.average(i, j)
+			s.swapY(i, j)
+		}
 		s.roundI, s.roundJ = i, j
 		gamma := s.cfg.Gamma(float64(t))
-		if s.pool == nil {
+		if s.pool == nil || s.prob.N*s.prob.P < poolMinWork {
 			s.syncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, t, gamma)
 		} else {
 			s.roundT, s.roundG = t, gamma
 			s.pool.run(s.roundFn)
+		}
+		if s.fast {
+			s.cPrev = s.smoothScale(gamma, float64(t))
+			s.thetaStale = true
 		}
 		s.gradEvals += int64(s.prob.N)
 		for w := range s.nzShard {
@@ -266,7 +341,8 @@ func (s *Sim) Step() error {
 		}
 		for w := range s.badShard {
 			if b := s.badShard[w]; b.field != "" {
-				return &DivergenceError{Iter: t, Node: b.node, Field: b.field}
+				s.syncTheta()
+				return &DivergenceError{Iter: t, Node: b.node, Field: fieldOf(s.Z.Row(b.node), s.Theta.Row(b.node))}
 			}
 		}
 	case Async:
@@ -275,6 +351,7 @@ func (s *Sim) Step() error {
 		s.gradEvals += 2
 		s.nonzero += nz
 		if bad >= 0 {
+			s.syncTheta()
 			return &DivergenceError{Iter: t, Node: bad, Field: fieldOf(s.Z.Row(bad), s.Theta.Row(bad))}
 		}
 	case Centralized:
@@ -308,18 +385,7 @@ func (s *Sim) syncShard(w int, r layout.Range, t int64, gamma float64) {
 	tf := float64(t)
 	var nz int64
 	if s.fast {
-		c, a, b := s.smoothScale(gamma, tf), 1-1/tf, 1/tf
-		for k := r.Lo; k < r.Hi; k++ {
-			j := s.aux(k, t)
-			wt := s.pairWeight(k, j, 1)
-			if wt != 0 {
-				nz++
-			}
-			if !linearUpdate(s.Z.Row(k), s.Theta.Row(k), s.ThetaBar.Row(k), s.X.Row(k), s.X.Row(j), wt, c, a, b) && s.badShard[w].field == "" {
-				s.badShard[w] = badNode{k, fieldOf(s.Z.Row(k), s.Theta.Row(k))}
-			}
-		}
-		s.nzShard[w] += nz
+		s.syncFastShard(w, r.Lo, r.Hi, t, gamma)
 		return
 	}
 	// The PSD cone is a cone: π_t(z) = γ(t)·Proj(−z). A node whose z did not
@@ -371,15 +437,6 @@ func fieldOf(z, th []float64) string {
 func (s *Sim) asyncNode(k int, t int64, w int) (nonzero, ok bool) {
 	p := s.prob
 	z, th := s.Z.Row(k), s.Theta.Row(k)
-	if s.fast {
-		j := s.aux(k, t)
-		wt := s.pairWeight(k, j, s.invP[k])
-		s.Count[k]++
-		c := float64(s.Count[k])
-		m := c * s.invP[k]
-		ok = linearUpdate(z, th, s.ThetaBar.Row(k), s.X.Row(k), s.X.Row(j), wt, s.smoothScale(s.cfg.Gamma(m), m), 1-1/c, 1/c)
-		return wt != 0, ok
-	}
 	nonzero = p.PairGrad(z, s.invP[k], th, k, s.aux(k, t))
 	s.Count[k]++
 	c := float64(s.Count[k])
@@ -393,7 +450,10 @@ func (s *Sim) asyncNode(k int, t int64, w int) (nonzero, ok bool) {
 // asyncEvent is the whole event t on edge (i, j): swap y_i ↔ y_j, average
 // z_i and z_j, then each endpoint's update. It touches rows i and j only.
 func (s *Sim) asyncEvent(i, j int, t int64, w int) (nonzero int64, bad int) {
-	s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+	if s.fast {
+		return s.asyncFastEvent(i, j, t)
+	}
+	s.swapY(i, j)
 	s.average(i, j)
 	bad = -1
 	for _, k := range [2]int{i, j} {
@@ -428,6 +488,7 @@ type Record struct {
 
 // Measure evaluates the current state.
 func (s *Sim) Measure() Record {
+	s.syncTheta()
 	p := s.prob
 	rows := s.nodeCount()
 	r := Record{Iter: s.t, GradEvals: s.gradEvals, GradEvalsNonzero: s.nonzero}
@@ -534,13 +595,8 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 		if next < len(sched) {
 			stop = sched[next]
 		}
-		var err error
-		if s.apar != nil {
-			err = s.asyncAdvance(stop)
-		} else {
-			err = s.serialEvents(min(stop, s.t+chunk))
-		}
-		if err != nil {
+		if err := s.advance(stop, chunk); err != nil {
+			s.syncTheta()
 			return trace, err
 		}
 		if next < len(sched) && s.t == sched[next] {
@@ -552,6 +608,7 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 			}
 		}
 	}
+	s.syncTheta()
 	return trace, nil
 }
 
@@ -561,18 +618,32 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 func (s *Sim) Advance(n int64) error {
 	stop := min(s.cfg.Iters, s.t+n)
 	for s.t < stop {
-		var err error
-		if s.apar != nil {
-			err = s.asyncAdvance(stop)
-		} else {
-			err = s.serialEvents(stop)
-		}
-		if err != nil {
+		if err := s.advance(stop, stop-s.t); err != nil {
+			s.syncTheta()
 			return err
 		}
 	}
+	s.syncTheta()
 	return nil
 }
+
+// advance runs iterations towards stop with the run's executor: at most one
+// window (parallel asynchronous), one block (blocked synchronous) or chunk
+// iterations.
+func (s *Sim) advance(stop, chunk int64) error {
+	switch {
+	case s.apar != nil:
+		return s.asyncAdvance(stop)
+	case s.red != nil:
+		return s.syncReducedAdvance(stop)
+	case s.block != nil:
+		return s.syncBlockAdvance(stop)
+	}
+	return s.serialEvents(min(stop, s.t+chunk))
+}
+
+// Schedule returns the schedule in use (plain, blocked, reduced or reference).
+func (s *Sim) Schedule() string { return s.schedule }
 
 // Eigendecompositions returns the number of PSD projections done so far.
 func (s *Sim) Eigendecompositions() int64 {
@@ -583,11 +654,16 @@ func (s *Sim) Eigendecompositions() int64 {
 	return n
 }
 
-// StateChecksum returns a SHA-256 of the whole state (z, θ, θ̄, y, clocks,
-// counters and the edge stream), for comparing runs.
+// StateChecksum returns a SHA-256 of the state (z, θ, θ̄, y, clocks,
+// margins), the iteration and gradient counters and the edge stream, for
+// comparing runs; the configuration is not included.
 func (s *Sim) StateChecksum() [32]byte {
+	s.syncTheta()
 	h := sha256.New()
-	s.WriteCheckpoint(h, nil, nil)
+	rs, _ := s.edges.State()
+	h.Write(rs)
+	binary.Write(h, binary.LittleEndian, [3]int64{s.t, s.gradEvals, s.nonzero})
+	s.writeState(h)
 	var out [32]byte
 	copy(out[:], h.Sum(nil))
 	return out

@@ -28,6 +28,8 @@ func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
 const usage = `bench measures pairgossip's throughput on random data.
 
 Usage:
+  bench sync  --n N --d D --iters T --workers W [--schedule plain|blocked|auto] [--kernel auto|generic|avx2] --json
+                                                          the synchronous round, beside a STREAM-triad probe
   bench async --n N --d D --events E --workers W --json   asynchronous events: serial loop vs parallel executor
   bench help COMMAND                                      the flags of a command
 `
@@ -43,6 +45,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "async":
 		err = cmdAsync(args[1:], stdout, stderr)
+	case "sync":
+		err = cmdSync(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return realMain([]string{args[1], "--help"}, stdout, stderr)

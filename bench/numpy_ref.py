@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""NumPy reference of pairgossip's synchronous round, as a researcher would
+write it: one vectorised iteration over all nodes (Algorithm 2, AUC logistic,
+psi = 0). Prints one JSON object with the median time per round.
+
+Usage: numpy_ref.py sync --n N --d D --iters T [--reps R] [--seed S]
+
+Only the round is timed (the data, graph edges and state are built first);
+the edge is drawn uniformly from a Watts-Strogatz-like ring (each node joined
+to its 2 successors), which does not change the cost of a round.
+"""
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+
+def sync_round(X, lab, Y, Z, Theta, Bar, edges, t, rng, c=1.0):
+    i, j = edges[rng.integers(len(edges))]
+    zi = (Z[i] + Z[j]) / 2
+    Z[i] = zi
+    Z[j] = zi
+    Y[i], Y[j] = Y[j], Y[i]
+    D = X - X[Y]                                   # x_k - y_k for every node
+    m = np.einsum("ij,ij->i", D, Theta)            # margins at the current theta
+    w = np.where(lab > lab[Y], -1.0 / (1.0 + np.exp(m)), 0.0)  # phi'(m) = -sigmoid(-m)
+    Z += w[:, None] * D
+    gamma = c / np.sqrt(t)
+    Theta[:] = -gamma * Z
+    Bar *= 1.0 - 1.0 / t
+    Bar += Theta / t
+
+
+def cmd_sync(a):
+    rng = np.random.default_rng(a.seed)
+    n, d = a.n, a.d
+    lab = np.where(rng.integers(3, size=n) == 0, 1, -1)
+    X = rng.standard_normal((n, d)) + 0.5 * (lab[:, None] > 0)
+    k = np.arange(n)
+    edges = np.concatenate([np.stack([k, (k + 1) % n], 1), np.stack([k, (k + 2) % n], 1)])
+    Y = np.arange(n)
+    Z = np.zeros((n, d))
+    Theta = np.zeros((n, d))
+    Bar = np.zeros((n, d))
+    sync_round(X, lab, Y, Z, Theta, Bar, edges, 1, rng)  # warm-up
+    times = []
+    t = 2
+    for _ in range(a.reps):
+        t0 = time.perf_counter()
+        for _ in range(a.iters):
+            sync_round(X, lab, Y, Z, Theta, Bar, edges, t, rng)
+            t += 1
+        times.append((time.perf_counter() - t0) / a.iters)
+    med = statistics.median(times)
+    print(json.dumps({"impl": "numpy", "numpy": np.__version__, "n": n, "d": d, "iters": a.iters, "reps": a.reps,
+                      "seconds_per_round": med, "ns_per_node_update": med * 1e9 / n}))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("sync")
+    s.add_argument("--n", type=int, default=1_000_000)
+    s.add_argument("--d", type=int, default=16)
+    s.add_argument("--iters", type=int, default=5)
+    s.add_argument("--reps", type=int, default=5)
+    s.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    if a.cmd == "sync":
+        cmd_sync(a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/kernel"
+)
+
+func cmdSync(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sync", "bench sync: the synchronous round (Algorithm 2, AUC logistic, ψ = 0, random data with both\n"+
+		"labels) timed over --iters rounds after one warm-up round, beside a STREAM-triad probe measured in\n"+
+		"the same process. ns_per_node_update is wall time / (n·iters).", stderr)
+	n := fs.Int("n", 1_000_000, "nodes (one random point each)")
+	d := fs.Int("d", 16, "dimension")
+	iters := fs.Int64("iters", 20, "rounds timed")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "workers of the round")
+	schedule := fs.String("schedule", "auto", "plain, blocked or auto (blocked when n allows) — or reference, the generic per-node path")
+	kern := fs.String("kernel", "auto", "auto, generic or avx2 (the kernels this CPU supports: "+fmt.Sprint(kernel.Implementations())+")")
+	kind := fs.String("graph", "watts-strogatz", "graph")
+	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
+	triadN := fs.Int("triad-n", 1<<23, "elements per array of the STREAM-triad probe (3 arrays of 8-byte floats)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := validSize(*n, *d); err != nil {
+		return err
+	}
+	if *iters < 1 || *workers < 1 {
+		return usageError{fmt.Errorf("--iters and --workers must be >= 1")}
+	}
+	if *kern != "auto" {
+		if err := kernel.Use(*kern); err != nil {
+			return usageError{fmt.Errorf("--kernel: %w", err)}
+		}
+	}
+	p, err := randomAUC(*n, *d, *seed)
+	if err != nil {
+		return err
+	}
+	g, err := buildGraph(*kind, *n, *seed)
+	if err != nil {
+		return err
+	}
+	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters + 1, GammaC: 1, Seed: *seed,
+		Workers: *workers, LogPoints: 1, EvalNodes: 1, Schedule: *schedule})
+	if err != nil {
+		return usageError{err}
+	}
+	defer s.Close()
+	if err := s.Advance(1); err != nil { // warm-up: touches every page
+		return err
+	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	t0 := time.Now()
+	if err := s.Advance(*iters); err != nil {
+		return err
+	}
+	el := time.Since(t0)
+	runtime.ReadMemStats(&ms1)
+	updates := float64(*n) * float64(*iters)
+	ns := float64(el.Nanoseconds()) / updates
+	// Bytes the plain schedule moves per node update: reads x, y, z, θ̄ and
+	// writes z, θ̄ (d floats each), reads and writes the margin, reads two labels.
+	bytesPlain := float64(6*8**d + 16 + 8)
+	triad := kernel.TriadGBps(*triadN, 5)
+	out := map[string]any{
+		"n": *n, "d": *d, "workers": *workers, "kernel": kernel.Active(), "schedule": s.Schedule(),
+		"iters": *iters, "seconds": el.Seconds(),
+		"ns_per_node_update": ns, "node_updates_per_s": 1e9 / ns, "ns_per_iteration": ns * float64(*n),
+		"bytes_per_node_update": bytesPlain, "effective_gbps": bytesPlain / ns,
+		"stream_triad_gbps": triad, "fraction_of_triad": bytesPlain / ns / triad,
+		"allocs_per_iteration": float64(ms1.Mallocs-ms0.Mallocs) / float64(*iters),
+		"graph":                g.Name, "gomaxprocs": runtime.GOMAXPROCS(0),
+	}
+	if *asJSON {
+		printJSON(stdout, out)
+		return nil
+	}
+	fmt.Fprintf(stdout, "n=%d d=%d %s/%s, %d workers: %.3g ns per node update (%.3g updates/s), %.2f GB/s effective of %.2f GB/s triad, %.1f allocs/round\n",
+		*n, *d, s.Schedule(), kernel.Active(), *workers, ns, 1e9/ns, bytesPlain/ns, triad, out["allocs_per_iteration"])
+	return nil
+}
