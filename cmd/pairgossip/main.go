@@ -5,6 +5,7 @@
 //
 //	pairgossip run [flags]      run one simulation, write DIR/trace.csv and DIR/summary.json
 //	pairgossip gap [flags]      print a graph's spectral gap 1 − λ₂(W)
+//	pairgossip sweep COMMAND    parameter sweeps: plan, run (locally or as a SLURM job array), merge, status, report
 //	pairgossip help [command]   explain a command's flags
 //
 // The main job, on the embedded Breast Cancer data:
@@ -27,6 +28,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -51,6 +53,8 @@ const topUsage = `pairgossip simulates gossip dual averaging for pairwise object
 Usage:
   pairgossip run [flags]      run one simulation; writes DIR/trace.csv and DIR/summary.json
   pairgossip gap [flags]      spectral gap 1 − λ₂(W) of a graph (Table 1 of the paper)
+  pairgossip sweep COMMAND    parameter sweeps from a YAML file: plan, run (here, several at a
+                              time, or as a SLURM job array), merge, status, report (SQLite results)
   pairgossip help COMMAND     the flags of a command, with what they mean
 
 Start with:
@@ -68,6 +72,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "gap":
 		err = cmdGap(args[1:], stdout, stderr)
+	case "sweep":
+		err = cmdSweep(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return realMain([]string{args[1], "--help"}, stdout, stderr)
@@ -95,23 +101,33 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// newFlagSet returns a flag set whose errors are returned, not printed twice.
+// newFlagSet returns a flag set whose errors come back as one line: the flag
+// package's own printing is silenced, and the usage is shown only for -h.
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", synopsis)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	helpOut.Store(fs, func() {
+		fs.SetOutput(stderr)
+		fmt.Fprintf(stderr, "%s\n\nFlags:\n", synopsis)
 		fs.PrintDefaults()
-	}
+		fs.SetOutput(io.Discard)
+	})
 	return fs
 }
+
+// helpOut maps each flag set to its help printer.
+var helpOut sync.Map
 
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			if h, ok := helpOut.Load(fs); ok {
+				h.(func())()
+			}
 			return err
 		}
-		return usageError{err}
+		return usageError{fmt.Errorf("%v (see --help)", err)}
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (flags start with --)", fs.Arg(0))
@@ -172,7 +188,7 @@ func contains(list []string, s string) bool {
 func cmdGap(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("gap", "pairgossip gap: the spectral gap 1 − λ₂(W) of a graph, W = I − L/|E| with |E|\n"+
 		"counting ordered pairs (twice the undirected edges). Closed forms for complete, cycle, star,\n"+
-		"path, grid and torus; a dense eigensolver for n ≤ 1500; Lanczos beyond.\n\n"+
+		"path, grid and torus; a dense eigensolver for n ≤ 1024; Lanczos beyond.\n\n"+
 		"Example (Table 1 of the paper): pairgossip gap --graph cycle --n 699 --json", stderr)
 	var gf graphFlags
 	gf.register(fs)

@@ -1,0 +1,154 @@
+package sweep
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// resultCols are the columns compared by Diff: everything a run computes
+// (not its wall time, host or the time it finished).
+var resultCols = []string{"status", "config", "iter", "grad_evals", "grad_evals_nonzero", "objective_mean",
+	"objective_std", "objective_min", "objective_max", "auc_mean", "bias", "consensus", "optimum_objective", "eval_nodes"}
+
+type rowValues []any
+
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		if !ok {
+			if yi, ok := b.(int64); ok { // SQLite may store integral reals as integers
+				return x == float64(yi)
+			}
+			return false
+		}
+		return x == y || (math.IsNaN(x) && math.IsNaN(y))
+	case int64:
+		if y, ok := b.(float64); ok {
+			return float64(x) == y
+		}
+	case []byte:
+		if y, ok := b.([]byte); ok {
+			return string(x) == string(y)
+		}
+		if y, ok := b.(string); ok {
+			return string(x) == y
+		}
+	}
+	return a == b
+}
+
+func loadRows(db *sql.DB, query string, ncols int) (map[string][]rowValues, error) {
+	rows, err := db.Query(query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]rowValues{}
+	for rows.Next() {
+		vals := make([]any, ncols)
+		ptrs := make([]any, ncols)
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		id := fmt.Sprint(vals[0])
+		if b, ok := vals[0].([]byte); ok {
+			id = string(b)
+		}
+		out[id] = append(out[id], vals[1:])
+	}
+	return out, rows.Err()
+}
+
+// Diff compares the results of two databases: the same runs, with the same
+// status, final metrics and trace rows, compared exactly (NaN equals NaN).
+// Wall times are not compared. It returns one line per difference, at most
+// max lines (0: all) and the total count.
+func Diff(a, b *Store, max int) ([]string, int, error) {
+	var out []string
+	count := 0
+	add := func(format string, args ...any) {
+		count++
+		if max <= 0 || len(out) < max {
+			out = append(out, fmt.Sprintf(format, args...))
+		}
+	}
+	runQ := `SELECT id, ` + strings.Join(resultCols, ", ") + ` FROM runs`
+	trQ := `SELECT ` + tracesCols + ` FROM traces ORDER BY run_id, iter`
+	ra, err := loadRows(a.db, runQ, 1+len(resultCols))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", a.Path, err)
+	}
+	rb, err := loadRows(b.db, runQ, 1+len(resultCols))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", b.Path, err)
+	}
+	ta, err := loadRows(a.db, trQ, 11)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", a.Path, err)
+	}
+	tb, err := loadRows(b.db, trQ, 11)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", b.Path, err)
+	}
+	ids := map[string]bool{}
+	for id := range ra {
+		ids[id] = true
+	}
+	for id := range rb {
+		ids[id] = true
+	}
+	sorted := make([]string, 0, len(ids))
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	sort.Strings(sorted)
+	trCols := strings.Split(tracesCols, ", ")[1:]
+	for _, id := range sorted {
+		x, y := ra[id], rb[id]
+		switch {
+		case x == nil:
+			add("run %s: only in %s", id, b.Path)
+			continue
+		case y == nil:
+			add("run %s: only in %s", id, a.Path)
+			continue
+		}
+		for i, c := range resultCols {
+			if !sameValue(x[0][i], y[0][i]) {
+				add("run %s: %s: %v vs %v", id, c, show(x[0][i]), show(y[0][i]))
+			}
+		}
+		p, q := ta[id], tb[id]
+		if len(p) != len(q) {
+			add("run %s: %d trace rows vs %d", id, len(p), len(q))
+			continue
+		}
+		for r := range p {
+			for i, c := range trCols {
+				if !sameValue(p[r][i], q[r][i]) {
+					add("run %s: trace row %d: %s: %v vs %v", id, r, c, show(p[r][i]), show(q[r][i]))
+				}
+			}
+		}
+	}
+	return out, count, nil
+}
+
+func show(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return string(x)
+	case float64:
+		return fmt.Sprintf("%.17g", x)
+	}
+	return v
+}

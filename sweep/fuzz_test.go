@@ -1,0 +1,36 @@
+package sweep
+
+import (
+	"os"
+	"testing"
+)
+
+// FuzzParse: any bytes either parse into a sweep whose runs all have ids, or
+// give an error; never a panic or a hang.
+func FuzzParse(f *testing.F) {
+	if b, err := os.ReadFile("../examples/sweep-small.yaml"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte("base:\n  iters: 10\naxes:\n  seed: [1, 2]\n"))
+	f.Add([]byte("base: {problem: auc}\naxes:\n  gamma_c: {logspace: [0.01, 1, 3]}\n  seed: {range: [1, 4]}\n"))
+	f.Add([]byte("axes:\n  reg:\n    - {reg: l1, lambda: 0.1}\n    - {reg: none}\n"))
+	f.Add([]byte("base:\n  iters: abc\n"))
+	f.Add([]byte("- [a, b]\n"))
+	// Sweeps of up to a million runs are legitimate but take seconds to
+	// expand; the fuzzer explores the parser, not the expansion's size.
+	maxRuns, maxAxisValues = 2000, 2000
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<14 {
+			return
+		}
+		sw, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		for _, r := range sw.Runs {
+			if r.ID == "" {
+				t.Fatal("run without an id")
+			}
+		}
+	})
+}

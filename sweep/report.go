@@ -1,0 +1,537 @@
+package sweep
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/pairgossip/pairgossip/internal/atomicfile"
+)
+
+// ReportMetrics are the final metrics a report aggregates: the trace's
+// final values, suboptimality = objective_mean − optimum_objective, and the
+// wall time.
+var ReportMetrics = []string{"objective_mean", "objective_std", "objective_min", "objective_max",
+	"suboptimality", "auc_mean", "bias", "consensus", "optimum_objective", "wall_seconds"}
+
+// ReportOptions configures BuildReport.
+type ReportOptions struct {
+	// Over are the configuration keys aggregated over (default: seed).
+	Over []string
+	// Metrics to plot (default: objective_mean).
+	Metrics []string
+	// X is the key on the plots' x axis (default: the first swept key that
+	// is not in Over, in axis order).
+	X string
+}
+
+type reportRun struct {
+	id     string
+	cfg    map[string]json.RawMessage
+	status string
+	vals   map[string]float64
+	order  int
+}
+
+// Group is one configuration less the Over keys.
+type Group struct {
+	Values   []string // of Report.Keys
+	raw      []json.RawMessage
+	Runs     int
+	Complete int
+	Diverged int
+	Failed   int
+	Mean     map[string]float64 // over the complete runs
+	Std      map[string]float64 // sample standard deviation (NaN for fewer than 2)
+	order    int
+}
+
+// Report is a sweep's results aggregated per configuration.
+type Report struct {
+	Keys    []string // the swept keys that define a group, in axis order
+	Over    []string
+	Metrics []string
+	Groups  []*Group
+	Plots   []string // files written by Write
+	X       string
+}
+
+// LoadReport reads the runs of a results database and groups them.
+func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
+	if len(opt.Over) == 0 {
+		opt.Over = []string{"seed"}
+	}
+	for _, o := range opt.Over {
+		if keyByName[o] == nil {
+			return nil, fmt.Errorf("--over: unknown key %q (valid: %s)", o, strings.Join(KeyNames(), ", "))
+		}
+	}
+	q := `SELECT r.id, r.config, r.status, r.objective_mean, r.objective_std, r.objective_min, r.objective_max,
+	        r.auc_mean, r.bias, r.consensus, r.optimum_objective, r.wall_seconds, COALESCE(p.idx, 1000000000)
+	      FROM runs r LEFT JOIN plan p ON p.id = r.id ORDER BY 13, r.id`
+	rows, err := st.db.Query(q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.Path, err)
+	}
+	defer rows.Close()
+	var runs []*reportRun
+	names := []string{"objective_mean", "objective_std", "objective_min", "objective_max", "auc_mean", "bias", "consensus", "optimum_objective", "wall_seconds"}
+	for rows.Next() {
+		var r reportRun
+		var cfg string
+		v := make([]sql.NullFloat64, len(names))
+		dest := []any{&r.id, &cfg, &r.status}
+		for i := range v {
+			dest = append(dest, &v[i])
+		}
+		dest = append(dest, &r.order)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(cfg), &r.cfg); err != nil {
+			return nil, fmt.Errorf("run %s: bad config: %w", r.id, err)
+		}
+		r.vals = map[string]float64{}
+		for i, n := range names {
+			r.vals[n] = math.NaN()
+			if v[i].Valid {
+				r.vals[n] = v[i].Float64
+			}
+		}
+		r.vals["suboptimality"] = r.vals["objective_mean"] - r.vals["optimum_objective"]
+		runs = append(runs, &r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s: no runs", st.Path)
+	}
+	// The swept keys: those whose value varies, in axis order.
+	order, err := axisKeyOrder(st)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range Keys {
+		order = append(order, k.Name)
+	}
+	over := map[string]bool{}
+	for _, o := range opt.Over {
+		over[o] = true
+	}
+	rep := &Report{Over: opt.Over, Metrics: ReportMetrics}
+	seen := map[string]bool{}
+	for _, k := range order {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		first := string(runs[0].cfg[k])
+		for _, r := range runs[1:] {
+			if string(r.cfg[k]) != first {
+				if !over[k] {
+					rep.Keys = append(rep.Keys, k)
+				}
+				break
+			}
+		}
+	}
+	byKey := map[string]*Group{}
+	members := map[*Group][]*reportRun{}
+	for _, r := range runs {
+		var parts []string
+		raw := make([]json.RawMessage, len(rep.Keys))
+		for i, k := range rep.Keys {
+			raw[i] = r.cfg[k]
+			parts = append(parts, string(r.cfg[k]))
+		}
+		gk := strings.Join(parts, "\x00")
+		g := byKey[gk]
+		if g == nil {
+			g = &Group{raw: raw, order: r.order}
+			for _, x := range raw {
+				g.Values = append(g.Values, rawLabel(x))
+			}
+			byKey[gk] = g
+			rep.Groups = append(rep.Groups, g)
+		}
+		g.order = min(g.order, r.order)
+		g.Runs++
+		switch r.status {
+		case StatusComplete:
+			g.Complete++
+			members[g] = append(members[g], r)
+		case StatusDiverged:
+			g.Diverged++
+		default:
+			g.Failed++
+		}
+	}
+	sort.SliceStable(rep.Groups, func(i, j int) bool { return rep.Groups[i].order < rep.Groups[j].order })
+	for _, g := range rep.Groups {
+		g.Mean, g.Std = map[string]float64{}, map[string]float64{}
+		for _, m := range ReportMetrics {
+			var xs []float64
+			for _, r := range members[g] {
+				xs = append(xs, r.vals[m])
+			}
+			g.Mean[m], g.Std[m] = meanStd(xs)
+		}
+	}
+	rep.X = opt.X
+	if rep.X == "" && len(rep.Keys) > 0 {
+		rep.X = rep.Keys[0]
+	}
+	if rep.X != "" && !contains(rep.Keys, rep.X) {
+		return nil, fmt.Errorf("--x: %q is not a swept key of this database (swept: %s)", rep.X, strings.Join(rep.Keys, ", "))
+	}
+	if len(opt.Metrics) == 0 {
+		opt.Metrics = []string{"objective_mean"}
+	}
+	for _, m := range opt.Metrics {
+		if !contains(ReportMetrics, m) {
+			return nil, fmt.Errorf("--metric: unknown metric %q (valid: %s)", m, strings.Join(ReportMetrics, ", "))
+		}
+	}
+	rep.Metrics = opt.Metrics
+	return rep, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// axisKeyOrder returns the configuration keys of the sweeps' axes, in axis
+// order, as recorded by AddPlan.
+func axisKeyOrder(st *Store) ([]string, error) {
+	rows, err := st.db.Query(`SELECT value FROM meta WHERE key LIKE 'keys:%' ORDER BY rowid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		if v != "" {
+			out = append(out, strings.Split(v, ",")...)
+		}
+	}
+	return out, rows.Err()
+}
+
+func rawLabel(x json.RawMessage) string {
+	var s string
+	if json.Unmarshal(x, &s) == nil {
+		return s
+	}
+	if x == nil {
+		return ""
+	}
+	return string(x)
+}
+
+func meanStd(xs []float64) (float64, float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	m := s / float64(len(xs))
+	if len(xs) < 2 {
+		return m, math.NaN()
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+func fnum(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// CSV renders the table: one row per group, the group's key values, its run
+// counts, then mean and std of every metric.
+func (r *Report) CSV() []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	head := append([]string{}, r.Keys...)
+	head = append(head, "runs", "complete", "diverged", "failed")
+	for _, m := range ReportMetrics {
+		head = append(head, m+"_mean", m+"_std")
+	}
+	w.Write(head)
+	for _, g := range r.Groups {
+		row := append([]string{}, g.Values...)
+		row = append(row, strconv.Itoa(g.Runs), strconv.Itoa(g.Complete), strconv.Itoa(g.Diverged), strconv.Itoa(g.Failed))
+		for _, m := range ReportMetrics {
+			row = append(row, fnum(g.Mean[m]), fnum(g.Std[m]))
+		}
+		w.Write(row)
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>
+body { font-family: sans-serif; margin: 2em; }
+table { border-collapse: collapse; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; white-space: nowrap; }
+th { background: #f0f0f0; }
+td.key { text-align: left; }
+img { max-width: 48em; display: block; margin: 1em 0; }
+</style></head><body>
+<h1>{{.Title}}</h1>
+<p>Final metrics per configuration: mean ± sample standard deviation over {{.Over}}, complete runs only
+({{.Runs}} runs in {{len .Groups}} configurations).</p>
+<table>
+<tr>{{range .Keys}}<th>{{.}}</th>{{end}}<th>runs</th><th>complete</th><th>diverged</th><th>failed</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .Keys}}<td class="key">{{.}}</td>{{end}}{{range .Counts}}<td>{{.}}</td>{{end}}{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{range .Plots}}<img src="{{.}}" alt="{{.}}">
+{{end}}</body></html>
+`))
+
+func pm(mean, std float64) string {
+	if math.IsNaN(mean) {
+		return "—"
+	}
+	if math.IsNaN(std) {
+		return fmt.Sprintf("%.4g", mean)
+	}
+	return fmt.Sprintf("%.4g ± %.2g", mean, std)
+}
+
+// HTML renders the table and links the plots.
+func (r *Report) HTML(title string) []byte {
+	type row struct {
+		Keys   []string
+		Counts []int
+		Cells  []string
+	}
+	data := struct {
+		Title, Over string
+		Keys        []string
+		Metrics     []string
+		Rows        []row
+		Runs        int
+		Groups      []*Group
+		Plots       []string
+	}{Title: title, Over: strings.Join(r.Over, ", "), Keys: r.Keys, Metrics: ReportMetrics, Groups: r.Groups}
+	for _, g := range r.Groups {
+		rw := row{Keys: g.Values, Counts: []int{g.Runs, g.Complete, g.Diverged, g.Failed}}
+		for _, m := range ReportMetrics {
+			rw.Cells = append(rw.Cells, pm(g.Mean[m], g.Std[m]))
+		}
+		data.Rows = append(data.Rows, rw)
+		data.Runs += g.Runs
+	}
+	for _, p := range r.Plots {
+		if strings.HasSuffix(p, ".svg") {
+			data.Plots = append(data.Plots, filepath.Base(p))
+		}
+	}
+	var b bytes.Buffer
+	if err := htmlTmpl.Execute(&b, data); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+// Plot draws metric against the X key, one line per combination of the
+// other keys, with ± std error bars (linear y axis).
+func (r *Report) Plot(metric string) (*plot.Plot, error) {
+	xi := -1
+	for i, k := range r.Keys {
+		if k == r.X {
+			xi = i
+		}
+	}
+	if xi < 0 {
+		return nil, fmt.Errorf("no swept key to plot against")
+	}
+	// x positions: numeric values, or the order of first appearance.
+	numeric := true
+	var nominal []string
+	pos := map[string]int{}
+	for _, g := range r.Groups {
+		lab := g.Values[xi]
+		if _, ok := pos[lab]; !ok {
+			pos[lab] = len(nominal)
+			nominal = append(nominal, lab)
+		}
+		var f float64
+		if json.Unmarshal(g.raw[xi], &f) != nil {
+			numeric = false
+		}
+	}
+	xOf := func(g *Group) float64 {
+		if numeric {
+			var f float64
+			json.Unmarshal(g.raw[xi], &f)
+			return f
+		}
+		return float64(pos[g.Values[xi]])
+	}
+	type series struct {
+		name string
+		pts  plotter.XYs
+		errs plotter.YErrors
+	}
+	var ss []*series
+	byName := map[string]*series{}
+	for _, g := range r.Groups {
+		var parts []string
+		for i, k := range r.Keys {
+			if i != xi {
+				parts = append(parts, k+"="+g.Values[i])
+			}
+		}
+		name := strings.Join(parts, ", ")
+		s := byName[name]
+		if s == nil {
+			s = &series{name: name}
+			byName[name] = s
+			ss = append(ss, s)
+		}
+		m, sd := g.Mean[metric], g.Std[metric]
+		if math.IsNaN(m) || math.IsInf(m, 0) {
+			continue
+		}
+		if math.IsNaN(sd) || math.IsInf(sd, 0) {
+			sd = 0
+		}
+		s.pts = append(s.pts, plotter.XY{X: xOf(g), Y: m})
+		s.errs = append(s.errs, struct{ Low, High float64 }{sd, sd})
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s vs %s (mean ± std over %s)", metric, r.X, strings.Join(r.Over, ", "))
+	p.X.Label.Text = r.X
+	p.Y.Label.Text = metric
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(8)
+	if numeric {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, g := range r.Groups {
+			lo, hi = math.Min(lo, xOf(g)), math.Max(hi, xOf(g))
+		}
+		if lo > 0 && hi/lo >= 50 {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		}
+	}
+	for i, s := range ss {
+		if len(s.pts) == 0 {
+			continue
+		}
+		idx := make([]int, len(s.pts))
+		for j := range idx {
+			idx[j] = j
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return s.pts[idx[a]].X < s.pts[idx[b]].X })
+		pts := make(plotter.XYs, len(idx))
+		errs := make(plotter.YErrors, len(idx))
+		for j, k := range idx {
+			pts[j], errs[j] = s.pts[k], s.errs[k]
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		c := plotutil.Color(i)
+		l.Color, sc.Color, sc.Shape = c, c, plotutil.Shape(i)
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{pts, errs})
+		if err != nil {
+			return nil, err
+		}
+		eb.Color = c
+		p.Add(l, sc, eb)
+		if s.name != "" {
+			p.Legend.Add(s.name, l, sc)
+		}
+	}
+	// Headroom above the data for the legend (top left).
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	named := 0
+	for _, s := range ss {
+		for j, pt := range s.pts {
+			ylo, yhi = math.Min(ylo, pt.Y-s.errs[j].Low), math.Max(yhi, pt.Y+s.errs[j].High)
+		}
+		if s.name != "" && len(s.pts) > 0 {
+			named++
+		}
+	}
+	if named > 0 && yhi > ylo {
+		p.Y.Min, p.Y.Max = ylo, yhi+(yhi-ylo)*0.09*float64(named+1)
+	}
+	if !numeric {
+		p.NominalX(nominal...)
+		p.X.Min, p.X.Max = -0.5, float64(len(nominal))-0.5
+	}
+	return p, nil
+}
+
+// Write writes DIR/summary.csv, DIR/summary.html and, when a key was swept,
+// DIR/METRIC-vs-X.png and .svg for each metric.
+func (r *Report) Write(dir, title string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	r.Plots = nil
+	if r.X != "" {
+		for _, m := range r.Metrics {
+			p, err := r.Plot(m)
+			if err != nil {
+				return err
+			}
+			for _, ext := range []string{"png", "svg"} {
+				wt, err := p.WriterTo(18*vg.Centimeter, 12*vg.Centimeter, ext)
+				if err != nil {
+					return err
+				}
+				path := filepath.Join(dir, fmt.Sprintf("%s-vs-%s.%s", m, r.X, ext))
+				if err := atomicfile.Write(path, func(f *os.File) error { _, err := wt.WriteTo(f); return err }); err != nil {
+					return err
+				}
+				r.Plots = append(r.Plots, path)
+			}
+		}
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "summary.csv"), r.CSV()); err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(filepath.Join(dir, "summary.html"), r.HTML(title))
+}

@@ -1,0 +1,373 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/dataset"
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Options configures Execute.
+type Options struct {
+	// Cores is the number of cores to keep busy (0: GOMAXPROCS).
+	Cores int
+	// Jobs bounds the number of runs at once (0: as many as the cores allow).
+	Jobs int
+	// Workers is the number of workers of every run (0: chosen per run from
+	// its size, see Workers).
+	Workers int
+	// RerunFailed runs again the runs whose last attempt failed.
+	RerunFailed bool
+	// OnEvent, if not nil, is called (from one goroutine at a time) when a
+	// run starts and when it ends.
+	OnEvent func(Event)
+}
+
+// Event reports progress.
+type Event struct {
+	Start   bool     // a run started (else it ended: Outcome is set)
+	Run     Run      //
+	Workers int      // its workers
+	Outcome *Outcome // when it ended
+	Done    int      // runs ended so far in this session
+	Todo    int      // runs this session runs in all
+	Running int      // runs in progress
+	Elapsed time.Duration
+	// WorkDone and WorkTodo measure progress in estimated work (iterations
+	// × per-iteration cost), for a better ETA than run counts.
+	WorkDone, WorkTodo float64
+}
+
+// ETA estimates the time left from the work done so far.
+func (e Event) ETA() (time.Duration, bool) {
+	if e.WorkDone <= 0 || e.Done == 0 {
+		return 0, false
+	}
+	left := e.WorkTodo - e.WorkDone
+	return time.Duration(float64(e.Elapsed) * left / e.WorkDone), true
+}
+
+// Tally summarises Execute.
+type Tally struct {
+	Share    int // runs in this share of the sweep
+	Skipped  int // already done in the database
+	Ran      int // run in this session
+	Complete int
+	Diverged int
+	Failed   int
+	Cores    int
+	Elapsed  time.Duration
+}
+
+// size is what the scheduler knows of a run before preparing it.
+type size struct {
+	n, dim int // nodes and parameters per node
+}
+
+type sizer struct {
+	mu    sync.Mutex
+	cache map[string]size
+}
+
+func (z *sizer) of(cfg pairgossip.Config) size {
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", cfg.Data, cfg.DataSeed, cfg.LabelColumn, cfg.Problem)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if s, ok := z.cache[key]; ok {
+		return s
+	}
+	s := size{n: 1, dim: 1}
+	if ds, err := dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}}); err == nil {
+		s.n, s.dim = ds.N, ds.D
+		if l, err := problem.ParseLoss(cfg.Problem); err == nil {
+			s.dim = l.ParamDim(ds.D)
+		}
+	}
+	if z.cache == nil {
+		z.cache = map[string]size{}
+	}
+	z.cache[key] = s
+	return s
+}
+
+// Workers chooses the workers of a run from its size: a synchronous round
+// touches all n nodes (n·dim numbers), worth a worker per 32768; the
+// asynchronous and centralized algorithms update one or two nodes per
+// iteration, so only their measurements (n·dim per evaluated node) are
+// parallel, worth a worker per 2²⁰. The result is in [1, cores]. Results
+// never depend on it (the engine is deterministic for any worker count).
+func Workers(cfg pairgossip.Config, n, dim, cores int) int {
+	grain := 1 << 20
+	if cfg.Algorithm == "sync" || cfg.Algorithm == "" {
+		grain = 1 << 15
+	}
+	w := n * dim / grain
+	return max(1, min(w, cores))
+}
+
+func work(cfg pairgossip.Config, s size) float64 {
+	per := float64(s.n * s.dim)
+	if cfg.Algorithm != "sync" {
+		per = float64(2 * s.dim)
+	}
+	// measurements: log_points × eval nodes × n × dim
+	ev := float64(cfg.EvalNodes)
+	if ev <= 0 || ev > float64(s.n) {
+		ev = math.Min(float64(s.n), 1000)
+	}
+	lp := float64(cfg.LogPoints)
+	if lp <= 0 {
+		lp = 30
+	}
+	return float64(cfg.Iters)*per + lp*ev*float64(s.n*s.dim) + 1e5
+}
+
+// tokens is a FIFO weighted semaphore over cores.
+type tokens struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int
+	jobs int // runs that may still start (-1: unlimited)
+}
+
+func (t *tokens) acquire(ctx context.Context, w int) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for (t.free < w || t.jobs == 0) && ctx.Err() == nil {
+		t.cond.Wait()
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	t.free -= w
+	if t.jobs > 0 {
+		t.jobs--
+	}
+	return true
+}
+
+func (t *tokens) release(w int) {
+	t.mu.Lock()
+	t.free += w
+	if t.jobs >= 0 {
+		t.jobs++
+	}
+	t.mu.Unlock()
+	t.cond.Broadcast()
+}
+
+// optimumCache solves R_n(θ*) once per distinct problem.
+type optimumCache struct {
+	mu sync.Mutex
+	m  map[string]*optEntry
+}
+
+type optEntry struct {
+	once sync.Once
+	opt  problem.Optimum
+	err  error
+}
+
+func (c *optimumCache) get(cfg pairgossip.Config, p *problem.Problem) (problem.Optimum, error) {
+	k, _ := json.Marshal([]any{cfg.Problem, cfg.Data, cfg.DataSeed, cfg.LabelColumn, cfg.Reg, cfg.Lambda, cfg.Radius, cfg.B})
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*optEntry{}
+	}
+	e := c.m[string(k)]
+	if e == nil {
+		e = &optEntry{}
+		c.m[string(k)] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.opt, e.err = p.Solve(problem.OptimumOptions{}) })
+	return e.opt, e.err
+}
+
+// Execute runs the given runs of the sweep (all of them, or one task's
+// Share) that the store does not hold as done, several at a time, and
+// writes each one's row and trace in one transaction as it ends. A run
+// interrupted by ctx is not written (it runs again next time). It returns
+// ctx's error when interrupted, or the first database error.
+func Execute(ctx context.Context, sw *Sweep, runs []Run, st *Store, opt Options) (Tally, error) {
+	t0 := time.Now()
+	cores := opt.Cores
+	if cores <= 0 {
+		cores = runtime.GOMAXPROCS(0)
+	}
+	rep := Tally{Share: len(runs), Cores: cores}
+	if err := st.AddPlan(sw); err != nil {
+		return rep, fmt.Errorf("%s: %w", st.Path, err)
+	}
+	status, err := st.Statuses()
+	if err != nil {
+		return rep, fmt.Errorf("%s: %w", st.Path, err)
+	}
+	var todo []Run
+	for _, r := range runs {
+		s, ok := status[r.ID]
+		if ok && (Done(s) || !opt.RerunFailed) {
+			rep.Skipped++
+			continue
+		}
+		todo = append(todo, r)
+	}
+	var z sizer
+	workers := make([]int, len(todo))
+	costs := make([]float64, len(todo))
+	var workTodo float64
+	for i, r := range todo {
+		cfg := sw.Resolved(r.Config)
+		s := z.of(cfg)
+		workers[i] = opt.Workers
+		if workers[i] <= 0 {
+			workers[i] = Workers(cfg, s.n, s.dim, cores)
+		}
+		workers[i] = min(workers[i], cores)
+		costs[i] = work(cfg, s)
+		workTodo += costs[i]
+	}
+	host, _ := os.Hostname()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	tk := &tokens{free: cores, jobs: -1}
+	if opt.Jobs > 0 {
+		tk.jobs = opt.Jobs
+	}
+	tk.cond = sync.NewCond(&tk.mu)
+	stop := context.AfterFunc(ctx, func() { tk.mu.Lock(); tk.cond.Broadcast(); tk.mu.Unlock() })
+	defer stop()
+
+	var (
+		mu       sync.Mutex // guards the counters and OnEvent
+		done     int
+		running  int
+		workDone float64
+		wg       sync.WaitGroup
+		oc       optimumCache
+	)
+	event := func(e Event) {
+		e.Done, e.Todo, e.Running, e.Elapsed = done, len(todo), running, time.Since(t0)
+		e.WorkDone, e.WorkTodo = workDone, workTodo
+		if opt.OnEvent != nil {
+			opt.OnEvent(e)
+		}
+	}
+	for i, r := range todo {
+		w := workers[i]
+		if !tk.acquire(ctx, w) {
+			break
+		}
+		mu.Lock()
+		running++
+		event(Event{Start: true, Run: r, Workers: w})
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer tk.release(w)
+			o := runOne(ctx, sw, r, w, host, &oc)
+			if o != nil {
+				if err := st.Write(o); err != nil {
+					cancel(fmt.Errorf("%s: writing run %s: %w", st.Path, r.ID, err))
+					o = nil
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			running--
+			if o == nil {
+				return
+			}
+			done++
+			workDone += costs[i]
+			rep.Ran++
+			switch o.Status {
+			case StatusComplete:
+				rep.Complete++
+			case StatusDiverged:
+				rep.Diverged++
+			default:
+				rep.Failed++
+			}
+			event(Event{Run: r, Workers: w, Outcome: o})
+		}()
+	}
+	wg.Wait()
+	rep.Elapsed = time.Since(t0)
+	if err := context.Cause(ctx); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// runOne prepares and executes one run; nil when ctx interrupted it.
+func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc *optimumCache) (o *Outcome) {
+	o = &Outcome{Run: r, Axes: sw.LabelsJSON(r), Optimum: math.NaN(), Host: host}
+	fail := func(err error) *Outcome {
+		o.Status, o.Error = StatusFailed, err.Error()
+		o.Summary = pairgossip.JSON(struct {
+			Status string            `json:"status"`
+			Error  string            `json:"error"`
+			Config pairgossip.Config `json:"config"`
+		}{StatusFailed, o.Error, r.Config})
+		return o
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			o = fail(fmt.Errorf("panic: %v", p))
+		}
+	}()
+	cfg := sw.Resolved(r.Config)
+	cfg.Workers = workers
+	cfg.SkipOptimum = true
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	defer run.Close()
+	res, runErr := run.Execute(ctx, nil)
+	if ctx.Err() != nil {
+		return nil
+	}
+	var warn []string
+	var div *engine.DivergenceError
+	if sw.Optimum && (runErr == nil || errors.As(runErr, &div)) {
+		opt, err := oc.get(cfg, run.Problem)
+		if err != nil {
+			warn = append(warn, "optimum: "+err.Error())
+		} else {
+			res.Optimum = &opt
+		}
+	}
+	sum := run.Summarize(res, runErr)
+	sum.Config = r.Config // paths as written, as in the run id
+	sum.Warnings = append(sum.Warnings, warn...)
+	o.Status, o.Error = sum.Status, sum.Error
+	if o.Status != StatusComplete && o.Status != StatusDiverged {
+		o.Status = StatusFailed
+	}
+	o.Wall = res.Wall
+	if len(res.Trace) > 0 {
+		f := res.Final
+		o.Final = &f
+	}
+	if res.Optimum != nil {
+		o.Optimum = res.Optimum.Value
+	}
+	o.Eval = sum.EvalNodes
+	o.Trace = res.Trace
+	o.Summary = pairgossip.JSON(sum)
+	return o
+}

@@ -1,0 +1,643 @@
+// Package sweep runs parameter sweeps of pairgossip: a YAML sweep file names
+// a base configuration and the axes to vary; the runs are the cartesian
+// product of the axes, each identified by a hash of its full configuration.
+// Runs execute on the local machine (several at a time) or as a SLURM job
+// array, and their results go to an embedded SQLite database (one row per
+// run, the traces in a second table) written one transaction per run, so an
+// interrupted sweep restarts where it stopped. See docs/sweeps.md.
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Sweep is a parsed sweep file with its runs.
+type Sweep struct {
+	File string // the path it was read from
+	Dir  string // its folder: relative data and graph paths are resolved from here
+	Name string
+	Base pairgossip.Config
+	Axes []Axis
+	// Optimum: solve the centralized optimum R_n(θ*) for each distinct
+	// problem (default true).
+	Optimum bool
+	Runs    []Run
+}
+
+// Axis is one swept dimension.
+type Axis struct {
+	Name   string
+	Line   int
+	Keys   []string // the configuration keys it sets
+	Values []AxisValue
+}
+
+// AxisValue is one value of an axis: one or several keys set at once.
+type AxisValue struct {
+	Label string
+	Line  int
+	set   []setting
+}
+
+type setting struct {
+	key *key
+	val any
+}
+
+// Run is one point of the sweep.
+type Run struct {
+	Index  int    // position in the sweep's order
+	ID     string // first 16 hex digits of SHA-256 of ConfigJSON
+	Config pairgossip.Config
+	// Labels are the axis values of the run, in axis order.
+	Labels []string
+}
+
+// ConfigJSON is the canonical JSON form of a configuration: json.Marshal of
+// pairgossip.Config (fixed field order, shortest exact floats). A run's ID
+// hashes it.
+func ConfigJSON(cfg pairgossip.Config) []byte {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// RunID is the stable identity of a configuration.
+func RunID(cfg pairgossip.Config) string {
+	h := sha256.Sum256(ConfigJSON(cfg))
+	return hex.EncodeToString(h[:8])
+}
+
+// PlanHash identifies a sweep's list of runs (their ids, in order).
+func (s *Sweep) PlanHash() string {
+	h := sha256.New()
+	for _, r := range s.Runs {
+		h.Write([]byte(r.ID))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// AxisNames returns the names of the axes in order.
+func (s *Sweep) AxisNames() []string {
+	out := make([]string, len(s.Axes))
+	for i, a := range s.Axes {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// LabelsJSON renders a run's axis values as one JSON object in axis order.
+func (s *Sweep) LabelsJSON(r Run) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, a := range s.Axes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(a.Name)
+		v, _ := json.Marshal(r.Labels[i])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// Error is a problem in a sweep file, at a line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// MaxRuns bounds the size of a sweep.
+const MaxRuns = 1_000_000
+
+// maxRuns and maxAxisValues are the limits in force (tests lower them).
+var (
+	maxRuns       = MaxRuns
+	maxAxisValues = 100000
+)
+
+var topKeys = []string{"name", "base", "axes", "optimum"}
+
+// Load reads and parses a sweep file.
+func Load(path string) (*Sweep, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+type parser struct {
+	file string
+	dir  string
+}
+
+func (p *parser) errf(n *yaml.Node, format string, a ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, a...)}
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// pairs returns a mapping's keys and values, rejecting non-scalar and
+// duplicate keys.
+func (p *parser) pairs(n *yaml.Node) ([]*yaml.Node, []*yaml.Node, error) {
+	var ks, vs []*yaml.Node
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return nil, nil, p.errf(k, "keys must be names, got %s", describe(k))
+		}
+		if k.Value == "<<" {
+			return nil, nil, p.errf(k, "merge keys (<<) are not supported")
+		}
+		if seen[k.Value] {
+			return nil, nil, p.errf(k, "key %q appears twice", k.Value)
+		}
+		seen[k.Value] = true
+		ks, vs = append(ks, k), append(vs, v)
+	}
+	return ks, vs, nil
+}
+
+// Parse parses a sweep file's content; name is used in error messages and
+// to resolve relative paths.
+func Parse(name string, data []byte) (*Sweep, error) {
+	p := &parser{file: name, dir: filepath.Dir(name)}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := err.Error()
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			l, _ := strconv.Atoi(m[1])
+			return nil, &Error{File: name, Line: l, Msg: m[2]}
+		}
+		return nil, &Error{File: name, Msg: strings.TrimPrefix(msg, "yaml: ")}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &Error{File: name, Line: 1, Msg: "empty sweep file (want the keys base and axes)"}
+	}
+	root := deref(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		return nil, p.errf(root, "expected a mapping with the keys %s, got %s", strings.Join(topKeys, ", "), describe(root))
+	}
+	base := pairgossip.DefaultConfig()
+	base.Reg = "" // resolved per run from the problem unless set
+	s := &Sweep{File: name, Dir: p.dir, Optimum: true,
+		Name: strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))}
+	ks, vs, err := p.pairs(root)
+	if err != nil {
+		return nil, err
+	}
+	var axesNode *yaml.Node
+	for i, k := range ks {
+		v := vs[i]
+		switch k.Value {
+		case "name":
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || v.Value == "" {
+				return nil, p.errf(v, "key \"name\": expected a string, got %s", describe(v))
+			}
+			s.Name = v.Value
+		case "optimum":
+			var b bool
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || v.Decode(&b) != nil {
+				return nil, p.errf(v, "key \"optimum\": expected true or false, got %s", describe(v))
+			}
+			s.Optimum = b
+		case "base":
+			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+				continue
+			}
+			if v.Kind != yaml.MappingNode {
+				return nil, p.errf(v, "key \"base\": expected a mapping of configuration keys, got %s", describe(v))
+			}
+			bk, bv, err := p.pairs(v)
+			if err != nil {
+				return nil, err
+			}
+			for j, kk := range bk {
+				k, err := p.configKey(kk)
+				if err != nil {
+					return nil, err
+				}
+				val, err := p.scalar(k, bv[j], "")
+				if err != nil {
+					return nil, err
+				}
+				k.set(&base, val)
+			}
+		case "axes":
+			axesNode = v
+		default:
+			return nil, p.errf(k, "unknown key %q (valid: %s)", k.Value, strings.Join(topKeys, ", "))
+		}
+	}
+	s.Base = base
+	if axesNode != nil && !(axesNode.Kind == yaml.ScalarNode && axesNode.ShortTag() == "!!null") {
+		if axesNode.Kind != yaml.MappingNode {
+			return nil, p.errf(axesNode, "key \"axes\": expected a mapping from axis names to lists, got %s", describe(axesNode))
+		}
+		if err := p.axes(s, axesNode); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expand(s, axesNode); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (p *parser) configKey(n *yaml.Node) (*key, error) {
+	k := keyByName[n.Value]
+	if k == nil {
+		return nil, p.errf(n, "unknown key %q (valid: %s)", n.Value, strings.Join(KeyNames(), ", "))
+	}
+	return k, nil
+}
+
+// scalar decodes the value of key k from n, type-checks and validates it.
+// ctx names the axis, if any.
+func (p *parser) scalar(k *key, n *yaml.Node, ctx string) (any, error) {
+	where := fmt.Sprintf("key %q", k.Name)
+	if ctx != "" {
+		where = fmt.Sprintf("axis %q: key %q", ctx, k.Name)
+	}
+	if n.Kind != yaml.ScalarNode {
+		hint := ""
+		if n.Kind == yaml.SequenceNode && ctx == "" {
+			hint = " (to vary a key, list its values under axes)"
+		}
+		return nil, p.errf(n, "%s: expected %s, got %s%s", where, k.Kind, describe(n), hint)
+	}
+	tag := n.ShortTag()
+	bad := func() error { return p.errf(n, "%s: expected %s, got %q", where, k.Kind, n.Value) }
+	var v any
+	switch k.Kind {
+	case kString:
+		if tag != "!!str" {
+			return nil, bad()
+		}
+		v = n.Value
+	case kInt:
+		var x int64
+		if tag != "!!int" || n.Decode(&x) != nil {
+			return nil, bad()
+		}
+		v = x
+	case kUint:
+		var x uint64
+		if tag != "!!int" || n.Decode(&x) != nil {
+			return nil, bad()
+		}
+		v = x
+	case kFloat:
+		var x float64
+		if (tag != "!!int" && tag != "!!float") || n.Decode(&x) != nil {
+			return nil, bad()
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, p.errf(n, "%s: expected a finite number, got %q", where, n.Value)
+		}
+		v = x
+	}
+	if k.check != nil {
+		if err := k.check(v, p.dir); err != nil {
+			return nil, p.errf(n, "%s: %v", where, err)
+		}
+	}
+	return v, nil
+}
+
+// axes parses the axes mapping.
+func (p *parser) axes(s *Sweep, n *yaml.Node) error {
+	names, vals, err := p.pairs(n)
+	if err != nil {
+		return err
+	}
+	setBy := map[string]string{}
+	for i, nameNode := range names {
+		name, v := nameNode.Value, vals[i]
+		ax := Axis{Name: name, Line: nameNode.Line}
+		switch v.Kind {
+		case yaml.SequenceNode:
+			items := make([]*yaml.Node, len(v.Content))
+			for j, it := range v.Content {
+				items[j] = deref(it)
+			}
+			if len(items) == 0 {
+				return p.errf(nameNode, "axis %q is empty", name)
+			}
+			if items[0].Kind == yaml.MappingNode {
+				// A bundle axis: each value sets several keys.
+				keys := map[string]bool{}
+				for _, it := range items {
+					if it.Kind != yaml.MappingNode {
+						return p.errf(it, "axis %q: mix of mappings and single values; make every entry a mapping", name)
+					}
+					if len(it.Content) == 0 {
+						return p.errf(it, "axis %q: empty entry", name)
+					}
+					ik, iv, err := p.pairs(it)
+					if err != nil {
+						return err
+					}
+					av := AxisValue{Line: it.Line}
+					var parts []string
+					for j, kn := range ik {
+						k, err := p.configKey(kn)
+						if err != nil {
+							return err
+						}
+						val, err := p.scalar(k, iv[j], name)
+						if err != nil {
+							return err
+						}
+						av.set = append(av.set, setting{k, val})
+						parts = append(parts, k.Name+"="+formatValue(val))
+						if !keys[k.Name] {
+							keys[k.Name] = true
+							ax.Keys = append(ax.Keys, k.Name)
+						}
+					}
+					av.Label = strings.Join(parts, ",")
+					ax.Values = append(ax.Values, av)
+				}
+			} else {
+				k := keyByName[name]
+				if k == nil {
+					return p.errf(nameNode, "unknown key %q (valid: %s; an axis of mappings may have any name)", name, strings.Join(KeyNames(), ", "))
+				}
+				ax.Keys = []string{k.Name}
+				for _, it := range items {
+					if it.Kind == yaml.MappingNode {
+						return p.errf(it, "axis %q: mix of mappings and single values", name)
+					}
+					val, err := p.scalar(k, it, name)
+					if err != nil {
+						return err
+					}
+					ax.Values = append(ax.Values, AxisValue{Label: formatValue(val), Line: it.Line, set: []setting{{k, val}}})
+				}
+			}
+		case yaml.MappingNode:
+			k := keyByName[name]
+			if k == nil {
+				return p.errf(nameNode, "unknown key %q (valid: %s)", name, strings.Join(KeyNames(), ", "))
+			}
+			ax.Keys = []string{k.Name}
+			values, err := p.generator(k, name, v)
+			if err != nil {
+				return err
+			}
+			if len(values) == 0 {
+				return p.errf(nameNode, "axis %q is empty", name)
+			}
+			for _, val := range values {
+				if k.check != nil {
+					if err := k.check(val, p.dir); err != nil {
+						return p.errf(v, "axis %q: key %q: %v", name, k.Name, err)
+					}
+				}
+				ax.Values = append(ax.Values, AxisValue{Label: formatValue(val), Line: v.Line, set: []setting{{k, val}}})
+			}
+		default:
+			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+				return p.errf(nameNode, "axis %q is empty", name)
+			}
+			return p.errf(v, "axis %q: expected a list of values or {range|linspace|logspace: [...]}, got %s (fixed values go under base)", name, describe(v))
+		}
+		seen := map[string]int{}
+		for _, av := range ax.Values {
+			if l, ok := seen[av.Label]; ok {
+				return p.errf(&yaml.Node{Line: av.Line}, "axis %q: value %s repeats the value of line %d", name, av.Label, l)
+			}
+			seen[av.Label] = av.Line
+		}
+		for _, kname := range ax.Keys {
+			if other, ok := setBy[kname]; ok {
+				return p.errf(nameNode, "key %q is set by both axis %q and axis %q", kname, other, name)
+			}
+			setBy[kname] = name
+		}
+		s.Axes = append(s.Axes, ax)
+	}
+	return nil
+}
+
+// generator expands {range: [lo, hi(, step)]}, {linspace: [lo, hi, n]} or
+// {logspace: [lo, hi, n]}.
+func (p *parser) generator(k *key, axis string, n *yaml.Node) ([]any, error) {
+	gk, gv, err := p.pairs(n)
+	if err != nil {
+		return nil, err
+	}
+	if len(gk) != 1 {
+		return nil, p.errf(n, "axis %q: expected exactly one of range, linspace, logspace", axis)
+	}
+	kind, args := gk[0].Value, gv[0]
+	switch kind {
+	case "range", "linspace", "logspace":
+	default:
+		return nil, p.errf(gk[0], "axis %q: unknown key %q (valid: range, linspace, logspace)", axis, kind)
+	}
+	if args.Kind != yaml.SequenceNode {
+		return nil, p.errf(args, "axis %q: %s: expected a list [lo, hi, ...], got %s", axis, kind, describe(args))
+	}
+	nums := make([]float64, len(args.Content))
+	for i, a := range args.Content {
+		a = deref(a)
+		t := a.ShortTag()
+		if a.Kind != yaml.ScalarNode || (t != "!!int" && t != "!!float") || a.Decode(&nums[i]) != nil || math.IsNaN(nums[i]) || math.IsInf(nums[i], 0) {
+			return nil, p.errf(a, "axis %q: %s: expected a number, got %s", axis, kind, describe(a))
+		}
+		if kind == "range" && t != "!!int" {
+			return nil, p.errf(a, "axis %q: range: expected an integer, got %q (use linspace for real values)", axis, a.Value)
+		}
+	}
+	maxValues := maxAxisValues
+	switch kind {
+	case "range":
+		if len(nums) != 2 && len(nums) != 3 {
+			return nil, p.errf(args, "axis %q: range: expected [lo, hi] or [lo, hi, step], got %d numbers", axis, len(nums))
+		}
+		if k.Kind == kString {
+			return nil, p.errf(n, "axis %q: range needs a numeric key; %q is a string", axis, k.Name)
+		}
+		lo, hi, step := int64(nums[0]), int64(nums[1]), int64(1)
+		if len(nums) == 3 {
+			step = int64(nums[2])
+			if step == 0 {
+				return nil, p.errf(args, "axis %q: range: step must not be 0", axis)
+			}
+		}
+		var out []any
+		for v := lo; (step > 0 && v <= hi) || (step < 0 && v >= hi); v += step {
+			if len(out) >= maxValues {
+				return nil, p.errf(args, "axis %q: range gives more than %d values", axis, maxValues)
+			}
+			switch k.Kind {
+			case kInt:
+				out = append(out, v)
+			case kUint:
+				if v < 0 {
+					return nil, p.errf(args, "axis %q: key %q: expected a non-negative integer, got %d", axis, k.Name, v)
+				}
+				out = append(out, uint64(v))
+			case kFloat:
+				out = append(out, float64(v))
+			}
+		}
+		return out, nil
+	default:
+		if len(nums) != 3 {
+			return nil, p.errf(args, "axis %q: %s: expected [lo, hi, count], got %d numbers", axis, kind, len(nums))
+		}
+		if k.Kind != kFloat {
+			return nil, p.errf(n, "axis %q: %s gives real values but %q takes %s; use range", axis, kind, k.Name, k.Kind)
+		}
+		lo, hi, cnt := nums[0], nums[1], nums[2]
+		if cnt != math.Trunc(cnt) || cnt < 0 || cnt > float64(maxValues) {
+			return nil, p.errf(args, "axis %q: %s: count must be an integer in [0, %d], got %g", axis, kind, maxValues, cnt)
+		}
+		if kind == "logspace" && !(lo > 0 && hi > 0) {
+			return nil, p.errf(args, "axis %q: logspace: lo and hi must be > 0, got %g and %g", axis, lo, hi)
+		}
+		m := int(cnt)
+		out := make([]any, m)
+		for i := 0; i < m; i++ {
+			var v float64
+			switch {
+			case i == 0:
+				v = lo
+			case i == m-1:
+				v = hi
+			case kind == "linspace":
+				v = round12(lo + (hi-lo)*float64(i)/float64(m-1))
+			default:
+				v = round12(math.Exp(math.Log(lo) + (math.Log(hi)-math.Log(lo))*float64(i)/float64(m-1)))
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+}
+
+// round12 rounds to 12 significant digits, so that generated values print
+// as the numbers a person would write (0.1, not 0.10000000000000002).
+func round12(v float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	return r
+}
+
+// expand builds the runs: the cartesian product of the axes, the first axis
+// varying slowest and the last fastest (nested loops in file order).
+func (p *parser) expand(s *Sweep, axesNode *yaml.Node) error {
+	total := 1
+	for _, a := range s.Axes {
+		total *= len(a.Values)
+		if total > maxRuns {
+			return p.errf(axesNode, "the axes give more than %d runs", maxRuns)
+		}
+	}
+	idx := make([]int, len(s.Axes))
+	seen := make(map[string]int, total)
+	s.Runs = make([]Run, 0, total)
+	for r := 0; r < total; r++ {
+		cfg := s.Base
+		labels := make([]string, len(s.Axes))
+		for a, ax := range s.Axes {
+			v := ax.Values[idx[a]]
+			for _, st := range v.set {
+				st.key.set(&cfg, st.val)
+			}
+			labels[a] = v.Label
+		}
+		if cfg.Reg == "" {
+			cfg.Reg = "none"
+			if l, err := problem.ParseLoss(cfg.Problem); err == nil && l.IsMetric() {
+				cfg.Reg = "psd"
+			}
+		}
+		run := Run{Index: r, Config: cfg, Labels: labels, ID: RunID(cfg)}
+		if prev, ok := seen[run.ID]; ok {
+			return p.errf(axesNode, "runs %d (%s) and %d (%s) have the same configuration",
+				prev, strings.Join(s.Runs[prev].Labels, " "), r, strings.Join(labels, " "))
+		}
+		seen[run.ID] = r
+		s.Runs = append(s.Runs, run)
+		for a := len(idx) - 1; a >= 0; a-- {
+			idx[a]++
+			if idx[a] < len(s.Axes[a].Values) {
+				break
+			}
+			idx[a] = 0
+		}
+	}
+	return nil
+}
+
+// Share returns task's contiguous chunk of runs when they are split over
+// tasks: runs [task·N/tasks, (task+1)·N/tasks).
+func Share(runs []Run, task, tasks int) []Run {
+	n := len(runs)
+	return runs[task*n/tasks : (task+1)*n/tasks]
+}
+
+// Resolved returns the configuration of a run with data and graph file
+// paths resolved relative to the sweep file's folder (the run id keeps the
+// paths as written).
+func (s *Sweep) Resolved(cfg pairgossip.Config) pairgossip.Config {
+	if cfg.Data != "breast-cancer" && cfg.Data != "synthetic" {
+		cfg.Data = ResolvePath(s.Dir, cfg.Data)
+	}
+	cfg.GraphFile = ResolvePath(s.Dir, cfg.GraphFile)
+	return cfg
+}

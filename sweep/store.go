@@ -1,0 +1,474 @@
+package sweep
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
+
+	"github.com/pairgossip/pairgossip"
+)
+
+// Run statuses in the runs table.
+const (
+	StatusComplete = "complete" // ran to the last iteration
+	StatusDiverged = "diverged" // stopped by divergence: a deterministic outcome, not retried
+	StatusFailed   = "failed"   // an error (bad data file, ...): retried by the next sweep run
+)
+
+// Done reports whether a status is final (the run is not run again).
+func Done(status string) bool { return status == StatusComplete || status == StatusDiverged }
+
+// MetricColumns are the final-metric columns of the runs table, which are
+// also the columns of the traces table after run_id.
+var MetricColumns = pairgossip.TraceColumns
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS plan(
+  id TEXT PRIMARY KEY,
+  sweep TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  config TEXT NOT NULL,
+  axes TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs(
+  id TEXT PRIMARY KEY,
+  config TEXT NOT NULL,
+  axes TEXT NOT NULL,
+  status TEXT NOT NULL,
+  error TEXT NOT NULL,
+  wall_seconds REAL,
+  iter INTEGER,
+  grad_evals INTEGER,
+  grad_evals_nonzero INTEGER,
+  objective_mean REAL,
+  objective_std REAL,
+  objective_min REAL,
+  objective_max REAL,
+  auc_mean REAL,
+  bias REAL,
+  consensus REAL,
+  optimum_objective REAL,
+  eval_nodes INTEGER,
+  summary TEXT NOT NULL,
+  host TEXT NOT NULL,
+  finished_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS traces(
+  run_id TEXT NOT NULL,
+  iter INTEGER NOT NULL,
+  grad_evals INTEGER,
+  grad_evals_nonzero INTEGER,
+  objective_mean REAL,
+  objective_std REAL,
+  objective_min REAL,
+  objective_max REAL,
+  auc_mean REAL,
+  bias REAL,
+  consensus REAL,
+  PRIMARY KEY(run_id, iter)
+) WITHOUT ROWID;
+`
+
+const runsCols = "id, config, axes, status, error, wall_seconds, iter, grad_evals, grad_evals_nonzero, " +
+	"objective_mean, objective_std, objective_min, objective_max, auc_mean, bias, consensus, " +
+	"optimum_objective, eval_nodes, summary, host, finished_at"
+
+const tracesCols = "run_id, iter, grad_evals, grad_evals_nonzero, objective_mean, objective_std, " +
+	"objective_min, objective_max, auc_mean, bias, consensus"
+
+const planCols = "id, sweep, idx, config, axes"
+
+// SchemaVersion is stored in the meta table.
+const SchemaVersion = "1"
+
+// Store is a results database.
+type Store struct {
+	Path string
+	db   *sql.DB
+	mu   sync.Mutex // one writer transaction at a time
+}
+
+func dsn(path string) (string, error) {
+	if strings.ContainsAny(path, "?#") {
+		return "", fmt.Errorf("results database path %q must not contain ? or #", path)
+	}
+	// The default rollback journal (not WAL) works on network file systems;
+	// every run is one transaction, durable once committed.
+	return path + "?_pragma=busy_timeout(30000)&_pragma=synchronous(FULL)&_pragma=journal_mode(DELETE)&_txlock=immediate", nil
+}
+
+// Open opens (creating if needed) a results database.
+func Open(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	d, err := dsn(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", d)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{Path: path, db: db}
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := db.Exec(`INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)`, SchemaVersion); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// OpenExisting opens a results database that must exist.
+func OpenExisting(path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return Open(path)
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB exposes the database for queries.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// AddPlan records the runs of a sweep (all of them, whatever share of them
+// this process runs) so that status knows the total.
+func (s *Store) AddPlan(sw *Sweep) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st, err := tx.Prepare(`INSERT OR IGNORE INTO plan(` + planCols + `) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for _, r := range sw.Runs {
+		if _, err := st.Exec(r.ID, sw.Name, r.Index, string(ConfigJSON(r.Config)), sw.LabelsJSON(r)); err != nil {
+			return err
+		}
+	}
+	var keys []string
+	for _, a := range sw.Axes {
+		keys = append(keys, a.Keys...)
+	}
+	for k, v := range map[string]string{"axes:": strings.Join(sw.AxisNames(), ","), "keys:": strings.Join(keys, ",")} {
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)`, k+sw.Name, v); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Statuses returns the status of every run in the runs table.
+func (s *Store) Statuses() (map[string]string, error) {
+	rows, err := s.db.Query(`SELECT id, status FROM runs`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, st string
+		if err := rows.Scan(&id, &st); err != nil {
+			return nil, err
+		}
+		out[id] = st
+	}
+	return out, rows.Err()
+}
+
+// PlanIDs returns the ids in the plan table.
+func (s *Store) PlanIDs() ([]string, error) {
+	rows, err := s.db.Query(`SELECT id FROM plan`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// Outcome is the result of one run, as stored.
+type Outcome struct {
+	Run     Run
+	Axes    string // LabelsJSON
+	Status  string
+	Error   string
+	Wall    time.Duration
+	Final   *pairgossip.Record // nil when the run produced no record
+	Optimum float64            // NaN when not solved
+	Eval    int
+	Trace   []pairgossip.Record
+	Summary []byte
+	Host    string
+}
+
+func nullable(v float64) any {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return v
+}
+
+// Write stores a run's row and its trace in one transaction, replacing any
+// earlier (failed) attempt.
+func (s *Store) Write(o *Outcome) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	id := o.Run.ID
+	if _, err := tx.Exec(`DELETE FROM traces WHERE run_id = ?`, id); err != nil {
+		return err
+	}
+	f := o.Final
+	var iter, ge, gnz any
+	m := make([]any, 7)
+	if f != nil {
+		iter, ge, gnz = f.Iter, f.GradEvals, f.GradEvalsNonzero
+		for i, v := range []float64{f.ObjMean, f.ObjStd, f.ObjMin, f.ObjMax, f.AUCMean, f.Bias, f.Consensus} {
+			m[i] = nullable(v)
+		}
+	}
+	_, err = tx.Exec(`INSERT OR REPLACE INTO runs(`+runsCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		id, string(ConfigJSON(o.Run.Config)), o.Axes, o.Status, o.Error, o.Wall.Seconds(), iter, ge, gnz,
+		m[0], m[1], m[2], m[3], m[4], m[5], m[6], nullable(o.Optimum), o.Eval, string(o.Summary), o.Host,
+		time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		return err
+	}
+	if len(o.Trace) > 0 {
+		st, err := tx.Prepare(`INSERT INTO traces(` + tracesCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		for _, r := range o.Trace {
+			if _, err := st.Exec(id, r.Iter, r.GradEvals, r.GradEvalsNonzero, nullable(r.ObjMean), nullable(r.ObjStd),
+				nullable(r.ObjMin), nullable(r.ObjMax), nullable(r.AUCMean), nullable(r.Bias), nullable(r.Consensus)); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// Status counts runs.
+type Status struct {
+	Total    int     `json:"total"`    // runs planned (all sweeps recorded in the database)
+	Complete int     `json:"complete"` // ran to the end
+	Diverged int     `json:"diverged"` // stopped by divergence (final, not retried)
+	Failed   int     `json:"failed"`   // errors; retried by the next sweep run
+	Pending  int     `json:"pending"`  // planned, not yet done
+	Done     bool    `json:"done"`     // every planned run is complete or diverged
+	Wall     float64 `json:"wall_seconds"`
+}
+
+// StatusOf counts the planned runs of one or more databases together (a run
+// counts once; a final status in any database wins over a failure).
+// If only is not nil, the counts are restricted to those ids.
+func StatusOf(stores []*Store, only []string) (Status, error) {
+	plan := map[string]bool{}
+	status := map[string]string{}
+	wall := map[string]float64{}
+	for _, s := range stores {
+		ids, err := s.PlanIDs()
+		if err != nil {
+			return Status{}, fmt.Errorf("%s: %w", s.Path, err)
+		}
+		for _, id := range ids {
+			plan[id] = true
+		}
+		rows, err := s.db.Query(`SELECT id, status, COALESCE(wall_seconds, 0) FROM runs`)
+		if err != nil {
+			return Status{}, fmt.Errorf("%s: %w", s.Path, err)
+		}
+		for rows.Next() {
+			var id, st string
+			var w float64
+			if err := rows.Scan(&id, &st, &w); err != nil {
+				rows.Close()
+				return Status{}, err
+			}
+			plan[id] = true
+			if old, ok := status[id]; !ok || (!Done(old) && Done(st)) {
+				status[id] = st
+				wall[id] = w
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return Status{}, err
+		}
+	}
+	if only != nil {
+		plan = map[string]bool{}
+		for _, id := range only {
+			plan[id] = true
+		}
+	}
+	var st Status
+	for id := range plan {
+		st.Total++
+		switch status[id] {
+		case StatusComplete:
+			st.Complete++
+		case StatusDiverged:
+			st.Diverged++
+		case StatusFailed:
+			st.Failed++
+		}
+		st.Wall += wall[id]
+	}
+	st.Pending = st.Total - st.Complete - st.Diverged
+	st.Done = st.Pending == 0
+	return st, nil
+}
+
+// TaskDB is the database file of one SLURM array task.
+func TaskDB(dir string, task int) string {
+	return filepath.Join(dir, fmt.Sprintf("task-%d.db", task))
+}
+
+// TaskDBs lists the task databases in dir, sorted.
+func TaskDBs(dir string) ([]string, error) {
+	m, err := filepath.Glob(filepath.Join(dir, "task-*.db"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(m)
+	return m, nil
+}
+
+// MergeStats reports what Merge did with one source.
+type MergeStats struct {
+	Source    string
+	Added     int // runs copied (new, or replacing a failed attempt)
+	Present   int // runs already in the destination with a final status
+	Conflicts int // runs final in both whose final metrics differ
+}
+
+// Merge copies the runs of the database at src into s, one transaction:
+// a run is copied when s lacks it, or has only a failed attempt and src has
+// a final one. Merging the same source again changes nothing.
+func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
+	st := MergeStats{Source: src}
+	if _, err := os.Stat(src); err != nil {
+		return st, err
+	}
+	if a, b := absPath(src), absPath(s.Path); a == b {
+		return st, fmt.Errorf("%s: cannot merge a database into itself", src)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return st, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, src); err != nil {
+		return st, fmt.Errorf("%s: %w", src, err)
+	}
+	defer conn.ExecContext(context.Background(), `DETACH DATABASE src`)
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM src.sqlite_master WHERE name IN ('plan','runs','traces')`).Scan(&n); err != nil {
+		return st, fmt.Errorf("%s: %w", src, err)
+	}
+	if n != 3 {
+		return st, fmt.Errorf("%s: not a sweep results database", src)
+	}
+	err = func() error {
+		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+			return err
+		}
+		ok := false
+		defer func() {
+			if !ok {
+				conn.ExecContext(context.Background(), `ROLLBACK`)
+			}
+		}()
+		stmts := []string{
+			`INSERT OR IGNORE INTO main.plan(` + planCols + `) SELECT ` + planCols + ` FROM src.plan`,
+			`CREATE TEMP TABLE IF NOT EXISTS take(id TEXT PRIMARY KEY)`,
+			`DELETE FROM temp.take`,
+			`INSERT INTO temp.take SELECT s.id FROM src.runs s WHERE NOT EXISTS (
+			   SELECT 1 FROM main.runs m WHERE m.id = s.id AND
+			     (m.status IN ('complete','diverged') OR s.status NOT IN ('complete','diverged')))`,
+			`DELETE FROM main.traces WHERE run_id IN (SELECT id FROM temp.take)`,
+			`INSERT OR REPLACE INTO main.runs(` + runsCols + `) SELECT ` + runsCols + ` FROM src.runs WHERE id IN (SELECT id FROM temp.take)`,
+			`INSERT INTO main.traces(` + tracesCols + `) SELECT ` + tracesCols + ` FROM src.traces WHERE run_id IN (SELECT id FROM temp.take)`,
+		}
+		for _, q := range stmts {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM temp.take`).Scan(&st.Added); err != nil {
+			return err
+		}
+		q := `SELECT count(*) FROM src.runs s JOIN main.runs m ON m.id = s.id
+		      WHERE s.status IN ('complete','diverged') AND m.status IN ('complete','diverged')
+		        AND s.id NOT IN (SELECT id FROM temp.take)`
+		if err := conn.QueryRowContext(ctx, q).Scan(&st.Present); err != nil {
+			return err
+		}
+		var diff []string
+		for _, c := range MetricColumns {
+			diff = append(diff, fmt.Sprintf("s.%s IS NOT m.%s", c, c))
+		}
+		q += ` AND (s.status IS NOT m.status OR ` + strings.Join(diff, " OR ") + `)`
+		if err := conn.QueryRowContext(ctx, q).Scan(&st.Conflicts); err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	}()
+	if err != nil {
+		return st, fmt.Errorf("merge %s: %w", src, err)
+	}
+	return st, nil
+}
+
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(a); err == nil {
+		return r
+	}
+	return a
+}

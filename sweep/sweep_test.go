@@ -1,0 +1,465 @@
+package sweep
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pairgossip/pairgossip"
+)
+
+func parseString(t *testing.T, text string) (*Sweep, error) {
+	t.Helper()
+	return Parse("s.yaml", []byte(text))
+}
+
+func mustParse(t *testing.T, text string) *Sweep {
+	t.Helper()
+	s, err := parseString(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestExampleSweep(t *testing.T) {
+	s, err := Load("../examples/sweep-small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 24 {
+		t.Fatalf("%d runs, want 24", len(s.Runs))
+	}
+	// Product order: first axis slowest, last fastest.
+	want := [][]string{{"complete", "sync", "1"}, {"complete", "sync", "2"}, {"complete", "sync", "3"}, {"complete", "sync", "4"},
+		{"complete", "async", "1"}}
+	for i, w := range want {
+		if got := strings.Join(s.Runs[i].Labels, " "); got != strings.Join(w, " ") {
+			t.Errorf("run %d: %s, want %s", i, got, strings.Join(w, " "))
+		}
+	}
+	last := s.Runs[23]
+	if last.Config.Graph != "cycle" || last.Config.Algorithm != "async" || last.Config.Seed != 4 {
+		t.Errorf("last run: %+v", last.Config)
+	}
+	ids := map[string]bool{}
+	for _, r := range s.Runs {
+		b, _ := json.Marshal(r.Config)
+		h := sha256.Sum256(b)
+		if r.ID != hex.EncodeToString(h[:])[:16] {
+			t.Fatalf("run %d: id %s is not the hash of its config", r.Index, r.ID)
+		}
+		ids[r.ID] = true
+		if r.Config.Iters != 1000 || r.Config.EvalNodes != 16 || r.Config.Reg != "none" {
+			t.Fatalf("run %d: base not applied: %+v", r.Index, r.Config)
+		}
+	}
+	if len(ids) != 24 {
+		t.Fatal("ids not unique")
+	}
+}
+
+func TestIDsStable(t *testing.T) {
+	a := mustParse(t, "base: {iters: 100, problem: auc}\naxes:\n  seed: [1, 2]\n")
+	b := mustParse(t, "# same runs, keys in another order and spelled differently\nbase:\n  problem: auc\n  iters: 100\n  gamma_c: 1.0\naxes:\n  seed: {range: [1, 2]}\n")
+	if a.PlanHash() != b.PlanHash() || a.Runs[1].ID != b.Runs[1].ID {
+		t.Fatalf("ids differ: %s %s", a.Runs[1].ID, b.Runs[1].ID)
+	}
+	c := mustParse(t, "base: {iters: 101, problem: auc}\naxes:\n  seed: [1, 2]\n")
+	if c.Runs[0].ID == a.Runs[0].ID {
+		t.Fatal("different configurations, same id")
+	}
+	// Defaults are those of pairgossip run.
+	def := pairgossip.DefaultConfig()
+	def.Iters, def.Seed = 100, 1
+	if a.Runs[0].ID != RunID(def) {
+		t.Fatalf("base over defaults: %+v", a.Runs[0].Config)
+	}
+	m := mustParse(t, "base: {problem: metric, data: synthetic, gamma_c: 0.01}\n")
+	if len(m.Runs) != 1 || m.Runs[0].Config.Reg != "psd" {
+		t.Fatalf("metric default regulariser: %+v", m.Runs)
+	}
+}
+
+func TestGenerators(t *testing.T) {
+	s := mustParse(t, `axes:
+  gamma_c: {logspace: [0.01, 1, 5]}
+  graph_p: {linspace: [0.1, 0.5, 3]}
+  seed: {range: [10, 1, -4]}
+`)
+	labels := func(a Axis) string {
+		var out []string
+		for _, v := range a.Values {
+			out = append(out, v.Label)
+		}
+		return strings.Join(out, " ")
+	}
+	for i, want := range []string{"0.01 0.0316227766017 0.1 0.316227766017 1", "0.1 0.3 0.5", "10 6 2"} {
+		if got := labels(s.Axes[i]); got != want {
+			t.Errorf("axis %s: %s, want %s", s.Axes[i].Name, got, want)
+		}
+	}
+	if len(s.Runs) != 45 || s.Runs[44].Config.GammaC != 1 || s.Runs[44].Config.GraphP != 0.5 || s.Runs[44].Config.Seed != 2 {
+		t.Fatalf("runs: %d, last %+v", len(s.Runs), s.Runs[len(s.Runs)-1].Config)
+	}
+}
+
+func TestBundleAxis(t *testing.T) {
+	s := mustParse(t, `axes:
+  regulariser:
+    - {reg: none}
+    - {reg: l2, lambda: 0.01}
+  seed: [1, 2]
+`)
+	if len(s.Runs) != 4 || s.Runs[2].Config.Reg != "l2" || s.Runs[2].Config.Lambda != 0.01 || s.Runs[2].Labels[0] != "reg=l2,lambda=0.01" {
+		t.Fatalf("%+v", s.Runs)
+	}
+	if strings.Join(s.Axes[0].Keys, ",") != "reg,lambda" {
+		t.Fatalf("keys %v", s.Axes[0].Keys)
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"base:\n  iters: 100\n  foo: 1\n", `s.yaml:3: unknown key "foo" (valid: problem, data`},
+		{"bases:\n  iters: 100\n", `s.yaml:1: unknown key "bases" (valid: name, base, axes, optimum)`},
+		{"axes:\n  seed: []\n", `s.yaml:2: axis "seed" is empty`},
+		{"axes:\n  seed:\n", `s.yaml:2: axis "seed" is empty`},
+		{"axes:\n  seed: {range: [5, 1]}\n", `s.yaml:2: axis "seed" is empty`},
+		{"axes:\n  gamma_c: {linspace: [0.1, 1, 0]}\n", `s.yaml:2: axis "gamma_c" is empty`},
+		{"base:\n  iters: abc\n", `s.yaml:2: key "iters": expected an integer, got "abc"`},
+		{"base:\n  iters: 1.5\n", `s.yaml:2: key "iters": expected an integer, got "1.5"`},
+		{"base:\n  gamma_c: fast\n", `s.yaml:2: key "gamma_c": expected a number, got "fast"`},
+		{"base:\n  graph: 3\n", `s.yaml:2: key "graph": expected a string, got "3"`},
+		{"base:\n  seed: -2\n", `s.yaml:2: key "seed": expected a non-negative integer, got "-2"`},
+		{"axes:\n  seed: [1, x]\n", `s.yaml:2: axis "seed": key "seed": expected a non-negative integer, got "x"`},
+		{"axes:\n  seed:\n    - 1\n    - 2.5\n", `s.yaml:4: axis "seed": key "seed": expected a non-negative integer, got "2.5"`},
+		{"axes:\n  graph: [complete, hypercube]\n", `s.yaml:2: axis "graph": key "graph": unknown value "hypercube"`},
+		{"axes:\n  algo: [sync]\n", `s.yaml:2: unknown key "algo"`},
+		{"axes:\n  x:\n    - {seed: 1}\n    - {sede: 2}\n", `s.yaml:4: unknown key "sede"`},
+		{"axes:\n  seed: 3\n", `s.yaml:2: axis "seed": expected a list`},
+		{"axes:\n  seed: {logspace: [1, 10, 3]}\n", `s.yaml:2: axis "seed": logspace gives real values`},
+		{"axes:\n  seed: {steps: [1, 10]}\n", `s.yaml:2: axis "seed": unknown key "steps"`},
+		{"axes:\n  seed: [1, 2, 1]\n", `s.yaml:2: axis "seed": value 1 repeats`},
+		{"axes:\n  seed: [1]\n  x: [{seed: 2}]\n", `s.yaml:3: key "seed" is set by both axis "seed" and axis "x"`},
+		{"base:\n  iters: 1\n  iters: 2\n", `s.yaml:3: key "iters" appears twice`},
+		{"base:\n  gamma_c: [1, 2]\n", `s.yaml:2: key "gamma_c": expected a number, got a list`},
+		{"base:\n  iters: 0\n", `s.yaml:2: key "iters": must be >= 1, got 0`},
+		{"base:\n  gamma_alpha: 0.5\n", `s.yaml:2: key "gamma_alpha": must be in [0, 0.5)`},
+		{"base:\n  data: no-such-file.csv\n", `s.yaml:2: key "data": "no-such-file.csv": no such file`},
+		{"base:\n  problem: ranking\n", `s.yaml:2: key "problem": unknown loss "ranking"`},
+		{"axes:\n  seed: [1, 2\n", `s.yaml:`},
+		{"", `s.yaml:1: empty sweep file`},
+		{"- 1\n- 2\n", `s.yaml:1: expected a mapping`},
+		{"optimum: maybe\n", `s.yaml:1: key "optimum": expected true or false`},
+		{"axes:\n  x:\n    - {reg: none}\n    - {reg: none, lambda: 0}\n", `have the same configuration`},
+	}
+	for _, c := range cases {
+		_, err := parseString(t, c.text)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+}
+
+func TestShare(t *testing.T) {
+	runs := make([]Run, 10)
+	for i := range runs {
+		runs[i].Index = i
+	}
+	seen := 0
+	for task := 0; task < 4; task++ {
+		sh := Share(runs, task, 4)
+		for _, r := range sh {
+			if r.Index != seen {
+				t.Fatalf("task %d: run %d, want %d", task, r.Index, seen)
+			}
+			seen++
+		}
+	}
+	if seen != 10 {
+		t.Fatal(seen)
+	}
+}
+
+const tiny = `name: tiny
+base:
+  iters: 60
+  eval_nodes: 4
+  log_points: 4
+optimum: false
+axes:
+  graph: [complete, cycle]
+  algorithm: [sync, async]
+  seed: [1, 2]
+`
+
+func writeSweep(t *testing.T, dir, text string) *Sweep {
+	t.Helper()
+	p := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func open(t *testing.T, path string) *Store {
+	t.Helper()
+	st, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func countRows(t *testing.T, st *Store, q string) int {
+	t.Helper()
+	var n int
+	if err := st.DB().QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestExecuteResumeSplitMerge: a local run, a second run that does
+// nothing, the same sweep split over tasks and merged (twice), compared.
+func TestExecuteResumeSplitMerge(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, tiny)
+	ctx := context.Background()
+	local := open(t, filepath.Join(dir, "local.db"))
+	var events int
+	rep, err := Execute(ctx, sw, sw.Runs, local, Options{Cores: 2, OnEvent: func(Event) { events++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Ran != 8 || rep.Complete != 8 || events != 16 {
+		t.Fatalf("%+v, %d events", rep, events)
+	}
+	if n := countRows(t, local, `SELECT count(*) FROM traces`); n != 8*4 {
+		t.Fatalf("%d trace rows", n)
+	}
+	rep, err = Execute(ctx, sw, sw.Runs, local, Options{})
+	if err != nil || rep.Ran != 0 || rep.Skipped != 8 {
+		t.Fatalf("second run: %+v %v", rep, err)
+	}
+	// Split over 3 tasks, with other worker counts.
+	tasks := filepath.Join(dir, "tasks")
+	for task := 0; task < 3; task++ {
+		st := open(t, TaskDB(tasks, task))
+		if _, err := Execute(ctx, sw, Share(sw.Runs, task, 3), st, Options{Cores: 1, Workers: 1 + task%2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged := open(t, filepath.Join(dir, "merged.db"))
+	srcs, _ := TaskDBs(tasks)
+	if len(srcs) != 3 {
+		t.Fatal(srcs)
+	}
+	for round := 0; round < 2; round++ {
+		added := 0
+		for _, src := range srcs {
+			ms, err := merged.Merge(ctx, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ms.Conflicts != 0 {
+				t.Fatalf("%+v", ms)
+			}
+			added += ms.Added
+		}
+		if want := []int{8, 0}[round]; added != want {
+			t.Fatalf("merge round %d added %d, want %d", round, added, want)
+		}
+	}
+	st, err := StatusOf([]*Store{merged}, nil)
+	if err != nil || st.Total != 8 || st.Complete != 8 || !st.Done {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if lines, n, err := Diff(local, merged, 0); err != nil || n != 0 {
+		t.Fatalf("diff: %v %v", lines, err)
+	}
+	// Diff sees a changed trace value and a missing run.
+	if _, err := merged.DB().Exec(`UPDATE traces SET bias = bias * (1 + 1e-15) + 1e-300 WHERE run_id = ? AND iter = 60`, sw.Runs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := merged.DB().Exec(`DELETE FROM runs WHERE id = ?`, sw.Runs[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	lines, n, err := Diff(local, merged, 0)
+	if err != nil || n != 2 || !strings.Contains(strings.Join(lines, "\n"), "bias") {
+		t.Fatalf("diff after edits: %d %q %v", n, lines, err)
+	}
+}
+
+func TestFailedRunsRetried(t *testing.T) {
+	dir := t.TempDir()
+	// auc with the psd regulariser fails at Prepare.
+	sw := writeSweep(t, dir, "base: {iters: 20, log_points: 2, eval_nodes: 4}\noptimum: false\naxes:\n  reg: [none, psd]\n")
+	st := open(t, filepath.Join(dir, "r.db"))
+	rep, err := Execute(context.Background(), sw, sw.Runs, st, Options{RerunFailed: true})
+	if err != nil || rep.Complete != 1 || rep.Failed != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	var msg string
+	st.DB().QueryRow(`SELECT error FROM runs WHERE status = 'failed'`).Scan(&msg)
+	if !strings.Contains(msg, "psd") {
+		t.Fatalf("error text %q", msg)
+	}
+	rep, _ = Execute(context.Background(), sw, sw.Runs, st, Options{RerunFailed: true})
+	if rep.Ran != 1 || rep.Skipped != 1 {
+		t.Fatalf("retry: %+v", rep)
+	}
+	rep, _ = Execute(context.Background(), sw, sw.Runs, st, Options{RerunFailed: false})
+	if rep.Ran != 0 || rep.Skipped != 2 {
+		t.Fatalf("no retry: %+v", rep)
+	}
+	s, _ := StatusOf([]*Store{st}, nil)
+	if s.Total != 2 || s.Complete != 1 || s.Failed != 1 || s.Done {
+		t.Fatalf("%+v", s)
+	}
+}
+
+func TestDivergedIsFinal(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, "base: {iters: 2000, graph: complete, log_points: 3, eval_nodes: 4, gamma_c: 1e300, problem: auc-squared-hinge}\noptimum: false\n")
+	st := open(t, filepath.Join(dir, "d.db"))
+	rep, err := Execute(context.Background(), sw, sw.Runs, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Diverged != 1 {
+		t.Fatalf("γ = 1e300 did not diverge: %+v", rep)
+	}
+	var status, msg string
+	st.DB().QueryRow(`SELECT status, error FROM runs`).Scan(&status, &msg)
+	if status != StatusDiverged || !strings.Contains(msg, "divergence") {
+		t.Fatalf("stored %q %q", status, msg)
+	}
+	rep, _ = Execute(context.Background(), sw, sw.Runs, st, Options{RerunFailed: true})
+	if rep.Ran != 0 {
+		t.Fatalf("diverged run was run again: %+v", rep)
+	}
+}
+
+func TestCancelledRunNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, tiny)
+	st := open(t, filepath.Join(dir, "c.db"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := Execute(ctx, sw, sw.Runs, st, Options{})
+	if err == nil || rep.Ran != 0 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if n := countRows(t, st, `SELECT count(*) FROM runs`); n != 0 {
+		t.Fatalf("%d rows after a cancelled sweep", n)
+	}
+	if n := countRows(t, st, `SELECT count(*) FROM plan`); n != 8 {
+		t.Fatalf("plan has %d rows", n)
+	}
+}
+
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, strings.Replace(tiny, "graph: [complete, cycle]", "gamma_c: {logspace: [0.1, 10, 3]}", 1))
+	st := open(t, filepath.Join(dir, "r.db"))
+	if _, err := Execute(context.Background(), sw, sw.Runs, st, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := LoadReport(st, ReportOptions{Metrics: []string{"objective_mean", "auc_mean"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.Keys, ",") != "gamma_c,algorithm" || rep.X != "gamma_c" || len(rep.Groups) != 6 {
+		t.Fatalf("keys %v x %s groups %d", rep.Keys, rep.X, len(rep.Groups))
+	}
+	g := rep.Groups[0]
+	if g.Runs != 2 || g.Complete != 2 || g.Values[0] != "0.1" || g.Values[1] != "sync" {
+		t.Fatalf("%+v", g)
+	}
+	out := filepath.Join(dir, "out")
+	if err := rep.Write(out, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"summary.csv", "summary.html", "objective_mean-vs-gamma_c.png", "objective_mean-vs-gamma_c.svg", "auc_mean-vs-gamma_c.svg"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(out, "summary.csv"))
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "gamma_c,algorithm,runs,complete,diverged,failed,objective_mean_mean,objective_mean_std") {
+		t.Fatalf("csv:\n%s", csv)
+	}
+	html, _ := os.ReadFile(filepath.Join(out, "summary.html"))
+	if !strings.Contains(string(html), " ± ") || !strings.Contains(string(html), `src="objective_mean-vs-gamma_c.svg"`) {
+		t.Fatal("html lacks mean ± std or the plot")
+	}
+	if _, err := LoadReport(st, ReportOptions{X: "graph"}); err == nil || !strings.Contains(err.Error(), "not a swept key") {
+		t.Fatalf("bad --x: %v", err)
+	}
+	if _, err := LoadReport(st, ReportOptions{Metrics: []string{"speed"}}); err == nil {
+		t.Fatal("bad metric accepted")
+	}
+}
+
+func TestSlurmScript(t *testing.T) {
+	s := SlurmScript(SlurmOptions{Binary: "/opt/pg bin/pairgossip", SweepFile: "/w/s.yaml", WorkDir: "/w", ResultsDir: "/r",
+		Tasks: 4, Partition: "debug", Time: "00:10:00", CPUsPerTask: 2, PlanHash: "abc", Runs: 24, Name: "small sweep"})
+	for _, want := range []string{"#!/bin/bash\n", "#SBATCH --array=0-3\n", "#SBATCH --cpus-per-task=2\n", "#SBATCH --time=00:10:00\n",
+		"#SBATCH --partition=debug\n", "#SBATCH --output=/r/logs/task-%a.out\n", "#SBATCH --job-name=pairgossip-small-sweep\n",
+		`exec '/opt/pg bin/pairgossip' sweep run /w/s.yaml`, `--task-id "$SLURM_ARRAY_TASK_ID" --tasks 4 --results-dir /r`, "--plan-hash abc"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %q:\n%s", want, s)
+		}
+	}
+	// No command before the last #SBATCH line.
+	lines := strings.Split(s, "\n")
+	lastSbatch := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#SBATCH") {
+			lastSbatch = i
+		}
+	}
+	for _, l := range lines[1:lastSbatch] {
+		if !strings.HasPrefix(l, "#") {
+			t.Fatalf("command %q before #SBATCH lines end", l)
+		}
+	}
+	for _, c := range []struct {
+		s  string
+		ok bool
+	}{{"00:10:00", true}, {"1-00:00:00", true}, {"100:00:00", true}, {"10:00", false}, {"00:60:00", false}} {
+		if ValidTime(c.s) != c.ok {
+			t.Errorf("ValidTime(%q) = %v", c.s, !c.ok)
+		}
+	}
+	if Tasks(24, 5, 100) != 5 || Tasks(24, 0, 100) != 24 || Tasks(500, 0, 100) != 100 {
+		t.Fatal("Tasks")
+	}
+}
+
+func TestWorkers(t *testing.T) {
+	sync := pairgossip.Config{Algorithm: "sync"}
+	async := pairgossip.Config{Algorithm: "async"}
+	if w := Workers(sync, 699, 9, 16); w != 1 {
+		t.Errorf("small sync: %d", w)
+	}
+	if w := Workers(sync, 1000, 1600, 16); w != 16 {
+		t.Errorf("metric sync: %d", w)
+	}
+	if w := Workers(async, 1000, 1600, 16); w != 1 {
+		t.Errorf("metric async: %d", w)
+	}
+}
