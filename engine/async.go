@@ -93,6 +93,7 @@ func (s *Sim) asyncAdvance(stop int64) error {
 		return s.serialEvents(s.t + int64(m))
 	}
 	t0 := s.t
+	s.thetaStale = s.fast
 	// Draw the window from the edge stream, in serial order.
 	for e := 0; e < m; e++ {
 		i, j := s.drawEdge()

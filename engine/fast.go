@@ -156,10 +156,10 @@ func (s *Sim) syncFastShard(w, lo, hi int, t int64, gamma float64) {
 	s.nzShard[w] += nz
 }
 
-// asyncFastEvent is event t on edge (i, j) with the linear fast path.
+// asyncFastEvent is event t on edge (i, j) with the linear fast path. The
+// caller marks Theta stale (workers run events concurrently).
 func (s *Sim) asyncFastEvent(i, j int, t int64) (nonzero int64, bad int) {
 	lab := s.prob.Label
-	s.thetaStale = true
 	s.swapY(i, j)
 	ends := [2]int{i, j}
 	var ys [2][]float64

@@ -347,6 +347,7 @@ func (s *Sim) Step() error {
 		}
 	case Async:
 		i, j := s.drawEdge()
+		s.thetaStale = s.fast
 		nz, bad := s.asyncEvent(i, j, t, 0)
 		s.gradEvals += 2
 		s.nonzero += nz
