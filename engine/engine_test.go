@@ -427,10 +427,14 @@ func TestBlockedIdenticalToPlain(t *testing.T) {
 // the plain one to 1e-9 relative on θ̄ after 10⁴ rounds, with the same
 // gradient counts, for 1 and 2 workers.
 func TestReducedAgreesWithPlain(t *testing.T) {
+	// The squared hinge runs with a smaller step: with γ·‖δ‖² > 1 its margin
+	// recurrence m ← m + 2γ‖δ‖²(1 − m) overshoots and amplifies any rounding
+	// difference (FMA against plain kernels as much as reduced against plain).
 	for _, c := range []struct {
-		loss problem.Loss
-		reg  problem.Regularizer
-	}{{problem.AUCLogistic, problem.Regularizer{}}, {problem.AUCSquaredHinge, problem.Regularizer{Kind: problem.RegL2Sq, Lambda: 0.01}}} {
+		loss   problem.Loss
+		reg    problem.Regularizer
+		gammaC float64
+	}{{problem.AUCLogistic, problem.Regularizer{}, 0.5}, {problem.AUCSquaredHinge, problem.Regularizer{Kind: problem.RegL2Sq, Lambda: 0.01}, 0.05}} {
 		p := testProblem(t, c.loss, c.reg, 300, 6, 8)
 		g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 300, K: 4, P: 0.3, Seed: 5})
 		var ref *Sim
@@ -438,7 +442,7 @@ func TestReducedAgreesWithPlain(t *testing.T) {
 			schedule string
 			workers  int
 		}{{SchedulePlain, 1}, {ScheduleReduced, 1}, {ScheduleReduced, 2}} {
-			s, err := New(p, g, Config{Algorithm: Sync, Iters: 10000, GammaC: 0.5, Seed: 3, Workers: v.workers, LogPoints: 4, Schedule: v.schedule})
+			s, err := New(p, g, Config{Algorithm: Sync, Iters: 10000, GammaC: c.gammaC, Seed: 3, Workers: v.workers, LogPoints: 4, Schedule: v.schedule})
 			if err != nil {
 				t.Fatal(err)
 			}
