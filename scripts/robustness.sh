@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-docs/robustness.md}
+# The hand-written part from "## Fuzzing" on is kept.
+tail=""
+if [ -f "$out" ] && grep -q '^## Fuzzing' "$out"; then
+	tail=$(sed -n '/^## Fuzzing/,$p' "$out")
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/pairgossip
@@ -100,5 +105,9 @@ cases=(
 		msg=${msg//|/\\|}
 		echo "| $i | $name | \`pairgossip $args\` | $msg | $code |"
 	done
+	if [ -n "$tail" ]; then
+		echo
+		echo "$tail"
+	fi
 } >"$OLDPWD/$out"
 echo "wrote $out"
