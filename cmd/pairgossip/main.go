@@ -5,10 +5,15 @@
 //
 //	pairgossip run [flags]      run one simulation, write DIR/trace.csv and DIR/summary.json
 //	pairgossip gap [flags]      print a graph's spectral gap 1 − λ₂(W)
+//	pairgossip reproduce [flags] run every experiment of the paper, write DIR/report.html
 //	pairgossip sweep COMMAND    parameter sweeps: plan, run (locally or as a SLURM job array), merge, status, report
 //	pairgossip help [command]   explain a command's flags
 //
-// The main job, on the embedded Breast Cancer data:
+// The main job, every experiment of the paper on the embedded data:
+//
+//	pairgossip reproduce --out report
+//
+// One simulation:
 //
 //	pairgossip run --problem auc --data breast-cancer --graph watts-strogatz \
 //	    --algo sync --iters 5000 --seed 1 --out out
@@ -53,6 +58,9 @@ const topUsage = `pairgossip simulates gossip dual averaging for pairwise object
 Usage:
   pairgossip run [flags]      run one simulation; writes DIR/trace.csv and DIR/summary.json
   pairgossip gap [flags]      spectral gap 1 − λ₂(W) of a graph (Table 1 of the paper)
+  pairgossip reproduce [flags]
+                              every experiment of the paper (Table 1, Figs. 1–3, supplement):
+                              writes DIR/report.html, DIR/results.json, figures and traces
   pairgossip sweep COMMAND    parameter sweeps from a YAML file: plan, run (here, several at a
                               time, or as a SLURM job array), merge, status, report (SQLite results)
   pairgossip help COMMAND     the flags of a command, with what they mean
@@ -72,6 +80,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "gap":
 		err = cmdGap(args[1:], stdout, stderr)
+	case "reproduce":
+		err = cmdReproduce(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReproduceQuick runs the command CI runs (with one run per setting to
+// keep the test short) and checks the exit status and the outputs.
+func TestReproduceQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the quick reproduction takes tens of seconds")
+	}
+	dir := filepath.Join(t.TempDir(), "report")
+	var stdout, stderr bytes.Buffer
+	code := realMain([]string{"reproduce", "--quick", "--runs", "1", "--out", dir, "--json"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr is not a terminal, yet the command wrote to it:\n%s", stderr.String())
+	}
+	var sum struct {
+		Report, Results string
+		Mode            string
+		Runs            int
+		Claims          []struct{ ID, Verdict string }
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout.String())
+	}
+	if sum.Mode != "quick" || sum.Runs != 1 || len(sum.Claims) == 0 {
+		t.Errorf("summary = %+v", sum)
+	}
+	for _, f := range []string{sum.Report, sum.Results, filepath.Join(dir, "figures", "fig1a.png"), filepath.Join(dir, "figures", "fig1a.svg"), filepath.Join(dir, "table1.csv")} {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestReproduceFlags(t *testing.T) {
+	for _, args := range [][]string{{"reproduce", "--runs", "-1"}, {"reproduce", "--bogus"}, {"reproduce", "extra"}, {"reproduce", "--out", ""}} {
+		var stdout, stderr bytes.Buffer
+		if code := realMain(args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"help", "reproduce"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "--quick") {
+		t.Errorf("help reproduce: exit %d, output %q", code, stderr.String())
+	}
+}

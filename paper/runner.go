@@ -1,0 +1,222 @@
+package paper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Progress is reported after each finished job.
+type Progress struct {
+	Done, Total         int     // jobs
+	DoneCost, TotalCost float64 // estimated seconds of work
+	Elapsed             time.Duration
+	Last                string // the job that just finished
+}
+
+// Fraction is the estimated fraction of the work done.
+func (p Progress) Fraction() float64 {
+	if p.TotalCost <= 0 {
+		return 1
+	}
+	return p.DoneCost / p.TotalCost
+}
+
+// ETA estimates the remaining time from the work done so far.
+func (p Progress) ETA() time.Duration {
+	f := p.Fraction()
+	if f <= 0 {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) * (1 - f) / f)
+}
+
+// job is one unit of work of the pool: a simulation run, an optimum solve or
+// a spectral gap. run must store its result by index, never by completion
+// order, so that results do not depend on the concurrency.
+type job struct {
+	name string
+	cost float64
+	run  func(ctx context.Context) error
+}
+
+// runPool runs the jobs on at most workers goroutines, longest estimated
+// cost first. The first error cancels the remaining jobs and is returned.
+func runPool(ctx context.Context, jobs []job, workers int, onProgress func(Progress)) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	order := make([]int, len(jobs))
+	var total float64
+	for i := range order {
+		order[i] = i
+		total += jobs[i].cost
+	}
+	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].cost > jobs[order[b]].cost })
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t0 := time.Now()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     int
+		doneCost float64
+	)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, max(1, len(jobs))); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				err := jobs[i].run(ctx)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("%s: %w", jobs[i].name, err)
+					cancel()
+				}
+				done++
+				doneCost += jobs[i].cost
+				p := Progress{Done: done, Total: len(jobs), DoneCost: doneCost, TotalCost: total, Elapsed: time.Since(t0), Last: jobs[i].name}
+				if onProgress != nil && err == nil {
+					onProgress(p)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, i := range order {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr // wraps context.Canceled when the run was interrupted
+	}
+	return ctx.Err()
+}
+
+// runResult is the outcome of one simulation run.
+type runResult struct {
+	Seed      uint64
+	Trace     []engine.Record
+	EvalNodes int
+	Graph     *pairgossip.GraphInfo
+	Wall      time.Duration
+	Err       string // divergence or other failure of the run itself
+}
+
+// simulate runs one configuration to the end. A run that diverges is not an
+// error of the pipeline: it is recorded in the result and left out of the
+// averages.
+func simulate(ctx context.Context, cfg pairgossip.Config) (runResult, error) {
+	rr := runResult{Seed: cfg.Seed}
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		return rr, err
+	}
+	defer run.Close()
+	rr.EvalNodes = len(run.Sim.EvalNodes())
+	if g := run.Graph; g != nil {
+		rr.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
+	}
+	res, err := run.Execute(ctx, nil)
+	if res != nil {
+		rr.Trace, rr.Wall = res.Trace, res.Wall
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return rr, ctx.Err()
+		}
+		var de *engine.DivergenceError
+		if errors.As(err, &de) {
+			rr.Err = err.Error()
+			return rr, nil
+		}
+		return rr, err
+	}
+	return rr, nil
+}
+
+// OptimumResult is the centralized optimum R_n(θ*) of one problem.
+type OptimumResult struct {
+	Problem    string           `json:"problem"`
+	Title      string           `json:"title"`
+	Value      pairgossip.Float `json:"value"`
+	Method     string           `json:"method"`
+	FinalMu    pairgossip.Float `json:"final_mu,omitempty"`
+	Iterations int              `json:"iterations"`
+	MaxIter    int              `json:"max_iter_per_stage"`
+	Converged  bool             `json:"converged"`
+	Seconds    float64          `json:"seconds"`
+	// Objective at θ = 0, for scale.
+	AtZero pairgossip.Float `json:"objective_at_zero"`
+}
+
+// solveOptimum prepares the problem of cfg and solves it centrally.
+func solveOptimum(ctx context.Context, key string, cfg pairgossip.Config, maxIter int) (OptimumResult, error) {
+	cfg.Iters = 1
+	cfg.Algorithm = "centralized"
+	cfg.Baseline = "gossip"
+	cfg.Graph = ""
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		return OptimumResult{}, err
+	}
+	defer run.Close()
+	if err := ctx.Err(); err != nil {
+		return OptimumResult{}, err
+	}
+	t0 := time.Now()
+	o, err := run.Problem.Solve(problem.OptimumOptions{MaxIter: maxIter})
+	if err != nil {
+		return OptimumResult{}, err
+	}
+	mi := maxIter
+	if mi <= 0 {
+		mi = 3000 // the solver's default
+	}
+	// R_n(0) through the batched evaluator (a Gram matrix for metric
+	// learning, not n² pair distances).
+	var at0 [1]float64
+	run.Problem.NewEvaluator(1, 1).Eval(layout.New(1, run.Problem.P), []int{0}, at0[:], nil)
+	return OptimumResult{Problem: key, Title: problemTitles[key], Value: pairgossip.Float(o.Value), Method: o.Method,
+		FinalMu: pairgossip.Float(o.FinalMu), Iterations: o.Iterations, MaxIter: mi, Converged: o.Converged,
+		Seconds: time.Since(t0).Seconds(), AtZero: pairgossip.Float(at0[0])}, nil
+}
+
+// gapResult is one spectral gap of Table 1.
+type gapResult struct {
+	Value  float64
+	Method string
+	Tries  int
+}
+
+func spectralGap(spec graph.Spec) (gapResult, error) {
+	g, err := graph.Build(spec)
+	if err != nil {
+		return gapResult{}, err
+	}
+	gp, err := graph.SpectralGap(g)
+	if err != nil {
+		return gapResult{}, err
+	}
+	return gapResult{Value: gp.Value, Method: gp.Method, Tries: g.Tries}, nil
+}
