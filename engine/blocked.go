@@ -99,14 +99,18 @@ func (s *Sim) fastNodeRound(k int, t int64, cf roundCoef, endTh []float64) (nonz
 	return wt != 0, isFinite(m)
 }
 
-// syncBlockAdvance runs one block of rounds, at most stop − s.t.
-func (s *Sim) syncBlockAdvance(stop int64) error {
+// beginBlock starts a block of at most stop − s.t rounds: it draws the
+// block's edges from the stream, marks their endpoints as touched (a new
+// generation of stamps; clearOnWrap is also cleared when the stamps wrap)
+// and computes each round's coefficients. It returns B.
+func (s *Sim) beginBlock(stop int64, clearOnWrap []uint32) int {
 	bl := s.block
 	B := int(min(int64(blockRounds(s.prob.N)), stop-s.t))
 	bl.rounds, bl.t0 = B, s.t
 	bl.gen++
 	if bl.gen == 0 {
 		clear(bl.stamp)
+		clear(clearOnWrap)
 		bl.gen = 1
 	}
 	bl.touched = bl.touched[:0]
@@ -124,6 +128,13 @@ func (s *Sim) syncBlockAdvance(stop int64) error {
 		g := s.cfg.Gamma(tf)
 		bl.coef[r] = roundCoef{c: s.smoothScale(g, tf), a: 1 - 1/tf, b: 1 / tf, cPrev: bl.coef[r-1].c}
 	}
+	return B
+}
+
+// syncBlockAdvance runs one block of rounds, at most stop − s.t.
+func (s *Sim) syncBlockAdvance(stop int64) error {
+	bl := s.block
+	B := s.beginBlock(stop, nil)
 	// Untouched nodes: B rounds each, in parallel.
 	if s.pool != nil && s.prob.N*s.prob.P*B >= poolMinWork {
 		s.pool.run(bl.fn)

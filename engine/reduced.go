@@ -136,29 +136,7 @@ func (s *Sim) reducedEnd(w int, rg layout.Range) {
 // syncReducedAdvance runs one block of the reduced schedule.
 func (s *Sim) syncReducedAdvance(stop int64) error {
 	bl, rs := s.block, s.red
-	B := int(min(int64(blockRounds(s.prob.N)), stop-s.t))
-	bl.rounds, bl.t0 = B, s.t
-	bl.gen++
-	if bl.gen == 0 {
-		clear(bl.stamp)
-		clear(rs.restarted)
-		bl.gen = 1
-	}
-	bl.touched = bl.touched[:0]
-	bl.coef[0] = roundCoef{c: s.cPrev}
-	for r := 1; r <= B; r++ {
-		i, j := s.drawEdge()
-		bl.edges[r-1] = [2]int32{int32(i), int32(j)}
-		for _, k := range [2]int{i, j} {
-			if bl.stamp[k] != bl.gen {
-				bl.stamp[k] = bl.gen
-				bl.touched = append(bl.touched, int32(k))
-			}
-		}
-		tf := float64(s.t + int64(r))
-		g := s.cfg.Gamma(tf)
-		bl.coef[r] = roundCoef{c: s.smoothScale(g, tf), a: 1 - 1/tf, b: 1 / tf, cPrev: bl.coef[r-1].c}
-	}
+	B := s.beginBlock(stop, rs.restarted)
 	rs.alphaG, rs.betaG = 1, 0
 	big := s.pool != nil && s.prob.N*s.prob.P >= poolMinWork
 	if big {
