@@ -11,25 +11,12 @@ import (
 
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
-	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/internal/benchdata"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
 func randomAUC(b *testing.B, n, d int) *problem.Problem {
-	s := rng.New(1, 11)
-	x := make([]float64, n*d)
-	lab := make([]int32, n)
-	for i := 0; i < n; i++ {
-		lab[i] = -1
-		shift := 0.0
-		if s.IntN(3) == 0 {
-			lab[i], shift = 1, 0.5
-		}
-		for a := 0; a < d; a++ {
-			x[i*d+a] = s.Normal() + shift
-		}
-	}
-	p, err := problem.New(problem.AUCLogistic, problem.Regularizer{}, 1, n, d, x, lab)
+	p, err := benchdata.AUC(n, d, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

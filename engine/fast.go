@@ -43,7 +43,7 @@ const (
 // Schedules lists the accepted schedule names.
 var Schedules = []string{ScheduleAuto, SchedulePlain, ScheduleBlocked, ScheduleReduced, ScheduleReference}
 
-// linear reports whether the fast path applies to the problem.
+// linearProblem reports whether the fast path applies to the problem.
 func linearProblem(p *problem.Problem) bool {
 	return !p.Loss.IsMetric() && p.Reg.Linear()
 }

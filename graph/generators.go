@@ -212,16 +212,11 @@ func WattsStrogatz(n, k int, p float64, seed uint64) (*Graph, error) {
 		return nil, err
 	}
 	name := fmt.Sprintf("watts-strogatz(n=%d,k=%d,p=%g,seed=%d)", n, k, p, seed)
-	for t := 0; t < MaxTries; t++ {
-		edges := wattsStrogatzEdges(n, half, p, attemptStream(seed, streamWattsStrogatz, t))
-		g, err := FromEdges(name, n, edges)
-		if err != nil {
-			return nil, err // cannot happen: the edges are valid by construction
-		}
-		if g.Connected() {
-			g.Kind, g.Tries, g.Seed = gen, t+1, seed
-			return g, nil
-		}
+	g, err := drawConnected(name, gen, n, seed, streamWattsStrogatz, func(s *rng.Stream) [][2]int32 {
+		return wattsStrogatzEdges(n, half, p, s)
+	})
+	if g != nil || err != nil {
+		return g, err
 	}
 	return nil, fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, k=%d, p=%g); increase k or decrease p", gen, MaxTries, n, k, p)
 }
@@ -304,16 +299,11 @@ func ErdosRenyi(n int, p float64, seed uint64) (*Graph, error) {
 		return nil, err
 	}
 	name := fmt.Sprintf("erdos-renyi(n=%d,p=%g,seed=%d)", n, p, seed)
-	for t := 0; t < MaxTries; t++ {
-		edges := erdosRenyiEdges(n, p, attemptStream(seed, streamErdosRenyi, t))
-		g, err := FromEdges(name, n, edges)
-		if err != nil {
-			return nil, err
-		}
-		if g.Connected() {
-			g.Kind, g.Tries, g.Seed = gen, t+1, seed
-			return g, nil
-		}
+	g, err := drawConnected(name, gen, n, seed, streamErdosRenyi, func(s *rng.Stream) [][2]int32 {
+		return erdosRenyiEdges(n, p, s)
+	})
+	if g != nil || err != nil {
+		return g, err
 	}
 	return nil, fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, p=%g); increase p (connectivity needs p above about ln(n)/n = %.3g)",
 		gen, MaxTries, n, p, math.Log(float64(n))/float64(n))
@@ -370,16 +360,11 @@ func RandomGeometric(n int, radius float64, seed uint64) (*Graph, error) {
 		return nil, err
 	}
 	name := fmt.Sprintf("geometric(n=%d,radius=%g,seed=%d)", n, radius, seed)
-	for t := 0; t < MaxTries; t++ {
-		edges := geometricEdges(n, radius, attemptStream(seed, streamRandomGeometric, t))
-		g, err := FromEdges(name, n, edges)
-		if err != nil {
-			return nil, err
-		}
-		if g.Connected() {
-			g.Kind, g.Tries, g.Seed = gen, t+1, seed
-			return g, nil
-		}
+	g, err := drawConnected(name, gen, n, seed, streamRandomGeometric, func(s *rng.Stream) [][2]int32 {
+		return geometricEdges(n, radius, s)
+	})
+	if g != nil || err != nil {
+		return g, err
 	}
 	return nil, fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, radius=%g); increase radius (connectivity needs about sqrt(ln(n)/(π n)) = %.3g)",
 		gen, MaxTries, n, radius, math.Sqrt(math.Log(float64(n))/(math.Pi*float64(n))))
@@ -481,4 +466,21 @@ func Tensor(g *Graph, k int) (*Graph, error) {
 	}
 	out.Kind = gen
 	return out, nil
+}
+
+// drawConnected draws edge lists from the sub-seeds of (seed, stream) until
+// one gives a connected graph, up to MaxTries draws. It returns (nil, nil)
+// when none did, so that the caller can say which parameter to change.
+func drawConnected(name, gen string, n int, seed, stream uint64, draw func(*rng.Stream) [][2]int32) (*Graph, error) {
+	for t := 0; t < MaxTries; t++ {
+		g, err := FromEdges(name, n, draw(attemptStream(seed, stream, t)))
+		if err != nil {
+			return nil, err
+		}
+		if g.Connected() {
+			g.Kind, g.Tries, g.Seed = gen, t+1, seed
+			return g, nil
+		}
+	}
+	return nil, nil
 }

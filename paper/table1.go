@@ -96,19 +96,6 @@ func (t *table1Jobs) table() *Table1 {
 	return tab
 }
 
-func (t *Table1) cell(n int, g string) *Table1Cell {
-	for i := range t.Rows {
-		if t.Rows[i].N == n {
-			for j := range t.Rows[i].Cells {
-				if t.Rows[i].Cells[j].Graph == g {
-					return &t.Rows[i].Cells[j]
-				}
-			}
-		}
-	}
-	return nil
-}
-
 func (t *Table1) csv() []byte {
 	var b bytes.Buffer
 	b.WriteString("n,graph,value,std,min,max,graph_seeds,paper,relative_difference,matches_3_sig_digits\n")

@@ -19,7 +19,7 @@ import (
 	"os"
 
 	"github.com/pairgossip/pairgossip/graph"
-	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/internal/benchdata"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -91,24 +91,8 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// randomAUC returns an AUC logistic problem on n Gaussian points of
-// dimension d, a third of them positive and shifted so the task is learnable.
-func randomAUC(n, d int, seed uint64) (*problem.Problem, error) {
-	s := rng.New(seed, 11)
-	x := make([]float64, n*d)
-	lab := make([]int32, n)
-	for i := 0; i < n; i++ {
-		lab[i] = -1
-		shift := 0.0
-		if s.IntN(3) == 0 {
-			lab[i], shift = 1, 0.5
-		}
-		for a := 0; a < d; a++ {
-			x[i*d+a] = s.Normal() + shift
-		}
-	}
-	return problem.New(problem.AUCLogistic, problem.Regularizer{}, 1, n, d, x, lab)
-}
+// randomAUC returns the benchmarks' AUC problem (internal/benchdata).
+func randomAUC(n, d int, seed uint64) (*problem.Problem, error) { return benchdata.AUC(n, d, seed) }
 
 func buildGraph(kind string, n int, seed uint64) (*graph.Graph, error) {
 	spec := graph.Spec{Kind: kind, N: n, K: 5, P: 0.3, Seed: seed}
