@@ -4,6 +4,8 @@ go 1.26.0
 
 require gonum.org/v1/gonum v0.17.0
 
+require gonum.org/v1/netlib v0.0.0-20230729102104-8b8060e7531f
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect

@@ -73,6 +73,10 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 	}
 	// Z, Θ, Θ̄ plus the data and the per-node bookkeeping.
 	m.State = 3*rows*row + int64(n)*int64(layout.Stride(d))*8 + rows*24
+	if metric && cfg.Algorithm == "sync" && cfg.Baseline != "unbiased" {
+		// The reduced schedule's U_k (θ_k = c·U_k) and three scalars a node.
+		m.State += rows*row + rows*24
+	}
 	if cfg.Algorithm != "centralized" {
 		e := estimateEdges(cfg, n/k) * float64(k*k)
 		m.Graph = int64(e*16) + int64(n)*8 // edge list (8 B) + CSR adjacency (2×4 B) + offsets

@@ -108,13 +108,16 @@ type Config struct {
 	// LogPoints is the number of log-spaced iterations measured (the last
 	// iteration is always one); 0 means 30.
 	LogPoints int
-	// Schedule is auto (default), plain or reference: see ScheduleAuto and
-	// the others. Every schedule gives the same results up to rounding; plain
-	// and auto are bit-identical to each other.
+	// Schedule is auto (default), plain, blocked, reduced or reference: see
+	// ScheduleAuto and the others. Every schedule gives the same results up
+	// to rounding; for AUC, plain, blocked and auto are bit-identical to each
+	// other. For synchronous metric learning with the gossip estimator, auto
+	// is the reduced schedule (cone.go) unless ExactPSD is set.
 	Schedule string
 	// ExactPSD recomputes every node's PSD projection every synchronous
-	// round, instead of rescaling the projection of a node whose z did not
-	// change (θ_k(t) = γ(t)/γ(t−1)·θ_k(t−1), exact in real arithmetic).
+	// round (reference schedule), instead of reusing the projection of a node
+	// whose z did not change (θ_k(t) = γ(t)·Proj(−z_k), exact in real
+	// arithmetic because the cone is invariant under positive scaling).
 	ExactPSD bool
 	// EvalNodes is the number of nodes whose θ̄_k the objective, AUC and bias
 	// are measured at: 0 picks automatically (all nodes when that is cheap,

@@ -201,6 +201,10 @@ func (s *Sim) syncTheta() {
 		return
 	}
 	s.thetaStale = false
+	if s.cone != nil {
+		s.coneTheta()
+		return
+	}
 	for k := 0; k < s.Z.Rows; k++ {
 		c := s.cPrev
 		if s.ck != nil {
@@ -231,6 +235,9 @@ func (s *Sim) restoreDerived() {
 				s.ck[k] = s.smoothScale(s.cfg.Gamma(m), m)
 			}
 		}
+	}
+	if s.cone != nil {
+		s.coneRestore()
 	}
 	s.cPrev = 0
 	if s.t > 0 {

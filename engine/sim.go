@@ -64,6 +64,7 @@ type Sim struct {
 	endTheta   [2][]float64 // θ of the round's endpoints before the averaging
 	block      *syncBlock   // the blocked and reduced schedules (nil: plain)
 	red        *reducedState
+	cone       *coneState // the reduced metric-learning schedule (cone.go)
 	redStartFn func(w int, r layout.Range)
 	redEndFn   func(w int, r layout.Range)
 	roundT     int64 // the round the pool is working on
@@ -140,13 +141,28 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		copy(s.ylab, p.Label)
 	}
 	switch cfg.Schedule {
-	case ScheduleReduced:
+	case ScheduleReduced, ScheduleAuto, "":
+		if coneApplies(p, cfg) && !cfg.ExactPSD {
+			s.schedule = ScheduleReduced
+			break
+		}
+		if cfg.Schedule != ScheduleReduced {
+			s.schedule = SchedulePlain
+			s.fast = linearProblem(p) && cfg.Algorithm != Centralized
+			if !s.fast {
+				s.schedule = ScheduleReference
+			}
+			if s.fast && cfg.Algorithm == Sync && blockRounds(rows) > 1 {
+				s.schedule = ScheduleBlocked
+			}
+			break
+		}
 		s.fast = linearProblem(p) && cfg.Algorithm == Sync && cfg.Estimator == Gossip
 		if !s.fast {
-			return nil, fmt.Errorf("engine: the reduced schedule needs the synchronous algorithm, the gossip estimator and an AUC loss with ψ = none or l2")
+			return nil, fmt.Errorf("engine: the reduced schedule needs the synchronous algorithm, the gossip estimator, and an AUC loss with ψ = none or l2 or the metric loss with ψ = psd, none or l2 (and not --exact-psd)")
 		}
 		s.schedule = ScheduleReduced
-	case "", ScheduleAuto, SchedulePlain, ScheduleBlocked:
+	case SchedulePlain, ScheduleBlocked:
 		s.schedule = SchedulePlain
 		s.fast = linearProblem(p) && cfg.Algorithm != Centralized
 		if !s.fast {
@@ -186,11 +202,14 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		s.pool = newPool(layout.Shards(rows, s.workers))
 		s.roundFn = func(w int, r layout.Range) { s.syncShard(w, r, s.roundT, s.roundG) }
 	}
-	if s.schedule == ScheduleBlocked || s.schedule == ScheduleReduced {
+	if s.schedule == ScheduleBlocked || (s.schedule == ScheduleReduced && s.fast) {
 		s.block = newSyncBlock(rows, max(1, s.workers))
 		s.block.fn = s.blockShard
 	}
-	if s.schedule == ScheduleReduced {
+	if s.schedule == ScheduleReduced && !s.fast {
+		s.cone = newConeState(s)
+	}
+	if s.schedule == ScheduleReduced && s.fast {
 		s.red = newReducedState(rows)
 		s.redStartFn, s.redEndFn = s.reducedShard, s.reducedEnd
 	}
@@ -311,6 +330,9 @@ func finite(v []float64) bool {
 // Step performs one iteration and returns a *DivergenceError if a node's
 // state became non-finite.
 func (s *Sim) Step() error {
+	if s.cone != nil {
+		return s.coneAdvance(s.t + 1)
+	}
 	s.t++
 	t := s.t
 	switch s.cfg.Algorithm {
@@ -637,6 +659,8 @@ func (s *Sim) advance(stop, chunk int64) error {
 		return s.asyncAdvance(stop)
 	case s.red != nil:
 		return s.syncReducedAdvance(stop)
+	case s.cone != nil:
+		return s.coneAdvance(stop)
 	case s.block != nil:
 		return s.syncBlockAdvance(stop)
 	}

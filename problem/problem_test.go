@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -149,34 +150,84 @@ func TestSmoothOptimality(t *testing.T) {
 	}
 }
 
-// bruteProjectPSD projects with gonum's mat.EigenSym, the independent reference.
+// bruteProjectPSD projects by a cyclic Jacobi eigendecomposition written
+// here, independent of the LAPACK behind lapack64 (gonum's Dsyev in the
+// default build, OpenBLAS's Dsyevr with -tags netlib).
 func bruteProjectPSD(v []float64, d int) []float64 {
-	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(d, append([]float64(nil), v...)), true) {
-		panic("eigen failed")
-	}
-	var V mat.Dense
-	es.VectorsTo(&V)
-	vals := es.Values(nil)
-	out := mat.NewDense(d, d, nil)
+	vals, vecs := jacobiEig(v, d)
+	out := make([]float64, d*d)
 	for k, l := range vals {
 		if l <= 0 {
 			continue
 		}
-		col := mat.Col(nil, k, &V)
-		u := mat.NewVecDense(d, col)
-		var o mat.Dense
-		o.Outer(l, u, u)
-		out.Add(out, &o)
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				out[i*d+j] += l * vecs[i*d+k] * vecs[j*d+k]
+			}
+		}
 	}
-	return out.RawMatrix().Data
+	return out
+}
+
+// jacobiEig returns the eigenvalues of the symmetric d×d row-major a and its
+// eigenvectors as the columns of a row-major matrix, by cyclic Jacobi
+// rotations until the off-diagonal part is below 1e-300 or rounding.
+func jacobiEig(a []float64, d int) ([]float64, []float64) {
+	m := append([]float64(nil), a[:d*d]...)
+	v := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		v[i*d+i] = 1
+	}
+	for sweep := 0; sweep < 100; sweep++ {
+		var off float64
+		for p := 0; p < d; p++ {
+			for q := p + 1; q < d; q++ {
+				off += m[p*d+q] * m[p*d+q]
+			}
+		}
+		if off < 1e-300 {
+			break
+		}
+		for p := 0; p < d; p++ {
+			for q := p + 1; q < d; q++ {
+				apq := m[p*d+q]
+				if apq == 0 {
+					continue
+				}
+				theta := (m[q*d+q] - m[p*d+p]) / (2 * apq)
+				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				if theta < 0 {
+					t = -t
+				}
+				c := 1 / math.Sqrt(t*t+1)
+				s := t * c
+				for k := 0; k < d; k++ { // columns p, q
+					mkp, mkq := m[k*d+p], m[k*d+q]
+					m[k*d+p], m[k*d+q] = c*mkp-s*mkq, s*mkp+c*mkq
+				}
+				for k := 0; k < d; k++ { // rows p, q
+					mpk, mqk := m[p*d+k], m[q*d+k]
+					m[p*d+k], m[q*d+k] = c*mpk-s*mqk, s*mpk+c*mqk
+				}
+				for k := 0; k < d; k++ {
+					vkp, vkq := v[k*d+p], v[k*d+q]
+					v[k*d+p], v[k*d+q] = c*vkp-s*vkq, s*vkp+c*vkq
+				}
+			}
+		}
+	}
+	vals := make([]float64, d)
+	for i := range vals {
+		vals[i] = m[i*d+i]
+	}
+	return vals, v
 }
 
 func TestProjectPSD(t *testing.T) {
 	s := rng.New(11, 0)
-	for _, d := range []int{1, 2, 3, 5, 10, 40} {
+	for _, d := range []int{1, 2, 3, 5, 10, 40, 64} {
 		ws := NewWorkspace(d)
-		for trial := 0; trial < 6; trial++ {
+		for trial := 0; trial < 8; trial++ {
 			v := randVec(s, d*d, 1)
 			symmetric(v, d)
 			switch trial {
@@ -186,6 +237,10 @@ func TestProjectPSD(t *testing.T) {
 				v = withSpectrum(s, d, func(k int) float64 { return float64(k%3) - 1 })
 			case 3: // already PSD
 				v = withSpectrum(s, d, func(k int) float64 { return float64(k) })
+			case 4: // negative semidefinite: the projection is 0
+				v = withSpectrum(s, d, func(k int) float64 { return -float64(k) })
+			case 5: // one positive eigenvalue, repeated zero eigenvalues
+				v = withSpectrum(s, d, func(k int) float64 { return float64(max(0, k-d+2)) })
 			}
 			got := make([]float64, d*d)
 			ws.ProjectPSD(got, v, 1)
@@ -463,5 +518,23 @@ func TestLogisticPairSumMatchesSoftplus(t *testing.T) {
 		if math.Abs(got-want) > 1e-13*math.Max(1, math.Abs(want)) {
 			t.Fatalf("scale %g: %.17g vs %.17g", scale, got, want)
 		}
+	}
+}
+
+// BenchmarkProjectPSD: one projection of a random symmetric d×d matrix (about
+// half its eigenvalues positive), with the build's LAPACK.
+func BenchmarkProjectPSD(b *testing.B) {
+	for _, d := range []int{10, 40} {
+		b.Run(fmt.Sprintf("d=%d/%s", d, LAPACK), func(b *testing.B) {
+			s := rng.New(5, 0)
+			v := randVec(s, d*d, 1)
+			symmetric(v, d)
+			ws := NewWorkspace(d)
+			dst := make([]float64, d*d)
+			b.ReportAllocs()
+			for b.Loop() {
+				ws.ProjectPSD(dst, v, 1)
+			}
+		})
 	}
 }

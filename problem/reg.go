@@ -190,10 +190,11 @@ func norm2(v []float64) float64 {
 // a LAPACK workspace query so that projections allocate nothing.
 type Workspace struct {
 	d    int
-	a    []float64 // d×d: input, then eigenvectors (columns)
+	a    []float64 // d×d: input (upper triangle), then eigenvectors (columns)
 	w    []float64 // eigenvalues, ascending
 	work []float64
 	b    []float64 // d×d: positive eigenvectors scaled by sqrt(λ)
+	eig  eigBuffers
 	// Eigs counts the eigendecompositions done through this workspace.
 	Eigs int64
 }
@@ -209,49 +210,55 @@ func NewWorkspace(d int) *Workspace {
 	ws.w = make([]float64, d)
 	ws.b = make([]float64, d*d)
 	q := []float64{0}
-	lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: ws.a}, ws.w, q, -1)
+	lapack64.Syev(lapack.EVNone, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: ws.a}, ws.w, q, -1)
 	ws.work = make([]float64, int(q[0]))
+	ws.initEig()
 	return ws
 }
 
 // ProjectPSD sets dst = Proj_{S+}(scale·v) for a symmetric d×d row-major v:
-// the closest PSD matrix in Frobenius norm, V·diag(max(λ,0))·Vᵀ. Only the
-// upper triangle of v is read. Returns the number of positive eigenvalues.
-// dst may alias v.
+// the closest PSD matrix in Frobenius norm, V₊·diag(λ₊)·V₊ᵀ over the positive
+// eigenpairs only (positivePart: Dsyev in the pure-Go build, Dsyevr restricted
+// to (0, ∞) with -tags netlib), reconstructed by one Dsyrk of V₊·diag(√λ₊).
+// Only the upper triangle of v is read. Returns the number of positive
+// eigenvalues. dst may alias v.
 func (ws *Workspace) ProjectPSD(dst, v []float64, scale float64) int {
 	d := ws.d
 	if len(v) < d*d || len(dst) < d*d {
 		panic("problem: ProjectPSD: short slice")
 	}
+	var fro float64
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
-			ws.a[i*d+j] = scale * v[i*d+j]
+			x := scale * v[i*d+j]
+			ws.a[i*d+j] = x
+			if i == j {
+				fro += x * x
+			} else {
+				fro += 2 * x * x
+			}
 		}
 	}
-	ok := lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: ws.a}, ws.w, ws.work, len(ws.work))
+	vec, ld, lam, ok := ws.positivePart(math.Sqrt(fro))
 	ws.Eigs++
 	if !ok {
-		// Dsyev failed to converge (not seen on finite input); NaN makes the
-		// divergence guard stop the run with the node named.
+		// The eigensolver failed to converge (not seen on finite input); NaN
+		// makes the divergence guard stop the run with the node named.
 		for i := range dst[:d*d] {
 			dst[i] = math.NaN()
 		}
 		return 0
 	}
-	// Eigenvalues ascending: the positive ones are the last p.
-	p := 0
-	for k := d - 1; k >= 0 && ws.w[k] > 0; k-- {
-		p++
-	}
+	p := len(lam)
 	clear(dst[:d*d])
 	if p == 0 {
 		return 0
 	}
-	// b[:, 0:p] = V[:, d-p:d]·diag(sqrt λ);  dst = b bᵀ.
+	// b[:, 0:p] = V₊·diag(sqrt λ₊);  dst = b bᵀ.
 	for i := 0; i < d; i++ {
-		for c := 0; c < p; c++ {
-			k := d - p + c
-			ws.b[i*p+c] = ws.a[i*d+k] * math.Sqrt(ws.w[k])
+		row := vec[i*ld : i*ld+p]
+		for c, l := range lam {
+			ws.b[i*p+c] = row[c] * math.Sqrt(l)
 		}
 	}
 	out := blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: dst}
@@ -268,6 +275,7 @@ func (ws *Workspace) ProjectPSD(dst, v []float64, scale float64) int {
 func (ws *Workspace) MinEigen(v []float64) float64 {
 	d := ws.d
 	copy(ws.a, v[:d*d])
+	ws.Eigs++
 	lapack64.Syev(lapack.EVNone, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: ws.a}, ws.w, ws.work, len(ws.work))
 	return ws.w[0]
 }

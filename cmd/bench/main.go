@@ -3,6 +3,7 @@
 // Usage:
 //
 //	bench async --n N --d D --events E --workers W [--graph G] --json
+//	bench metric --n N --d D --iters T --workers W [--schedule auto|reference] [--exact-psd] --json
 //	bench sync  --n N --d D --iters T --workers W [--schedule plain|blocked|auto] [--kernel auto|generic|avx2] --json
 //
 // Each subcommand prints one JSON object (with --json) or a short text
@@ -31,6 +32,8 @@ Usage:
   bench sync  --n N --d D --iters T --workers W [--schedule plain|blocked|auto] [--kernel auto|generic|avx2] --json
                                                           the synchronous round, beside a STREAM-triad probe
   bench async --n N --d D --events E --workers W --json   asynchronous events: serial loop vs parallel executor
+  bench metric --n N --d D --iters T --workers W --json  metric learning (PSD cone) on the synthetic set: ms per round,
+                                                          eigendecompositions per round, which LAPACK
   bench help COMMAND                                      the flags of a command
 `
 
@@ -45,6 +48,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "async":
 		err = cmdAsync(args[1:], stdout, stderr)
+	case "metric":
+		err = cmdMetric(args[1:], stdout, stderr)
 	case "sync":
 		err = cmdSync(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
