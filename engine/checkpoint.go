@@ -130,7 +130,12 @@ func (s *Sim) writeState(w io.Writer) error {
 		}
 	}
 	if s.marg != nil {
-		return writeFloats(w, s.marg)
+		if err := writeFloats(w, s.marg); err != nil {
+			return err
+		}
+	}
+	if extra := s.coneSaved(); extra != nil {
+		return writeFloats(w, extra)
 	}
 	return nil
 }
@@ -233,6 +238,13 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 			return nil, ckptErr("truncated state")
 		}
 	}
+	var extra []float64
+	if n := len(s.coneSaved()); n > 0 {
+		extra = make([]float64, n)
+		if err := readFloats(tr, extra); err != nil {
+			return nil, ckptErr("truncated state")
+		}
+	}
 	trace := make([]Record, hdr.TraceLen)
 	for i := range trace {
 		var ints [3]int64
@@ -268,6 +280,11 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	}
 	if marg != nil {
 		copy(s.marg, marg)
+	}
+	if extra != nil {
+		if err := s.coneLoad(extra); err != nil {
+			return nil, err
+		}
 	}
 	s.t, s.gradEvals, s.nonzero = hdr.Iter, hdr.GradEvals, hdr.Nonzero
 	s.restoreDerived()

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -43,12 +45,27 @@ import (
 // the records; it bounds the latency of cancellation and checkpoints.
 const coneChunk = 256
 
+// coneMaxUpdates is the most rank-one eigen-updates a node's decomposition
+// takes before it is recomputed from z; it bounds the accumulated rounding
+// (each update is backward stable to a few ulps of ‖z‖).
+const coneMaxUpdates = 32
+
 type coneState struct {
 	U           layout.Matrix // U_k: θ_k = c·U_k
 	q           []float64     // δ_kᵀU_kδ_k
 	alpha, beta []float64     // θ̄_k = α_k θ̄⁰_k + β_k U_k
 	c           float64       // c of the last round done (0 before the first)
 	psd         bool
+
+	// PSD cone: each node's eigendecomposition of −z_k (eigenvectors in the
+	// columns of V_k, eigenvalues ascending in lam_k), kept so that a
+	// gradient step, rank one, updates it (problem.EigUpdate) instead of
+	// recomputing it; upd_k counts the updates since the last full one.
+	V     layout.Matrix
+	lam   []float64
+	upd   []uint8
+	eup   []*problem.EigUpdate // per worker
+	rank1 []int64              // per worker: rank-one updates done
 
 	// The round being worked on.
 	act        []uint32 // nodes whose z changes, in order; bit 31: with a gradient
@@ -84,6 +101,20 @@ func newConeState(s *Sim) *coneState {
 	for w := range cs.delta {
 		cs.delta[w] = make([]float64, d)
 		cs.bad[w] = -1
+	}
+	if cs.psd {
+		// z = 0: −z = I·0·Iᵀ.
+		cs.V, cs.lam, cs.upd = layout.New(n, s.prob.P), make([]float64, n*d), make([]uint8, n)
+		for k := 0; k < n; k++ {
+			v := cs.V.Row(k)
+			for a := 0; a < d; a++ {
+				v[a*d+a] = 1
+			}
+		}
+		cs.eup, cs.rank1 = make([]*problem.EigUpdate, nw), make([]int64, nw)
+		for w := range cs.eup {
+			cs.eup[w] = problem.NewEigUpdate(d)
+		}
 	}
 	cs.fn = s.coneWork
 	cs.endFn = s.coneEnd
@@ -129,6 +160,7 @@ func (s *Sim) coneRound() error {
 	s.t++
 	t := s.t
 	i, j := s.drawEdge()
+	s.roundI, s.roundJ = i, j
 	s.average(i, j)
 	s.swapY(i, j)
 	for _, k := range [2]int{i, j} {
@@ -216,7 +248,32 @@ func (s *Sim) coneWorkers(w, W int) {
 			}
 		}
 		if cs.psd {
-			ws.ProjectPSD(u, z, -1)
+			V, lam := cs.V.Row(k), cs.lam[k*d:k*d+d]
+			done := false
+			if cs.act[e]&coneGrad != 0 && k != s.roundI && k != s.roundJ && cs.upd[k] < coneMaxUpdates {
+				// −z changed by −s·δδᵀ only: update the decomposition.
+				for a := range delta {
+					delta[a] = x[a] - y[a]
+				}
+				rho := 1.0
+				if p.Label[k] == s.ylab[k] {
+					rho = -1
+				}
+				if cs.eup[w].RankOneUpdate(V, lam, rho, delta) {
+					cs.upd[k]++
+					cs.rank1[w]++
+					done = true
+				}
+			}
+			if !done {
+				if !ws.EigSym(V, lam, z, -1) {
+					for a := range lam {
+						lam[a] = math.NaN()
+					}
+				}
+				cs.upd[k] = 0
+			}
+			ws.ProjectFromEig(u, V, lam)
 		} else {
 			for a, v := range z {
 				u[a] = -v
@@ -293,17 +350,17 @@ func (s *Sim) coneTheta() {
 	}
 }
 
-// coneRestore rebuilds U, q and c from z, y and t after a checkpoint is read.
-// U_k = Proj(−z_k) is a function of z_k alone and z_k has not changed since
-// U_k was last computed, so this gives back the uninterrupted run's values
-// bit for bit.
+// coneRestore rebuilds U, q and c from z (or the saved eigendecompositions),
+// y and t after a checkpoint is read: U_k is a function of z_k (of V_k and
+// lam_k for the PSD cone, which the checkpoint holds), so this gives back the
+// uninterrupted run's values bit for bit.
 func (s *Sim) coneRestore() {
 	cs := s.cone
-	eigs := s.ws[0].Eigs
+	d := s.prob.D
 	for k := 0; k < s.prob.N; k++ {
 		z, u := s.Z.Row(k), cs.U.Row(k)
 		if cs.psd {
-			s.ws[0].ProjectPSD(u, z, -1)
+			s.ws[0].ProjectFromEig(u, cs.V.Row(k), cs.lam[k*d:k*d+d])
 		} else {
 			for a, v := range z {
 				u[a] = -v
@@ -312,7 +369,6 @@ func (s *Sim) coneRestore() {
 		cs.q[k] = coneQuad(u, s.X.Row(k), s.YX.Row(k), cs.delta[0])
 		cs.alpha[k], cs.beta[k] = 1, 0
 	}
-	s.ws[0].Eigs = eigs // rebuilding is not part of the run's work
 	cs.c = 0
 	if s.t > 0 {
 		cs.c = s.coneScale(s.t)
@@ -320,4 +376,51 @@ func (s *Sim) coneRestore() {
 	for w := range cs.bad {
 		cs.bad[w] = -1
 	}
+}
+
+// RankOneUpdates returns the number of rank-one eigen-updates done in place
+// of full eigendecompositions (reduced metric schedule, PSD cone).
+func (s *Sim) RankOneUpdates() int64 {
+	var n int64
+	if s.cone != nil {
+		for _, r := range s.cone.rank1 {
+			n += r
+		}
+	}
+	return n
+}
+
+// coneSaved lists the reduced metric schedule's state that is not a function
+// of z (the cached eigendecompositions), for checkpoints.
+func (s *Sim) coneSaved() []float64 {
+	if s.cone == nil || !s.cone.psd {
+		return nil
+	}
+	cs := s.cone
+	out := make([]float64, 0, len(cs.V.Data)+len(cs.lam)+len(cs.upd))
+	for k := 0; k < cs.V.Rows; k++ {
+		out = append(out, cs.V.Row(k)...)
+	}
+	out = append(out, cs.lam...)
+	for _, u := range cs.upd {
+		out = append(out, float64(u))
+	}
+	return out
+}
+
+// coneLoad applies what coneSaved returned (same length, checked by the
+// caller).
+func (s *Sim) coneLoad(v []float64) error {
+	cs := s.cone
+	for k := 0; k < cs.V.Rows; k++ {
+		v = v[copy(cs.V.Row(k), v):]
+	}
+	v = v[copy(cs.lam, v):]
+	for k := range cs.upd {
+		if !(v[k] >= 0 && v[k] <= coneMaxUpdates) || v[k] != math.Trunc(v[k]) {
+			return ckptErr("eigen-update count %v of node %d out of range", v[k], k)
+		}
+		cs.upd[k] = uint8(v[k])
+	}
+	return nil
 }

@@ -30,8 +30,7 @@ func (ws *Workspace) initEig() {
 // last p of them.
 func (ws *Workspace) positivePart(_ float64) (vec []float64, ld int, lam []float64, ok bool) {
 	d := ws.d
-	ok = lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: ws.a}, ws.w, ws.eig.work, len(ws.eig.work))
-	if !ok {
+	if _, ok = ws.fullEig(); !ok {
 		return nil, 0, nil, false
 	}
 	p := 0
@@ -39,4 +38,13 @@ func (ws *Workspace) positivePart(_ float64) (vec []float64, ld int, lam []float
 		p++
 	}
 	return ws.a[d-p:], d, ws.w[d-p:], true
+}
+
+// fullEig computes every eigenpair of the symmetric matrix in the upper
+// triangle of ws.a: eigenvalues ascending in ws.w, eigenvector c in column c
+// of the returned row-major d×d matrix.
+func (ws *Workspace) fullEig() ([]float64, bool) {
+	d := ws.d
+	ok := lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: ws.a}, ws.w, ws.eig.work, len(ws.eig.work))
+	return ws.a, ok
 }

@@ -109,3 +109,12 @@ func (ws *Workspace) positivePart(fro float64) (vec []float64, ld int, lam []flo
 	}
 	return vec[d-p:], d, ws.w[d-p:], true
 }
+
+// fullEig computes every eigenpair of the symmetric matrix in the upper
+// triangle of ws.a (Dsyevd): eigenvalues ascending in ws.w, eigenvector c in
+// column c of the returned row-major d×d matrix.
+func (ws *Workspace) fullEig() ([]float64, bool) {
+	e := &ws.eig
+	ok := lapacke.Dsyevd('V', 'U', ws.d, ws.a, ws.d, ws.w, e.dwork, len(e.dwork), e.diwork, len(e.diwork))
+	return ws.a, ok
+}

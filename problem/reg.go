@@ -249,16 +249,31 @@ func (ws *Workspace) ProjectPSD(dst, v []float64, scale float64) int {
 		}
 		return 0
 	}
-	p := len(lam)
+	return ws.syrkPositive(dst, vec, ld, lam)
+}
+
+// syrkPositive sets the d×d dst = Σ_{lam[c] > 0} lam[c]·v_c·v_cᵀ, v_c being
+// column c of vec (row stride ld): b = V₊·diag(√λ₊), one Dsyrk b·bᵀ, the
+// lower triangle mirrored. Returns the number of positive eigenvalues.
+func (ws *Workspace) syrkPositive(dst, vec []float64, ld int, lam []float64) int {
+	d := ws.d
+	p := 0
+	for _, l := range lam {
+		if l > 0 {
+			p++
+		}
+	}
 	clear(dst[:d*d])
 	if p == 0 {
 		return 0
 	}
-	// b[:, 0:p] = V₊·diag(sqrt λ₊);  dst = b bᵀ.
 	for i := 0; i < d; i++ {
-		row := vec[i*ld : i*ld+p]
-		for c, l := range lam {
-			ws.b[i*p+c] = row[c] * math.Sqrt(l)
+		row, c := vec[i*ld:i*ld+len(lam)], 0
+		for k, l := range lam {
+			if l > 0 {
+				ws.b[i*p+c] = row[k] * math.Sqrt(l)
+				c++
+			}
 		}
 	}
 	out := blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: dst}
@@ -269,6 +284,33 @@ func (ws *Workspace) ProjectPSD(dst, v []float64, scale float64) int {
 		}
 	}
 	return p
+}
+
+// EigSym sets lam (ascending) and V (eigenvector c in column c, row-major
+// d×d) to the eigendecomposition of the symmetric scale·v, whose upper
+// triangle is read, with the build's LAPACK. It reports false if the solver
+// failed to converge.
+func (ws *Workspace) EigSym(V, lam, v []float64, scale float64) bool {
+	d := ws.d
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			ws.a[i*d+j] = scale * v[i*d+j]
+		}
+	}
+	ws.Eigs++
+	vec, ok := ws.fullEig()
+	if !ok {
+		return false
+	}
+	copy(V[:d*d], vec[:d*d])
+	copy(lam[:d], ws.w)
+	return true
+}
+
+// ProjectFromEig sets dst = Proj_{S+}(V·diag(lam)·Vᵀ) = V₊·diag(λ₊)·V₊ᵀ and
+// returns the number of positive eigenvalues.
+func (ws *Workspace) ProjectFromEig(dst, V, lam []float64) int {
+	return ws.syrkPositive(dst, V, ws.d, lam[:ws.d])
 }
 
 // MinEigen returns the smallest eigenvalue of the symmetric d×d matrix v.
