@@ -161,3 +161,46 @@ func BenchmarkRankOneProjection(b *testing.B) {
 		})
 	}
 }
+
+// FuzzRankOneUpdate: any finite starting spectrum (built from the input, with
+// repeated values), vector and sign: the update represents A + ρvvᵀ to 1e-12
+// with orthonormal vectors.
+func FuzzRankOneUpdate(f *testing.F) {
+	f.Add(uint8(4), int64(1), []byte{0, 0, 1, 2, 3, 3, 3, 9}, true)
+	f.Add(uint8(10), int64(7), []byte{5, 5, 5, 5, 5, 5, 5, 5, 5, 5}, false)
+	f.Fuzz(func(t *testing.T, dim uint8, seed int64, spec []byte, neg bool) {
+		d := int(dim%24) + 1
+		s := rng.New(uint64(seed), 1)
+		lam := make([]float64, d)
+		for k := range lam {
+			if k < len(spec) {
+				lam[k] = float64(int(spec[k])%9 - 4)
+			}
+		}
+		sortEig(lam, nil, d)
+		a := withSpectrum(s, d, func(k int) float64 { return lam[k] })
+		l, V := jacobiEig(a, d)
+		sortEig(l, V, d)
+		v := randVec(s, d, 1)
+		for k := range v {
+			if k < len(spec) && spec[k]%5 == 0 {
+				v[k] = 0
+			}
+		}
+		rho := 0.5 + float64(len(spec)%4)
+		if neg {
+			rho = -rho
+		}
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				a[i*d+j] += rho * v[i] * v[j]
+			}
+		}
+		if !NewEigUpdate(d).RankOneUpdate(V, l, rho, v) {
+			t.Fatal("no convergence")
+		}
+		if res, orth := checkDecomposition(a, V, l, d); res > 1e-12 || orth > 1e-12 {
+			t.Fatalf("d=%d: residual %g, orthogonality %g", d, res, orth)
+		}
+	})
+}

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 d=${1:-10m}
-for target in dataset:FuzzParseCSV dataset:FuzzParseLIBSVM graph:FuzzParseEdgeList sweep:FuzzParse engine:FuzzReadCheckpoint; do
+for target in dataset:FuzzParseCSV dataset:FuzzParseLIBSVM graph:FuzzParseEdgeList sweep:FuzzParse engine:FuzzReadCheckpoint problem:FuzzRankOneUpdate; do
 	pkg=${target%%:*}
 	fn=${target##*:}
 	echo "== $fn for $d"
