@@ -203,13 +203,7 @@ func (s *Sim) coneRound() error {
 	s.gradEvals += int64(p.N)
 	s.nonzero += nz
 	s.thetaStale = true
-	bad := -1
-	for w, k := range cs.bad {
-		if k >= 0 && (bad < 0 || k < bad) {
-			bad = k
-		}
-		cs.bad[w] = -1
-	}
+	bad := cs.firstBad()
 	if bad >= 0 {
 		return &DivergenceError{Iter: t, Node: bad, Field: fieldOf(s.Z.Row(bad), cs.U.Row(bad))}
 	}
@@ -287,6 +281,19 @@ func (s *Sim) coneWorkers(w, W int) {
 	}
 }
 
+// firstBad returns the lowest node the workers found non-finite (−1: none)
+// and clears their reports.
+func (cs *coneState) firstBad() int {
+	bad := -1
+	for w, k := range cs.bad {
+		if k >= 0 && (bad < 0 || k < bad) {
+			bad = k
+		}
+		cs.bad[w] = -1
+	}
+	return bad
+}
+
 // coneEnd writes θ̄ = αθ̄⁰ + βU into the records of a shard.
 func (s *Sim) coneEnd(w int, r layout.Range) {
 	cs := s.cone
@@ -314,13 +321,7 @@ func (s *Sim) coneMaterialize() error {
 	} else {
 		s.coneEnd(0, layout.Range{Lo: 0, Hi: s.prob.N})
 	}
-	bad := -1
-	for w, k := range cs.bad {
-		if k >= 0 && (bad < 0 || k < bad) {
-			bad = k
-		}
-		cs.bad[w] = -1
-	}
+	bad := cs.firstBad()
 	if bad >= 0 {
 		return &DivergenceError{Iter: s.t, Node: bad, Field: "theta_bar"}
 	}

@@ -147,7 +147,7 @@ func BenchmarkRankOneProjection(b *testing.B) {
 				ws.ProjectPSD(dst, v, 1)
 			}
 		})
-		b.Run(fmt.Sprintf("d=%d/rank-one", d), func(b *testing.B) {
+		b.Run(fmt.Sprintf("d=%d/rank-one-%s", d, LAPACK), func(b *testing.B) {
 			up := NewEigUpdate(d)
 			V, lam := make([]float64, d*d), make([]float64, d)
 			ws.EigSym(V, lam, v, 1)
