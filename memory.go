@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 // MemoryEstimate is the memory a run needs, by part, in bytes.
@@ -59,7 +60,8 @@ func estimateEdges(cfg Config, n int) float64 {
 // dimension d, with the given number of measurement workers, before anything
 // large is allocated.
 func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
-	metric := strings.HasPrefix(cfg.Problem, "metric")
+	l, err := problem.ParseLoss(cfg.Problem)
+	metric := err == nil && l.IsMetric()
 	P := d
 	if metric {
 		P = d * d

@@ -107,6 +107,21 @@ type Result struct {
 	Wall    time.Duration    // simulation and measurement, optimum excluded
 }
 
+// WithDefaults returns cfg with the defaults that depend on other fields
+// filled in: an empty Reg is "psd" for metric learning (θ must be a metric)
+// and "none" otherwise. Prepare applies it and keeps the result in
+// Run.Config, so summaries, identities and sweep run ids name the
+// regulariser actually used.
+func (c Config) WithDefaults() Config {
+	if c.Reg == "" {
+		c.Reg = "none"
+		if l, err := problem.ParseLoss(c.Problem); err == nil && l.IsMetric() {
+			c.Reg = "psd"
+		}
+	}
+	return c
+}
+
 // Prepare loads the data, builds the problem, the graph and the simulator,
 // validating every parameter with an error that names it.
 func Prepare(cfg Config) (*Run, error) {
@@ -122,11 +137,8 @@ func Prepare(cfg Config) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	regName := cfg.Reg
-	if regName == "" && loss.IsMetric() {
-		regName = "psd"
-	}
-	rk, err := problem.ParseReg(regName)
+	cfg = cfg.WithDefaults()
+	rk, err := problem.ParseReg(cfg.Reg)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 func execute(t *testing.T, cfg Config) *Result {
@@ -124,5 +125,27 @@ func TestMemoryRefusal(t *testing.T) {
 	est := EstimateMemory(cfg, 1_000_000, 16, 2)
 	if est.Graph < 1<<40 {
 		t.Fatalf("complete graph on 1e6 nodes estimated at %d bytes", est.Graph)
+	}
+}
+
+// TestRegDefault: an empty regulariser is the PSD cone for metric learning
+// however the loss is spelled, none otherwise, and Run.Config says so.
+func TestRegDefault(t *testing.T) {
+	for _, c := range []struct{ problem, want string }{{"metric", "psd"}, {"Metric", "psd"}, {"auc", "none"}} {
+		cfg := DefaultConfig()
+		cfg.Problem, cfg.Reg = c.problem, ""
+		if got := cfg.WithDefaults().Reg; got != c.want {
+			t.Errorf("%s: WithDefaults().Reg = %q, want %q", c.problem, got, c.want)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Problem, cfg.Reg, cfg.Iters, cfg.SkipOptimum = "Metric", "", 10, true
+	run, err := Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if run.Config.Reg != "psd" || run.Problem.Reg.Kind != problem.RegPSD {
+		t.Fatalf("Prepare: Config.Reg %q, regulariser %s", run.Config.Reg, run.Problem.Reg.Kind)
 	}
 }

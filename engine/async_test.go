@@ -16,6 +16,26 @@ func shrinkAsync(t *testing.T) {
 	t.Cleanup(func() { asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe = mn, ml, mw, sp })
 }
 
+// forcePool makes the synchronous worker pool engage on test-sized problems.
+func forcePool(t *testing.T) {
+	pm, cm := poolMinWork, coneMinPoolWork
+	poolMinWork, coneMinPoolWork = 1, 1
+	t.Cleanup(func() { poolMinWork, coneMinPoolWork = pm, cm })
+}
+
+// poolRan fails the test if s has more than one worker but its synchronous
+// pool never ran a round.
+func poolRan(t *testing.T, s *Sim, what string) {
+	t.Helper()
+	runs := s.poolRuns
+	if s.pool != nil {
+		runs += s.pool.runs
+	}
+	if s.workers > 1 && runs == 0 {
+		t.Fatalf("%s: %d workers but the pool never ran", what, s.workers)
+	}
+}
+
 // TestParallelAsyncIdenticalToSerial: the parallel executor's final state
 // (z, θ, θ̄, y, m) and trace are bit-identical to the serial loop's for 1, 2,
 // 3 and 8 workers on complete, Watts–Strogatz, cycle and star graphs.

@@ -134,8 +134,8 @@ func (s *Sim) writeState(w io.Writer) error {
 			return err
 		}
 	}
-	if extra := s.coneSaved(); extra != nil {
-		return writeFloats(w, extra)
+	if s.coneSavedLen() > 0 {
+		return s.writeConeSaved(w)
 	}
 	return nil
 }
@@ -239,7 +239,7 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		}
 	}
 	var extra []float64
-	if n := len(s.coneSaved()); n > 0 {
+	if n := s.coneSavedLen(); n > 0 {
 		extra = make([]float64, n)
 		if err := readFloats(tr, extra); err != nil {
 			return nil, ckptErr("truncated state")
@@ -268,6 +268,11 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 			return nil, ckptErr("auxiliary index %d of node %d out of range", v, k)
 		}
 	}
+	if extra != nil {
+		if err := s.checkConeSaved(extra); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.edges.SetState(hdr.RNG); err != nil {
 		return nil, ckptErr("random generator state: %v", err)
 	}
@@ -282,9 +287,7 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		copy(s.marg, marg)
 	}
 	if extra != nil {
-		if err := s.coneLoad(extra); err != nil {
-			return nil, err
-		}
+		s.applyConeSaved(extra)
 	}
 	s.t, s.gradEvals, s.nonzero = hdr.Iter, hdr.GradEvals, hdr.Nonzero
 	s.restoreDerived()

@@ -99,8 +99,9 @@ func TestCheckpointRefused(t *testing.T) {
 		"other version":  {append([]byte("PGCKPT\x00\x02"), g[8:]...), "id"},
 	}
 	for name, c := range cases {
+		// A state other than the file's, so that a partial apply shows.
 		dst := checkpointSim(t, Async, 500)
-		dst.Run(context.Background(), nil)
+		dst.Advance(250)
 		before := stateBytes(t, dst)
 		_, err := dst.ReadCheckpoint(bytes.NewReader(c.data), []byte(c.id))
 		if !errors.Is(err, ErrCheckpoint) {

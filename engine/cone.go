@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"io"
 	"math"
 
 	"github.com/pairgossip/pairgossip/layout"
@@ -131,29 +132,6 @@ func (s *Sim) coneScale(t int64) float64 {
 	return g
 }
 
-// coneQuad returns δᵀUδ with δ = x − y, skipping zero coordinates of δ as
-// the reference's D_θ does.
-func coneQuad(u, x, y, delta []float64) float64 {
-	d := len(x)
-	for a := range delta {
-		delta[a] = x[a] - y[a]
-	}
-	var s float64
-	for a := 0; a < d; a++ {
-		da := delta[a]
-		if da == 0 {
-			continue
-		}
-		row := u[a*d : a*d+d]
-		var r float64
-		for c, dc := range delta {
-			r += row[c] * dc
-		}
-		s += da * r
-	}
-	return s
-}
-
 // coneRound is one synchronous round of the reduced metric schedule.
 func (s *Sim) coneRound() error {
 	cs, p := s.cone, s.prob
@@ -164,7 +142,7 @@ func (s *Sim) coneRound() error {
 	s.average(i, j)
 	s.swapY(i, j)
 	for _, k := range [2]int{i, j} {
-		cs.q[k] = coneQuad(cs.U.Row(k), s.X.Row(k), s.YX.Row(k), cs.delta[0])
+		cs.q[k] = p.Dist(cs.U.Row(k), s.X.Row(k), s.YX.Row(k))
 	}
 	tf := float64(t)
 	cs.a, cs.b, cs.cNow = 1-1/tf, 1/tf, s.coneScale(t)
@@ -194,7 +172,7 @@ func (s *Sim) coneRound() error {
 	}
 	cs.act = act
 	d := p.D
-	if s.pool != nil && len(act) >= 2 && len(act)*d*d*d >= 4096 {
+	if s.pool != nil && len(act) >= 2 && len(act)*d*d*d >= coneMinPoolWork {
 		s.pool.run(cs.fn)
 	} else {
 		s.coneWorkers(0, 1)
@@ -227,19 +205,14 @@ func (s *Sim) coneWorkers(w, W int) {
 			bar[a] = al*bar[a] + be*u[a]
 		}
 		x, y := s.X.Row(k), s.YX.Row(k)
+		// s_k = +1 for a pair of the same class: z += s_k·δδᵀ (problem.PairGrad
+		// with scale 1), i.e. −z changes by ρ·δδᵀ with ρ = −s_k.
+		sk := 1.0
+		if p.Label[k] != s.ylab[k] {
+			sk = -1
+		}
 		if cs.act[e]&coneGrad != 0 {
-			// problem.PairGrad with scale 1: z += s·δδᵀ.
-			wt := 1.0
-			if p.Label[k] != s.ylab[k] {
-				wt = -1
-			}
-			for a := 0; a < d; a++ {
-				wa := wt * (x[a] - y[a])
-				row := z[a*d : a*d+d]
-				for c := range row {
-					row[c] += wa * (x[c] - y[c])
-				}
-			}
+			problem.AddOuterDiff(z, sk, x, y)
 		}
 		if cs.psd {
 			V, lam := cs.V.Row(k), cs.lam[k*d:k*d+d]
@@ -249,11 +222,7 @@ func (s *Sim) coneWorkers(w, W int) {
 				for a := range delta {
 					delta[a] = x[a] - y[a]
 				}
-				rho := 1.0
-				if p.Label[k] == s.ylab[k] {
-					rho = -1
-				}
-				if cs.eup[w].RankOneUpdate(V, lam, rho, delta) {
+				if cs.eup[w].RankOneUpdate(V, lam, -sk, delta) {
 					cs.upd[k]++
 					cs.rank1[w]++
 					done = true
@@ -273,7 +242,7 @@ func (s *Sim) coneWorkers(w, W int) {
 				u[a] = -v
 			}
 		}
-		cs.q[k] = coneQuad(u, x, y, delta)
+		cs.q[k] = p.Dist(u, x, y)
 		cs.alpha[k], cs.beta[k] = cs.a, bc
 		if (!finite(z) || !finite(u)) && (cs.bad[w] < 0 || k < cs.bad[w]) {
 			cs.bad[w] = k
@@ -367,7 +336,7 @@ func (s *Sim) coneRestore() {
 				u[a] = -v
 			}
 		}
-		cs.q[k] = coneQuad(u, s.X.Row(k), s.YX.Row(k), cs.delta[0])
+		cs.q[k] = s.prob.Dist(u, s.X.Row(k), s.YX.Row(k))
 		cs.alpha[k], cs.beta[k] = 1, 0
 	}
 	cs.c = 0
@@ -391,37 +360,54 @@ func (s *Sim) RankOneUpdates() int64 {
 	return n
 }
 
-// coneSaved lists the reduced metric schedule's state that is not a function
-// of z (the cached eigendecompositions), for checkpoints.
-func (s *Sim) coneSaved() []float64 {
+// coneSavedLen is the number of floats of the reduced metric schedule's
+// state that is not a function of z (the cached eigendecompositions: V, lam
+// and the update counts), which checkpoints carry; 0 without it.
+func (s *Sim) coneSavedLen() int {
 	if s.cone == nil || !s.cone.psd {
-		return nil
+		return 0
 	}
 	cs := s.cone
-	out := make([]float64, 0, len(cs.V.Data)+len(cs.lam)+len(cs.upd))
-	for k := 0; k < cs.V.Rows; k++ {
-		out = append(out, cs.V.Row(k)...)
-	}
-	out = append(out, cs.lam...)
-	for _, u := range cs.upd {
-		out = append(out, float64(u))
-	}
-	return out
+	return cs.V.Rows*cs.V.Cols + len(cs.lam) + len(cs.upd)
 }
 
-// coneLoad applies what coneSaved returned (same length, checked by the
-// caller).
-func (s *Sim) coneLoad(v []float64) error {
+// writeConeSaved writes that state (V row by row, lam, the counts as floats).
+func (s *Sim) writeConeSaved(w io.Writer) error {
+	cs := s.cone
+	for k := 0; k < cs.V.Rows; k++ {
+		if err := writeFloats(w, cs.V.Row(k)); err != nil {
+			return err
+		}
+	}
+	if err := writeFloats(w, cs.lam); err != nil {
+		return err
+	}
+	upd := make([]float64, len(cs.upd))
+	for k, u := range cs.upd {
+		upd[k] = float64(u)
+	}
+	return writeFloats(w, upd)
+}
+
+// checkConeSaved validates what writeConeSaved wrote (coneSavedLen floats)
+// before anything is applied.
+func (s *Sim) checkConeSaved(v []float64) error {
+	for k, u := range v[len(v)-len(s.cone.upd):] {
+		if !(u >= 0 && u <= coneMaxUpdates) || u != math.Trunc(u) {
+			return ckptErr("eigen-update count %v of node %d out of range", u, k)
+		}
+	}
+	return nil
+}
+
+// applyConeSaved applies what checkConeSaved accepted.
+func (s *Sim) applyConeSaved(v []float64) {
 	cs := s.cone
 	for k := 0; k < cs.V.Rows; k++ {
 		v = v[copy(cs.V.Row(k), v):]
 	}
 	v = v[copy(cs.lam, v):]
 	for k := range cs.upd {
-		if !(v[k] >= 0 && v[k] <= coneMaxUpdates) || v[k] != math.Trunc(v[k]) {
-			return ckptErr("eigen-update count %v of node %d out of range", v[k], k)
-		}
 		cs.upd[k] = uint8(v[k])
 	}
-	return nil
 }

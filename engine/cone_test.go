@@ -3,22 +3,30 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/pairgossip/pairgossip/dataset"
+	"github.com/pairgossip/pairgossip/layout"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
-// relDiff returns ‖a − b‖/‖b‖ over the rows of two matrices' data.
-func relDiff(a, b []float64) float64 {
+// relDiff returns ‖a − b‖_F/‖b‖_F over the rows of two matrices (row by
+// row: a field view's Data spans the other fields of the node records).
+func relDiff(a, b layout.Matrix) float64 {
 	var diff, norm float64
-	for i := range b {
-		diff += (a[i] - b[i]) * (a[i] - b[i])
-		norm += b[i] * b[i]
+	for k := 0; k < b.Rows; k++ {
+		ra, rb := a.Row(k), b.Row(k)
+		for i := range rb {
+			diff += (ra[i] - rb[i]) * (ra[i] - rb[i])
+			norm += rb[i] * rb[i]
+		}
 	}
 	if diff == 0 {
 		return 0
@@ -62,13 +70,13 @@ func TestConeAgreesWithReference(t *testing.T) {
 					t.Fatal(err)
 				}
 				s.Close()
-				if d := relDiff(s.Z.Data, ref.Z.Data); d > 1e-12 {
+				if d := relDiff(s.Z, ref.Z); d > 1e-12 {
 					t.Fatalf("%s: z differs by %g", name, d)
 				}
 				for _, f := range []struct {
-					a, b []float64
+					a, b layout.Matrix
 					what string
-				}{{s.Theta.Data, ref.Theta.Data, "θ"}, {s.ThetaBar.Data, ref.ThetaBar.Data, "θ̄"}} {
+				}{{s.Theta, ref.Theta, "θ"}, {s.ThetaBar, ref.ThetaBar, "θ̄"}} {
 					d := relDiff(f.a, f.b)
 					if !(d <= 1e-9) {
 						t.Fatalf("%s: %s differs by %g relative", name, f.what, d)
@@ -104,6 +112,7 @@ func TestConeAgreesWithReference(t *testing.T) {
 // TestConeIdenticalAcrossWorkers: bit-identical state for 1, 2, 3 and 8
 // workers, with enough nodes that the pool runs.
 func TestConeIdenticalAcrossWorkers(t *testing.T) {
+	forcePool(t)
 	p := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, 200, 6, 4)
 	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 200, K: 4, P: 0.3, Seed: 2})
 	var first [32]byte
@@ -117,6 +126,7 @@ func TestConeIdenticalAcrossWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := s.StateChecksum()
+		poolRan(t, s, fmt.Sprintf("workers=%d", w))
 		if i == 0 {
 			first, firstEigs = sum, s.Eigendecompositions()
 		} else if sum != first || s.Eigendecompositions() != firstEigs {
@@ -176,6 +186,43 @@ func TestConeCheckpointResume(t *testing.T) {
 	}
 }
 
+// TestConeCheckpointBadCountRefused: a checkpoint whose checksum is right
+// but whose eigen-update count is out of range is refused before anything is
+// applied.
+func TestConeCheckpointBadCountRefused(t *testing.T) {
+	p := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, 24, 3, 6)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 24})
+	mk := func(iters int64) *Sim {
+		s, err := New(p, g, Config{Algorithm: Sync, Iters: 600, GammaC: 0.05, Seed: 4, LogPoints: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Advance(iters); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var buf bytes.Buffer
+	if err := mk(600).WriteCheckpoint(&buf, []byte("id"), nil); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	// The counts are the last floats before the SHA-256 (no trace): set the
+	// last one to 99 and re-sign.
+	body := b[:len(b)-32]
+	binary.LittleEndian.PutUint64(body[len(body)-8:], math.Float64bits(99))
+	sum := sha256.Sum256(body)
+	bad := append(bytes.Clone(body), sum[:]...)
+	dst := mk(300)
+	before := stateBytes(t, dst)
+	if _, err := dst.ReadCheckpoint(bytes.NewReader(bad), []byte("id")); !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "eigen-update count") {
+		t.Fatalf("err = %v, want ErrCheckpoint for the update count", err)
+	}
+	if !bytes.Equal(before, stateBytes(t, dst)) {
+		t.Fatal("a refused checkpoint changed the state")
+	}
+}
+
 // TestConeDivergence: a step size that overflows stops the reduced schedule
 // with the iteration and node, like the reference.
 func TestConeDivergence(t *testing.T) {
@@ -204,7 +251,7 @@ func TestConeDivergence(t *testing.T) {
 		}
 		s.Close()
 	}
-	if errs[0].Iter != errs[1].Iter {
+	if errs[0].Iter != errs[1].Iter || errs[0].Node != errs[1].Node {
 		t.Fatalf("reference stopped at %v, reduced at %v", errs[0], errs[1])
 	}
 	t.Logf("reference: %v; reduced: %v", errs[0], errs[1])

@@ -14,6 +14,7 @@ type pool struct {
 	shards []layout.Range
 	start  []chan func(w int, r layout.Range)
 	wg     sync.WaitGroup
+	runs   int64 // calls of run (read by tests: did the pool engage?)
 }
 
 // newPool starts one worker per shard (the caller is worker 0).
@@ -38,6 +39,7 @@ func (p *pool) size() int { return len(p.shards) }
 
 // run executes fn on every shard in parallel.
 func (p *pool) run(fn func(w int, r layout.Range)) {
+	p.runs++
 	p.wg.Add(len(p.shards) - 1)
 	for w := 1; w < len(p.shards); w++ {
 		p.start[w] <- fn

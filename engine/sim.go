@@ -50,9 +50,10 @@ type Sim struct {
 	edges              *rng.Stream
 	gradEvals, nonzero int64
 
-	workers int
-	pool    *pool
-	apar    *asyncPar // parallel asynchronous executor (nil: serial loop)
+	workers  int
+	pool     *pool
+	poolRuns int64     // rounds the pool ran before Close (for tests)
+	apar     *asyncPar // parallel asynchronous executor (nil: serial loop)
 
 	// The linear fast path (fast.go).
 	fast       bool
@@ -99,7 +100,11 @@ func (s *Sim) nodeCount() int {
 
 // poolMinWork is the number of coordinate updates below which a round (or a
 // block) runs on the calling goroutine: waking the workers costs more.
-const poolMinWork = 1 << 16
+var poolMinWork = 1 << 16
+
+// coneMinPoolWork is the same threshold for the reduced metric schedule's
+// changed nodes, counted as (nodes)·d³, the order of their eigen-work.
+var coneMinPoolWork = 4096
 
 // autoEvalCost is the budget, in pair-loss evaluations per measurement, under
 // which all nodes are measured when EvalNodes = 0.
@@ -263,6 +268,7 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 // Close releases the worker pool. A Sim must not be used after Close.
 func (s *Sim) Close() {
 	if s.pool != nil {
+		s.poolRuns += s.pool.runs
 		s.pool.close()
 		s.pool = nil
 	}

@@ -305,15 +305,31 @@ func TestPlansValid(t *testing.T) {
 }
 
 func TestCancelled(t *testing.T) {
+	// Cancelled after a few jobs have finished: the error is returned, an
+	// existing report is left as it was and no results.json appears.
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	defer cancel()
 	dir := t.TempDir()
-	if _, err := Reproduce(ctx, Options{Out: dir, Plan: tinyPlan()}); err == nil {
+	old := []byte("an earlier report")
+	if err := os.WriteFile(filepath.Join(dir, "report.html"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := 0
+	_, err := Reproduce(ctx, Options{Out: dir, Plan: tinyPlan(), Workers: 1, Progress: func(Progress) {
+		if jobs++; jobs == 2 {
+			cancel()
+		}
+	}})
+	if err == nil {
 		t.Fatal("a cancelled reproduction succeeded")
 	}
-	for _, f := range []string{"report.html", "results.json"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			t.Errorf("cancelled run left %s", f)
-		}
+	if jobs < 2 {
+		t.Fatalf("cancelled after %d jobs, want the cancellation mid-run", jobs)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !bytes.Equal(b, old) {
+		t.Errorf("cancelled run changed report.html (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results.json")); err == nil {
+		t.Error("cancelled run left results.json")
 	}
 }

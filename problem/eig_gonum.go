@@ -24,20 +24,13 @@ func (ws *Workspace) initEig() {
 }
 
 // positivePart computes the eigenpairs of the symmetric matrix in the upper
-// triangle of ws.a with positive eigenvalue: eigenvector c is
-// vec[i*ld + c], i = 0..d−1, with eigenvalue lam[c]. gonum has no
-// selected-eigenvalue driver, so this is Dsyev (all pairs, ascending) and the
-// last p of them.
-func (ws *Workspace) positivePart(_ float64) (vec []float64, ld int, lam []float64, ok bool) {
-	d := ws.d
-	if _, ok = ws.fullEig(); !ok {
-		return nil, 0, nil, false
-	}
-	p := 0
-	for k := d - 1; k >= 0 && ws.w[k] > 0; k-- {
-		p++
-	}
-	return ws.a[d-p:], d, ws.w[d-p:], true
+// triangle of ws.a that the projection may need: eigenvector c is
+// vec[i*ld + c], i = 0..d−1, with eigenvalue lam[c]; syrkPositive keeps the
+// positive ones. gonum has no selected-eigenvalue driver, so this is Dsyev:
+// every pair.
+func (ws *Workspace) positivePart() (vec []float64, ld int, lam []float64, ok bool) {
+	vec, ok = ws.fullEig()
+	return vec, ws.d, ws.w, ok
 }
 
 // fullEig computes every eigenpair of the symmetric matrix in the upper

@@ -9,9 +9,9 @@ void openblas_set_num_threads(int);
 import "C"
 
 import (
-	"math"
-
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	blasnetlib "gonum.org/v1/netlib/blas/netlib"
 	"gonum.org/v1/netlib/lapack/lapacke"
@@ -32,8 +32,10 @@ func init() {
 	lapack64.Use(lapacknetlib.Implementation{})
 }
 
-// eigDriver selects the LAPACK driver of positivePart; the default is the
-// fastest measured here (bench/RESULTS.md, BenchmarkEigDrivers): Dsyevd.
+// eigDriver selects the LAPACK driver of positivePart (the alternatives are
+// there for BenchmarkEigDrivers); the default, Dsyevd, was the fastest at
+// d = 10 and within run-to-run noise of the full Dsyevr at d = 40
+// (bench/RESULTS.md).
 // Dsyevr restricted to (0, ‖A‖_F] is slower although it forms only the
 // positive half of the eigenvectors, because LAPACK's Dsyevr switches from
 // MRRR to bisection and inverse iteration for a subset.
@@ -74,40 +76,29 @@ func (ws *Workspace) initEig() {
 }
 
 // positivePart computes the eigenpairs of the symmetric matrix in the upper
-// triangle of ws.a with positive eigenvalue, through OpenBLAS's LAPACK:
-// eigenvector c is vec[i*ld + c], with eigenvalue lam[c].
-func (ws *Workspace) positivePart(fro float64) (vec []float64, ld int, lam []float64, ok bool) {
+// triangle of ws.a that the projection may need, through OpenBLAS's LAPACK:
+// eigenvector c is vec[i*ld + c], with eigenvalue lam[c]; syrkPositive keeps
+// the positive ones.
+func (ws *Workspace) positivePart() (vec []float64, ld int, lam []float64, ok bool) {
 	d := ws.d
 	e := &ws.eig
-	if !(fro > 0) || math.IsInf(fro, 0) {
+	switch eigDriver {
+	case "syevr-positive": // only the eigenvalues in (0, ‖A‖_F] and their vectors
+		fro := lapack64.Lansy(lapack.Frobenius, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: ws.a}, nil)
 		if fro == 0 {
 			return e.z, d, ws.w[:0], true
 		}
-		return nil, 0, nil, false
-	}
-	switch eigDriver {
-	case "syevr-positive": // only the eigenvalues in (0, ‖A‖_F] and their vectors
-		vu := fro * (1 + 1e-8)
-		ok = lapacke.Dsyevr('V', 'V', 'U', d, ws.a, d, 0, vu, 0, 0, 0, e.m, ws.w, e.z, d, e.isuppz, e.work, len(e.work), e.iwork, len(e.iwork))
+		ok = lapacke.Dsyevr('V', 'V', 'U', d, ws.a, d, 0, fro*(1+1e-8), 0, 0, 0, e.m, ws.w, e.z, d, e.isuppz, e.work, len(e.work), e.iwork, len(e.iwork))
 		return e.z, d, ws.w[:e.m[0]], ok
 	case "syevr":
 		ok = lapacke.Dsyevr('V', 'A', 'U', d, ws.a, d, 0, 0, 0, 0, 0, e.m, ws.w, e.z, d, e.isuppz, e.work, len(e.work), e.iwork, len(e.iwork))
-		vec = e.z
+		return e.z, d, ws.w, ok
 	case "syev":
 		ok = lapacke.Dsyev('V', 'U', d, ws.a, d, ws.w, e.swork, len(e.swork))
-		vec = ws.a
-	default: // syevd
-		ok = lapacke.Dsyevd('V', 'U', d, ws.a, d, ws.w, e.dwork, len(e.dwork), e.diwork, len(e.diwork))
-		vec = ws.a
+		return ws.a, d, ws.w, ok
 	}
-	if !ok {
-		return nil, 0, nil, false
-	}
-	p := 0
-	for k := d - 1; k >= 0 && ws.w[k] > 0; k-- {
-		p++
-	}
-	return vec[d-p:], d, ws.w[d-p:], true
+	vec, ok = ws.fullEig()
+	return vec, d, ws.w, ok
 }
 
 // fullEig computes every eigenpair of the symmetric matrix in the upper

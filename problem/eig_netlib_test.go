@@ -27,7 +27,7 @@ func TestEigDrivers(t *testing.T) {
 				if trial == 2 {
 					v = withSpectrum(s, d, func(k int) float64 { return float64(k%3) - 1 })
 				}
-				if e := projectionError(ws, v, d); e > 1e-10 {
+				if _, _, e := projectionError(ws, v, d); e > 1e-10 {
 					t.Fatalf("%s d=%d trial %d: relative error %g", drv, d, trial, e)
 				}
 			}

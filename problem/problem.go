@@ -125,7 +125,7 @@ func (p *Problem) PairLoss(theta []float64, i, j int) float64 {
 	xi, xj := p.X.Row(i), p.X.Row(j)
 	if p.Loss.IsMetric() {
 		s := p.sign(i, j)
-		return math.Max(0, 1-s*(p.B-p.dist(theta, xi, xj)))
+		return math.Max(0, 1-s*(p.B-p.Dist(theta, xi, xj)))
 	}
 	if p.Label[i] <= p.Label[j] {
 		return 0
@@ -142,18 +142,11 @@ func (p *Problem) PairGrad(g []float64, scale float64, theta []float64, i, j int
 	xi, xj := p.X.Row(i), p.X.Row(j)
 	if p.Loss.IsMetric() {
 		s := p.sign(i, j)
-		if s*(p.B-p.dist(theta, xi, xj)) >= 1 {
+		if s*(p.B-p.Dist(theta, xi, xj)) >= 1 {
 			return false
 		}
-		d := p.D
 		w := scale * s
-		for a := 0; a < d; a++ {
-			wa := w * (xi[a] - xj[a])
-			row := g[a*d : a*d+d]
-			for c := range row {
-				row[c] += wa * (xi[c] - xj[c])
-			}
-		}
+		AddOuterDiff(g, w, xi, xj)
 		return w != 0
 	}
 	if p.Label[i] <= p.Label[j] {
@@ -167,6 +160,20 @@ func (p *Problem) PairGrad(g []float64, scale float64, theta []float64, i, j int
 		g[a] += w * (xi[a] - xj[a])
 	}
 	return true
+}
+
+// AddOuterDiff adds w·δδᵀ, δ = xi − xj, to the d×d row-major g: the metric
+// hinge gradient of one pair.
+func AddOuterDiff(g []float64, w float64, xi, xj []float64) {
+	d := len(xi)
+	xj = xj[:d]
+	for a := 0; a < d; a++ {
+		wa := w * (xi[a] - xj[a])
+		row := g[a*d : a*d+d]
+		for c := range row {
+			row[c] += wa * (xi[c] - xj[c])
+		}
+	}
 }
 
 func (p *Problem) sign(i, j int) float64 {
@@ -185,8 +192,9 @@ func margin(theta, xi, xj []float64) float64 {
 	return m
 }
 
-// dist returns D_θ(x_i, x_j) = δᵀθδ, δ = x_i − x_j, θ a full d×d matrix.
-func (p *Problem) dist(theta, xi, xj []float64) float64 {
+// Dist returns D_θ(x_i, x_j) = δᵀθδ, δ = x_i − x_j, for points xi, xj and a
+// full d×d row-major θ (metric learning).
+func (p *Problem) Dist(theta, xi, xj []float64) float64 {
 	d := p.D
 	var s float64
 	for a := 0; a < d; a++ {
@@ -495,8 +503,9 @@ func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []f
 		// Ω-distances of every pair, once.
 		sc0 := &e.scratch[0]
 		e.gram(sc0, omega)
-		om := sc0.g.Clone()
-		oq := slices.Clone(sc0.q)
+		// The loop below reads only these two (no worker's scratch is reused
+		// while it runs), so they need no copy.
+		om, oq := sc0.g, sc0.q
 		dOm := func(k, j int) float64 { return oq[k] + oq[j] - om.Row(k)[j] - om.Row(j)[k] }
 		par.For(m, e.workers, func(_, c int) {
 			k := rows[c]
@@ -504,7 +513,7 @@ func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []f
 			xk := p.X.Row(k)
 			var full, est float64
 			for j := 0; j < p.N; j++ {
-				dij := p.dist(th, xk, p.X.Row(j))
+				dij := p.Dist(th, xk, p.X.Row(j))
 				s := p.sign(k, j)
 				if s*(p.B-dij) < 1 {
 					full += s * dOm(k, j)

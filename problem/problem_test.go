@@ -169,17 +169,19 @@ func bruteProjectPSD(v []float64, d int) []float64 {
 	return out
 }
 
-// projectionError returns ‖ProjectPSD(v) − bruteProjectPSD(v)‖_F / max(1, ‖bruteProjectPSD(v)‖_F).
-func projectionError(ws *Workspace, v []float64, d int) float64 {
-	got := make([]float64, d*d)
+// projectionError projects v with ProjectPSD and returns the result, the
+// squared Frobenius norm of the reference projection, and the relative
+// error ‖ProjectPSD(v) − bruteProjectPSD(v)‖_F / max(1, ‖bruteProjectPSD(v)‖_F).
+func projectionError(ws *Workspace, v []float64, d int) (got []float64, nrm2, rel float64) {
+	got = make([]float64, d*d)
 	ws.ProjectPSD(got, v, 1)
 	want := bruteProjectPSD(v, d)
-	var diff, nrm float64
+	var diff float64
 	for i := range got {
 		diff += (got[i] - want[i]) * (got[i] - want[i])
-		nrm += want[i] * want[i]
+		nrm2 += want[i] * want[i]
 	}
-	return math.Sqrt(diff) / math.Max(1, math.Sqrt(nrm))
+	return got, nrm2, math.Sqrt(diff) / math.Max(1, math.Sqrt(nrm2))
 }
 
 // jacobiEig returns the eigenvalues of the symmetric d×d row-major a and its
@@ -255,13 +257,8 @@ func TestProjectPSD(t *testing.T) {
 			case 5: // one positive eigenvalue, repeated zero eigenvalues
 				v = withSpectrum(s, d, func(k int) float64 { return float64(max(0, k-d+2)) })
 			}
-			got := make([]float64, d*d)
-			ws.ProjectPSD(got, v, 1)
-			nrm := 0.0
-			for _, x := range bruteProjectPSD(v, d) {
-				nrm += x * x
-			}
-			if e := projectionError(ws, v, d); e > 1e-10 {
+			got, nrm, e := projectionError(ws, v, d)
+			if e > 1e-10 {
 				t.Fatalf("d=%d trial %d: relative Frobenius error %g", d, trial, e)
 			}
 			for i := 0; i < d; i++ {
@@ -274,13 +271,41 @@ func TestProjectPSD(t *testing.T) {
 			if me := ws.MinEigen(got); me < -1e-12*math.Max(1, math.Sqrt(nrm)) {
 				t.Fatalf("d=%d: projection has eigenvalue %g", d, me)
 			}
-			// Optimality: P − V is negative semidefinite and orthogonal to P.
-			var inner float64
+			// Optimality: P − V = −V₋ is positive semidefinite and orthogonal to P.
+			var inner, vn float64
+			pv := make([]float64, d*d)
 			for i := range got {
 				inner += got[i] * (got[i] - v[i])
+				pv[i] = got[i] - v[i]
+				vn += v[i] * v[i]
 			}
 			if math.Abs(inner) > 1e-9*math.Max(1, nrm) {
 				t.Fatalf("d=%d: <P, P−V> = %g", d, inner)
+			}
+			if me := ws.MinEigen(pv); me < -1e-10*math.Max(1, math.Sqrt(vn)) {
+				t.Fatalf("d=%d trial %d: P − V has eigenvalue %g", d, trial, me)
+			}
+		}
+	}
+}
+
+// TestProjectPSDNonFinite: an Inf or NaN entry gives an all-NaN projection
+// (and EigSym reports failure), so a diverged z cannot turn into θ = 0.
+func TestProjectPSDNonFinite(t *testing.T) {
+	for _, d := range []int{1, 3, 10} {
+		for _, bad := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
+			ws := NewWorkspace(d)
+			v := make([]float64, d*d)
+			v[d-1] = bad
+			dst := make([]float64, d*d)
+			ws.ProjectPSD(dst, v, 1)
+			for i, x := range dst {
+				if !math.IsNaN(x) {
+					t.Fatalf("d=%d input %v: dst[%d] = %v, want NaN", d, bad, i, x)
+				}
+			}
+			if ws.EigSym(make([]float64, d*d), make([]float64, d), v, 1) {
+				t.Fatalf("d=%d input %v: EigSym reported success", d, bad)
 			}
 		}
 	}

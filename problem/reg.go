@@ -218,8 +218,9 @@ func NewWorkspace(d int) *Workspace {
 
 // ProjectPSD sets dst = Proj_{S+}(scale·v) for a symmetric d×d row-major v:
 // the closest PSD matrix in Frobenius norm, V₊·diag(λ₊)·V₊ᵀ over the positive
-// eigenpairs only (positivePart: Dsyev in the pure-Go build, Dsyevr restricted
-// to (0, ∞) with -tags netlib), reconstructed by one Dsyrk of V₊·diag(√λ₊).
+// eigenpairs only (positivePart: Dsyev in the pure-Go build, Dsyevd with
+// -tags netlib), reconstructed by one Dsyrk of V₊·diag(√λ₊). Non-finite input
+// gives NaN.
 // Only the upper triangle of v is read. Returns the number of positive
 // eigenvalues. dst may alias v.
 func (ws *Workspace) ProjectPSD(dst, v []float64, scale float64) int {
@@ -227,29 +228,39 @@ func (ws *Workspace) ProjectPSD(dst, v []float64, scale float64) int {
 	if len(v) < d*d || len(dst) < d*d {
 		panic("problem: ProjectPSD: short slice")
 	}
-	var fro float64
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			x := scale * v[i*d+j]
-			ws.a[i*d+j] = x
-			if i == j {
-				fro += x * x
-			} else {
-				fro += 2 * x * x
-			}
-		}
+	var vec, lam []float64
+	var ld int
+	ok := ws.load(v, scale)
+	if ok {
+		vec, ld, lam, ok = ws.positivePart()
+		ws.Eigs++
 	}
-	vec, ld, lam, ok := ws.positivePart(math.Sqrt(fro))
-	ws.Eigs++
 	if !ok {
-		// The eigensolver failed to converge (not seen on finite input); NaN
-		// makes the divergence guard stop the run with the node named.
+		// Non-finite input, or the eigensolver failed to converge (not seen
+		// on finite input): NaN out, so that the divergence guard stops the
+		// run with the node named.
 		for i := range dst[:d*d] {
 			dst[i] = math.NaN()
 		}
 		return 0
 	}
 	return ws.syrkPositive(dst, vec, ld, lam)
+}
+
+// load copies the upper triangle of scale·v into ws.a and reports whether it
+// is finite (LAPACK's eigensolvers are undefined on Inf and NaN).
+func (ws *Workspace) load(v []float64, scale float64) bool {
+	d := ws.d
+	ok := true
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			x := scale * v[i*d+j]
+			ws.a[i*d+j] = x
+			// Not x−x == 0, which arm64 may fuse with the product.
+			ok = ok && math.Abs(x) <= math.MaxFloat64
+		}
+	}
+	return ok
 }
 
 // syrkPositive sets the d×d dst = Σ_{lam[c] > 0} lam[c]·v_c·v_cᵀ, v_c being
@@ -261,6 +272,13 @@ func (ws *Workspace) syrkPositive(dst, vec []float64, ld int, lam []float64) int
 	for _, l := range lam {
 		if l > 0 {
 			p++
+		} else if l != l {
+			// A NaN spectrum (non-finite input): NaN out, so that the
+			// divergence guard stops the run with the node named.
+			for i := range dst[:d*d] {
+				dst[i] = math.NaN()
+			}
+			return 0
 		}
 	}
 	clear(dst[:d*d])
@@ -292,10 +310,8 @@ func (ws *Workspace) syrkPositive(dst, vec []float64, ld int, lam []float64) int
 // failed to converge.
 func (ws *Workspace) EigSym(V, lam, v []float64, scale float64) bool {
 	d := ws.d
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			ws.a[i*d+j] = scale * v[i*d+j]
-		}
+	if !ws.load(v, scale) {
+		return false
 	}
 	ws.Eigs++
 	vec, ok := ws.fullEig()

@@ -4,12 +4,18 @@
 # Usage: scripts/robustness.sh [OUTPUT.md]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$(pwd)
 out=${1:-docs/robustness.md}
-# The hand-written part from "## Fuzzing" on is kept.
+case $out in /*) ;; *) out=$root/$out ;; esac
+# The hand-written part from "## Fuzzing" on is kept (taken from
+# docs/robustness.md when OUTPUT.md has none).
 tail=""
-if [ -f "$out" ] && grep -q '^## Fuzzing' "$out"; then
-	tail=$(sed -n '/^## Fuzzing/,$p' "$out")
-fi
+for f in "$out" "$root/docs/robustness.md"; do
+	if [ -f "$f" ] && grep -q '^## Fuzzing' "$f"; then
+		tail=$(sed -n '/^## Fuzzing/,$p' "$f")
+		break
+	fi
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=$tmp/pairgossip
@@ -97,11 +103,10 @@ cases=(
 		name=${c%%|*}
 		args=${c#*|}
 		set +e
-		msg=$("$bin" $args 2>&1 >/dev/null | grep -v '^resuming' | head -n 1)
-		code=$?
-		"$bin" $args >/dev/null 2>&1
+		"$bin" $args >/dev/null 2>stderr.txt
 		code=$?
 		set -e
+		msg=$(grep -v '^resuming' stderr.txt | head -n 1 || true)
 		msg=${msg//|/\\|}
 		echo "| $i | $name | \`pairgossip $args\` | $msg | $code |"
 	done
@@ -109,5 +114,5 @@ cases=(
 		echo
 		echo "$tail"
 	fi
-} >"$OLDPWD/$out"
+} >"$out"
 echo "wrote $out"

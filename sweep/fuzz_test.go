@@ -27,9 +27,23 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, r := range sw.Runs {
-			if r.ID == "" {
-				t.Fatal("run without an id")
+		// Each run's id is its configuration's, ids are unique (Parse
+		// refuses duplicates), runs are numbered in order, and a second parse
+		// gives the same runs.
+		seen := map[string]bool{}
+		for i, r := range sw.Runs {
+			if r.ID != RunID(r.Config) || seen[r.ID] || r.Index != i {
+				t.Fatalf("run %d: id %q, index %d (id of its config %q, seen before: %v)", i, r.ID, r.Index, RunID(r.Config), seen[r.ID])
+			}
+			seen[r.ID] = true
+		}
+		again, err := Parse("fuzz.yaml", data)
+		if err != nil || len(again.Runs) != len(sw.Runs) {
+			t.Fatalf("a second parse differs: %v", err)
+		}
+		for i := range again.Runs {
+			if again.Runs[i].ID != sw.Runs[i].ID {
+				t.Fatalf("a second parse differs at run %d", i)
 			}
 		}
 	})

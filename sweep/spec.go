@@ -22,7 +22,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pairgossip/pairgossip"
-	"github.com/pairgossip/pairgossip/problem"
 )
 
 // Sweep is a parsed sweep file with its runs.
@@ -600,12 +599,7 @@ func (p *parser) expand(s *Sweep, axesNode *yaml.Node) error {
 			}
 			labels[a] = v.Label
 		}
-		if cfg.Reg == "" {
-			cfg.Reg = "none"
-			if l, err := problem.ParseLoss(cfg.Problem); err == nil && l.IsMetric() {
-				cfg.Reg = "psd"
-			}
-		}
+		cfg = cfg.WithDefaults()
 		run := Run{Index: r, Config: cfg, Labels: labels, ID: RunID(cfg)}
 		if prev, ok := seen[run.ID]; ok {
 			return p.errf(axesNode, "runs %d (%s) and %d (%s) have the same configuration",

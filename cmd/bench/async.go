@@ -27,7 +27,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *events < 1 || *workers < 1 {
-		return usageError{fmt.Errorf("--events and --workers must be >= 1")}
+		return usageError{Err: fmt.Errorf("--events and --workers must be >= 1")}
 	}
 	p, err := randomAUC(*n, *d, *seed)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/benchdata"
+	"github.com/pairgossip/pairgossip/internal/cli"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -37,7 +38,7 @@ Usage:
   bench help COMMAND                                      the flags of a command
 `
 
-type usageError struct{ error }
+type usageError = cli.UsageError
 
 func realMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -73,28 +74,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	return nil
-}
+var (
+	newFlagSet = cli.NewFlagSet
+	parse      = cli.Parse
+)
 
 // randomAUC returns the benchmarks' AUC problem (internal/benchdata).
 func randomAUC(n, d int, seed uint64) (*problem.Problem, error) { return benchdata.AUC(n, d, seed) }
@@ -103,7 +86,7 @@ func buildGraph(kind string, n int, seed uint64) (*graph.Graph, error) {
 	spec := graph.Spec{Kind: kind, N: n, K: 5, P: 0.3, Seed: seed}
 	g, err := graph.Build(spec)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	return g, nil
 }
@@ -115,10 +98,10 @@ func printJSON(w io.Writer, v any) {
 
 func validSize(n, d int) error {
 	if n < 2 {
-		return usageError{fmt.Errorf("--n must be >= 2, got %d", n)}
+		return usageError{Err: fmt.Errorf("--n must be >= 2, got %d", n)}
 	}
 	if d < 1 {
-		return usageError{fmt.Errorf("--d must be >= 1, got %d", d)}
+		return usageError{Err: fmt.Errorf("--d must be >= 1, got %d", d)}
 	}
 	return nil
 }

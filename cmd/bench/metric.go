@@ -35,7 +35,7 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *iters < 1 || *workers < 1 {
-		return usageError{fmt.Errorf("--iters and --workers must be >= 1")}
+		return usageError{Err: fmt.Errorf("--iters and --workers must be >= 1")}
 	}
 	sc := dataset.DefaultSynthetic()
 	sc.N, sc.D, sc.Seed = *n, *d, *seed
@@ -43,7 +43,7 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 	sc.K = min(sc.K, *n)
 	ds, err := dataset.Synthetic(sc)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	p, err := problem.New(problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, 2, ds.N, ds.D, ds.X, ds.Class)
 	if err != nil {
@@ -56,7 +56,7 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters, GammaC: *gammaC, Seed: *seed,
 		Workers: *workers, LogPoints: 1, EvalNodes: 16, Schedule: *schedule, ExactPSD: *exact})
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	defer s.Close()
 	var ms0, ms1 runtime.MemStats

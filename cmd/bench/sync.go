@@ -31,11 +31,11 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *iters < 1 || *workers < 1 {
-		return usageError{fmt.Errorf("--iters and --workers must be >= 1")}
+		return usageError{Err: fmt.Errorf("--iters and --workers must be >= 1")}
 	}
 	if *kern != "auto" {
 		if err := kernel.Use(*kern); err != nil {
-			return usageError{fmt.Errorf("--kernel: %w", err)}
+			return usageError{Err: fmt.Errorf("--kernel: %w", err)}
 		}
 	}
 	p, err := randomAUC(*n, *d, *seed)
@@ -49,7 +49,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters + 1, GammaC: 1, Seed: *seed,
 		Workers: *workers, LogPoints: 1, EvalNodes: 1, Schedule: *schedule})
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	defer s.Close()
 	if err := s.Advance(1); err != nil { // warm-up: touches every page

@@ -33,7 +33,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -41,12 +40,13 @@ import (
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
+	"github.com/pairgossip/pairgossip/internal/cli"
 )
 
 // usageError is a bad flag or input: exit status 2.
-type usageError struct{ error }
+type usageError = cli.UsageError
 
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+var usagef = cli.Usagef
 
 func main() {
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
@@ -111,39 +111,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// newFlagSet returns a flag set whose errors come back as one line: the flag
-// package's own printing is silenced, and the usage is shown only for -h.
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	helpOut.Store(fs, func() {
-		fs.SetOutput(stderr)
-		fmt.Fprintf(stderr, "%s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	})
-	return fs
-}
-
-// helpOut maps each flag set to its help printer.
-var helpOut sync.Map
-
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			if h, ok := helpOut.Load(fs); ok {
-				h.(func())()
-			}
-			return err
-		}
-		return usageError{fmt.Errorf("%v (see --help)", err)}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (flags start with --)", fs.Arg(0))
-	}
-	return nil
-}
+var (
+	newFlagSet = cli.NewFlagSet
+	parse      = cli.Parse
+)
 
 // graphFlags are shared by run and gap.
 type graphFlags struct {
@@ -216,16 +187,16 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	t0 := time.Now()
 	g, err := graph.Build(graph.Spec{Kind: gf.kind, N: *n, K: gf.k, P: gf.p, Radius: gf.radius, Rows: gf.rows, Cols: gf.cols, Seed: gf.seed, File: gf.file})
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if gf.pointsPerNode > 1 {
 		if g, err = graph.Tensor(g, gf.pointsPerNode); err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 	}
 	warn, err := graph.Check(g)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	gap, err := graph.SpectralGap(g)
 	if err != nil {
@@ -326,15 +297,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		GraphCols: gf.cols, GraphSeed: gf.seed, PointsNode: gf.pointsPerNode, Algorithm: *algo, Baseline: *baseline,
 		Iters: *iters, Reg: *reg, Lambda: *lambda, Radius: *ball, B: *b, GammaC: *gc, GammaAlpha: *ga, Seed: *seed,
 		LogPoints: *logPoints, EvalNodes: *evalNodes, Workers: *workers, SkipOptimum: *noOpt}
-	if cfg.Reg == "" {
-		cfg.Reg = "none"
-		if strings.HasPrefix(cfg.Problem, "metric") {
-			cfg.Reg = "psd"
-		}
-	}
 	run, err := pairgossip.Prepare(cfg)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	defer run.Close()
 	for _, w := range run.Warnings {
@@ -346,7 +311,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var trace []engine.Record
 	if *resume != "" {
 		if trace, err = run.Resume(*resume); err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		fmt.Fprintf(stderr, "resuming from iteration %d of %d (%s)\n", run.Sim.Iter(), cfg.Iters, *resume)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
+	"github.com/pairgossip/pairgossip/internal/cli"
 	"github.com/pairgossip/pairgossip/sweep"
 )
 
@@ -101,11 +102,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 func sweepParseArgs(fs *flag.FlagSet, args []string, lo, hi int, what string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, parse(fs, []string{"--help"}) // prints the help the way every command does
-			}
-			return nil, usageError{fmt.Errorf("%v (see --help)", err)}
+		if err := cli.ParseFlags(fs, args); err != nil {
+			return nil, err
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -126,7 +124,7 @@ func sweepParseArgs(fs *flag.FlagSet, args []string, lo, hi int, what string) ([
 func loadSweep(path string) (*sweep.Sweep, error) {
 	sw, err := sweep.Load(path)
 	if err != nil {
-		return nil, usageError{err} // a bad or missing sweep file
+		return nil, usageError{Err: err} // a bad or missing sweep file
 	}
 	return sw, nil
 }
@@ -538,7 +536,7 @@ func sweepMerge(args []string, stdout, stderr io.Writer) error {
 	for _, p := range pos {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		if fi.IsDir() {
 			m, err := sweep.TaskDBs(p)
@@ -623,7 +621,7 @@ func sweepStatus(args []string, stdout, stderr io.Writer) error {
 	for _, p := range paths {
 		st, err := sweep.OpenExisting(p)
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		defer st.Close()
 		stores = append(stores, st)
@@ -675,12 +673,12 @@ func sweepReport(args []string, stdout, stderr io.Writer) error {
 	}
 	st, err := sweep.OpenExisting(pos[0])
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	defer st.Close()
 	rep, err := sweep.LoadReport(st, sweep.ReportOptions{Over: sweepSplitList(*over), Metrics: sweepSplitList(*metric), X: *x})
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if err := rep.Write(*out, "pairgossip sweep report: "+filepath.Base(pos[0])); err != nil {
 		return err
@@ -715,7 +713,7 @@ func sweepDiff(args []string, stdout, stderr io.Writer) error {
 	for i, p := range pos {
 		st, err := sweep.OpenExisting(p)
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		defer st.Close()
 		stores[i] = st
