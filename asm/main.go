@@ -27,6 +27,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -45,6 +46,7 @@ var generators = map[string]func(){
 	"avgscaled":       genAvgScaled,
 	"scale":           genScale,
 	"triad":           genTriad,
+	"logisticround":   genLogisticRound,
 }
 
 func main() {
@@ -363,4 +365,196 @@ func genTriad() {
 		st.l.store(t, st.at(a))
 	})
 	finish(nil)
+}
+
+// genLogisticRound generates the round kernel of the reduced synchronous
+// schedule for the logistic loss (see kernel.LogisticRound). Per lane:
+//
+//	e   = exp(−|m|)                       (below: how)
+//	g   = −(m ≤ 0 ? 1 : e)/(1 + e)          = −σ(−m), the derivative φ'(m)
+//	W  += g;  η = a·η + bc·W;  m = c·(s₀ + W·q)
+//
+// counting the lanes with g ≠ 0 and whether every new m is finite. The
+// exponential of x = −|m| ≤ 0: k = round(x·log₂e), r = x − k·ln2hi − k·ln2lo
+// (|r| ≤ ln2/2, with FMA), e^r by its Taylor polynomial of degree 13 (the
+// truncation error is below 2⁻⁵⁸ relative) in Horner's form with FMA, then
+// scaled by 2^k as 2^k₁·2^k₂ with k₁ = ⌊k/2⌋ (both factors normal, so a
+// subnormal result is rounded once); e = 0 below math.Exp's underflow
+// threshold, as math.Exp returns. NaN propagates. Everything after e is the
+// reference's operations without FMA. Lanes past n (the last, partial
+// group of four) are loaded and stored with VMASKMOVPD and do not count.
+func genLogisticRound() {
+	text("logisticRoundAVX2", "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
+		"logisticRoundAVX2 is the round kernel of LogisticRound (AVX2+FMA).")
+	// The constants, each replicated in four lanes (32 bytes), so that an
+	// instruction can take them as a memory operand.
+	consts := []uint64{}
+	idx := map[string]int{}
+	add := func(name string, bits uint64) {
+		idx[name] = len(consts)
+		consts = append(consts, bits)
+	}
+	f := math.Float64bits
+	add("sign", 1<<63)
+	add("one", f(1))
+	add("log2e", f(math.Log2E))
+	add("ln2hi", f(6.93147180369123816490e-01)) // Go's math.Exp split of ln 2
+	add("ln2lo", f(1.90821492927058770002e-10))
+	add("under", f(-7.45133219101941108420e+02)) // math.Exp(x) = 0 below
+	add("clamp", f(-746))
+	add("half", f(0.5))
+	add("magic", f(6755399441055744)) // 2⁵² + 2⁵¹
+	add("bias", 1023-f(6755399441055744))
+	add("lanes01", 0) // lane indices 0, 1, 2, 3 (replaced below)
+	inv := 1.0
+	for j := 1; j <= 13; j++ {
+		inv /= float64(j)
+		add(fmt.Sprintf("c%d", j), f(inv))
+	}
+	tab := GLOBL("logisticConst", RODATA|NOPTR)
+	for i, v := range consts {
+		for l := 0; l < 4; l++ {
+			if i == idx["lanes01"] {
+				DATA(32*i+8*l, U64(uint64(l)))
+			} else {
+				DATA(32*i+8*l, U64(v))
+			}
+		}
+	}
+	K := func(name string) Mem { return tab.Offset(32 * idx[name]) }
+
+	C, A, BC := broadcast("c"), broadcast("a"), broadcast("bc")
+	s0, q, w, eta, m, n := pointer("s0"), pointer("q"), pointer("w"), pointer("eta"), pointer("m"), length()
+	zero, fin := YMM(), YMM()
+	VXORPD(zero, zero, zero)
+	VXORPD(fin, fin, fin) // Σ (m − m) over the lanes: 0 iff every m is finite
+	nz := GP64()
+	XORQ(nz, nz)
+	i, lim := GP64(), GP64()
+	XORQ(i, i)
+	MOVQ(n, lim)
+	ANDQ(I32(-4), lim)
+
+	// body processes the four lanes at element i; with mask != nil only the
+	// lanes whose mask is set are read, written and counted.
+	body := func(mask Register) {
+		at := func(base Register) Mem { return Mem{Base: base, Index: i, Scale: 8} }
+		load := func(base Register) VecVirtual {
+			v := YMM()
+			if mask == nil {
+				VMOVUPD(at(base), v)
+			} else {
+				VMASKMOVPD(at(base), mask, v)
+			}
+			return v
+		}
+		store := func(v Register, base Register) {
+			if mask == nil {
+				VMOVUPD(v, at(base))
+			} else {
+				VMASKMOVPD(v, mask, at(base))
+			}
+		}
+		M := load(m)
+		// x = −|m|, clamped for the scaling (NaN stays NaN: on NaN, VMAXPD
+		// returns its second source, x).
+		x, xc, lo := YMM(), YMM(), YMM()
+		VORPD(K("sign"), M, x)
+		VMOVUPD(K("clamp"), lo)
+		VMAXPD(x, lo, xc)
+		k := YMM()
+		VMULPD(K("log2e"), xc, k)
+		VROUNDPD(U8(8), k, k) // to nearest
+		r := YMM()
+		VMOVAPD(xc, r)
+		VFNMADD231PD(K("ln2hi"), k, r) // r −= k·ln2hi
+		VFNMADD231PD(K("ln2lo"), k, r) // r −= k·ln2lo
+		p := YMM()
+		VMOVUPD(K("c13"), p)
+		for j := 12; j >= 1; j-- {
+			VFMADD213PD(K(fmt.Sprintf("c%d", j)), r, p) // p = p·r + c_j
+		}
+		VFMADD213PD(K("one"), r, p) // p = p·r + 1
+		// 2^k = 2^k₁ · 2^k₂, k₁ = ⌊k/2⌋, k₂ = k − k₁.
+		k1, k2 := YMM(), YMM()
+		VMULPD(K("half"), k, k1)
+		VROUNDPD(U8(9), k1, k1) // floor
+		VSUBPD(k1, k, k2)
+		for _, kj := range []VecVirtual{k1, k2} {
+			VADDPD(K("magic"), kj, kj) // the integer k_j in the low bits
+			VPADDQ(K("bias"), kj, kj)  // k_j + 1023 in the low 12 bits
+			VPSLLQ(U8(52), kj, kj)     // 2^k_j
+			VMULPD(kj, p, p)
+		}
+		under := YMM()
+		VCMPPD(U8(1), K("under"), x, under) // x < underflow threshold
+		VANDNPD(p, under, p)                // e = 0 there
+		// g = −num/(1 + e), num = m ≤ 0 ? 1 : e.
+		le, num, den := YMM(), YMM(), YMM()
+		VCMPPD(U8(2), zero, M, le) // m ≤ 0
+		VBLENDVPD(le, K("one"), p, num)
+		VADDPD(K("one"), p, den)
+		g := YMM()
+		VDIVPD(den, num, g)
+		VXORPD(K("sign"), g, g)
+		cnt, bits := YMM(), GP64()
+		VCMPPD(U8(4), zero, g, cnt) // g ≠ 0 (unordered: NaN counts)
+		VMOVMSKPD(cnt, bits.As32())
+		if mask != nil {
+			mb := GP64()
+			VMOVMSKPD(mask, mb.As32())
+			ANDQ(mb, bits)
+		}
+		POPCNTQ(bits, bits)
+		ADDQ(bits, nz)
+		// W += g; η = a·η + bc·W; m = c·(s₀ + W·q).
+		W := load(w)
+		VADDPD(g, W, W)
+		store(W, w)
+		E, t := load(eta), YMM()
+		VMULPD(A, E, E)
+		VMULPD(BC, W, t)
+		VADDPD(t, E, E)
+		store(E, eta)
+		Q, S := load(q), load(s0)
+		VMULPD(Q, W, t)
+		VADDPD(t, S, t)
+		VMULPD(C, t, t)
+		store(t, m)
+		VSUBPD(t, t, t) // 0 if finite, NaN otherwise
+		if mask != nil {
+			VANDPD(mask, t, t)
+		}
+		VADDPD(t, fin, fin)
+	}
+
+	Label("loop4")
+	CMPQ(i, lim)
+	JAE(LabelRef("tail"))
+	body(nil)
+	ADDQ(U8(4), i)
+	JMP(LabelRef("loop4"))
+
+	Label("tail")
+	CMPQ(i, n)
+	JAE(LabelRef("done"))
+	rem, mask := GP64(), YMM()
+	MOVQ(n, rem)
+	SUBQ(i, rem)
+	VMOVQ(rem, mask.AsX())
+	VPBROADCASTQ(mask.AsX(), mask)
+	VPCMPGTQ(K("lanes01"), mask, mask) // lane l < n − i
+	body(mask)
+
+	Label("done")
+	ok, fb := GP64(), GP64()
+	VCMPPD(U8(0), zero, fin, fin) // lanes equal to 0
+	VMOVMSKPD(fin, fb.As32())
+	XORQ(ok, ok)
+	CMPQ(fb, U8(15))
+	SETEQ(ok.As8())
+	VZEROUPPER()
+	Store(nz, ReturnIndex(0))
+	Store(ok.As8(), ReturnIndex(1))
+	RET()
 }

@@ -474,3 +474,55 @@ func TestReducedAgreesWithPlain(t *testing.T) {
 		ref.Close()
 	}
 }
+
+// TestReducedDeterminismAndDivergence: the reduced schedule gives the same
+// bits for 1, 2, 3 and 8 workers, for each loss (the logistic one through
+// kernel.LogisticRound); and a diverging run stops at the same iteration
+// and node as the plain schedule (under a step size so large that margins
+// overflow in the first round).
+func TestReducedDeterminismAndDivergence(t *testing.T) {
+	forcePool(t)
+	for _, loss := range []problem.Loss{problem.AUCLogistic, problem.AUCHinge, problem.AUCSquaredHinge} {
+		const divergeC = 3e307
+		p := testProblem(t, loss, problem.Regularizer{}, 300, 6, 8)
+		g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 300, K: 4, P: 0.3, Seed: 5})
+		var ref [32]byte
+		for _, w := range []int{1, 2, 3, 8} {
+			s, err := New(p, g, Config{Algorithm: Sync, Iters: 3000, GammaC: 0.3, Seed: 3, Workers: w, LogPoints: 4, Schedule: ScheduleReduced})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Run(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			if w > 1 {
+				poolRan(t, s, fmt.Sprintf("%s reduced %d workers", loss, w))
+			}
+			sum := s.StateChecksum()
+			s.Close()
+			if w == 1 {
+				ref = sum
+			} else if sum != ref {
+				t.Fatalf("%s: reduced with %d workers differs from 1 worker", loss, w)
+			}
+		}
+		var errs []*DivergenceError
+		for _, sched := range []string{SchedulePlain, ScheduleReduced} {
+			s, err := New(p, g, Config{Algorithm: Sync, Iters: 3000, GammaC: divergeC, Seed: 3, Workers: 2, LogPoints: 4, Schedule: sched})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Run(context.Background(), nil)
+			s.Close()
+			de, ok := err.(*DivergenceError)
+			if !ok {
+				t.Fatalf("%s %s: want a DivergenceError, got %v", loss, sched, err)
+			}
+			errs = append(errs, de)
+		}
+		if errs[0].Iter != errs[1].Iter || errs[0].Node != errs[1].Node {
+			t.Fatalf("%s: plain stops at %+v, reduced at %+v", loss, *errs[0], *errs[1])
+		}
+		t.Logf("%s: both stop at iteration %d, node %d", loss, errs[0].Iter, errs[0].Node)
+	}
+}

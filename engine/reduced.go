@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 // The algebraically reduced synchronous schedule (linear fast path, gossip
@@ -33,13 +35,29 @@ type reducedState struct {
 	s0, q, W, eta, mNext []float64 // per node
 	alpha, beta          []float64 // per node, for segments restarted in the block
 	restarted            []uint32  // gen when the node's segment restarted in this block
+	relist               []int32   // the nodes restarted in this block
 	alphaG, betaG        float64
+	// The contributing untouched nodes of a block, packed: act lists them,
+	// the c* arrays hold their scalars (s₀, q, W, η, next margin) side by
+	// side. A worker packs the nodes of its shard into the same index range
+	// of these arrays, so workers never share them.
+	act                   []int32
+	cs0, cq, cW, cEta, cM []float64
+	// The contributing touched nodes, packed the same way (in the order
+	// their segments started), with tpos[k] = 1 + node k's index in tp.
+	tp   redPack
+	tpos []int32
 }
 
-func newReducedState(n int) *reducedState {
+func newReducedState(n, maxB int) *reducedState {
+	f := func() []float64 { return make([]float64, n) }
+	t := func() []float64 { return make([]float64, 0, 2*maxB) }
 	return &reducedState{
-		s0: make([]float64, n), q: make([]float64, n), W: make([]float64, n), eta: make([]float64, n),
-		mNext: make([]float64, n), alpha: make([]float64, n), beta: make([]float64, n), restarted: make([]uint32, n),
+		s0: f(), q: f(), W: f(), eta: f(), mNext: f(), alpha: f(), beta: f(), restarted: make([]uint32, n),
+		relist: make([]int32, 0, 2*maxB),
+		act:    make([]int32, n), cs0: f(), cq: f(), cW: f(), cEta: f(), cM: f(),
+		tp:   redPack{act: make([]int32, 0, 2*maxB), s0: t(), q: t(), W: t(), eta: t(), m: t()},
+		tpos: make([]int32, n),
 	}
 }
 
@@ -73,44 +91,115 @@ func (s *Sim) materialize(k int) {
 	}
 }
 
-// reducedRound advances node k's scalars through round r of the block.
-func (s *Sim) reducedRound(k int, cf roundCoef) (nonzero, ok bool) {
-	rs := s.red
-	if s.prob.Label[k] > s.ylab[k] {
-		w := s.prob.Loss.MarginDeriv(rs.mNext[k])
-		rs.W[k] += w
-		nonzero = w != 0
-	}
-	rs.eta[k] = cf.a*rs.eta[k] + cf.b*cf.c*rs.W[k]
-	m := cf.c * (rs.s0[k] + rs.W[k]*rs.q[k])
-	rs.mNext[k] = m
-	return nonzero, isFinite(m)
-}
-
 // reducedShard: segment start for every node of the shard, then B rounds of
-// scalars for its untouched nodes.
+// scalars for its contributing untouched nodes, packed side by side and
+// advanced round by round across nodes, so that the nodes' independent
+// recurrences overlap (node by node, each round would wait for the
+// previous round's exponential).
 func (s *Sim) reducedShard(w int, rg layout.Range) {
-	bl := s.block
-	var nz int64
+	bl, rs := s.block, s.red
+	lab := s.prob.Label
+	n := 0
 	for k := rg.Lo; k < rg.Hi; k++ {
 		s.segStart(k, s.marg[k])
-		if bl.stamp[k] == bl.gen || s.prob.Label[k] <= s.ylab[k] {
+		if bl.stamp[k] == bl.gen || lab[k] <= s.ylab[k] {
 			continue // touched: later, in event order; not contributing: nothing per round
 		}
-		for r := 1; r <= bl.rounds; r++ {
-			c, ok := s.reducedRound(k, bl.coef[r])
-			if c {
+		rs.act[rg.Lo+n] = int32(k)
+		n++
+	}
+	lo, hi := rg.Lo, rg.Lo+n
+	p := redPack{act: rs.act[lo:hi], s0: rs.cs0[lo:hi], q: rs.cq[lo:hi], W: rs.cW[lo:hi], eta: rs.cEta[lo:hi], m: rs.cM[lo:hi]}
+	for i, k := range p.act {
+		p.s0[i], p.q[i], p.W[i], p.eta[i], p.m[i] = rs.s0[k], rs.q[k], 0, 0, rs.mNext[k]
+	}
+	var nz int64
+	for r := 1; r <= bl.rounds; r++ {
+		nz += s.packRound(w, &p, bl.coef[r], bl.t0+int64(r))
+	}
+	for i, k := range p.act {
+		rs.W[k], rs.eta[k], rs.mNext[k] = p.W[i], p.eta[i], p.m[i]
+	}
+	bl.nz[w] += nz
+}
+
+// redPack is a pack of contributing nodes (see reducedState). pos, if not
+// nil, maps a node to 1 + its index in the pack, 0 when it is not in it.
+type redPack struct {
+	act              []int32
+	s0, q, W, eta, m []float64
+	pos              []int32
+}
+
+// add appends node k with its scalars.
+func (p *redPack) add(k int, s0, q, W, eta, m float64) {
+	p.act, p.s0, p.q, p.W, p.eta, p.m = append(p.act, int32(k)), append(p.s0, s0), append(p.q, q), append(p.W, W), append(p.eta, eta), append(p.m, m)
+	if p.pos != nil {
+		p.pos[k] = int32(len(p.act))
+	}
+}
+
+// remove takes entry i out of the pack; the last entry takes its place.
+func (p *redPack) remove(i int) {
+	l := len(p.m) - 1
+	if p.pos != nil {
+		p.pos[p.act[i]] = 0
+		if i != l {
+			p.pos[p.act[l]] = int32(i + 1)
+		}
+	}
+	p.act[i], p.s0[i], p.q[i], p.W[i], p.eta[i], p.m[i] = p.act[l], p.s0[l], p.q[l], p.W[l], p.eta[l], p.m[l]
+	p.act, p.s0, p.q, p.W, p.eta, p.m = p.act[:l], p.s0[:l], p.q[:l], p.W[:l], p.eta[:l], p.m[:l]
+}
+
+// writeBack stores entry i's W, η and next margin into the per-node arrays.
+func (p *redPack) writeBack(rs *reducedState, i int) {
+	k := p.act[i]
+	rs.W[k], rs.eta[k], rs.mNext[k] = p.W[i], p.eta[i], p.m[i]
+}
+
+// packRound advances the nodes of pack p through round t (coefficients
+// cf): g = φ'(m), W += g, η = a·η + (c/t)·W, m = c·(s₀ + W·q), all nodes
+// side by side. It returns the number of non-zero gradients. A node whose
+// margin turns non-finite stops there, as node by node it would: the round
+// is recorded for worker w, its scalars are written back, and it leaves
+// the pack.
+func (s *Sim) packRound(w int, p *redPack, cf roundCoef, t int64) (nz int64) {
+	bc := cf.b * cf.c
+	fin := true
+	if loss := s.prob.Loss; loss == problem.AUCLogistic {
+		// The fused round (the same arithmetic, with a vectorised
+		// exponential in the avx2 implementation).
+		var c int
+		c, fin = kernel.LogisticRound(p.s0, p.q, p.W, p.eta, p.m, cf.c, cf.a, bc)
+		nz = int64(c)
+	} else {
+		for i := range p.m {
+			g := loss.MarginDeriv(p.m[i])
+			if g != 0 {
 				nz++
 			}
-			if !ok {
-				if b := (badRound{bl.t0 + int64(r), k}); b.before(bl.bad[w]) {
+			Wi := p.W[i] + g
+			p.W[i] = Wi
+			p.eta[i] = cf.a*p.eta[i] + bc*Wi
+			p.m[i] = cf.c * (p.s0[i] + Wi*p.q[i])
+			fin = fin && isFinite(p.m[i])
+		}
+	}
+	if !fin {
+		bl := s.block
+		for i := 0; i < len(p.m); i++ {
+			if !isFinite(p.m[i]) {
+				if b := (badRound{t, int(p.act[i])}); b.before(bl.bad[w]) {
 					bl.bad[w] = b
 				}
-				break
+				p.writeBack(s.red, i)
+				p.remove(i)
+				i--
 			}
 		}
 	}
-	bl.nz[w] += nz
+	return nz
 }
 
 // reducedEnd materialises every node of the shard at the end of the block.
@@ -154,12 +243,27 @@ func (s *Sim) syncReducedAdvance(stop int64) error {
 		}
 		bl.bad[w] = badRound{}
 	}
-	// Touched nodes, in event order.
+	// Touched nodes, in event order: the contributing ones advance packed,
+	// the others have W = η = 0 and need nothing per round; a touch writes
+	// the node back, materialises it and restarts its segment.
+	lab := s.prob.Label
+	tp := &rs.tp
+	tp.pos = rs.tpos
+	for _, k32 := range bl.touched {
+		if k := int(k32); lab[k] > s.ylab[k] {
+			tp.add(k, rs.s0[k], rs.q[k], 0, 0, rs.mNext[k])
+		}
+	}
+	rs.relist = rs.relist[:0]
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		for _, k := range [2]int{i, j} {
+			if e := int(tp.pos[k]) - 1; e >= 0 {
+				tp.writeBack(rs, e)
+				tp.remove(e)
+			}
 			s.materialize(k)
 		}
 		s.swapY(i, j)
@@ -170,26 +274,32 @@ func (s *Sim) syncReducedAdvance(stop int64) error {
 		s.average(i, j)
 		for e, k := range [2]int{i, j} {
 			s.segStart(k, m[e])
-			rs.restarted[k] = bl.gen
+			if rs.restarted[k] != bl.gen {
+				rs.restarted[k] = bl.gen
+				rs.relist = append(rs.relist, int32(k))
+			}
 			rs.alpha[k], rs.beta[k] = 1, 0
+			if lab[k] > s.ylab[k] {
+				tp.add(k, rs.s0[k], rs.q[k], 0, 0, m[e])
+			}
 		}
-		for _, k32 := range bl.touched {
-			k := int(k32)
-			nz, ok := s.reducedRound(k, cf)
-			if nz {
-				nonzero++
-			}
-			if !ok && (badRound{t, k}).before(first) {
-				first = badRound{t, k}
-			}
-			if rs.restarted[k] == bl.gen {
-				rs.alpha[k] = cf.a * rs.alpha[k]
-				rs.beta[k] = cf.a*rs.beta[k] + cf.b*cf.c
-			}
+		nonzero += s.packRound(0, tp, cf, t)
+		bc := cf.b * cf.c
+		for _, k := range rs.relist {
+			rs.alpha[k] = cf.a * rs.alpha[k]
+			rs.beta[k] = cf.a*rs.beta[k] + bc
 		}
 		rs.alphaG = cf.a * rs.alphaG
-		rs.betaG = cf.a*rs.betaG + cf.b*cf.c
+		rs.betaG = cf.a*rs.betaG + bc
 	}
+	for e := len(tp.m) - 1; e >= 0; e-- {
+		tp.writeBack(rs, e)
+		tp.remove(e)
+	}
+	if b := bl.bad[0]; b.t > 0 && b.before(first) {
+		first = b
+	}
+	bl.bad[0] = badRound{}
 	// Touched nodes that never restarted follow the global α, β; the
 	// touched but not yet restarted ones were advanced round by round above.
 	if big {

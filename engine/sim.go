@@ -207,15 +207,17 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		s.pool = newPool(layout.Shards(rows, s.workers))
 		s.roundFn = func(w int, r layout.Range) { s.syncShard(w, r, s.roundT, s.roundG) }
 	}
-	if s.schedule == ScheduleBlocked || (s.schedule == ScheduleReduced && s.fast) {
-		s.block = newSyncBlock(rows, max(1, s.workers))
+	if s.schedule == ScheduleBlocked {
+		s.block = newSyncBlock(rows, max(1, s.workers), blockRounds(rows))
 		s.block.fn = s.blockShard
 	}
 	if s.schedule == ScheduleReduced && !s.fast {
 		s.cone = newConeState(s)
 	}
 	if s.schedule == ScheduleReduced && s.fast {
-		s.red = newReducedState(rows)
+		B := reducedRounds(rows)
+		s.block = newSyncBlock(rows, max(1, s.workers), B)
+		s.red = newReducedState(rows, B)
 		s.redStartFn, s.redEndFn = s.reducedShard, s.reducedEnd
 	}
 	if cfg.Algorithm == Async && s.workers > 1 && rows >= asyncMinNodes {

@@ -40,6 +40,7 @@ type funcs struct {
 	avgScaled       func(bar, z *float64, n int, a, bc float64)
 	scale           func(dst, src *float64, n int, c float64)
 	triad           func(a, b, c *float64, n int, s float64)
+	logisticRound   func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (int, bool)
 }
 
 // view rebuilds a slice from a kernel argument.
@@ -65,6 +66,9 @@ var generic = &funcs{
 	avgScaled: func(bar, z *float64, n int, a, bc float64) { avgScaledGeneric(view(bar, n), view(z, n), a, bc) },
 	scale:     func(dst, src *float64, n int, c float64) { scaleGeneric(view(dst, n), view(src, n), c) },
 	triad:     func(a, b, c *float64, n int, x float64) { triadGeneric(view(a, n), view(b, n), view(c, n), x) },
+	logisticRound: func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (int, bool) {
+		return logisticRoundGeneric(view(s0, n), view(q, n), view(w, n), view(eta, n), view(m, n), c, a, bc)
+	},
 }
 
 var (

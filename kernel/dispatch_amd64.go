@@ -19,6 +19,7 @@ var avx2 = &funcs{
 	avgScaled:       avgScaledAVX2,
 	scale:           scaleAVX2,
 	triad:           triadAVX2,
+	logisticRound:   logisticRoundAVX2,
 }
 
 // archCandidates are the implementations beyond generic that this build

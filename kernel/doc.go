@@ -14,6 +14,9 @@
 //   - AvgScaled(bar, z, a, bc): θ̄ ← a·θ̄ + bc·z, a node with a zero gradient
 //   - Scale(dst, src, c): dst = c·src
 //   - Triad(a, b, c, s): a = b + s·c (STREAM), and TriadGBps, a bandwidth probe
+//   - LogisticRound(s0, q, w, eta, m, c, a, bc): one round of the reduced
+//     synchronous schedule for a pack of nodes with the logistic loss, a
+//     vectorised exponential inside (across nodes, not along a row)
 //
 // Every kernel's doc comment quotes its reference loop. All slices of one
 // call have the same length (checked once per call: a mismatch panics); the
@@ -41,8 +44,10 @@
 // indicator 1{ℓ_k > ℓ_y} is 0 has a zero gradient: its z is unchanged and
 // its margin is not needed until y_k changes, so AvgScaled(θ̄_k, z_k,
 // 1−1/t, c_t/t) updates its average alone (and Scale(θ_k, z_k, c_t) its θ
-// if stored). No transcendental function runs in the kernels: φ' is
-// evaluated in Go between calls.
+// if stored). No transcendental function runs in the row kernels: φ' is
+// evaluated in Go between calls. The reduced schedule (engine/reduced.go)
+// instead advances many nodes' scalar recurrences side by side, and there
+// LogisticRound evaluates φ' itself, four nodes per instruction.
 //
 // Rows of a layout.Matrix are 64-byte aligned with a stride that is a
 // multiple of 8 and zero padding. Passing PaddedRow instead of Row (all the
@@ -72,7 +77,11 @@
 // the same IEEE operations on the same operands and are bit-identical to
 // the references. The reductions (Dot, DotDiff, the m of SyncLinear*)
 // accumulate in 4×4 lanes with FMA: they differ from the reference by
-// rounding, within 4·(n+4)·2⁻⁵³·Σ|terms|. The engine's determinism
+// rounding, within 4·(n+4)·2⁻⁵³·Σ|terms|. LogisticRound's avx2
+// exponential is within 2 ulp of math.Exp (its g within 3 ulp of the
+// reference's, tested from subnormal margins to ±800); the rest of its
+// arithmetic is the reference's, lane by lane, so a node's result does not
+// depend on its position in the pack. The engine's determinism
 // (identical results for any number of workers) holds for each
 // implementation; results of different implementations differ in the last
 // bits.

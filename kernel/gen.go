@@ -13,3 +13,4 @@ package kernel
 //go:generate sh -c "cd ../asm && go run . -kernel avgscaled -out ../kernel/avgscaled_amd64.s -stubs ../kernel/avgscaled_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel scale -out ../kernel/scale_amd64.s -stubs ../kernel/scale_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel triad -out ../kernel/triad_amd64.s -stubs ../kernel/triad_amd64_stub.go"
+//go:generate sh -c "cd ../asm && go run . -kernel logisticround -out ../kernel/logisticround_amd64.s -stubs ../kernel/logisticround_amd64_stub.go"
