@@ -47,6 +47,9 @@ var generators = map[string]func(){
 	"scale":           genScale,
 	"triad":           genTriad,
 	"logisticround":   genLogisticRound,
+	"prefetch":        genPrefetch,
+	"eventpre":        genEventPre,
+	"eventlogistic":   genEventLogistic,
 }
 
 func main() {
@@ -130,43 +133,53 @@ func (s step) at(base Register) Mem {
 // loop emits the loop over i in [0, n): 16 doubles per iteration as four
 // groups of 4, then 4 at a time, then one at a time.
 func loop(n Register, body func(s step)) {
+	sfx := ""
+	if loops > 0 {
+		sfx = fmt.Sprint("_", loops) // a second loop in one function
+	}
+	loops++
+	L := func(name string) string { return name + sfx }
 	i, lim := GP64(), GP64()
 	XORQ(i, i)
 	MOVQ(n, lim)
 	ANDQ(I32(-16), lim)
-	Label("loop16")
+	Label(L("loop16"))
 	CMPQ(i, lim)
-	JAE(LabelRef("tail4"))
+	JAE(LabelRef(L("tail4")))
 	for g := 0; g < 4; g++ {
 		body(step{l: packed, g: g, off: 4 * g, i: i})
 	}
 	ADDQ(U8(16), i)
-	JMP(LabelRef("loop16"))
+	JMP(LabelRef(L("loop16")))
 
-	Label("tail4")
+	Label(L("tail4"))
 	MOVQ(n, lim)
 	ANDQ(I32(-4), lim)
-	Label("loop4")
+	Label(L("loop4"))
 	CMPQ(i, lim)
-	JAE(LabelRef("tail1"))
+	JAE(LabelRef(L("tail1")))
 	body(step{l: packed, i: i})
 	ADDQ(U8(4), i)
-	JMP(LabelRef("loop4"))
+	JMP(LabelRef(L("loop4")))
 
-	Label("tail1")
+	Label(L("tail1"))
 	CMPQ(i, n)
-	JAE(LabelRef("done"))
+	JAE(LabelRef(L("done")))
 	body(step{l: scalar, i: i})
 	INCQ(i)
-	JMP(LabelRef("tail1"))
-	Label("done")
+	JMP(LabelRef(L("tail1")))
+	Label(L("done"))
 }
+
+// loops counts the loops emitted in the current function (text resets it).
+var loops int
 
 // sum is a reduction's state: four YMM accumulators (one per group) and a
 // scalar one for the tail, all starting at +0.
 type sum struct {
-	y [4]VecVirtual
-	x VecVirtual
+	y   [4]VecVirtual
+	x   VecVirtual
+	two bool // y[2], y[3] are y[0], y[1] (newSum2)
 }
 
 func newSum() *sum {
@@ -175,6 +188,21 @@ func newSum() *sum {
 		s.y[g] = YMM()
 		VXORPD(s.y[g], s.y[g], s.y[g])
 	}
+	s.x = XMM()
+	VXORPD(s.x, s.x, s.x)
+	return s
+}
+
+// newSum2 is newSum with two YMM accumulators, group g adding into g mod 2
+// (for kernels with two reductions, which would otherwise need more than
+// the 16 YMM registers).
+func newSum2() *sum {
+	s := &sum{two: true}
+	for g := 0; g < 2; g++ {
+		s.y[g] = YMM()
+		VXORPD(s.y[g], s.y[g], s.y[g])
+	}
+	s.y[2], s.y[3] = s.y[0], s.y[1]
 	s.x = XMM()
 	VXORPD(s.x, s.x, s.x)
 	return s
@@ -189,12 +217,14 @@ func (r *sum) acc(s step) Register {
 }
 
 // total reduces the accumulators, in the order
-// ((y0+y1)+(y2+y3)) → (lane0+lane2, lane1+lane3) → sum of the two → + tail,
+// ((y0+y1)+(y2+y3)) (y0+y1 for newSum2) → (lane0+lane2, lane1+lane3) → sum of the two → + tail,
 // and returns the XMM register whose low lane holds the result.
 func (r *sum) total() Register {
 	VADDPD(r.y[1], r.y[0], r.y[0])
-	VADDPD(r.y[3], r.y[2], r.y[2])
-	VADDPD(r.y[2], r.y[0], r.y[0])
+	if !r.two {
+		VADDPD(r.y[3], r.y[2], r.y[2])
+		VADDPD(r.y[2], r.y[0], r.y[0])
+	}
 	hi := XMM()
 	VEXTRACTF128(U8(1), r.y[0], hi)
 	lo := r.y[0].AsX()
@@ -207,6 +237,7 @@ func (r *sum) total() Register {
 // text starts function name with signature sig and doc comment doc. The
 // kernels keep no pointer they are given, hence //go:noescape.
 func text(name, sig, doc string) {
+	loops = 0
 	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
 	Doc(doc, "Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.")
@@ -377,7 +408,7 @@ func genTriad() {
 // counting the lanes with g ≠ 0 and whether every new m is finite. The
 // exponential of x = −|m| ≤ 0: k = round(x·log₂e), r = x − k·ln2hi − k·ln2lo
 // (|r| ≤ ln2/2, with FMA), e^r by its Taylor polynomial of degree 13 (the
-// truncation error is below 2⁻⁵⁸ relative) in Horner's form with FMA, then
+// truncation error is below 2⁻⁵⁸ relative) in Estrin's form with FMA, then
 // scaled by 2^k as 2^k₁·2^k₂ with k₁ = ⌊k/2⌋ (both factors normal, so a
 // subnormal result is rounded once); e = 0 below math.Exp's underflow
 // threshold, as math.Exp returns. NaN propagates. Everything after e is the
@@ -386,43 +417,7 @@ func genTriad() {
 func genLogisticRound() {
 	text("logisticRoundAVX2", "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
 		"logisticRoundAVX2 is the round kernel of LogisticRound (AVX2+FMA).")
-	// The constants, each replicated in four lanes (32 bytes), so that an
-	// instruction can take them as a memory operand.
-	consts := []uint64{}
-	idx := map[string]int{}
-	add := func(name string, bits uint64) {
-		idx[name] = len(consts)
-		consts = append(consts, bits)
-	}
-	f := math.Float64bits
-	add("sign", 1<<63)
-	add("one", f(1))
-	add("log2e", f(math.Log2E))
-	add("ln2hi", f(6.93147180369123816490e-01)) // Go's math.Exp split of ln 2
-	add("ln2lo", f(1.90821492927058770002e-10))
-	add("under", f(-7.45133219101941108420e+02)) // math.Exp(x) = 0 below
-	add("clamp", f(-746))
-	add("half", f(0.5))
-	add("magic", f(6755399441055744)) // 2⁵² + 2⁵¹
-	add("bias", 1023-f(6755399441055744))
-	add("lanes01", 0) // lane indices 0, 1, 2, 3 (replaced below)
-	inv := 1.0
-	for j := 1; j <= 13; j++ {
-		inv /= float64(j)
-		add(fmt.Sprintf("c%d", j), f(inv))
-	}
-	tab := GLOBL("logisticConst", RODATA|NOPTR)
-	for i, v := range consts {
-		for l := 0; l < 4; l++ {
-			if i == idx["lanes01"] {
-				DATA(32*i+8*l, U64(uint64(l)))
-			} else {
-				DATA(32*i+8*l, U64(v))
-			}
-		}
-	}
-	K := func(name string) Mem { return tab.Offset(32 * idx[name]) }
-
+	K := logisticConsts("logisticConst")
 	C, A, BC := broadcast("c"), broadcast("a"), broadcast("bc")
 	s0, q, w, eta, m, n := pointer("s0"), pointer("q"), pointer("w"), pointer("eta"), pointer("m"), length()
 	zero, fin := YMM(), YMM()
@@ -456,47 +451,7 @@ func genLogisticRound() {
 			}
 		}
 		M := load(m)
-		// x = −|m|, clamped for the scaling (NaN stays NaN: on NaN, VMAXPD
-		// returns its second source, x).
-		x, xc, lo := YMM(), YMM(), YMM()
-		VORPD(K("sign"), M, x)
-		VMOVUPD(K("clamp"), lo)
-		VMAXPD(x, lo, xc)
-		k := YMM()
-		VMULPD(K("log2e"), xc, k)
-		VROUNDPD(U8(8), k, k) // to nearest
-		r := YMM()
-		VMOVAPD(xc, r)
-		VFNMADD231PD(K("ln2hi"), k, r) // r −= k·ln2hi
-		VFNMADD231PD(K("ln2lo"), k, r) // r −= k·ln2lo
-		p := YMM()
-		VMOVUPD(K("c13"), p)
-		for j := 12; j >= 1; j-- {
-			VFMADD213PD(K(fmt.Sprintf("c%d", j)), r, p) // p = p·r + c_j
-		}
-		VFMADD213PD(K("one"), r, p) // p = p·r + 1
-		// 2^k = 2^k₁ · 2^k₂, k₁ = ⌊k/2⌋, k₂ = k − k₁.
-		k1, k2 := YMM(), YMM()
-		VMULPD(K("half"), k, k1)
-		VROUNDPD(U8(9), k1, k1) // floor
-		VSUBPD(k1, k, k2)
-		for _, kj := range []VecVirtual{k1, k2} {
-			VADDPD(K("magic"), kj, kj) // the integer k_j in the low bits
-			VPADDQ(K("bias"), kj, kj)  // k_j + 1023 in the low 12 bits
-			VPSLLQ(U8(52), kj, kj)     // 2^k_j
-			VMULPD(kj, p, p)
-		}
-		under := YMM()
-		VCMPPD(U8(1), K("under"), x, under) // x < underflow threshold
-		VANDNPD(p, under, p)                // e = 0 there
-		// g = −num/(1 + e), num = m ≤ 0 ? 1 : e.
-		le, num, den := YMM(), YMM(), YMM()
-		VCMPPD(U8(2), zero, M, le) // m ≤ 0
-		VBLENDVPD(le, K("one"), p, num)
-		VADDPD(K("one"), p, den)
-		g := YMM()
-		VDIVPD(den, num, g)
-		VXORPD(K("sign"), g, g)
+		g := negSigmoid(K, M, zero)
 		cnt, bits := YMM(), GP64()
 		VCMPPD(U8(4), zero, g, cnt) // g ≠ 0 (unordered: NaN counts)
 		VMOVMSKPD(cnt, bits.As32())
@@ -556,5 +511,305 @@ func genLogisticRound() {
 	VZEROUPPER()
 	Store(nz, ReturnIndex(0))
 	Store(ok.As8(), ReturnIndex(1))
+	RET()
+}
+
+// logisticConsts emits, as the file-local table name, the constants of
+// negSigmoid, each replicated in four lanes (32 bytes) so that an
+// instruction can take it as a memory operand, and returns their lookup.
+func logisticConsts(name string) func(string) Mem {
+	consts := []uint64{}
+	idx := map[string]int{}
+	add := func(name string, bits uint64) {
+		idx[name] = len(consts)
+		consts = append(consts, bits)
+	}
+	f := math.Float64bits
+	add("sign", 1<<63)
+	add("one", f(1))
+	add("log2e", f(math.Log2E))
+	add("ln2hi", f(6.93147180369123816490e-01)) // Go's math.Exp split of ln 2
+	add("ln2lo", f(1.90821492927058770002e-10))
+	add("under", f(-7.45133219101941108420e+02)) // math.Exp(x) = 0 below
+	add("clamp", f(-746))
+	add("half", f(0.5))
+	add("magic", f(6755399441055744)) // 2⁵² + 2⁵¹
+	add("bias", 1023-f(6755399441055744))
+	add("lanes01", 0) // lane indices 0, 1, 2, 3 (replaced below)
+	inv := 1.0
+	for j := 1; j <= 13; j++ {
+		inv /= float64(j)
+		add(fmt.Sprintf("c%d", j), f(inv))
+	}
+	tab := GLOBL(name, RODATA|NOPTR)
+	for i, v := range consts {
+		for l := 0; l < 4; l++ {
+			if i == idx["lanes01"] {
+				DATA(32*i+8*l, U64(uint64(l)))
+			} else {
+				DATA(32*i+8*l, U64(v))
+			}
+		}
+	}
+	return func(name string) Mem { return tab.Offset(32 * idx[name]) }
+
+}
+
+// negSigmoid returns g = −σ(−m) = φ'(m) of the logistic loss in each lane
+// of M (zero: a register holding +0 in every lane), through e = exp(−|m|)
+// as genLogisticRound describes.
+func negSigmoid(K func(string) Mem, M, zero VecVirtual) VecVirtual {
+	// x = −|m|, clamped for the scaling (NaN stays NaN: on NaN, VMAXPD
+	// returns its second source, x).
+	x, xc, lo := YMM(), YMM(), YMM()
+	VORPD(K("sign"), M, x)
+	VMOVUPD(K("clamp"), lo)
+	VMAXPD(x, lo, xc)
+	k := YMM()
+	VMULPD(K("log2e"), xc, k)
+	VROUNDPD(U8(8), k, k) // to nearest
+	r := YMM()
+	VMOVAPD(xc, r)
+	VFNMADD231PD(K("ln2hi"), k, r) // r −= k·ln2hi
+	VFNMADD231PD(K("ln2lo"), k, r) // r −= k·ln2lo
+	// p = Σ_{j ≤ 13} r^j/j! by Estrin's scheme: pairs c_{2i} + c_{2i+1}·r,
+	// combined with r², r⁴, r⁸ (four FMA levels instead of Horner's 13, so
+	// the exponential's latency does not dominate a short event).
+	c := func(j int) Mem {
+		if j == 0 {
+			return K("one")
+		}
+		return K(fmt.Sprintf("c%d", j))
+	}
+	pair := func(i int) VecVirtual { // c_{2i} + c_{2i+1}·r
+		q := YMM()
+		VMOVUPD(c(2*i+1), q)
+		VFMADD213PD(c(2*i), r, q)
+		return q
+	}
+	r2 := YMM()
+	VMULPD(r, r, r2)
+	s := [4]VecVirtual{}
+	for k := 0; k < 3; k++ { // s_k = q_{2k} + q_{2k+1}·r²
+		s[k] = pair(2 * k)
+		q := pair(2*k + 1)
+		VFMADD231PD(q, r2, s[k])
+	}
+	s[3] = pair(6)
+	r4 := YMM()
+	VMULPD(r2, r2, r4)
+	VFMADD231PD(s[1], r4, s[0]) // u₀ = s₀ + s₁·r⁴
+	VFMADD231PD(s[3], r4, s[2]) // u₁ = s₂ + s₃·r⁴
+	VMULPD(r4, r4, r4)          // r⁸
+	p := s[0]
+	VFMADD231PD(s[2], r4, p) // p = u₀ + u₁·r⁸
+	// 2^k = 2^k₁ · 2^k₂, k₁ = ⌊k/2⌋, k₂ = k − k₁.
+	k1, k2 := YMM(), YMM()
+	VMULPD(K("half"), k, k1)
+	VROUNDPD(U8(9), k1, k1) // floor
+	VSUBPD(k1, k, k2)
+	for _, kj := range []VecVirtual{k1, k2} {
+		VADDPD(K("magic"), kj, kj) // the integer k_j in the low bits
+		VPADDQ(K("bias"), kj, kj)  // k_j + 1023 in the low 12 bits
+		VPSLLQ(U8(52), kj, kj)     // 2^k_j
+		VMULPD(kj, p, p)
+	}
+	under := YMM()
+	VCMPPD(U8(1), K("under"), x, under) // x < underflow threshold
+	VANDNPD(p, under, p)                // e = 0 there
+	// g = −num/(1 + e), num = m ≤ 0 ? 1 : e.
+	le, num, den := YMM(), YMM(), YMM()
+	VCMPPD(U8(2), zero, M, le) // m ≤ 0
+	VBLENDVPD(le, K("one"), p, num)
+	VADDPD(K("one"), p, den)
+	g := YMM()
+	VDIVPD(den, num, g)
+	VXORPD(K("sign"), g, g)
+	return g
+}
+
+// genPrefetch generates a loop of PREFETCHT0 over a list of addresses: a
+// hint that brings each address's cache line towards L1 without waiting
+// for it and without faulting (an invalid address is ignored).
+func genPrefetch() {
+	text("prefetchAVX2", "func(addrs *uintptr, n int)",
+		"prefetchAVX2 issues PREFETCHT0 for addrs[0..n) (SSE; in the avx2 table with the other kernels).")
+	a, n := pointer("addrs"), length()
+	i, p := GP64(), GP64()
+	XORQ(i, i)
+	Label("loop")
+	CMPQ(i, n)
+	JAE(LabelRef("done"))
+	MOVQ(Mem{Base: a, Index: i, Scale: 8}, p)
+	PREFETCHT0(Mem{Base: p})
+	INCQ(i)
+	JMP(LabelRef("loop"))
+	Label("done")
+	RET()
+}
+
+// genEventPre generates the first pass of an asynchronous event (see
+// kernel.EventPre): swap the auxiliary rows, the two margins at θ = c·z
+// (FMA, two accumulators each), the average of z. Element-wise outputs
+// are the reference's operations without FMA.
+func genEventPre() {
+	text("eventPreAVX2", "func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (mi, mj float64)",
+		"eventPreAVX2 is the first pass of an asynchronous event, EventPre (AVX2+FMA).")
+	CI, CJ := broadcast("ci"), broadcast("cj")
+	xi, yi, zi := pointer("xi"), pointer("yi"), pointer("zi")
+	xj, yj, zj := pointer("xj"), pointer("yj"), pointer("zj")
+	n := length()
+	half := GLOBL("eventPreHalf", RODATA|NOPTR) // 0.5 in four lanes
+	for l := 0; l < 4; l++ {
+		DATA(8*l, U64(math.Float64bits(0.5)))
+	}
+	ri, rj := newSum2(), newSum2()
+	loop(n, func(s step) {
+		l := s.l
+		a, b := l.reg(), l.reg()
+		l.load(s.at(yi), a)
+		l.load(s.at(yj), b)
+		l.store(b, s.at(yi)) // y_i ← old y_j
+		l.store(a, s.at(yj)) // y_j ← old y_i
+		di, dj := l.reg(), l.reg()
+		l.load(s.at(xi), di)
+		l.sub(b, di, di) // d_i = x_i − y_i
+		l.load(s.at(xj), dj)
+		l.sub(a, dj, dj) // d_j = x_j − y_j
+		zi0, zj0 := l.reg(), l.reg()
+		l.load(s.at(zi), zi0)
+		l.load(s.at(zj), zj0)
+		th := l.reg()
+		l.mul(zi0, l.cst(CI), th) // θ_i = c_i·z_i
+		l.fma(th, di, ri.acc(s))  // m_i += d_i·θ_i
+		l.mul(zj0, l.cst(CJ), th)
+		l.fma(th, dj, rj.acc(s))
+		l.add(zj0, zi0, zi0)  // (z_i + z_j)
+		l.mul(half, zi0, zi0) // ·0.5 = /2, exactly
+		l.store(zi0, s.at(zi))
+		l.store(zi0, s.at(zj))
+	})
+	mi := ri.total()
+	mj := rj.total()
+	VZEROUPPER()
+	Store(mi, ReturnIndex(0))
+	Store(mj, ReturnIndex(1))
+	RET()
+}
+
+// genEventLogistic generates a whole asynchronous gossip event for the
+// logistic loss (see kernel.EventLogistic): the pass of genEventPre, the
+// two gradient weights w = p·φ'(m) side by side in one register (negSigmoid),
+// then each endpoint's pass of genSyncLinear. sc holds, in pairs (i, j):
+// the θ = c·z scales before the event, p = 1/p_k for a contributing pair
+// or 0, the new scales c, and a = 1 − 1/count, b = 1/count.
+func genEventLogistic() {
+	text("eventLogisticAVX2", "func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (nonzero int, bad int)",
+		"eventLogisticAVX2 is the asynchronous event kernel EventLogistic (AVX2+FMA).")
+	K := logisticConsts("eventConst")
+	sc := pointer("sc")
+	at := func(k int) Mem { return Mem{Base: sc, Disp: 8 * k} }
+	xi, yi, zi := pointer("xi"), pointer("yi"), pointer("zi")
+	xj, yj, zj := pointer("xj"), pointer("yj"), pointer("zj")
+	n := length()
+
+	// Pass 1: swap y, margins at the old θ, average z.
+	CI, CJ := YMM(), YMM()
+	VBROADCASTSD(at(0), CI)
+	VBROADCASTSD(at(1), CJ)
+	ri, rj := newSum2(), newSum2()
+	loop(n, func(s step) {
+		l := s.l
+		a, b := l.reg(), l.reg()
+		l.load(s.at(yi), a)
+		l.load(s.at(yj), b)
+		l.store(b, s.at(yi))
+		l.store(a, s.at(yj))
+		di, dj := l.reg(), l.reg()
+		l.load(s.at(xi), di)
+		l.sub(b, di, di)
+		l.load(s.at(xj), dj)
+		l.sub(a, dj, dj)
+		zi0, zj0 := l.reg(), l.reg()
+		l.load(s.at(zi), zi0)
+		l.load(s.at(zj), zj0)
+		th := l.reg()
+		l.mul(zi0, l.cst(CI), th)
+		l.fma(th, di, ri.acc(s))
+		l.mul(zj0, l.cst(CJ), th)
+		l.fma(th, dj, rj.acc(s))
+		l.add(zj0, zi0, zi0)
+		l.mul(K("half"), zi0, zi0) // (z_i + z_j)·0.5
+		l.store(zi0, s.at(zi))
+		l.store(zi0, s.at(zj))
+	})
+	mi, mj := ri.total(), rj.total()
+
+	// The weights: lanes (m_i, m_j) → g = φ'(m) → w = p·g, 0 where p = 0.
+	M, zero := YMM(), YMM()
+	VUNPCKLPD(mj, mi, M.AsX()) // (m_i, m_j, 0, 0)
+	VXORPD(zero, zero, zero)
+	g := negSigmoid(K, M, zero)
+	P, contrib := YMM(), YMM()
+	VXORPD(P, P, P)
+	VMOVUPD(at(2), P.AsX())         // (p_i, p_j, 0, 0)
+	VCMPPD(U8(4), zero, P, contrib) // p ≠ 0
+	VMULPD(P, g, g)
+	VANDPD(contrib, g, g) // w (+0 where the pair does not contribute)
+	nzm := YMM()
+	VCMPPD(U8(4), zero, g, nzm) // w ≠ 0 (NaN counts)
+	VANDPD(contrib, nzm, nzm)
+	nz := GP64()
+	VMOVMSKPD(nzm, nz.As32())
+	ANDQ(U8(3), nz)
+	POPCNTQ(nz, nz)
+
+	// Pass 2: each endpoint's fused update, its new margin for the
+	// finiteness test.
+	bad := GP64()
+	XORQ(bad, bad)
+	bi, bj := pointer("bi"), pointer("bj")
+	for e, r := range []struct{ x, y, z, bar Register }{{xi, yi, zi, bi}, {xj, yj, zj, bj}} {
+		W, C, A, B := YMM(), YMM(), YMM(), YMM()
+		if e == 0 {
+			VBROADCASTSD(g.AsX(), W)
+		} else {
+			VPERMPD(U8(0x55), g, W)
+		}
+		VBROADCASTSD(at(4+e), C)
+		VBROADCASTSD(at(6+e), A)
+		VBROADCASTSD(at(8+e), B)
+		sm := newSum2()
+		loop(n, func(s step) {
+			l := s.l
+			d := l.reg()
+			l.load(s.at(r.x), d)
+			l.sub(s.at(r.y), d, d)
+			t := l.reg()
+			l.mul(d, l.cst(W), t)
+			l.add(s.at(r.z), t, t)
+			l.store(t, s.at(r.z))
+			l.mul(l.cst(C), t, t)
+			l.fma(t, d, sm.acc(s))
+			l.mul(l.cst(B), t, t)
+			u := l.reg()
+			l.mul(s.at(r.bar), l.cst(A), u)
+			l.add(t, u, u)
+			l.store(u, s.at(r.bar))
+		})
+		m := sm.total()
+		VSUBSD(m, m, m) // 0 if finite, NaN otherwise
+		VUCOMISD(m, m)  // parity set iff NaN
+		f := GP64()
+		SETPS(f.As8())
+		MOVBQZX(f.As8(), f)
+		if e == 1 {
+			SHLQ(U8(1), f)
+		}
+		ORQ(f, bad)
+	}
+	VZEROUPPER()
+	Store(nz, ReturnIndex(0))
+	Store(bad, ReturnIndex(1))
 	RET()
 }

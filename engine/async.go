@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"unsafe"
+
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 )
 
@@ -208,12 +212,117 @@ func (s *Sim) asyncLevel(w int) {
 	a.nz[w] += nz
 }
 
-// serialEvents runs Step until s.t reaches stop.
+// serialEvents runs events (or rounds) until s.t reaches stop: the
+// asynchronous fast path through asyncSerial, everything else through Step.
 func (s *Sim) serialEvents(stop int64) error {
+	if s.fast && s.cfg.Algorithm == Async {
+		return s.asyncSerial(stop)
+	}
 	for s.t < stop {
 		if err := s.Step(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// The serial asynchronous loop draws the edge stream a window ahead (the
+// same draws in the same order as Step) and, while it runs event e, asks
+// the memory system for the rows and per-node scalars of event e + ahead:
+// the events' random accesses then overlap instead of each waiting its
+// turn. The results are those of Step, bit for bit (prefetching is a hint).
+//
+// Prefetching costs about a third of an event whose rows are already in
+// cache, so it is on only when the state outgrows the caches: above
+// asyncPrefetchBytes of node records (bench async, serial events per
+// second on this 2-core EPYC: n = 10³ and 10⁴ the same or faster without,
+// n = 10⁵ 1.6–2.5 M without and 2.2–2.8 M with, n = 10⁶ 1.5 M without and
+// 2.0 M with 4 events ahead, 1.8 M with 8, 1.2 M with 16).
+var (
+	asyncSerialWindow  = 4096
+	asyncAhead         = 4
+	asyncPrefetchBytes = 16 << 20
+)
+
+// asyncSerial runs asynchronous fast-path events until s.t reaches stop.
+func (s *Sim) asyncSerial(stop int64) error {
+	ev := s.serEv
+	for s.t < stop {
+		m := int(min(int64(asyncSerialWindow), stop-s.t))
+		for e := 0; e < m; e++ {
+			i, j := s.drawEdge()
+			ev[2*e], ev[2*e+1] = int32(i), int32(j)
+		}
+		t0 := s.t
+		ahead := 0
+		if s.pfOn {
+			ahead = asyncAhead
+		}
+		for e := 0; e < min(ahead, m); e++ {
+			s.prefetchEvent(int(ev[2*e]), int(ev[2*e+1]), t0+1+int64(e))
+		}
+		s.thetaStale = true
+		var nonzero int64
+		for e := 0; e < m; e++ {
+			if a := e + ahead; ahead > 0 && a < m {
+				s.prefetchEvent(int(ev[2*a]), int(ev[2*a+1]), t0+1+int64(a))
+			}
+			t := t0 + 1 + int64(e)
+			nz, bad := s.asyncFastEvent(int(ev[2*e]), int(ev[2*e+1]), t, 0)
+			nonzero += nz
+			if bad >= 0 {
+				s.t = t
+				s.gradEvals += 2 * int64(e+1)
+				s.nonzero += nonzero
+				s.syncTheta()
+				return &DivergenceError{Iter: t, Node: bad, Field: fieldOf(s.Z.Row(bad), s.Theta.Row(bad))}
+			}
+		}
+		s.t = t0 + int64(m)
+		s.gradEvals += 2 * int64(m)
+		s.nonzero += nonzero
+	}
+	return nil
+}
+
+// prefetchEvent prefetches what event t on edge (i, j) of the fast path
+// reads: each endpoint's x, z and θ̄ rows (the lines listed in pfRec), its
+// auxiliary row (the copied y, or the unbiased baseline's draw) and its
+// per-node scalars.
+func (s *Sim) prefetchEvent(i, j int, t int64) {
+	a := s.pfAddr[:0]
+	for _, k := range [2]int{i, j} {
+		rec := uintptr(unsafe.Pointer(unsafe.SliceData(s.X.Data))) + uintptr(k*s.X.Stride*8)
+		for _, o := range s.pfRec {
+			a = append(a, rec+o)
+		}
+		aux := uintptr(unsafe.Pointer(unsafe.SliceData(s.YX.Data))) + uintptr(k*s.YX.Stride*8)
+		if s.cfg.Estimator == Unbiased {
+			j := rng.HashIntN(s.cfg.Seed^hashAux, uint64(k), uint64(t), s.prob.N)
+			aux = uintptr(unsafe.Pointer(unsafe.SliceData(s.X.Data))) + uintptr(j*s.X.Stride*8)
+		}
+		for o := uintptr(0); o < uintptr(s.X.Cols*8); o += 64 {
+			a = append(a, aux+o)
+		}
+		a = append(a, uintptr(unsafe.Pointer(&s.Y[k])), uintptr(unsafe.Pointer(&s.ylab[k])),
+			uintptr(unsafe.Pointer(&s.prob.Label[k])), uintptr(unsafe.Pointer(&s.Count[k])),
+			uintptr(unsafe.Pointer(&s.ck[k])), uintptr(unsafe.Pointer(&s.invP[k])))
+	}
+	kernel.Prefetch(a)
+	s.pfAddr = a
+}
+
+// recordLines returns the byte offsets, from the start of a node's x row,
+// of the cache lines of its x, z and θ̄ rows (θ is not read by the fast
+// path).
+func (s *Sim) recordLines() []uintptr {
+	var off []uintptr
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.X.Data)))
+	for _, m := range []layout.Matrix{s.X, s.Z, s.ThetaBar} {
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(m.Data))) - base
+		for o := uintptr(0); o < uintptr(m.Cols*8); o += 64 {
+			off = append(off, start+o)
+		}
+	}
+	return off
 }

@@ -50,6 +50,15 @@ func linearProblem(p *problem.Problem) bool {
 	return !p.Loss.IsMetric() && p.Reg.Linear()
 }
 
+// gamma is s.cfg.Gamma(t), inlined for ψ's hot loops (Config.Gamma, a
+// method on a value of the whole Config, is not).
+func (s *Sim) gamma(t float64) float64 {
+	if s.cfg.GammaAlpha == 0 {
+		return s.cfg.GammaC / math.Sqrt(t)
+	}
+	return s.cfg.Gamma(t)
+}
+
 // smoothScale returns c with θ = c·z for clock t and step γ.
 func (s *Sim) smoothScale(gamma, t float64) float64 {
 	if r := s.prob.Reg; r.Kind == problem.RegL2Sq {
@@ -161,9 +170,13 @@ func (s *Sim) syncFastShard(w, lo, hi int, t int64, gamma float64) {
 	s.nzShard[w] += nz
 }
 
-// asyncFastEvent is event t on edge (i, j) with the linear fast path. The
-// caller marks Theta stale (workers run events concurrently).
-func (s *Sim) asyncFastEvent(i, j int, t int64) (nonzero int64, bad int) {
+// asyncFastEvent is event t on edge (i, j) with the linear fast path, run
+// by worker w. The caller marks Theta stale (workers run events
+// concurrently).
+func (s *Sim) asyncFastEvent(i, j int, t int64, w int) (nonzero int64, bad int) {
+	if s.cfg.Estimator == Gossip {
+		return s.asyncGossipEvent(i, j, &s.evSc[w].EventScalars)
+	}
 	lab := s.prob.Label
 	s.swapY(i, j)
 	ends := [2]int{i, j}
@@ -187,17 +200,75 @@ func (s *Sim) asyncFastEvent(i, j int, t int64) (nonzero int64, bad int) {
 				nonzero++
 			}
 		}
-		s.Count[k]++
-		cnt := float64(s.Count[k])
-		mk := cnt * s.invP[k]
-		c := s.smoothScale(s.cfg.Gamma(mk), mk)
-		s.ck[k] = c
-		m := kernel.SyncLinear(s.Z.Row(k), s.ThetaBar.Row(k), s.X.Row(k), ys[e], wt, c, 1-1/cnt, 1/cnt)
+		c, a, b := s.tick(k)
+		m := kernel.SyncLinear(s.Z.Row(k), s.ThetaBar.Row(k), s.X.Row(k), ys[e], wt, c, a, b)
 		if !isFinite(m) && bad < 0 {
 			bad = k
 		}
 	}
 	return nonzero, bad
+}
+
+// tick advances node k's clock by one activation and returns its new
+// scale c (θ_k = c·z_k) and the running-average weights a = 1 − 1/count,
+// b = 1/count.
+func (s *Sim) tick(k int) (c, a, b float64) {
+	s.Count[k]++
+	cnt := float64(s.Count[k])
+	mk := cnt * s.invP[k]
+	c = s.smoothScale(s.gamma(mk), mk)
+	s.ck[k] = c
+	return c, 1 - 1/cnt, 1 / cnt
+}
+
+// asyncGossipEvent is asyncFastEvent with the gossip estimator: the swap of
+// y, both margins and the averaging of z in one pass (kernel.EventPre), and
+// for the logistic loss the whole event in one call (kernel.EventLogistic,
+// the exponentials of both endpoints side by side). The generic kernels
+// are the arithmetic of the unbiased path above, operation for operation.
+// sc is the calling worker's scratch.
+func (s *Sim) asyncGossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int64, bad int) {
+	lab := s.prob.Label
+	s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+	s.ylab[i], s.ylab[j] = s.ylab[j], s.ylab[i]
+	for e, k := range [2]int{i, j} {
+		sc.CPrev[e], sc.P[e] = s.ck[k], 0
+		if lab[k] > s.ylab[k] {
+			sc.P[e] = s.invP[k]
+		}
+		sc.C[e], sc.A[e], sc.B[e] = s.tick(k)
+	}
+	xi, yi, zi, bi := s.X.Row(i), s.YX.Row(i), s.Z.Row(i), s.ThetaBar.Row(i)
+	xj, yj, zj, bj := s.X.Row(j), s.YX.Row(j), s.Z.Row(j), s.ThetaBar.Row(j)
+	var mask int
+	if s.prob.Loss == problem.AUCLogistic {
+		var nz int
+		nz, mask = kernel.EventLogistic(xi, yi, zi, bi, xj, yj, zj, bj, sc)
+		nonzero = int64(nz)
+	} else {
+		var m [2]float64
+		m[0], m[1] = kernel.EventPre(xi, yi, zi, xj, yj, zj, sc.CPrev[0], sc.CPrev[1])
+		rows := [2][4][]float64{{zi, bi, xi, yi}, {zj, bj, xj, yj}}
+		for e, r := range rows {
+			var w float64
+			if sc.P[e] != 0 {
+				w = sc.P[e] * s.prob.Loss.MarginDeriv(m[e])
+				if w != 0 {
+					nonzero++
+				}
+			}
+			if m2 := kernel.SyncLinear(r[0], r[1], r[2], r[3], w, sc.C[e], sc.A[e], sc.B[e]); !isFinite(m2) {
+				mask |= 1 << e
+			}
+		}
+	}
+	switch {
+	case mask&1 != 0:
+		return nonzero, i
+	case mask&2 != 0:
+		return nonzero, j
+	}
+	return nonzero, -1
 }
 
 // syncTheta rebuilds Theta from Z after fast-path iterations.

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -52,8 +54,13 @@ type Sim struct {
 
 	workers  int
 	pool     *pool
-	poolRuns int64     // rounds the pool ran before Close (for tests)
-	apar     *asyncPar // parallel asynchronous executor (nil: serial loop)
+	poolRuns int64           // rounds the pool ran before Close (for tests)
+	apar     *asyncPar       // parallel asynchronous executor (nil: serial loop)
+	serEv    []int32         // the serial asynchronous loop's window of edges
+	pfAddr   []uintptr       // its prefetch addresses (one event's)
+	pfRec    []uintptr       // the byte offsets of the lines it prefetches in a record
+	pfOn     bool            // whether it prefetches (the state outgrows the caches)
+	evSc     []paddedScalars // per worker: the event kernel's scalars
 
 	// The linear fast path (fast.go).
 	fast       bool
@@ -83,6 +90,12 @@ type Sim struct {
 		aux                         []int32
 		all                         []int
 	}
+}
+
+// paddedScalars keeps workers' event scalars on separate cache lines.
+type paddedScalars struct {
+	kernel.EventScalars
+	_ [128 - unsafe.Sizeof(kernel.EventScalars{})]byte
 }
 
 type badNode struct {
@@ -193,6 +206,11 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	}
 	if s.fast && cfg.Algorithm == Async {
 		s.ck = make([]float64, rows)
+		s.serEv = make([]int32, 2*asyncSerialWindow)
+		s.pfAddr = make([]uintptr, 0, 2*(4*layout.Stride(p.P)/layout.LineFloats+6))
+		s.pfRec = s.recordLines()
+		s.pfOn = int64(rows)*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
+		s.pfOn = int64(rows)*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
 	}
 	if cfg.Algorithm == Async {
 		s.Count = make([]int64, rows)
@@ -230,6 +248,7 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		s.ws[w] = p.NewWorkspace()
 	}
 	s.nzShard = make([]int64, nw)
+	s.evSc = make([]paddedScalars, nw)
 	s.badShard = make([]badNode, nw)
 
 	// Evaluation set: all nodes, or a seeded sorted sample.
@@ -482,7 +501,7 @@ func (s *Sim) asyncNode(k int, t int64, w int) (nonzero, ok bool) {
 // z_i and z_j, then each endpoint's update. It touches rows i and j only.
 func (s *Sim) asyncEvent(i, j int, t int64, w int) (nonzero int64, bad int) {
 	if s.fast {
-		return s.asyncFastEvent(i, j, t)
+		return s.asyncFastEvent(i, j, t, w)
 	}
 	s.swapY(i, j)
 	s.average(i, j)

@@ -41,6 +41,9 @@ type funcs struct {
 	scale           func(dst, src *float64, n int, c float64)
 	triad           func(a, b, c *float64, n int, s float64)
 	logisticRound   func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (int, bool)
+	prefetch        func(addrs *uintptr, n int)
+	eventPre        func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (float64, float64)
+	eventLogistic   func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
 }
 
 // view rebuilds a slice from a kernel argument.
@@ -68,6 +71,14 @@ var generic = &funcs{
 	triad:     func(a, b, c *float64, n int, x float64) { triadGeneric(view(a, n), view(b, n), view(c, n), x) },
 	logisticRound: func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (int, bool) {
 		return logisticRoundGeneric(view(s0, n), view(q, n), view(w, n), view(eta, n), view(m, n), c, a, bc)
+	},
+	prefetch: func(*uintptr, int) {},
+	eventPre: func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (float64, float64) {
+		return eventPreGeneric(view(xi, n), view(yi, n), view(zi, n), view(xj, n), view(yj, n), view(zj, n), ci, cj)
+	},
+	eventLogistic: func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int) {
+		return eventLogisticGeneric(view(xi, n), view(yi, n), view(zi, n), view(bi, n), view(xj, n), view(yj, n), view(zj, n), view(bj, n),
+			(*EventScalars)(unsafe.Pointer(sc)))
 	},
 }
 

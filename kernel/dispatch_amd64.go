@@ -20,6 +20,9 @@ var avx2 = &funcs{
 	scale:           scaleAVX2,
 	triad:           triadAVX2,
 	logisticRound:   logisticRoundAVX2,
+	prefetch:        prefetchAVX2,
+	eventPre:        eventPreAVX2,
+	eventLogistic:   eventLogisticAVX2,
 }
 
 // archCandidates are the implementations beyond generic that this build

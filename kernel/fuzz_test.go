@@ -94,3 +94,17 @@ func FuzzSyncLinearTheta(f *testing.F) { fuzzKernel(f, "SyncLinearTheta") }
 func FuzzAvgScaled(f *testing.F)       { fuzzKernel(f, "AvgScaled") }
 func FuzzScale(f *testing.F)           { fuzzKernel(f, "Scale") }
 func FuzzTriad(f *testing.F)           { fuzzKernel(f, "Triad") }
+
+// FuzzEventPre checks both of EventPre's margins (and its outputs) per input.
+func FuzzEventPre(f *testing.F) {
+	k := kernelByName("EventPre.mi")
+	seeds(f, k)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		vals, p, offs, ok := decode(data, k)
+		if !ok {
+			t.Skip()
+		}
+		check(t, k, vals, p, offs, "fuzz")
+		check(t, kernelByName("EventPre.mj"), vals, p, offs, "fuzz")
+	})
+}

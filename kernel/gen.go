@@ -14,3 +14,6 @@ package kernel
 //go:generate sh -c "cd ../asm && go run . -kernel scale -out ../kernel/scale_amd64.s -stubs ../kernel/scale_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel triad -out ../kernel/triad_amd64.s -stubs ../kernel/triad_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel logisticround -out ../kernel/logisticround_amd64.s -stubs ../kernel/logisticround_amd64_stub.go"
+//go:generate sh -c "cd ../asm && go run . -kernel prefetch -out ../kernel/prefetch_amd64.s -stubs ../kernel/prefetch_amd64_stub.go"
+//go:generate sh -c "cd ../asm && go run . -kernel eventpre -out ../kernel/eventpre_amd64.s -stubs ../kernel/eventpre_amd64_stub.go"
+//go:generate sh -c "cd ../asm && go run . -kernel eventlogistic -out ../kernel/eventlogistic_amd64.s -stubs ../kernel/eventlogistic_amd64_stub.go"

@@ -118,11 +118,39 @@ var kernels = []kspec{
 		ref: func(s [][]float64, p []float64) float64 { scaleGeneric(s[0], s[1], p[0]); return 0 },
 		api: func(s [][]float64, p []float64) float64 { Scale(s[0], s[1], p[0]); return 0 },
 	},
+	eventPreSpec(0), eventPreSpec(1),
 	{
 		name: "Triad", arrays: []string{"a", "b", "c"}, scalars: 1, outputs: []int{0},
 		ref: func(s [][]float64, p []float64) float64 { triadGeneric(s[0], s[1], s[2], p[0]); return 0 },
 		api: func(s [][]float64, p []float64) float64 { Triad(s[0], s[1], s[2], p[0]); return 0 },
 	},
+}
+
+// eventPreSpec checks EventPre's element-wise outputs (the swapped y, the
+// averaged z) and its margin e (0: m_i, 1: m_j).
+func eventPreSpec(e int) kspec {
+	return kspec{
+		name: [2]string{"EventPre.mi", "EventPre.mj"}[e], arrays: []string{"xi", "yi", "zi", "xj", "yj", "zj"}, scalars: 2,
+		outputs: []int{1, 2, 4, 5}, reduce: true,
+		ref: func(s [][]float64, p []float64) float64 {
+			m := [2]float64{}
+			m[0], m[1] = eventPreGeneric(s[0], s[1], s[2], s[3], s[4], s[5], p[0], p[1])
+			return m[e]
+		},
+		api: func(s [][]float64, p []float64) float64 {
+			m := [2]float64{}
+			m[0], m[1] = EventPre(s[0], s[1], s[2], s[3], s[4], s[5], p[0], p[1])
+			return m[e]
+		},
+		terms: func(in, _ [][]float64, p []float64) []float64 {
+			x, y, z := in[3*e], in[4-3*e], in[2+3*e] // endpoint e's x, its new y (the other's old), its z
+			t := make([]float64, len(x))
+			for i := range t {
+				t[i] = float64((x[i] - y[i]) * float64(p[e]*z[i]))
+			}
+			return t
+		},
+	}
 }
 
 func kernelByName(name string) kspec {
@@ -472,8 +500,9 @@ func TestLengthMismatch(t *testing.T) {
 				defer func() {
 					r := recover()
 					msg, _ := r.(string)
-					if !strings.Contains(msg, "kernel."+k.name+":") {
-						t.Errorf("%s with len(%s) = 4: panic %v, want a message naming kernel.%s", k.name, k.arrays[bad], r, k.name)
+					api, _, _ := strings.Cut(k.name, ".") // EventPre.mi checks EventPre
+					if !strings.Contains(msg, "kernel."+api+":") {
+						t.Errorf("%s with len(%s) = 4: panic %v, want a message naming kernel.%s", k.name, k.arrays[bad], r, api)
 					}
 				}()
 				k.api(args, p)
@@ -485,7 +514,7 @@ func TestLengthMismatch(t *testing.T) {
 // TestNoAlloc checks that no kernel allocates, in any implementation.
 func TestNoAlloc(t *testing.T) {
 	const n = 100
-	args := make([][]float64, 5)
+	args := make([][]float64, 6)
 	for i := range args {
 		args[i] = make([]float64, n)
 	}

@@ -71,13 +71,7 @@ func logisticRoundGeneric(s0, q, w, eta, m []float64, c, a, bc float64) (nonzero
 	s0, q, w, eta = s0[:len(m)], q[:len(m)], w[:len(m)], eta[:len(m)]
 	finite = true
 	for i := range m {
-		var g float64
-		if m[i] <= 0 {
-			g = -(1 / (1 + math.Exp(m[i])))
-		} else {
-			e := math.Exp(-m[i])
-			g = -(e / (1 + e))
-		}
+		g := negSigmoid(m[i])
 		if g != 0 {
 			nonzero++
 		}

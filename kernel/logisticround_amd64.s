@@ -35,36 +35,45 @@ loop4:
 	VMOVAPD      Y7, Y7
 	VFNMADD231PD logisticConst<>+96(SB), Y8, Y7
 	VFNMADD231PD logisticConst<>+128(SB), Y8, Y7
-	VMOVUPD      logisticConst<>+736(SB), Y9
-	VFMADD213PD  logisticConst<>+704(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+672(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+640(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+608(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+576(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+544(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+512(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+480(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+448(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+416(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+384(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+352(SB), Y7, Y9
-	VFMADD213PD  logisticConst<>+32(SB), Y7, Y9
+	VMULPD       Y7, Y7, Y9
+	VMOVUPD      logisticConst<>+352(SB), Y10
+	VFMADD213PD  logisticConst<>+32(SB), Y7, Y10
+	VMOVUPD      logisticConst<>+416(SB), Y11
+	VFMADD213PD  logisticConst<>+384(SB), Y7, Y11
+	VFMADD231PD  Y11, Y9, Y10
+	VMOVUPD      logisticConst<>+480(SB), Y11
+	VFMADD213PD  logisticConst<>+448(SB), Y7, Y11
+	VMOVUPD      logisticConst<>+544(SB), Y12
+	VFMADD213PD  logisticConst<>+512(SB), Y7, Y12
+	VFMADD231PD  Y12, Y9, Y11
+	VMOVUPD      logisticConst<>+608(SB), Y12
+	VFMADD213PD  logisticConst<>+576(SB), Y7, Y12
+	VMOVUPD      logisticConst<>+672(SB), Y13
+	VFMADD213PD  logisticConst<>+640(SB), Y7, Y13
+	VFMADD231PD  Y13, Y9, Y12
+	VMOVUPD      logisticConst<>+736(SB), Y13
+	VFMADD213PD  logisticConst<>+704(SB), Y7, Y13
+	VMULPD       Y9, Y9, Y7
+	VFMADD231PD  Y11, Y7, Y10
+	VFMADD231PD  Y13, Y7, Y12
+	VMULPD       Y7, Y7, Y7
+	VFMADD231PD  Y12, Y7, Y10
 	VMULPD       logisticConst<>+224(SB), Y8, Y7
 	VROUNDPD     $0x09, Y7, Y7
 	VSUBPD       Y7, Y8, Y8
 	VADDPD       logisticConst<>+256(SB), Y7, Y7
 	VPADDQ       logisticConst<>+288(SB), Y7, Y7
 	VPSLLQ       $0x34, Y7, Y7
-	VMULPD       Y7, Y9, Y9
+	VMULPD       Y7, Y10, Y10
 	VADDPD       logisticConst<>+256(SB), Y8, Y8
 	VPADDQ       logisticConst<>+288(SB), Y8, Y8
 	VPSLLQ       $0x34, Y8, Y8
-	VMULPD       Y8, Y9, Y9
+	VMULPD       Y8, Y10, Y10
 	VCMPPD       $0x01, logisticConst<>+160(SB), Y6, Y6
-	VANDNPD      Y9, Y6, Y9
+	VANDNPD      Y10, Y6, Y10
 	VCMPPD       $0x02, Y3, Y5, Y5
-	VBLENDVPD    Y5, logisticConst<>+32(SB), Y9, Y5
-	VADDPD       logisticConst<>+32(SB), Y9, Y6
+	VBLENDVPD    Y5, logisticConst<>+32(SB), Y10, Y5
+	VADDPD       logisticConst<>+32(SB), Y10, Y6
 	VDIVPD       Y6, Y5, Y5
 	VXORPD       logisticConst<>+0(SB), Y5, Y5
 	VCMPPD       $0x04, Y3, Y5, Y6
@@ -106,36 +115,45 @@ tail:
 	VMOVAPD      Y8, Y8
 	VFNMADD231PD logisticConst<>+96(SB), Y9, Y8
 	VFNMADD231PD logisticConst<>+128(SB), Y9, Y8
-	VMOVUPD      logisticConst<>+736(SB), Y10
-	VFMADD213PD  logisticConst<>+704(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+672(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+640(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+608(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+576(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+544(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+512(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+480(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+448(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+416(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+384(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+352(SB), Y8, Y10
-	VFMADD213PD  logisticConst<>+32(SB), Y8, Y10
+	VMULPD       Y8, Y8, Y10
+	VMOVUPD      logisticConst<>+352(SB), Y11
+	VFMADD213PD  logisticConst<>+32(SB), Y8, Y11
+	VMOVUPD      logisticConst<>+416(SB), Y12
+	VFMADD213PD  logisticConst<>+384(SB), Y8, Y12
+	VFMADD231PD  Y12, Y10, Y11
+	VMOVUPD      logisticConst<>+480(SB), Y12
+	VFMADD213PD  logisticConst<>+448(SB), Y8, Y12
+	VMOVUPD      logisticConst<>+544(SB), Y13
+	VFMADD213PD  logisticConst<>+512(SB), Y8, Y13
+	VFMADD231PD  Y13, Y10, Y12
+	VMOVUPD      logisticConst<>+608(SB), Y13
+	VFMADD213PD  logisticConst<>+576(SB), Y8, Y13
+	VMOVUPD      logisticConst<>+672(SB), Y14
+	VFMADD213PD  logisticConst<>+640(SB), Y8, Y14
+	VFMADD231PD  Y14, Y10, Y13
+	VMOVUPD      logisticConst<>+736(SB), Y14
+	VFMADD213PD  logisticConst<>+704(SB), Y8, Y14
+	VMULPD       Y10, Y10, Y8
+	VFMADD231PD  Y12, Y8, Y11
+	VFMADD231PD  Y14, Y8, Y13
+	VMULPD       Y8, Y8, Y8
+	VFMADD231PD  Y13, Y8, Y11
 	VMULPD       logisticConst<>+224(SB), Y9, Y8
 	VROUNDPD     $0x09, Y8, Y8
 	VSUBPD       Y8, Y9, Y9
 	VADDPD       logisticConst<>+256(SB), Y8, Y8
 	VPADDQ       logisticConst<>+288(SB), Y8, Y8
 	VPSLLQ       $0x34, Y8, Y8
-	VMULPD       Y8, Y10, Y10
+	VMULPD       Y8, Y11, Y11
 	VADDPD       logisticConst<>+256(SB), Y9, Y9
 	VPADDQ       logisticConst<>+288(SB), Y9, Y9
 	VPSLLQ       $0x34, Y9, Y9
-	VMULPD       Y9, Y10, Y10
+	VMULPD       Y9, Y11, Y11
 	VCMPPD       $0x01, logisticConst<>+160(SB), Y7, Y7
-	VANDNPD      Y10, Y7, Y10
+	VANDNPD      Y11, Y7, Y11
 	VCMPPD       $0x02, Y3, Y6, Y6
-	VBLENDVPD    Y6, logisticConst<>+32(SB), Y10, Y6
-	VADDPD       logisticConst<>+32(SB), Y10, Y7
+	VBLENDVPD    Y6, logisticConst<>+32(SB), Y11, Y6
+	VADDPD       logisticConst<>+32(SB), Y11, Y7
 	VDIVPD       Y7, Y6, Y6
 	VXORPD       logisticConst<>+0(SB), Y6, Y6
 	VCMPPD       $0x04, Y3, Y6, Y7

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/benchdata"
+)
+
+// BenchmarkAsyncEventHot times the asynchronous gossip event on a small
+// graph whose state stays in L1/L2: the event's compute and overheads,
+// without memory latency.
+func BenchmarkAsyncEventHot(b *testing.B) {
+	for _, n := range []int{64, 1000} {
+		b.Run("n="+itoa(n), func(b *testing.B) {
+			p, err := benchdata.AUC(n, 16, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := New(p, g, Config{Algorithm: Async, Iters: 1 << 50, GammaC: 1, Seed: 1, Workers: 1, LogPoints: 1, EvalNodes: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			const chunk = 1 << 14
+			s.asyncSerial(chunk)
+			events := 0
+			for b.Loop() {
+				s.asyncSerial(s.t + chunk)
+				events += chunk
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+		})
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
