@@ -11,9 +11,11 @@ import (
 
 // shrinkAsync makes the parallel executor engage on test-sized graphs.
 func shrinkAsync(t *testing.T) {
-	mn, ml, mw, sp := asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe
-	asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe = 8, 3, 48, 2
-	t.Cleanup(func() { asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe = mn, ml, mw, sp })
+	mn, ml, mw, sp, ch := asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk
+	asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk = 8, 3, 48, 2, 2
+	t.Cleanup(func() {
+		asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk = mn, ml, mw, sp, ch
+	})
 }
 
 // forcePool makes the synchronous worker pool engage on test-sized problems.
@@ -108,5 +110,55 @@ func TestParallelAsyncDivergence(t *testing.T) {
 	}
 	if errs[0] != errs[1] {
 		t.Fatalf("serial: %s; parallel: %s", errs[0], errs[1])
+	}
+}
+
+// TestParallelAsyncCheckpointResume: the parallel executor builds windows
+// ahead, but never past the point where it returns, so a checkpoint taken
+// between measurements (the edge stream's state included) resumes to the
+// same final state as an uninterrupted run, and as the serial loop.
+func TestParallelAsyncCheckpointResume(t *testing.T) {
+	shrinkAsync(t)
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 200, 4, 1)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 200, K: 4, P: 0.3, Seed: 2})
+	mk := func(workers int) *Sim {
+		s, err := New(p, g, Config{Algorithm: Async, Iters: 5000, GammaC: 1, Seed: 4, LogPoints: 12, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	serial := mk(1)
+	if _, err := serial.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	a := mk(2)
+	ctx, cancel := context.WithCancel(context.Background())
+	trace, err := a.RunWith(ctx, RunOptions{OnRecord: func(r Record) {
+		if r.Iter >= 700 {
+			cancel()
+		}
+	}}, nil)
+	if err != context.Canceled {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if a.apar == nil || a.apar.parLevels == 0 {
+		t.Fatal("the parallel executor did not run")
+	}
+	var buf bytes.Buffer
+	if err := a.WriteCheckpoint(&buf, []byte("id"), trace); err != nil {
+		t.Fatal(err)
+	}
+	b := mk(2)
+	tr, err := b.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.RunWith(context.Background(), RunOptions{}, tr); err != nil {
+		t.Fatal(err)
+	}
+	if b.StateChecksum() != serial.StateChecksum() {
+		t.Fatal("resumed parallel run differs from the serial run")
 	}
 }

@@ -48,3 +48,38 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+// BenchmarkAsyncLarge times the serial loop and the parallel executor at
+// n = 10⁶ (d = 16), without the Theta rebuild that Advance ends with.
+func BenchmarkAsyncLarge(b *testing.B) {
+	const n = 1_000_000
+	p, err := benchdata.AUC(n, 16, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, w := range []int{1, 2} {
+		b.Run("workers="+itoa(w), func(b *testing.B) {
+			s, err := New(p, g, Config{Algorithm: Async, Iters: 1 << 50, GammaC: 1, Seed: 1, Workers: w, LogPoints: 1, EvalNodes: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			const chunk = 1 << 18
+			events := 0
+			for b.Loop() {
+				stop := s.t + chunk
+				for s.t < stop {
+					if err := s.advance(stop, stop-s.t); err != nil {
+						b.Fatal(err)
+					}
+				}
+				events += chunk
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/hugepage"
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/kernel"
@@ -50,6 +51,7 @@ type Sim struct {
 
 	t                  int64 // iterations done
 	edges              *rng.Stream
+	edgeList           [][2]int32 // the graph's edges (a huge-page copy when large)
 	gradEvals, nonzero int64
 
 	workers  int
@@ -57,7 +59,7 @@ type Sim struct {
 	poolRuns int64           // rounds the pool ran before Close (for tests)
 	apar     *asyncPar       // parallel asynchronous executor (nil: serial loop)
 	serEv    []int32         // the serial asynchronous loop's window of edges
-	pfAddr   []uintptr       // its prefetch addresses (one event's)
+	pfAddr   [][]uintptr     // per worker: room for one event's prefetch addresses (prefetchBuffers)
 	pfRec    []uintptr       // the byte offsets of the lines it prefetches in a record
 	pfOn     bool            // whether it prefetches (the state outgrows the caches)
 	evSc     []paddedScalars // per worker: the event kernel's scalars
@@ -207,9 +209,7 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	if s.fast && cfg.Algorithm == Async {
 		s.ck = make([]float64, rows)
 		s.serEv = make([]int32, 2*asyncSerialWindow)
-		s.pfAddr = make([]uintptr, 0, 2*(4*layout.Stride(p.P)/layout.LineFloats+6))
 		s.pfRec = s.recordLines()
-		s.pfOn = int64(rows)*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
 		s.pfOn = int64(rows)*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
 	}
 	if cfg.Algorithm == Async {
@@ -220,6 +220,14 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		}
 	}
 	s.edges = rng.New(cfg.Seed, streamEdges)
+	if g != nil {
+		s.edgeList = g.Edges
+		if len(g.Edges)*8 >= hugepage.MinBytes {
+			s.edgeList = make([][2]int32, len(g.Edges))
+			hugepage.Advise(s.edgeList)
+			copy(s.edgeList, g.Edges)
+		}
+	}
 	s.workers = par.Workers(cfg.Workers)
 	if cfg.Algorithm == Sync && s.workers > 1 && rows >= 2*layout.LineFloats {
 		s.pool = newPool(layout.Shards(rows, s.workers))
@@ -249,6 +257,9 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	}
 	s.nzShard = make([]int64, nw)
 	s.evSc = make([]paddedScalars, nw)
+	if s.pfRec != nil {
+		s.pfAddr = prefetchBuffers(nw, 2*(len(s.pfRec)+layout.Stride(p.P)/layout.LineFloats+6))
+	}
 	s.badShard = make([]badNode, nw)
 
 	// Evaluation set: all nodes, or a seeded sorted sample.
@@ -332,7 +343,7 @@ func (s *Sim) aux(k int, t int64) int {
 
 // drawEdge returns the endpoints of an undirected edge drawn uniformly.
 func (s *Sim) drawEdge() (int, int) {
-	e := s.g.Edges[s.edges.IntN(len(s.g.Edges))]
+	e := s.edgeList[s.edges.IntN(len(s.edgeList))]
 	return int(e[0]), int(e[1])
 }
 

@@ -18,6 +18,8 @@ import (
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/pairgossip/pairgossip/internal/hugepage"
 )
 
 // LineFloats is the number of float64 in a 64-byte cache line.
@@ -49,6 +51,7 @@ func AlignedFloats(n int) []float64 {
 		return []float64{}
 	}
 	buf := make([]float64, n+LineFloats)
+	hugepage.Advise(buf) // before the first write (large arrays only)
 	off := 0
 	for uintptr(unsafe.Pointer(&buf[off]))%64 != 0 {
 		off++
