@@ -372,21 +372,21 @@ func (s *Sim) coneSavedLen() int {
 }
 
 // writeConeSaved writes that state (V row by row, lam, the counts as floats).
-func (s *Sim) writeConeSaved(w io.Writer) error {
+func (s *Sim) writeConeSaved(w io.Writer, fc *floatCodec) error {
 	cs := s.cone
 	for k := 0; k < cs.V.Rows; k++ {
-		if err := writeFloats(w, cs.V.Row(k)); err != nil {
+		if err := fc.write(w, cs.V.Row(k)); err != nil {
 			return err
 		}
 	}
-	if err := writeFloats(w, cs.lam); err != nil {
+	if err := fc.write(w, cs.lam); err != nil {
 		return err
 	}
 	upd := make([]float64, len(cs.upd))
 	for k, u := range cs.upd {
 		upd[k] = float64(u)
 	}
-	return writeFloats(w, upd)
+	return fc.write(w, upd)
 }
 
 // checkConeSaved validates what writeConeSaved wrote (coneSavedLen floats)
