@@ -13,7 +13,7 @@
 // (-stubs), both under the build constraint "amd64 && !noasm". The
 // //go:generate lines in kernel/gen.go run it once per kernel:
 //
-//	go run . -kernel dot -out ../kernel/dot_amd64.s -stubs ../kernel/dot_amd64_stub.go
+//	go run . -kernel scale -out ../kernel/scale_amd64.s -stubs ../kernel/scale_amd64_stub.go
 //
 // Every kernel has the same loop shape (see loop): 16 doubles per iteration
 // as four independent groups of one YMM register each (reductions keep one
@@ -38,18 +38,13 @@ import (
 )
 
 var generators = map[string]func(){
-	"dot":             genDot,
-	"dotdiff":         genDotDiff,
-	"axpy":            genAxpy,
-	"synclinear":      func() { genSyncLinear(false) },
-	"synclineartheta": func() { genSyncLinear(true) },
-	"avgscaled":       genAvgScaled,
-	"scale":           genScale,
-	"triad":           genTriad,
-	"logisticround":   genLogisticRound,
-	"prefetch":        genPrefetch,
-	"eventpre":        genEventPre,
-	"eventlogistic":   genEventLogistic,
+	"synclinear":    genSyncLinear,
+	"scale":         genScale,
+	"triad":         genTriad,
+	"logisticround": genLogisticRound,
+	"prefetch":      genPrefetch,
+	"eventpre":      genEventPre,
+	"eventlogistic": genEventLogistic,
 }
 
 func main() {
@@ -274,62 +269,11 @@ func finish(result Register) {
 	RET()
 }
 
-func genDot() {
-	text("dotAVX2", "func(x, y *float64, n int) float64",
-		"dotAVX2 returns Σ x[i]·y[i] over i < n (AVX2+FMA).")
-	x, y, n := pointer("x"), pointer("y"), length()
-	r := newSum()
-	loop(n, func(s step) {
-		v := s.l.reg()
-		s.l.load(s.at(x), v)
-		s.l.fma(s.at(y), v, r.acc(s))
-	})
-	finish(r.total())
-}
-
-func genDotDiff() {
-	text("dotDiffAVX2", "func(x, y, t *float64, n int) float64",
-		"dotDiffAVX2 returns Σ (x[i] − y[i])·t[i] over i < n (AVX2+FMA).")
-	x, y, t, n := pointer("x"), pointer("y"), pointer("t"), length()
-	r := newSum()
-	loop(n, func(s step) {
-		d := s.l.reg()
-		s.l.load(s.at(x), d)
-		s.l.sub(s.at(y), d, d)
-		s.l.fma(s.at(t), d, r.acc(s))
-	})
-	finish(r.total())
-}
-
-func genAxpy() {
-	text("axpyAVX2", "func(x, y *float64, n int, a float64)",
-		"axpyAVX2 sets y[i] += a·x[i] for i < n (AVX2, no FMA: bit-identical to the reference).")
-	a := broadcast("a")
-	x, y, n := pointer("x"), pointer("y"), length()
-	loop(n, func(s step) {
-		v := s.l.reg()
-		s.l.mul(s.at(x), s.l.cst(a), v) // a·x
-		s.l.add(s.at(y), v, v)          // y + a·x
-		s.l.store(v, s.at(y))
-	})
-	finish(nil)
-}
-
-func genSyncLinear(theta bool) {
-	if theta {
-		text("syncLinearThetaAVX2", "func(z, th, bar, x, y *float64, n int, w, c, a, b float64) float64",
-			"syncLinearThetaAVX2 is the fused node update of SyncLinearTheta (AVX2+FMA).")
-	} else {
-		text("syncLinearAVX2", "func(z, bar, x, y *float64, n int, w, c, a, b float64) float64",
-			"syncLinearAVX2 is the fused node update of SyncLinear (AVX2+FMA).")
-	}
+func genSyncLinear() {
+	text("syncLinearAVX2", "func(z, bar, x, y *float64, n int, w, c, a, b float64) float64",
+		"syncLinearAVX2 is the fused node update of SyncLinear (AVX2+FMA).")
 	W, C, A, B := broadcast("w"), broadcast("c"), broadcast("a"), broadcast("b")
-	z := pointer("z")
-	var th Register
-	if theta {
-		th = pointer("th")
-	}
-	bar, x, y, n := pointer("bar"), pointer("x"), pointer("y"), length()
+	z, bar, x, y, n := pointer("z"), pointer("bar"), pointer("x"), pointer("y"), length()
 	r := newSum()
 	loop(n, func(s step) {
 		l := s.l
@@ -341,9 +285,6 @@ func genSyncLinear(theta bool) {
 		l.add(s.at(z), t, t)  // z + w·d
 		l.store(t, s.at(z))   // z ← z + w·d
 		l.mul(l.cst(C), t, t) // θ = c·z
-		if theta {
-			l.store(t, s.at(th))
-		}
 		l.fma(t, d, r.acc(s)) // m += d·θ (FMA)
 		l.mul(l.cst(B), t, t) // b·θ
 		u := l.reg()
@@ -352,23 +293,6 @@ func genSyncLinear(theta bool) {
 		l.store(u, s.at(bar))
 	})
 	finish(r.total())
-}
-
-func genAvgScaled() {
-	text("avgScaledAVX2", "func(bar, z *float64, n int, a, bc float64)",
-		"avgScaledAVX2 sets bar[i] = a·bar[i] + bc·z[i] (AVX2, no FMA: bit-identical to the reference).")
-	A, BC := broadcast("a"), broadcast("bc")
-	bar, z, n := pointer("bar"), pointer("z"), length()
-	loop(n, func(s step) {
-		l := s.l
-		t := l.reg()
-		l.mul(s.at(z), l.cst(BC), t) // bc·z
-		u := l.reg()
-		l.mul(s.at(bar), l.cst(A), u) // a·bar
-		l.add(t, u, u)
-		l.store(u, s.at(bar))
-	})
-	finish(nil)
 }
 
 func genScale() {

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -41,34 +42,6 @@ func bench(b *testing.B, name string, moved int, loop func(b *testing.B, s [][]f
 
 var sink float64
 
-func BenchmarkDot(b *testing.B) {
-	bench(b, "Dot", 2, func(b *testing.B, s [][]float64, _ []float64) {
-		var m float64
-		for b.Loop() {
-			m += Dot(s[0], s[1])
-		}
-		sink = m
-	})
-}
-
-func BenchmarkDotDiff(b *testing.B) {
-	bench(b, "DotDiff", 3, func(b *testing.B, s [][]float64, _ []float64) {
-		var m float64
-		for b.Loop() {
-			m += DotDiff(s[0], s[1], s[2])
-		}
-		sink = m
-	})
-}
-
-func BenchmarkAxpy(b *testing.B) {
-	bench(b, "Axpy", 3, func(b *testing.B, s [][]float64, p []float64) {
-		for b.Loop() {
-			Axpy(p[0], s[0], s[1])
-		}
-	})
-}
-
 func BenchmarkSyncLinear(b *testing.B) {
 	bench(b, "SyncLinear", 6, func(b *testing.B, s [][]float64, p []float64) {
 		var m float64
@@ -76,24 +49,6 @@ func BenchmarkSyncLinear(b *testing.B) {
 			m += SyncLinear(s[0], s[1], s[2], s[3], p[0], p[1], p[2], p[3])
 		}
 		sink = m
-	})
-}
-
-func BenchmarkSyncLinearTheta(b *testing.B) {
-	bench(b, "SyncLinearTheta", 7, func(b *testing.B, s [][]float64, p []float64) {
-		var m float64
-		for b.Loop() {
-			m += SyncLinearTheta(s[0], s[1], s[2], s[3], s[4], p[0], p[1], p[2], p[3])
-		}
-		sink = m
-	})
-}
-
-func BenchmarkAvgScaled(b *testing.B) {
-	bench(b, "AvgScaled", 3, func(b *testing.B, s [][]float64, p []float64) {
-		for b.Loop() {
-			AvgScaled(s[0], s[1], p[2], p[3])
-		}
 	})
 }
 
@@ -113,12 +68,16 @@ func BenchmarkTriad(b *testing.B) {
 	})
 }
 
-// BenchmarkTriadGBps runs the plain-Go STREAM probe on arrays larger than
-// the last-level cache (3 × 32 MiB).
+// BenchmarkTriadGBps runs the STREAM probe on arrays larger than the
+// last-level cache (3 × 32 MiB), with one goroutine and with GOMAXPROCS.
 func BenchmarkTriadGBps(b *testing.B) {
-	var g float64
-	for b.Loop() {
-		g = TriadGBps(1<<22, 5)
+	for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("threads=%d", th), func(b *testing.B) {
+			var g float64
+			for b.Loop() {
+				g = TriadGBps(1<<22, 5, th)
+			}
+			b.ReportMetric(g, "GB/s")
+		})
 	}
-	b.ReportMetric(g, "GB/s")
 }

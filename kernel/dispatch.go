@@ -32,18 +32,13 @@ type funcs struct {
 	requires []cpuid.FeatureID // CPU features it needs
 	bounded  bool              // calls must be split into chunks (assembly)
 
-	dot             func(x, y *float64, n int) float64
-	dotDiff         func(x, y, t *float64, n int) float64
-	axpy            func(x, y *float64, n int, a float64)
-	syncLinear      func(z, bar, x, y *float64, n int, w, c, a, b float64) float64
-	syncLinearTheta func(z, th, bar, x, y *float64, n int, w, c, a, b float64) float64
-	avgScaled       func(bar, z *float64, n int, a, bc float64)
-	scale           func(dst, src *float64, n int, c float64)
-	triad           func(a, b, c *float64, n int, s float64)
-	logisticRound   func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (int, bool)
-	prefetch        func(addrs *uintptr, n int)
-	eventPre        func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (float64, float64)
-	eventLogistic   func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
+	syncLinear    func(z, bar, x, y *float64, n int, w, c, a, b float64) float64
+	scale         func(dst, src *float64, n int, c float64)
+	triad         func(a, b, c *float64, n int, s float64)
+	logisticRound func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (int, bool)
+	prefetch      func(addrs *uintptr, n int)
+	eventPre      func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (float64, float64)
+	eventLogistic func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
 }
 
 // view rebuilds a slice from a kernel argument.
@@ -55,20 +50,11 @@ func ptr(x []float64) *float64 { return unsafe.SliceData(x) }
 // generic is the pure-Go reference, available everywhere.
 var generic = &funcs{
 	name: "generic",
-	dot:  func(x, y *float64, n int) float64 { return dotGeneric(view(x, n), view(y, n)) },
-	dotDiff: func(x, y, t *float64, n int) float64 {
-		return dotDiffGeneric(view(x, n), view(y, n), view(t, n))
-	},
-	axpy: func(x, y *float64, n int, a float64) { axpyGeneric(a, view(x, n), view(y, n)) },
 	syncLinear: func(z, bar, x, y *float64, n int, w, c, a, b float64) float64 {
 		return syncLinearGeneric(view(z, n), view(bar, n), view(x, n), view(y, n), w, c, a, b)
 	},
-	syncLinearTheta: func(z, th, bar, x, y *float64, n int, w, c, a, b float64) float64 {
-		return syncLinearThetaGeneric(view(z, n), view(th, n), view(bar, n), view(x, n), view(y, n), w, c, a, b)
-	},
-	avgScaled: func(bar, z *float64, n int, a, bc float64) { avgScaledGeneric(view(bar, n), view(z, n), a, bc) },
-	scale:     func(dst, src *float64, n int, c float64) { scaleGeneric(view(dst, n), view(src, n), c) },
-	triad:     func(a, b, c *float64, n int, x float64) { triadGeneric(view(a, n), view(b, n), view(c, n), x) },
+	scale: func(dst, src *float64, n int, c float64) { scaleGeneric(view(dst, n), view(src, n), c) },
+	triad: func(a, b, c *float64, n int, x float64) { triadGeneric(view(a, n), view(b, n), view(c, n), x) },
 	logisticRound: func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (int, bool) {
 		return logisticRoundGeneric(view(s0, n), view(q, n), view(w, n), view(eta, n), view(m, n), c, a, bc)
 	},

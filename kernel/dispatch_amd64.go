@@ -11,18 +11,13 @@ var avx2 = &funcs{
 	requires: []cpuid.FeatureID{cpuid.AVX2, cpuid.FMA3},
 	bounded:  true,
 
-	dot:             dotAVX2,
-	dotDiff:         dotDiffAVX2,
-	axpy:            axpyAVX2,
-	syncLinear:      syncLinearAVX2,
-	syncLinearTheta: syncLinearThetaAVX2,
-	avgScaled:       avgScaledAVX2,
-	scale:           scaleAVX2,
-	triad:           triadAVX2,
-	logisticRound:   logisticRoundAVX2,
-	prefetch:        prefetchAVX2,
-	eventPre:        eventPreAVX2,
-	eventLogistic:   eventLogisticAVX2,
+	syncLinear:    syncLinearAVX2,
+	scale:         scaleAVX2,
+	triad:         triadAVX2,
+	logisticRound: logisticRoundAVX2,
+	prefetch:      prefetchAVX2,
+	eventPre:      eventPreAVX2,
+	eventLogistic: eventLogisticAVX2,
 }
 
 // archCandidates are the implementations beyond generic that this build

@@ -5,18 +5,19 @@
 //
 // # Kernels
 //
-//   - Dot(x, y) = Σ x[i]·y[i]
-//   - DotDiff(x, y, t) = Σ (x[i] − y[i])·t[i], the AUC margin (x_k − y_k)ᵀθ
-//   - Axpy(a, x, y): y += a·x
 //   - SyncLinear(z, bar, x, y, w, c, a, b): the fused synchronous node update
 //     for a linear smoothing operator (θ = c·z), returning the next margin
-//   - SyncLinearTheta: the same, also storing θ
-//   - AvgScaled(bar, z, a, bc): θ̄ ← a·θ̄ + bc·z, a node with a zero gradient
-//   - Scale(dst, src, c): dst = c·src
-//   - Triad(a, b, c, s): a = b + s·c (STREAM), and TriadGBps, a bandwidth probe
 //   - LogisticRound(s0, q, w, eta, m, c, a, bc): one round of the reduced
 //     synchronous schedule for a pack of nodes with the logistic loss, a
 //     vectorised exponential inside (across nodes, not along a row)
+//   - EventPre(xi, yi, zi, xj, yj, zj, ci, cj): the first pass of an
+//     asynchronous gossip event (swap y, both margins, average z)
+//   - EventLogistic(…): a whole asynchronous gossip event for the logistic
+//     loss (EventPre, both exponentials side by side, both updates)
+//   - Scale(dst, src, c): dst = c·src (θ rebuilt from z when it is read)
+//   - Triad(a, b, c, s): a = b + s·c (STREAM), and TriadGBps, a bandwidth probe
+//   - Prefetch(addrs): cache-line prefetch hints (the asynchronous loop's
+//     upcoming records)
 //
 // Every kernel's doc comment quotes its reference loop. All slices of one
 // call have the same length (checked once per call: a mismatch panics); the
@@ -30,32 +31,27 @@
 // c = −γ(t)/(1 + 2tγ(t)λ) (ψ = λ‖θ‖²), and the gradient is w·(x_k − y) with
 // the scalar w = φ'(m)·1{ℓ_k > ℓ_y}, m = (x_k − y)ᵀθ_k. Node k's update in
 // round t of Algorithm 2 (z_k += ∇f; θ_k = c_t·z_k; θ̄_k ← (1 − 1/t)θ̄_k +
-// θ_k/t) is then one pass over its row:
+// θ_k/t) is then one pass over its record in the plain and blocked
+// schedules (engine/fast.go, engine/blocked.go):
 //
 //	w := φ'(m[k]) · 1{ℓ_k > ℓ_y}                     // in Go (the sigmoid)
-//	m[k] = SyncLinearTheta(z_k, θ_k, θ̄_k, x_k, y_k, w, c_t, 1−1/t, 1/t)
+//	m[k] = SyncLinear(z_k, θ̄_k, x_k, y_k, w, c_t, 1−1/t, 1/t)
 //
 // which leaves in m[k] the margin (x_k − y_k)ᵀθ_k that round t+1 needs, so
-// the margin costs no second pass over the row. Only the two endpoints of
-// the round's edge change y_k (the swap); their margins are recomputed with
-// DotDiff(x_k, y_k, θ_k) after the swap (θ_k is unchanged by the averaging
-// of z). SyncLinear is the same update without storing θ, for runs that do
-// not need θ_k (θ_k = c·z_k can be rebuilt with Scale). A node whose
-// indicator 1{ℓ_k > ℓ_y} is 0 has a zero gradient: its z is unchanged and
-// its margin is not needed until y_k changes, so AvgScaled(θ̄_k, z_k,
-// 1−1/t, c_t/t) updates its average alone (and Scale(θ_k, z_k, c_t) its θ
-// if stored). No transcendental function runs in the row kernels: φ' is
-// evaluated in Go between calls. The reduced schedule (engine/reduced.go)
-// instead advances many nodes' scalar recurrences side by side, and there
-// LogisticRound evaluates φ' itself, four nodes per instruction.
+// the margin costs no second pass over the row; θ is not stored but
+// rebuilt with Scale(θ_k, z_k, c) when it is read. The reduced schedule
+// (engine/reduced.go) advances many nodes' scalar recurrences side by side,
+// and there LogisticRound evaluates φ' itself, several nodes per
+// instruction. An asynchronous event (engine/fast.go) is EventLogistic, or
+// EventPre followed by SyncLinear for the other losses, with Prefetch
+// fetching the records of the events a few steps ahead when the state
+// outgrows the caches.
 //
 // Rows of a layout.Matrix are 64-byte aligned with a stride that is a
 // multiple of 8 and zero padding. Passing PaddedRow instead of Row (all the
 // rows of one call padded alike) is allowed for these updates when the
-// padding is zero and the scalars finite: the padding then stays zero (θ's
-// may become −0, which compares equal to 0) and adds zero to m, and the
-// assembly is spared its scalar tail (d = 9 becomes 16, one unrolled
-// iteration).
+// padding is zero and the scalars finite: the padding then stays zero and
+// adds zero to m, and the assembly is spared its scalar tail.
 //
 // # Implementations and dispatch
 //
@@ -72,19 +68,19 @@
 // The references are written so that no compiler may fuse a multiply and
 // an add (each product is converted with float64(…), which the Go
 // specification says prevents fusion), so the generic implementation gives
-// the same bits on every GOARCH. The avx2 element-wise kernels (Axpy,
-// Scale, AvgScaled, Triad, and the z, θ, θ̄ outputs of SyncLinear*) perform
-// the same IEEE operations on the same operands and are bit-identical to
-// the references. The reductions (Dot, DotDiff, the m of SyncLinear*)
-// accumulate in 4×4 lanes with FMA: they differ from the reference by
-// rounding, within 4·(n+4)·2⁻⁵³·Σ|terms|. LogisticRound's avx2
-// exponential is within 2 ulp of math.Exp (its g within 3 ulp of the
-// reference's, tested from subnormal margins to ±800); the rest of its
-// arithmetic is the reference's, lane by lane, so a node's result does not
-// depend on its position in the pack. The engine's determinism
-// (identical results for any number of workers) holds for each
-// implementation; results of different implementations differ in the last
-// bits.
+// the same bits on every GOARCH. The assembly element-wise outputs (Scale,
+// Triad, the z and θ̄ of SyncLinear, the y and z of EventPre) perform the
+// same IEEE operations on the same operands and are bit-identical to the
+// references. The reductions (the margins of SyncLinear, EventPre and
+// EventLogistic) accumulate in several lanes with FMA: they differ from the
+// reference by rounding, within 4·(n+4)·2⁻⁵³·Σ|terms|. The assembly
+// exponential of LogisticRound and EventLogistic is within 2 ulp of
+// math.Exp (g within 3 ulp of the reference's, tested from subnormal
+// margins to ±800); the rest of their arithmetic is the reference's, lane
+// by lane, so a node's result does not depend on its position in the pack.
+// The engine's determinism (identical results for any number of workers)
+// holds for each implementation; results of different implementations
+// differ in the last bits.
 //
 // # Long vectors
 //

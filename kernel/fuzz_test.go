@@ -86,14 +86,9 @@ func fuzzKernel(f *testing.F, name string) {
 	})
 }
 
-func FuzzDot(f *testing.F)             { fuzzKernel(f, "Dot") }
-func FuzzDotDiff(f *testing.F)         { fuzzKernel(f, "DotDiff") }
-func FuzzAxpy(f *testing.F)            { fuzzKernel(f, "Axpy") }
-func FuzzSyncLinear(f *testing.F)      { fuzzKernel(f, "SyncLinear") }
-func FuzzSyncLinearTheta(f *testing.F) { fuzzKernel(f, "SyncLinearTheta") }
-func FuzzAvgScaled(f *testing.F)       { fuzzKernel(f, "AvgScaled") }
-func FuzzScale(f *testing.F)           { fuzzKernel(f, "Scale") }
-func FuzzTriad(f *testing.F)           { fuzzKernel(f, "Triad") }
+func FuzzSyncLinear(f *testing.F) { fuzzKernel(f, "SyncLinear") }
+func FuzzScale(f *testing.F)      { fuzzKernel(f, "Scale") }
+func FuzzTriad(f *testing.F)      { fuzzKernel(f, "Triad") }
 
 // FuzzEventPre checks both of EventPre's margins (and its outputs) per input.
 func FuzzEventPre(f *testing.F) {

@@ -5,12 +5,7 @@ package kernel
 // build) and checked in. Regenerate with `go generate ./kernel/`; CI checks
 // that doing so changes nothing.
 
-//go:generate sh -c "cd ../asm && go run . -kernel dot -out ../kernel/dot_amd64.s -stubs ../kernel/dot_amd64_stub.go"
-//go:generate sh -c "cd ../asm && go run . -kernel dotdiff -out ../kernel/dotdiff_amd64.s -stubs ../kernel/dotdiff_amd64_stub.go"
-//go:generate sh -c "cd ../asm && go run . -kernel axpy -out ../kernel/axpy_amd64.s -stubs ../kernel/axpy_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel synclinear -out ../kernel/synclinear_amd64.s -stubs ../kernel/synclinear_amd64_stub.go"
-//go:generate sh -c "cd ../asm && go run . -kernel synclineartheta -out ../kernel/synclineartheta_amd64.s -stubs ../kernel/synclineartheta_amd64_stub.go"
-//go:generate sh -c "cd ../asm && go run . -kernel avgscaled -out ../kernel/avgscaled_amd64.s -stubs ../kernel/avgscaled_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel scale -out ../kernel/scale_amd64.s -stubs ../kernel/scale_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel triad -out ../kernel/triad_amd64.s -stubs ../kernel/triad_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel logisticround -out ../kernel/logisticround_amd64.s -stubs ../kernel/logisticround_amd64_stub.go"

@@ -48,35 +48,6 @@ type kspec struct {
 
 var kernels = []kspec{
 	{
-		name: "Dot", arrays: []string{"x", "y"}, reduce: true,
-		ref: func(s [][]float64, _ []float64) float64 { return dotGeneric(s[0], s[1]) },
-		api: func(s [][]float64, _ []float64) float64 { return Dot(s[0], s[1]) },
-		terms: func(in, _ [][]float64, _ []float64) []float64 {
-			t := make([]float64, len(in[0]))
-			for i := range t {
-				t[i] = float64(in[0][i] * in[1][i])
-			}
-			return t
-		},
-	},
-	{
-		name: "DotDiff", arrays: []string{"x", "y", "t"}, reduce: true,
-		ref: func(s [][]float64, _ []float64) float64 { return dotDiffGeneric(s[0], s[1], s[2]) },
-		api: func(s [][]float64, _ []float64) float64 { return DotDiff(s[0], s[1], s[2]) },
-		terms: func(in, _ [][]float64, _ []float64) []float64 {
-			t := make([]float64, len(in[0]))
-			for i := range t {
-				t[i] = float64((in[0][i] - in[1][i]) * in[2][i])
-			}
-			return t
-		},
-	},
-	{
-		name: "Axpy", arrays: []string{"x", "y"}, scalars: 1, outputs: []int{1},
-		ref: func(s [][]float64, p []float64) float64 { axpyGeneric(p[0], s[0], s[1]); return 0 },
-		api: func(s [][]float64, p []float64) float64 { Axpy(p[0], s[0], s[1]); return 0 },
-	},
-	{
 		name: "SyncLinear", arrays: []string{"z", "bar", "x", "y"}, scalars: 4, outputs: []int{0, 1}, reduce: true,
 		ref: func(s [][]float64, p []float64) float64 {
 			return syncLinearGeneric(s[0], s[1], s[2], s[3], p[0], p[1], p[2], p[3])
@@ -91,27 +62,6 @@ var kernels = []kspec{
 			}
 			return t
 		},
-	},
-	{
-		name: "SyncLinearTheta", arrays: []string{"z", "th", "bar", "x", "y"}, scalars: 4, outputs: []int{0, 1, 2}, reduce: true,
-		ref: func(s [][]float64, p []float64) float64 {
-			return syncLinearThetaGeneric(s[0], s[1], s[2], s[3], s[4], p[0], p[1], p[2], p[3])
-		},
-		api: func(s [][]float64, p []float64) float64 {
-			return SyncLinearTheta(s[0], s[1], s[2], s[3], s[4], p[0], p[1], p[2], p[3])
-		},
-		terms: func(in, out [][]float64, _ []float64) []float64 {
-			t := make([]float64, len(in[0]))
-			for i := range t {
-				t[i] = float64((in[3][i] - in[4][i]) * out[1][i])
-			}
-			return t
-		},
-	},
-	{
-		name: "AvgScaled", arrays: []string{"bar", "z"}, scalars: 2, outputs: []int{0},
-		ref: func(s [][]float64, p []float64) float64 { avgScaledGeneric(s[0], s[1], p[0], p[1]); return 0 },
-		api: func(s [][]float64, p []float64) float64 { AvgScaled(s[0], s[1], p[0], p[1]); return 0 },
 	},
 	{
 		name: "Scale", arrays: []string{"dst", "src"}, scalars: 1, outputs: []int{0},
@@ -419,8 +369,7 @@ func TestSpecialScalars(t *testing.T) {
 	}
 }
 
-// TestAliasing checks the documented exact aliasing: Axpy(a, x, x) and
-// Scale(x, x, c).
+// TestAliasing checks the documented exact aliasing: Scale(x, x, c).
 func TestAliasing(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 0))
 	for n := 0; n <= 70; n++ {
@@ -428,20 +377,14 @@ func TestAliasing(t *testing.T) {
 		for i := range x {
 			x[i] = r.NormFloat64()
 		}
-		wantA, wantS := slices.Clone(x), slices.Clone(x)
-		axpyGeneric(0.75, slices.Clone(x), wantA)
-		scaleGeneric(wantS, slices.Clone(x), -1.5)
+		want := slices.Clone(x)
+		scaleGeneric(want, slices.Clone(x), -1.5)
 		for _, impl := range Implementations() {
 			withImpl(t, impl, func() {
 				got := slices.Clone(x)
-				Axpy(0.75, got, got)
-				if !slices.Equal(got, wantA) {
-					t.Fatalf("%s: Axpy(a, x, x), n=%d: %v, want %v", impl, n, got, wantA)
-				}
-				got = slices.Clone(x)
 				Scale(got, got, -1.5)
-				if !slices.Equal(got, wantS) {
-					t.Fatalf("%s: Scale(x, x, c), n=%d: %v, want %v", impl, n, got, wantS)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s: Scale(x, x, c), n=%d: %v, want %v", impl, n, got, want)
 				}
 			})
 		}
@@ -452,29 +395,18 @@ func TestAliasing(t *testing.T) {
 func TestKnownValues(t *testing.T) {
 	for _, impl := range Implementations() {
 		withImpl(t, impl, func() {
-			x := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}
-			y := []float64{9, 8, 7, 6, 5, 4, 3, 2, 1}
-			if got := Dot(x, y); got != 165 {
-				t.Errorf("%s: Dot = %v, want 165", impl, got)
-			}
-			th := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1}
-			if got := DotDiff(x, y, th); got != 0 {
-				t.Errorf("%s: DotDiff = %v, want 0", impl, got)
-			}
 			// One node, d = 3: z = 0, θ̄ = 0, t = 2 (a = b = 1/2), c = −2, w = 0.5.
 			z, bar := []float64{0, 1, 0}, []float64{0, 0, 4}
 			xx, yy := []float64{1, 1, 1}, []float64{0, 3, 1} // d = (1, −2, 0)
-			th3 := make([]float64, 3)
-			m := SyncLinearTheta(z, th3, bar, xx, yy, 0.5, -2, 0.5, 0.5)
+			m := SyncLinear(z, bar, xx, yy, 0.5, -2, 0.5, 0.5)
 			// z = (0.5, 0, 0); θ = (−1, 0, 0); θ̄ = (−0.5, 0, 2); m = 1·(−1) = −1.
-			if !slices.Equal(z, []float64{0.5, 0, 0}) || !slices.Equal(th3, []float64{-1, 0, 0}) ||
-				!slices.Equal(bar, []float64{-0.5, 0, 2}) || m != -1 {
-				t.Errorf("%s: SyncLinearTheta: z=%v θ=%v θ̄=%v m=%v", impl, z, th3, bar, m)
+			if !slices.Equal(z, []float64{0.5, 0, 0}) || !slices.Equal(bar, []float64{-0.5, 0, 2}) || m != -1 {
+				t.Errorf("%s: SyncLinear: z=%v θ̄=%v m=%v", impl, z, bar, m)
 			}
-			bar2 := []float64{2, 4}
-			AvgScaled(bar2, []float64{1, -1}, 0.5, 3)
-			if !slices.Equal(bar2, []float64{4, -1}) {
-				t.Errorf("%s: AvgScaled = %v", impl, bar2)
+			th := make([]float64, 3)
+			Scale(th, []float64{1, -2, 0.25}, -2)
+			if !slices.Equal(th, []float64{-2, 4, -0.5}) {
+				t.Errorf("%s: Scale = %v", impl, th)
 			}
 			a := make([]float64, 5)
 			Triad(a, []float64{1, 1, 1, 1, 1}, []float64{1, 2, 3, 4, 5}, 2)
@@ -532,19 +464,25 @@ func TestNoAlloc(t *testing.T) {
 
 func TestTriadGBps(t *testing.T) {
 	// 3 arrays of 4096 floats: any machine does this at between 10 MB/s and
-	// 10 TB/s.
-	g := TriadGBps(1<<12, 3)
-	if !(g > 0.01 && g < 1e4) {
-		t.Fatalf("TriadGBps = %v GB/s, outside any plausible range", g)
+	// 10 TB/s, with one goroutine or several (more than GOMAXPROCS, too, and
+	// more than elements).
+	for _, th := range []int{1, 2, 3, 9} {
+		g := TriadGBps(1<<12, 3, th)
+		if !(g > 0.01 && g < 1e4) {
+			t.Fatalf("TriadGBps(threads=%d) = %v GB/s, outside any plausible range", th, g)
+		}
 	}
-	for _, bad := range [][2]int{{0, 1}, {1, 0}, {-1, 5}} {
+	if g := TriadGBps(5, 2, 8); !(g > 0) {
+		t.Fatalf("TriadGBps(5 elements, 8 threads) = %v", g)
+	}
+	for _, bad := range [][3]int{{0, 1, 1}, {1, 0, 1}, {-1, 5, 1}, {8, 1, 0}} {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("TriadGBps(%d, %d) did not panic", bad[0], bad[1])
+					t.Errorf("TriadGBps(%d, %d, %d) did not panic", bad[0], bad[1], bad[2])
 				}
 			}()
-			TriadGBps(bad[0], bad[1])
+			TriadGBps(bad[0], bad[1], bad[2])
 		}()
 	}
 }

@@ -7,8 +7,8 @@ package kernel
 // adds the gradient w·(x − y) to the dual variable z, takes θ = c·z,
 // updates the running average θ̄ ← a·θ̄ + b·θ (a = 1 − 1/t, b = 1/t), and
 // returns m = (x − y)ᵀθ, the margin the node needs next round if its
-// auxiliary point y stays the same. θ itself is not stored (SyncLinearTheta
-// stores it). It panics if len(bar), len(x) or len(y) differs from len(z).
+// auxiliary point y stays the same. θ itself is not stored (Scale rebuilds
+// it from z). It panics if len(bar), len(x) or len(y) differs from len(z).
 // The outputs z and bar must not overlap each other or the inputs.
 //
 // Reference (the generic implementation):

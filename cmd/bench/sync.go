@@ -68,7 +68,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	// Bytes the plain schedule moves per node update: reads x, y, z, θ̄ and
 	// writes z, θ̄ (d floats each), reads and writes the margin, reads two labels.
 	bytesPlain := float64(6*8**d + 16 + 8)
-	triad := kernel.TriadGBps(*triadN, 5)
+	triad := kernel.TriadGBps(*triadN, 5, *workers)
 	out := map[string]any{
 		"n": *n, "d": *d, "workers": *workers, "kernel": kernel.Active(), "schedule": s.Schedule(),
 		"iters": *iters, "seconds": el.Seconds(),
