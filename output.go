@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/kernel"
 )
 
 // TraceColumns are the columns of trace.csv, in order.
@@ -71,6 +72,9 @@ type Summary struct {
 		Classes int    `json:"classes"`
 	} `json:"data"`
 	Graph *GraphInfo `json:"graph,omitempty"`
+	// Execution is how the run was executed (none of it changes results
+	// beyond what Config.Schedule says).
+	Execution Execution `json:"execution"`
 	// Final values of the trace columns.
 	Iter             int64 `json:"iter"`
 	GradEvals        int64 `json:"grad_evals"`
@@ -89,6 +93,17 @@ type Summary struct {
 	OptimumConverged bool     `json:"optimum_converged"`
 	WallSeconds      float64  `json:"wall_seconds"`
 	Warnings         []string `json:"warnings,omitempty"`
+}
+
+// Execution describes how a run was executed.
+type Execution struct {
+	Schedule string `json:"schedule"` // the schedule auto chose, or the one asked for
+	Kernel   string `json:"kernel"`   // the kernel implementation (generic, avx2)
+	Workers  int    `json:"workers"`
+	// PinnedCPUs is the CPU of each worker when they were pinned (--pin);
+	// PinNote says why they were not.
+	PinnedCPUs []int  `json:"pinned_cpus,omitempty"`
+	PinNote    string `json:"pin_note,omitempty"`
 }
 
 // GraphInfo describes the graph of a run.
@@ -119,6 +134,8 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	}
 	s.EvalNodes = len(r.Sim.EvalNodes())
+	s.Execution = Execution{Schedule: r.Sim.Schedule(), Kernel: kernel.Active(), Workers: r.Sim.Workers()}
+	s.Execution.PinnedCPUs, s.Execution.PinNote = r.Sim.Pinned()
 	s.Warnings = r.Warnings
 	s.OptimumObjective = Float(math.NaN())
 	if res != nil {

@@ -72,8 +72,15 @@ type Config struct {
 	Seed       uint64  `json:"seed"`
 	LogPoints  int     `json:"log_points"`
 	EvalNodes  int     `json:"eval_nodes"`
+	// Schedule is auto (empty), plain, blocked, reduced or reference
+	// (engine.Config.Schedule). Schedules agree to rounding, not bit for bit,
+	// so it is part of the identity.
+	Schedule string `json:"schedule,omitempty"`
 	// Workers does not change results; it is kept out of the JSON identity.
 	Workers int `json:"-"`
+	// Pin pins the workers to CPUs (package affinity; a no-op where it cannot
+	// help). It does not change results and is kept out of the identity.
+	Pin bool `json:"-"`
 	// SkipOptimum skips the centralized full-batch solve.
 	SkipOptimum bool `json:"-"`
 }
@@ -149,7 +156,8 @@ func Prepare(cfg Config) (*Run, error) {
 		return nil, fmt.Errorf("points per node must be >= 1, got %d", cfg.PointsNode)
 	}
 	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
-		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes}
+		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, Pin: cfg.Pin, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
+		Schedule: cfg.Schedule}
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ var (
 	asyncChunk       = 256 // events a worker claims at a time
 )
 
-func newAsyncPar(n, workers int) *asyncPar {
+func newAsyncPar(n, workers int, cpus []int) *asyncPar {
 	a := &asyncPar{
 		window:   max(asyncMinLevel, min(asyncMaxWindow, n/2)),
 		minLevel: asyncMinLevel,
@@ -111,7 +111,7 @@ func newAsyncPar(n, workers int) *asyncPar {
 	for w := range shards {
 		shards[w] = layout.Range{Lo: w, Hi: w + 1}
 	}
-	a.pool = newPool(shards)
+	a.pool = newPool(shards, cpus)
 	a.nz = make([]int64, workers)
 	a.bad = make([]badEvent, workers)
 	return a

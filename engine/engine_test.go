@@ -161,16 +161,31 @@ func TestMatchesLiteralReference(t *testing.T) {
 		schedule, kernel string
 		tol              float64 // 0: bitwise
 	}
-	variants := []variant{{ScheduleReference, best, 0}, {ScheduleAuto, "generic", 0}, {ScheduleAuto, best, 1e-9}}
+	// exact is the fastest schedule bit-identical to the reference with the
+	// generic kernels: blocked (sync) or plain (async) on the linear fast
+	// path, else the reference itself. auto is reduced for sync + gossip.
+	const exact = "exact"
+	variants := []variant{{ScheduleReference, best, 0}, {exact, "generic", 0}, {ScheduleAuto, "generic", 1e-9}, {ScheduleAuto, best, 1e-9}}
 	for _, v := range variants {
 		if err := kernel.Use(v.kernel); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range cases {
+			sched := v.schedule
+			if sched == exact {
+				switch {
+				case c.loss.IsMetric() || !c.reg.Linear() || c.algo == Centralized:
+					sched = ScheduleReference
+				case c.algo == Sync:
+					sched = ScheduleBlocked
+				default:
+					sched = SchedulePlain
+				}
+			}
 			p := testProblem(t, c.loss, c.reg, 30, 3, 5)
 			g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 30, K: 4, P: 0.3, Seed: 2})
 			cfg := Config{Algorithm: c.algo, Estimator: c.est, Iters: 300, GammaC: 0.5, GammaAlpha: 0.1, Seed: 7, Workers: 2, LogPoints: 3,
-				ExactPSD: true, Schedule: v.schedule}
+				ExactPSD: true, Schedule: sched}
 			s, err := New(p, g, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -397,6 +412,9 @@ func TestBlockedIdenticalToPlain(t *testing.T) {
 			schedule string
 			workers  int
 		}{{SchedulePlain, 1}, {ScheduleBlocked, 1}, {ScheduleBlocked, 2}, {ScheduleBlocked, 3}, {ScheduleAuto, 2}} {
+			if v.schedule == ScheduleAuto && c.est == Gossip {
+				continue // auto is the reduced schedule there (TestReducedAgreesWithPlain)
+			}
 			s, err := New(p, g, Config{Algorithm: Sync, Estimator: c.est, Iters: 700, GammaC: 0.7, Seed: 9, Workers: v.workers, LogPoints: 9, Schedule: v.schedule})
 			if err != nil {
 				t.Fatal(err)
@@ -446,10 +464,13 @@ func TestReducedAgreesWithPlain(t *testing.T) {
 		for _, v := range []struct {
 			schedule string
 			workers  int
-		}{{SchedulePlain, 1}, {ScheduleReduced, 1}, {ScheduleReduced, 2}} {
+		}{{SchedulePlain, 1}, {ScheduleReduced, 1}, {ScheduleReduced, 2}, {ScheduleAuto, 3}} {
 			s, err := New(p, g, Config{Algorithm: Sync, Iters: 10000, GammaC: c.gammaC, Seed: 3, Workers: v.workers, LogPoints: 4, Schedule: v.schedule})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if v.schedule == ScheduleAuto && s.Schedule() != ScheduleReduced {
+				t.Fatalf("auto (sync, gossip, %s) ran as %s, want reduced", c.loss, s.Schedule())
 			}
 			if _, err := s.Run(context.Background(), nil); err != nil {
 				t.Fatal(err)

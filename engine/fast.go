@@ -33,7 +33,12 @@ import (
 
 // Schedules of the synchronous and asynchronous loops.
 const (
-	// ScheduleAuto picks the fastest exact schedule that applies.
+	// ScheduleAuto picks the fastest schedule that applies: reduced for the
+	// synchronous algorithm with the gossip estimator (AUC with ψ = none or
+	// squared ℓ2; metric learning with ψ = psd, none or squared ℓ2), which
+	// is the algorithm exactly in real arithmetic and agrees with the others
+	// to rounding; otherwise blocked (synchronous) or plain (asynchronous)
+	// on the linear fast path, else reference.
 	ScheduleAuto = "auto"
 	// SchedulePlain is the fused one-pass update, node after node, each round.
 	SchedulePlain = "plain"
@@ -286,10 +291,7 @@ func (s *Sim) syncTheta() {
 		if s.ck != nil {
 			c = s.ck[k]
 		}
-		z, th := s.Z.Row(k), s.Theta.Row(k)
-		for a := range th {
-			th[a] = c * z[a]
-		}
+		kernel.Scale(s.Theta.Row(k), s.Z.Row(k), c)
 	}
 }
 

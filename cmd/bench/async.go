@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/kernel"
 )
 
 func cmdAsync(args []string, stdout, stderr io.Writer) error {
@@ -19,6 +20,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "workers of the parallel executor")
 	kind := fs.String("graph", "watts-strogatz", "graph (watts-strogatz k=5 p=0.3, cycle, star, complete, …)")
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
+	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -37,12 +39,17 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var cpus []int
+	var pinWhy string
 	run := func(w int) (float64, [32]byte, error) {
-		s, err := engine.New(p, g, engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: w, LogPoints: 1, EvalNodes: 1})
+		s, err := engine.New(p, g, engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: w, Pin: *pin && w > 1, LogPoints: 1, EvalNodes: 1})
 		if err != nil {
 			return 0, [32]byte{}, err
 		}
 		defer s.Close()
+		if w > 1 {
+			cpus, pinWhy = s.Pinned()
+		}
 		t0 := time.Now()
 		if err := s.Advance(*events); err != nil {
 			return 0, [32]byte{}, err
@@ -60,7 +67,8 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	out := map[string]any{"n": *n, "d": *d, "graph": g.Name, "workers": *workers, "events": *events,
 		"events_per_s": par, "serial_events_per_s": serial, "speedup": par / serial,
-		"identical_to_serial": sumS == sumP, "gomaxprocs": runtime.GOMAXPROCS(0)}
+		"identical_to_serial": sumS == sumP, "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
+		"pinned_cpus": cpus, "pin_note": pinWhy}
 	if *asJSON {
 		printJSON(stdout, out)
 		return nil

@@ -13,12 +13,14 @@ import (
 func cmdSync(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sync", "bench sync: the synchronous round (Algorithm 2, AUC logistic, ψ = 0, random data with both\n"+
 		"labels) timed over --iters rounds after one warm-up round, beside a STREAM-triad probe measured in\n"+
-		"the same process. ns_per_node_update is wall time / (n·iters).", stderr)
+		"the same process with as many threads as workers (stream_triad_gbps) and with one. ns_per_node_update\n"+
+		"is wall time / (n·iters); bytes_per_node_update is what the plain schedule moves.", stderr)
 	n := fs.Int("n", 1_000_000, "nodes (one random point each)")
 	d := fs.Int("d", 16, "dimension")
 	iters := fs.Int64("iters", 20, "rounds timed")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "workers of the round")
-	schedule := fs.String("schedule", "auto", "plain, blocked or auto (blocked when n allows) — or reference, the generic per-node path")
+	schedule := fs.String("schedule", "auto", "auto (= reduced here), plain, blocked, reduced — or reference, the generic per-node path")
+	pin := fs.Bool("pin", false, "pin the workers to CPUs (package affinity; the JSON says where, or why not)")
 	kern := fs.String("kernel", "auto", "auto, generic or avx2 (the kernels this CPU supports: "+fmt.Sprint(kernel.Implementations())+")")
 	kind := fs.String("graph", "watts-strogatz", "graph")
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
@@ -47,7 +49,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters + 1, GammaC: 1, Seed: *seed,
-		Workers: *workers, LogPoints: 1, EvalNodes: 1, Schedule: *schedule})
+		Workers: *workers, Pin: *pin, LogPoints: 1, EvalNodes: 1, Schedule: *schedule})
 	if err != nil {
 		return usageError{Err: err}
 	}
@@ -69,12 +71,15 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	// writes z, θ̄ (d floats each), reads and writes the margin, reads two labels.
 	bytesPlain := float64(6*8**d + 16 + 8)
 	triad := kernel.TriadGBps(*triadN, 5, *workers)
+	triad1 := kernel.TriadGBps(*triadN, 5, 1)
+	cpus, pinWhy := s.Pinned()
 	out := map[string]any{
 		"n": *n, "d": *d, "workers": *workers, "kernel": kernel.Active(), "schedule": s.Schedule(),
 		"iters": *iters, "seconds": el.Seconds(),
 		"ns_per_node_update": ns, "node_updates_per_s": 1e9 / ns, "ns_per_iteration": ns * float64(*n),
 		"bytes_per_node_update": bytesPlain, "effective_gbps": bytesPlain / ns,
-		"stream_triad_gbps": triad, "fraction_of_triad": bytesPlain / ns / triad,
+		"stream_triad_gbps": triad, "stream_triad_1thread_gbps": triad1, "fraction_of_triad": bytesPlain / ns / triad,
+		"pinned_cpus": cpus, "pin_note": pinWhy,
 		"allocs_per_iteration": float64(ms1.Mallocs-ms0.Mallocs) / float64(*iters),
 		"graph":                g.Name, "gomaxprocs": runtime.GOMAXPROCS(0),
 	}

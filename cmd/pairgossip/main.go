@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -254,6 +255,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	ga := fs.Float64("gamma-alpha", 0, "step size exponent α in [0, 0.5)")
 	seed := fs.Uint64("seed", 1, "seed of the edge stream and of every per-node draw")
 	workers := fs.Int("workers", 0, "worker goroutines (0: all cores); results do not depend on it")
+	pin := fs.Bool("pin", false, "pin each worker to a CPU of the process's affinity mask (Linux; a no-op, with the\nreason in summary.json, where it cannot help); results do not depend on it")
+	schedule := fs.String("schedule", "auto", "how the iterations are executed: auto (reduced where it applies, else blocked/plain/reference),\nplain, blocked (bit-identical to the literal algorithm with the generic kernels), reduced\n(scalar recurrences between touches: exact in real arithmetic, agrees to ~1e-15), reference")
 	logPoints := fs.Int("log-points", 30, "number of log-spaced iterations measured (the last is always one)")
 	evalNodes := fs.Int("eval-nodes", 0, "nodes whose θ̄_k are measured: 0 = all when cheap, else a seeded sample; -1 = all")
 	noOpt := fs.Bool("no-optimum", false, "skip the centralized full-batch optimum R_n(θ*)")
@@ -292,11 +295,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *workers < 0 {
 		return usagef("--workers must be >= 0, got %d", *workers)
 	}
+	if !slices.Contains(engine.Schedules, *schedule) {
+		return usagef("--schedule must be one of %s, got %q", strings.Join(engine.Schedules, ", "), *schedule)
+	}
+	if *schedule == engine.ScheduleAuto {
+		*schedule = ""
+	}
 	cfg := pairgossip.Config{Problem: *prob, Data: *data, DataSeed: *dataSeed, LabelColumn: *labelCol,
 		Graph: gf.kind, GraphK: gf.k, GraphP: gf.p, GraphR: gf.radius, GraphFile: gf.file, GraphRows: gf.rows,
 		GraphCols: gf.cols, GraphSeed: gf.seed, PointsNode: gf.pointsPerNode, Algorithm: *algo, Baseline: *baseline,
 		Iters: *iters, Reg: *reg, Lambda: *lambda, Radius: *ball, B: *b, GammaC: *gc, GammaAlpha: *ga, Seed: *seed,
-		LogPoints: *logPoints, EvalNodes: *evalNodes, Workers: *workers, SkipOptimum: *noOpt}
+		LogPoints: *logPoints, EvalNodes: *evalNodes, Workers: *workers, Pin: *pin, Schedule: *schedule, SkipOptimum: *noOpt}
 	run, err := pairgossip.Prepare(cfg)
 	if err != nil {
 		return usageError{Err: err}
