@@ -20,9 +20,9 @@ func shrinkAsync(t *testing.T) {
 
 // forcePool makes the synchronous worker pool engage on test-sized problems.
 func forcePool(t *testing.T) {
-	pm, cm := poolMinWork, coneMinPoolWork
-	poolMinWork, coneMinPoolWork = 1, 1
-	t.Cleanup(func() { poolMinWork, coneMinPoolWork = pm, cm })
+	pm, cm, rm := poolMinWork, coneMinPoolWork, reducedMinPoolWork
+	poolMinWork, coneMinPoolWork, reducedMinPoolWork = 1, 1, 1
+	t.Cleanup(func() { poolMinWork, coneMinPoolWork, reducedMinPoolWork = pm, cm, rm })
 }
 
 // poolRan fails the test if s has more than one worker but its synchronous

@@ -227,7 +227,7 @@ func (s *Sim) syncReducedAdvance(stop int64) error {
 	bl, rs := s.block, s.red
 	B := s.beginBlock(stop, rs.restarted)
 	rs.alphaG, rs.betaG = 1, 0
-	big := s.pool != nil && s.prob.N*s.prob.P >= poolMinWork
+	big := s.pool != nil && s.prob.N*s.prob.P >= reducedMinPoolWork
 	if big {
 		s.pool.run(s.redStartFn)
 	} else {

@@ -123,6 +123,14 @@ func (s *Sim) nodeCount() int {
 // of d = 16: 3.3 µs against 5.8 µs per round, this 2-core machine).
 var poolMinWork = 1 << 12
 
+// reducedMinPoolWork is poolMinWork for the reduced AUC schedule, whose
+// blocks keep a serial part (the touched nodes, in event order): with
+// blocks of ≈ 4√n rounds, 2 workers beat 1 from about n·d = 2¹⁸ (bench
+// sync, d = 16, medians of 3: n = 4096 1.99 µs a round with 2 workers
+// against 1.93 with 1; n = 16384 4.33 against 5.15; n = 65536 7.8 against
+// 12.1).
+var reducedMinPoolWork = 1 << 18
+
 // coneMinPoolWork is the same threshold for the reduced metric schedule's
 // changed nodes, counted as (nodes)·d³, the order of their eigen-work.
 var coneMinPoolWork = 4096
