@@ -1,4 +1,4 @@
-// Command asm generates the AVX2+FMA assembly kernels of package
+// Command asm generates the AVX2+FMA and AVX-512 assembly kernels of package
 // github.com/pairgossip/pairgossip/kernel with avo
 // (github.com/mmcloughlin/avo). It is its own module so that avo never
 // enters the main module's build.
@@ -9,16 +9,18 @@
 // about 10 ns cheaper). The exported Go wrappers in kernel/ check the
 // slices' lengths once and split n into bounded chunks.
 //
-// One run writes one kernel: its assembly (-out) and its Go declaration
-// (-stubs), both under the build constraint "amd64 && !noasm". The
-// //go:generate lines in kernel/gen.go run it once per kernel:
+// One run writes one kernel, in one function per target (scaleAVX2,
+// scaleAVX512): its assembly (-out) and its Go declarations (-stubs), both
+// under the build constraint "amd64 && !noasm". The //go:generate lines in
+// kernel/gen.go run it once per kernel:
 //
 //	go run . -kernel scale -out ../kernel/scale_amd64.s -stubs ../kernel/scale_amd64_stub.go
 //
-// Every kernel has the same loop shape (see loop): 16 doubles per iteration
-// as four independent groups of one YMM register each (reductions keep one
-// accumulator per group), then 4 doubles at a time, then a scalar tail; no
-// access ever falls outside [0, n). The element-wise outputs are computed
+// Every kernel has the same loop shape (see loop): four independent groups
+// of one vector register each per iteration (16 doubles in YMM, 32 in ZMM;
+// reductions keep one accumulator per group), then one register at a
+// time, then the rest: scalar steps (AVX2) or one step under an opmask
+// (AVX-512); no access ever falls outside [0, n). The element-wise outputs are computed
 // with the reference's operations in the reference's order and without
 // FMA, so they are bit-identical to the pure-Go reference; only the
 // reductions (dot products and margins) use FMA and reassociate.
@@ -37,14 +39,17 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
+// generators maps a kernel's name to its generator. Generators of vector
+// kernels emit one function per target (see targets), reading the current
+// one from T.
 var generators = map[string]func(){
-	"synclinear":    genSyncLinear,
-	"scale":         genScale,
-	"triad":         genTriad,
-	"logisticround": genLogisticRound,
+	"synclinear":    perTarget(genSyncLinear),
+	"scale":         perTarget(genScale),
+	"triad":         perTarget(genTriad),
+	"logisticround": perTarget(genLogisticRound),
 	"prefetch":      genPrefetch,
-	"eventpre":      genEventPre,
-	"eventlogistic": genEventLogistic,
+	"eventpre":      perTarget(genEventPre),
+	"eventlogistic": perTarget(genEventLogistic),
 }
 
 func main() {
@@ -72,6 +77,34 @@ func main() {
 	Generate()
 }
 
+// target is an instruction set the vector kernels are generated for.
+type target struct {
+	suffix string // of the function names: dotAVX2, dotAVX512
+	desc   string // for doc comments
+	width  int    // doubles per vector register
+	vec    func() VecVirtual
+	// masked: the loop's last partial vector is one step under an opmask
+	// (AVX-512), instead of scalar steps (AVX2).
+	masked bool
+}
+
+var (
+	avx2   = target{suffix: "AVX2", desc: "AVX2+FMA", width: 4, vec: YMM}
+	avx512 = target{suffix: "AVX512", desc: "AVX-512F/DQ", width: 8, vec: ZMM, masked: true}
+	// T is the target being generated.
+	T = avx2
+)
+
+// perTarget returns a generator that runs gen once per target.
+func perTarget(gen func()) func() {
+	return func() {
+		for _, t := range []target{avx2, avx512} {
+			T, tailMasks = t, nil
+			gen()
+		}
+	}
+}
+
 // lane is one width of the loop body: 4 doubles in a YMM register (packed)
 // or one double in the low lane of an XMM register (scalar). The
 // arithmetic helpers take Go assembler operand order: dst = a op src.
@@ -87,16 +120,38 @@ type lane struct {
 	fma   func(src Op, a, acc Register) // acc = a · src + acc (one rounding)
 }
 
-var packed = lane{
-	width: 4,
-	reg:   func() Register { return YMM() },
-	cst:   func(v VecVirtual) Register { return v },
-	load:  func(m Mem, dst Register) { VMOVUPD(m, dst) },
-	store: func(src Register, m Mem) { VMOVUPD(src, m) },
-	add:   func(src Op, a, dst Register) { VADDPD(src, a, dst) },
-	sub:   func(src Op, a, dst Register) { VSUBPD(src, a, dst) },
-	mul:   func(src Op, a, dst Register) { VMULPD(src, a, dst) },
-	fma:   func(src Op, a, acc Register) { VFMADD231PD(src, a, acc) },
+// packed is the full-width lane of the current target.
+func packed() lane {
+	return lane{
+		width: T.width,
+		reg:   func() Register { return T.vec() },
+		cst:   func(v VecVirtual) Register { return v },
+		load:  func(m Mem, dst Register) { VMOVUPD(m, dst) },
+		store: func(src Register, m Mem) { VMOVUPD(src, m) },
+		add:   func(src Op, a, dst Register) { VADDPD(src, a, dst) },
+		sub:   func(src Op, a, dst Register) { VSUBPD(src, a, dst) },
+		mul:   func(src Op, a, dst Register) { VMULPD(src, a, dst) },
+		fma:   func(src Op, a, acc Register) { VFMADD231PD(src, a, acc) },
+	}
+}
+
+// maskedLane is the full-width AVX-512 lane restricted to the lanes set in
+// opmask k: loads zero the other lanes and never touch their memory,
+// stores leave it alone, and every operation merges into its destination
+// under k, so a memory operand past the end is never read and a dead lane
+// never reaches an accumulator.
+func maskedLane(k Register) lane {
+	return lane{
+		width: T.width,
+		reg:   func() Register { return T.vec() },
+		cst:   func(v VecVirtual) Register { return v },
+		load:  func(m Mem, dst Register) { VMOVUPD_Z(m, k, dst) },
+		store: func(src Register, m Mem) { VMOVUPD(src, k, m) },
+		add:   func(src Op, a, dst Register) { VADDPD(src, a, k, dst) },
+		sub:   func(src Op, a, dst Register) { VSUBPD(src, a, k, dst) },
+		mul:   func(src Op, a, dst Register) { VMULPD(src, a, k, dst) },
+		fma:   func(src Op, a, acc Register) { VFMADD231PD(src, a, k, acc) },
+	}
 }
 
 var scalar = lane{
@@ -125,8 +180,9 @@ func (s step) at(base Register) Mem {
 	return Mem{Base: base, Index: s.i, Scale: 8, Disp: 8 * s.off}
 }
 
-// loop emits the loop over i in [0, n): 16 doubles per iteration as four
-// groups of 4, then 4 at a time, then one at a time.
+// loop emits the loop over i in [0, n): 4·w doubles per iteration as four
+// groups of w (w = T.width), then w at a time, then the rest: one at a time
+// (AVX2), or one step under an opmask (AVX-512).
 func loop(n Register, body func(s step)) {
 	sfx := ""
 	if loops > 0 {
@@ -134,43 +190,75 @@ func loop(n Register, body func(s step)) {
 	}
 	loops++
 	L := func(name string) string { return name + sfx }
+	w := T.width
+	var k Register
+	if T.masked {
+		k = tailMask(n) // early, off the path to the tail's loads
+	}
 	i, lim := GP64(), GP64()
 	XORQ(i, i)
 	MOVQ(n, lim)
-	ANDQ(I32(-16), lim)
-	Label(L("loop16"))
+	ANDQ(I32(-4*w), lim)
+	Label(L("loopG"))
 	CMPQ(i, lim)
-	JAE(LabelRef(L("tail4")))
+	JAE(LabelRef(L("tailW")))
 	for g := 0; g < 4; g++ {
-		body(step{l: packed, g: g, off: 4 * g, i: i})
+		body(step{l: packed(), g: g, off: w * g, i: i})
 	}
-	ADDQ(U8(16), i)
-	JMP(LabelRef(L("loop16")))
+	ADDQ(U8(4*w), i)
+	JMP(LabelRef(L("loopG")))
 
-	Label(L("tail4"))
+	Label(L("tailW"))
 	MOVQ(n, lim)
-	ANDQ(I32(-4), lim)
-	Label(L("loop4"))
+	ANDQ(I32(-w), lim)
+	Label(L("loopW"))
 	CMPQ(i, lim)
-	JAE(LabelRef(L("tail1")))
-	body(step{l: packed, i: i})
-	ADDQ(U8(4), i)
-	JMP(LabelRef(L("loop4")))
+	JAE(LabelRef(L("tail")))
+	body(step{l: packed(), i: i})
+	ADDQ(U8(w), i)
+	JMP(LabelRef(L("loopW")))
 
-	Label(L("tail1"))
+	Label(L("tail"))
 	CMPQ(i, n)
 	JAE(LabelRef(L("done")))
-	body(step{l: scalar, i: i})
-	INCQ(i)
-	JMP(LabelRef(L("tail1")))
+	if T.masked {
+		body(step{l: maskedLane(k), i: i})
+	} else {
+		body(step{l: scalar, i: i})
+		INCQ(i)
+		JMP(LabelRef(L("tail")))
+	}
 	Label(L("done"))
 }
+
+// tailMask returns an opmask with the low n mod 8 bits set (the lanes of
+// the last partial vector of eight), from a table of the eight byte masks
+// 0, 1, 3, …, 127.
+func tailMask(n Register) Register {
+	if tailMasks == nil {
+		m := GLOBL("tailMask"+T.suffix, RODATA|NOPTR)
+		tailMasks = &m
+		for r := 0; r < 8; r++ {
+			DATA(r, U8(uint8(1<<r-1)))
+		}
+	}
+	rem, base, k := GP64(), GP64(), K()
+	MOVQ(n, rem)
+	ANDQ(U8(7), rem)
+	LEAQ(*tailMasks, base)
+	KMOVB(Mem{Base: base, Index: rem, Scale: 1}, k)
+	return k
+}
+
+// tailMasks is the current target's table of tail masks, once emitted.
+var tailMasks *Mem
 
 // loops counts the loops emitted in the current function (text resets it).
 var loops int
 
-// sum is a reduction's state: four YMM accumulators (one per group) and a
-// scalar one for the tail, all starting at +0.
+// sum is a reduction's state: four vector accumulators (one per group) and
+// a scalar one for the tail (AVX2; under AVX-512 the masked tail adds into
+// the first group), all starting at +0.
 type sum struct {
 	y   [4]VecVirtual
 	x   VecVirtual
@@ -180,27 +268,32 @@ type sum struct {
 func newSum() *sum {
 	s := &sum{}
 	for g := range s.y {
-		s.y[g] = YMM()
+		s.y[g] = T.vec()
 		VXORPD(s.y[g], s.y[g], s.y[g])
 	}
-	s.x = XMM()
-	VXORPD(s.x, s.x, s.x)
+	s.zeroTail()
 	return s
 }
 
-// newSum2 is newSum with two YMM accumulators, group g adding into g mod 2
-// (for kernels with two reductions, which would otherwise need more than
-// the 16 YMM registers).
+// newSum2 is newSum with two vector accumulators, group g adding into
+// g mod 2 (for kernels with two reductions, which would otherwise need more
+// than the 16 YMM registers).
 func newSum2() *sum {
 	s := &sum{two: true}
 	for g := 0; g < 2; g++ {
-		s.y[g] = YMM()
+		s.y[g] = T.vec()
 		VXORPD(s.y[g], s.y[g], s.y[g])
 	}
 	s.y[2], s.y[3] = s.y[0], s.y[1]
-	s.x = XMM()
-	VXORPD(s.x, s.x, s.x)
+	s.zeroTail()
 	return s
+}
+
+func (r *sum) zeroTail() {
+	if !T.masked {
+		r.x = XMM()
+		VXORPD(r.x, r.x, r.x)
+	}
 }
 
 // acc is the accumulator step s adds into.
@@ -212,7 +305,8 @@ func (r *sum) acc(s step) Register {
 }
 
 // total reduces the accumulators, in the order
-// ((y0+y1)+(y2+y3)) (y0+y1 for newSum2) → (lane0+lane2, lane1+lane3) → sum of the two → + tail,
+// ((y0+y1)+(y2+y3)) (y0+y1 for newSum2) → (AVX-512: low 4 lanes + high 4)
+// → (lane0+lane2, lane1+lane3) → sum of the two → + scalar tail (AVX2),
 // and returns the XMM register whose low lane holds the result.
 func (r *sum) total() Register {
 	VADDPD(r.y[1], r.y[0], r.y[0])
@@ -220,12 +314,21 @@ func (r *sum) total() Register {
 		VADDPD(r.y[3], r.y[2], r.y[2])
 		VADDPD(r.y[2], r.y[0], r.y[0])
 	}
-	hi := XMM()
-	VEXTRACTF128(U8(1), r.y[0], hi)
+	var y Register = r.y[0]
 	lo := r.y[0].AsX()
+	if T.masked {
+		hi4 := YMM()
+		VEXTRACTF64X4(U8(1), r.y[0], hi4)
+		y = r.y[0].AsY()
+		VADDPD(hi4, y, y)
+	}
+	hi := XMM()
+	VEXTRACTF128(U8(1), y, hi)
 	VADDPD(hi, lo, lo)
 	VHADDPD(lo, lo, lo)
-	VADDSD(r.x, lo, lo)
+	if !T.masked {
+		VADDSD(r.x, lo, lo)
+	}
 	return lo
 }
 
@@ -244,8 +347,8 @@ func pointer(name string) Register { return Load(Param(name), GP64()) }
 // length loads parameter n, the number of elements.
 func length() Register { return Load(Param("n"), GP64()) }
 
-// broadcast loads float64 parameter name into all four lanes of a YMM
-// register, straight from its stack slot. (Not Load into an XMM register:
+// broadcast loads float64 parameter name into every lane of a vector
+// register of the target, straight from its stack slot. (Not Load into an XMM register:
 // that emits the legacy-SSE MOVSD, and a legacy-SSE instruction while the
 // upper halves of the YMM registers are dirty costs hundreds of
 // nanoseconds per call on some CPUs, this project's virtualised EPYC
@@ -255,9 +358,9 @@ func broadcast(name string) VecVirtual {
 	if err != nil {
 		panic(err)
 	}
-	y := YMM()
-	VBROADCASTSD(p.Addr, y)
-	return y
+	v := T.vec()
+	VBROADCASTSD(p.Addr, v)
+	return v
 }
 
 // finish returns the reduction's result (if any) and returns.
@@ -270,8 +373,8 @@ func finish(result Register) {
 }
 
 func genSyncLinear() {
-	text("syncLinearAVX2", "func(z, bar, x, y *float64, n int, w, c, a, b float64) float64",
-		"syncLinearAVX2 is the fused node update of SyncLinear (AVX2+FMA).")
+	text("syncLinear"+T.suffix, "func(z, bar, x, y *float64, n int, w, c, a, b float64) float64",
+		"syncLinear"+T.suffix+" is the fused node update of SyncLinear ("+T.desc+").")
 	W, C, A, B := broadcast("w"), broadcast("c"), broadcast("a"), broadcast("b")
 	z, bar, x, y, n := pointer("z"), pointer("bar"), pointer("x"), pointer("y"), length()
 	r := newSum()
@@ -296,8 +399,8 @@ func genSyncLinear() {
 }
 
 func genScale() {
-	text("scaleAVX2", "func(dst, src *float64, n int, c float64)",
-		"scaleAVX2 sets dst[i] = c·src[i] (AVX2: bit-identical to the reference).")
+	text("scale"+T.suffix, "func(dst, src *float64, n int, c float64)",
+		"scale"+T.suffix+" sets dst[i] = c·src[i] ("+T.suffix+": bit-identical to the reference).")
 	C := broadcast("c")
 	dst, src, n := pointer("dst"), pointer("src"), length()
 	loop(n, func(s step) {
@@ -309,8 +412,8 @@ func genScale() {
 }
 
 func genTriad() {
-	text("triadAVX2", "func(a, b, c *float64, n int, s float64)",
-		"triadAVX2 sets a[i] = b[i] + s·c[i] (AVX2, no FMA: bit-identical to the reference).")
+	text("triad"+T.suffix, "func(a, b, c *float64, n int, s float64)",
+		"triad"+T.suffix+" sets a[i] = b[i] + s·c[i] ("+T.suffix+", no FMA: bit-identical to the reference).")
 	S := broadcast("s")
 	a, b, c, n := pointer("a"), pointer("b"), pointer("c"), length()
 	loop(n, func(st step) {
@@ -339,9 +442,13 @@ func genTriad() {
 // reference's operations without FMA. Lanes past n (the last, partial
 // group of four) are loaded and stored with VMASKMOVPD and do not count.
 func genLogisticRound() {
+	if T.masked {
+		genLogisticRound512()
+		return
+	}
 	text("logisticRoundAVX2", "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
 		"logisticRoundAVX2 is the round kernel of LogisticRound (AVX2+FMA).")
-	K := logisticConsts("logisticConst")
+	K := logisticConsts("logisticConstAVX2")
 	C, A, BC := broadcast("c"), broadcast("a"), broadcast("bc")
 	s0, q, w, eta, m, n := pointer("s0"), pointer("q"), pointer("w"), pointer("eta"), pointer("m"), length()
 	zero, fin := YMM(), YMM()
@@ -438,9 +545,163 @@ func genLogisticRound() {
 	RET()
 }
 
+// genLogisticRound512 is genLogisticRound for AVX-512: eight lanes, the
+// same arithmetic lane by lane (VRNDSCALEPD for VROUNDPD, VSCALEFPD for
+// the two multiplications by 2^k₁ and 2^k₂, both one rounding: the results
+// are the AVX2 kernel's bits), opmasks for the comparisons and for the last
+// partial group of eight.
+func genLogisticRound512() {
+	text("logisticRoundAVX512", "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
+		"logisticRoundAVX512 is the round kernel of LogisticRound (AVX-512F/DQ).")
+	cs := logisticConsts("logisticConstAVX512")
+	C, A, BC := broadcast("c"), broadcast("a"), broadcast("bc")
+	s0, q, w, eta, m, n := pointer("s0"), pointer("q"), pointer("w"), pointer("eta"), pointer("m"), length()
+	zero, fin := ZMM(), ZMM()
+	VXORPD(zero, zero, zero)
+	VXORPD(fin, fin, fin) // Σ (m − m) over the lanes: 0 iff every m is finite
+	nz := GP64()
+	XORQ(nz, nz)
+	tail := tailMask(n)
+	i, lim := GP64(), GP64()
+	XORQ(i, i)
+	MOVQ(n, lim)
+	ANDQ(I32(-8), lim)
+
+	// body processes the eight lanes at element i; with mask != nil only
+	// the lanes whose mask bit is set are read, written and counted.
+	body := func(mask Register) {
+		at := func(base Register) Mem { return Mem{Base: base, Index: i, Scale: 8} }
+		load := func(base Register) VecVirtual {
+			v := ZMM()
+			if mask == nil {
+				VMOVUPD(at(base), v)
+			} else {
+				VMOVUPD_Z(at(base), mask, v)
+			}
+			return v
+		}
+		store := func(v Register, base Register) {
+			if mask == nil {
+				VMOVUPD(v, at(base))
+			} else {
+				VMOVUPD(v, mask, at(base))
+			}
+		}
+		M := load(m)
+		g := negSigmoid512(cs, M, zero)
+		cnt, bits := K(), GP64()
+		VCMPPD(U8(4), zero, g, cnt) // g ≠ 0 (unordered: NaN counts)
+		if mask != nil {
+			KANDB(mask, cnt, cnt)
+		}
+		KMOVB(cnt, bits.As32())
+		POPCNTQ(bits, bits)
+		ADDQ(bits, nz)
+		// W += g; η = a·η + bc·W; m = c·(s₀ + W·q).
+		W := load(w)
+		VADDPD(g, W, W)
+		store(W, w)
+		E, t := load(eta), ZMM()
+		VMULPD(A, E, E)
+		VMULPD(BC, W, t)
+		VADDPD(t, E, E)
+		store(E, eta)
+		Q, S := load(q), load(s0)
+		VMULPD(Q, W, t)
+		VADDPD(t, S, t)
+		VMULPD(C, t, t)
+		store(t, m)
+		VSUBPD(t, t, t) // 0 if finite, NaN otherwise
+		if mask == nil {
+			VADDPD(t, fin, fin)
+		} else {
+			VADDPD(t, fin, mask, fin)
+		}
+	}
+
+	Label("loop8")
+	CMPQ(i, lim)
+	JAE(LabelRef("tail"))
+	body(nil)
+	ADDQ(U8(8), i)
+	JMP(LabelRef("loop8"))
+
+	Label("tail")
+	CMPQ(i, n)
+	JAE(LabelRef("done"))
+	body(tail)
+
+	Label("done")
+	ok, fb, kf := GP64(), GP64(), K()
+	VCMPPD(U8(0), zero, fin, kf) // lanes equal to 0
+	KMOVB(kf, fb.As32())
+	XORQ(ok, ok)
+	CMPQ(fb, U8(255))
+	SETEQ(ok.As8())
+	VZEROUPPER()
+	Store(nz, ReturnIndex(0))
+	Store(ok.As8(), ReturnIndex(1))
+	RET()
+}
+
+// negSigmoid512 is negSigmoid on the eight lanes of a ZMM register.
+func negSigmoid512(cs func(string) Mem, M, zero VecVirtual) VecVirtual {
+	x, xc, lo := ZMM(), ZMM(), ZMM()
+	VORPD(cs("sign"), M, x) // x = −|m|
+	VMOVUPD(cs("clamp"), lo)
+	VMAXPD(x, lo, xc) // NaN: x
+	k := ZMM()
+	VMULPD(cs("log2e"), xc, k)
+	VRNDSCALEPD(U8(8), k, k) // to nearest, no precision exception
+	r := ZMM()
+	VMOVAPD(xc, r)
+	VFNMADD231PD(cs("ln2hi"), k, r)
+	VFNMADD231PD(cs("ln2lo"), k, r)
+	c := func(j int) Mem {
+		if j == 0 {
+			return cs("one")
+		}
+		return cs(fmt.Sprintf("c%d", j))
+	}
+	pair := func(i int) VecVirtual { // c_{2i} + c_{2i+1}·r
+		q := ZMM()
+		VMOVUPD(c(2*i+1), q)
+		VFMADD213PD(c(2*i), r, q)
+		return q
+	}
+	r2 := ZMM()
+	VMULPD(r, r, r2)
+	s := [4]VecVirtual{}
+	for j := 0; j < 3; j++ {
+		s[j] = pair(2 * j)
+		q := pair(2*j + 1)
+		VFMADD231PD(q, r2, s[j])
+	}
+	s[3] = pair(6)
+	r4 := ZMM()
+	VMULPD(r2, r2, r4)
+	VFMADD231PD(s[1], r4, s[0])
+	VFMADD231PD(s[3], r4, s[2])
+	VMULPD(r4, r4, r4)
+	p := s[0]
+	VFMADD231PD(s[2], r4, p)
+	VSCALEFPD(k, p, p) // p·2^k, one rounding
+	under, le := K(), K()
+	VCMPPD(U8(1), cs("under"), x, under) // x < underflow threshold
+	VXORPD(p, p, under, p)               // e = 0 there
+	VCMPPD(U8(2), zero, M, le)           // m ≤ 0
+	num, den, g := ZMM(), ZMM(), ZMM()
+	VBLENDMPD(cs("one"), p, le, num) // m ≤ 0 ? 1 : e
+	VADDPD(cs("one"), p, den)
+	VDIVPD(den, num, g)
+	VXORPD(cs("sign"), g, g)
+	return g
+}
+
 // logisticConsts emits, as the file-local table name, the constants of
-// negSigmoid, each replicated in four lanes (32 bytes) so that an
-// instruction can take it as a memory operand, and returns their lookup.
+// negSigmoid, each replicated in the target's lanes (32 or 64 bytes) so
+// that an instruction can take it as a memory operand, and returns their
+// lookup (a YMM operand of a 64-byte entry reads its first four lanes).
 func logisticConsts(name string) func(string) Mem {
 	consts := []uint64{}
 	idx := map[string]int{}
@@ -466,16 +727,17 @@ func logisticConsts(name string) func(string) Mem {
 		add(fmt.Sprintf("c%d", j), f(inv))
 	}
 	tab := GLOBL(name, RODATA|NOPTR)
+	size := 8 * T.width
 	for i, v := range consts {
-		for l := 0; l < 4; l++ {
+		for l := 0; l < T.width; l++ {
 			if i == idx["lanes01"] {
-				DATA(32*i+8*l, U64(uint64(l)))
+				DATA(size*i+8*l, U64(uint64(l)))
 			} else {
-				DATA(32*i+8*l, U64(v))
+				DATA(size*i+8*l, U64(v))
 			}
 		}
 	}
-	return func(name string) Mem { return tab.Offset(32 * idx[name]) }
+	return func(name string) Mem { return tab.Offset(size * idx[name]) }
 
 }
 
@@ -577,14 +839,14 @@ func genPrefetch() {
 // (FMA, two accumulators each), the average of z. Element-wise outputs
 // are the reference's operations without FMA.
 func genEventPre() {
-	text("eventPreAVX2", "func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (mi, mj float64)",
-		"eventPreAVX2 is the first pass of an asynchronous event, EventPre (AVX2+FMA).")
+	text("eventPre"+T.suffix, "func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (mi, mj float64)",
+		"eventPre"+T.suffix+" is the first pass of an asynchronous event, EventPre ("+T.desc+").")
 	CI, CJ := broadcast("ci"), broadcast("cj")
 	xi, yi, zi := pointer("xi"), pointer("yi"), pointer("zi")
 	xj, yj, zj := pointer("xj"), pointer("yj"), pointer("zj")
 	n := length()
-	half := GLOBL("eventPreHalf", RODATA|NOPTR) // 0.5 in four lanes
-	for l := 0; l < 4; l++ {
+	half := GLOBL("eventPreHalf"+T.suffix, RODATA|NOPTR) // 0.5 in every lane
+	for l := 0; l < T.width; l++ {
 		DATA(8*l, U64(math.Float64bits(0.5)))
 	}
 	ri, rj := newSum2(), newSum2()
@@ -628,9 +890,9 @@ func genEventPre() {
 // the θ = c·z scales before the event, p = 1/p_k for a contributing pair
 // or 0, the new scales c, and a = 1 − 1/count, b = 1/count.
 func genEventLogistic() {
-	text("eventLogisticAVX2", "func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (nonzero int, bad int)",
-		"eventLogisticAVX2 is the asynchronous event kernel EventLogistic (AVX2+FMA).")
-	K := logisticConsts("eventConst")
+	text("eventLogistic"+T.suffix, "func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (nonzero int, bad int)",
+		"eventLogistic"+T.suffix+" is the asynchronous event kernel EventLogistic ("+T.desc+").")
+	K := logisticConsts("eventConst" + T.suffix)
 	sc := pointer("sc")
 	at := func(k int) Mem { return Mem{Base: sc, Disp: 8 * k} }
 	xi, yi, zi := pointer("xi"), pointer("yi"), pointer("zi")
@@ -638,7 +900,7 @@ func genEventLogistic() {
 	n := length()
 
 	// Pass 1: swap y, margins at the old θ, average z.
-	CI, CJ := YMM(), YMM()
+	CI, CJ := T.vec(), T.vec()
 	VBROADCASTSD(at(0), CI)
 	VBROADCASTSD(at(1), CJ)
 	ri, rj := newSum2(), newSum2()
@@ -694,10 +956,15 @@ func genEventLogistic() {
 	XORQ(bad, bad)
 	bi, bj := pointer("bi"), pointer("bj")
 	for e, r := range []struct{ x, y, z, bar Register }{{xi, yi, zi, bi}, {xj, yj, zj, bj}} {
-		W, C, A, B := YMM(), YMM(), YMM(), YMM()
-		if e == 0 {
+		W, C, A, B := T.vec(), T.vec(), T.vec(), T.vec()
+		switch {
+		case e == 0:
 			VBROADCASTSD(g.AsX(), W)
-		} else {
+		case T.masked: // no VPERMPD from a YMM into a ZMM
+			gj := XMM()
+			VPERMILPD(U8(1), g.AsX(), gj)
+			VBROADCASTSD(gj, W)
+		default:
 			VPERMPD(U8(0x55), g, W)
 		}
 		VBROADCASTSD(at(4+e), C)

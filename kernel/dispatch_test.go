@@ -21,6 +21,11 @@ func TestImplementations(t *testing.T) {
 		t.Errorf("Implementations() = %v; avx2 expected: %v (CPU %s, AVX2 %v, FMA3 %v)", impls, wantAVX2,
 			cpuid.CPU.BrandName, cpuid.CPU.Supports(cpuid.AVX2), cpuid.CPU.Supports(cpuid.FMA3))
 	}
+	wantAVX512 := len(archCandidates) > 1 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX2, cpuid.FMA3, cpuid.POPCNT)
+	if slices.Contains(impls, "avx512") != wantAVX512 {
+		t.Errorf("Implementations() = %v; avx512 expected: %v (CPU %s, AVX512F %v, AVX512DQ %v)", impls, wantAVX512,
+			cpuid.CPU.BrandName, cpuid.CPU.Supports(cpuid.AVX512F), cpuid.CPU.Supports(cpuid.AVX512DQ))
+	}
 	if os.Getenv(EnvVar) == "" && Active() != impls[len(impls)-1] {
 		t.Errorf("Active() = %s, want the preferred %s", Active(), impls[len(impls)-1])
 	}

@@ -27,9 +27,9 @@ TEXT ·eventLogisticAVX2(SB), NOSPLIT, $0-96
 	MOVQ         R9, R11
 	ANDQ         $-16, R11
 
-loop16:
+loopG:
 	CMPQ        R10, R11
-	JAE         tail4
+	JAE         tailW
 	VMOVUPD     (DX)(R10*8), Y8
 	VMOVUPD     (DI)(R10*8), Y9
 	VMOVUPD     Y9, (DX)(R10*8)
@@ -45,7 +45,7 @@ loop16:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y5
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventConst<>+224(SB), Y8, Y8
+	VMULPD      eventConstAVX2<>+224(SB), Y8, Y8
 	VMOVUPD     Y8, (BX)(R10*8)
 	VMOVUPD     Y8, (R8)(R10*8)
 	VMOVUPD     32(DX)(R10*8), Y8
@@ -63,7 +63,7 @@ loop16:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y6
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventConst<>+224(SB), Y8, Y8
+	VMULPD      eventConstAVX2<>+224(SB), Y8, Y8
 	VMOVUPD     Y8, 32(BX)(R10*8)
 	VMOVUPD     Y8, 32(R8)(R10*8)
 	VMOVUPD     64(DX)(R10*8), Y8
@@ -81,7 +81,7 @@ loop16:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y5
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventConst<>+224(SB), Y8, Y8
+	VMULPD      eventConstAVX2<>+224(SB), Y8, Y8
 	VMOVUPD     Y8, 64(BX)(R10*8)
 	VMOVUPD     Y8, 64(R8)(R10*8)
 	VMOVUPD     96(DX)(R10*8), Y8
@@ -99,19 +99,19 @@ loop16:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y6
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventConst<>+224(SB), Y8, Y8
+	VMULPD      eventConstAVX2<>+224(SB), Y8, Y8
 	VMOVUPD     Y8, 96(BX)(R10*8)
 	VMOVUPD     Y8, 96(R8)(R10*8)
 	ADDQ        $0x10, R10
-	JMP         loop16
+	JMP         loopG
 
-tail4:
+tailW:
 	MOVQ R9, R11
 	ANDQ $-4, R11
 
-loop4:
+loopW:
 	CMPQ        R10, R11
-	JAE         tail1
+	JAE         tail
 	VMOVUPD     (DX)(R10*8), Y8
 	VMOVUPD     (DI)(R10*8), Y9
 	VMOVUPD     Y9, (DX)(R10*8)
@@ -127,13 +127,13 @@ loop4:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y5
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventConst<>+224(SB), Y8, Y8
+	VMULPD      eventConstAVX2<>+224(SB), Y8, Y8
 	VMOVUPD     Y8, (BX)(R10*8)
 	VMOVUPD     Y8, (R8)(R10*8)
 	ADDQ        $0x04, R10
-	JMP         loop4
+	JMP         loopW
 
-tail1:
+tail:
 	CMPQ        R10, R9
 	JAE         done
 	VMOVSD      (DX)(R10*8), X8
@@ -151,11 +151,11 @@ tail1:
 	VMULSD      X11, X1, X12
 	VFMADD231SD X12, X9, X7
 	VADDSD      X11, X8, X8
-	VMULSD      eventConst<>+224(SB), X8, X8
+	VMULSD      eventConstAVX2<>+224(SB), X8, X8
 	VMOVSD      X8, (BX)(R10*8)
 	VMOVSD      X8, (R8)(R10*8)
 	INCQ        R10
-	JMP         tail1
+	JMP         tail
 
 done:
 	VADDPD       Y3, Y2, Y2
@@ -170,55 +170,55 @@ done:
 	VADDSD       X7, X5, X5
 	VUNPCKLPD    X5, X2, X4
 	VXORPD       Y0, Y0, Y0
-	VORPD        eventConst<>+0(SB), Y4, Y1
-	VMOVUPD      eventConst<>+192(SB), Y2
+	VORPD        eventConstAVX2<>+0(SB), Y4, Y1
+	VMOVUPD      eventConstAVX2<>+192(SB), Y2
 	VMAXPD       Y1, Y2, Y2
-	VMULPD       eventConst<>+64(SB), Y2, Y3
+	VMULPD       eventConstAVX2<>+64(SB), Y2, Y3
 	VROUNDPD     $0x08, Y3, Y3
 	VMOVAPD      Y2, Y2
-	VFNMADD231PD eventConst<>+96(SB), Y3, Y2
-	VFNMADD231PD eventConst<>+128(SB), Y3, Y2
+	VFNMADD231PD eventConstAVX2<>+96(SB), Y3, Y2
+	VFNMADD231PD eventConstAVX2<>+128(SB), Y3, Y2
 	VMULPD       Y2, Y2, Y5
-	VMOVUPD      eventConst<>+352(SB), Y6
-	VFMADD213PD  eventConst<>+32(SB), Y2, Y6
-	VMOVUPD      eventConst<>+416(SB), Y7
-	VFMADD213PD  eventConst<>+384(SB), Y2, Y7
+	VMOVUPD      eventConstAVX2<>+352(SB), Y6
+	VFMADD213PD  eventConstAVX2<>+32(SB), Y2, Y6
+	VMOVUPD      eventConstAVX2<>+416(SB), Y7
+	VFMADD213PD  eventConstAVX2<>+384(SB), Y2, Y7
 	VFMADD231PD  Y7, Y5, Y6
-	VMOVUPD      eventConst<>+480(SB), Y7
-	VFMADD213PD  eventConst<>+448(SB), Y2, Y7
-	VMOVUPD      eventConst<>+544(SB), Y8
-	VFMADD213PD  eventConst<>+512(SB), Y2, Y8
+	VMOVUPD      eventConstAVX2<>+480(SB), Y7
+	VFMADD213PD  eventConstAVX2<>+448(SB), Y2, Y7
+	VMOVUPD      eventConstAVX2<>+544(SB), Y8
+	VFMADD213PD  eventConstAVX2<>+512(SB), Y2, Y8
 	VFMADD231PD  Y8, Y5, Y7
-	VMOVUPD      eventConst<>+608(SB), Y8
-	VFMADD213PD  eventConst<>+576(SB), Y2, Y8
-	VMOVUPD      eventConst<>+672(SB), Y9
-	VFMADD213PD  eventConst<>+640(SB), Y2, Y9
+	VMOVUPD      eventConstAVX2<>+608(SB), Y8
+	VFMADD213PD  eventConstAVX2<>+576(SB), Y2, Y8
+	VMOVUPD      eventConstAVX2<>+672(SB), Y9
+	VFMADD213PD  eventConstAVX2<>+640(SB), Y2, Y9
 	VFMADD231PD  Y9, Y5, Y8
-	VMOVUPD      eventConst<>+736(SB), Y9
-	VFMADD213PD  eventConst<>+704(SB), Y2, Y9
+	VMOVUPD      eventConstAVX2<>+736(SB), Y9
+	VFMADD213PD  eventConstAVX2<>+704(SB), Y2, Y9
 	VMULPD       Y5, Y5, Y2
 	VFMADD231PD  Y7, Y2, Y6
 	VFMADD231PD  Y9, Y2, Y8
 	VMULPD       Y2, Y2, Y2
 	VFMADD231PD  Y8, Y2, Y6
-	VMULPD       eventConst<>+224(SB), Y3, Y2
+	VMULPD       eventConstAVX2<>+224(SB), Y3, Y2
 	VROUNDPD     $0x09, Y2, Y2
 	VSUBPD       Y2, Y3, Y3
-	VADDPD       eventConst<>+256(SB), Y2, Y2
-	VPADDQ       eventConst<>+288(SB), Y2, Y2
+	VADDPD       eventConstAVX2<>+256(SB), Y2, Y2
+	VPADDQ       eventConstAVX2<>+288(SB), Y2, Y2
 	VPSLLQ       $0x34, Y2, Y2
 	VMULPD       Y2, Y6, Y6
-	VADDPD       eventConst<>+256(SB), Y3, Y3
-	VPADDQ       eventConst<>+288(SB), Y3, Y3
+	VADDPD       eventConstAVX2<>+256(SB), Y3, Y3
+	VPADDQ       eventConstAVX2<>+288(SB), Y3, Y3
 	VPSLLQ       $0x34, Y3, Y3
 	VMULPD       Y3, Y6, Y6
-	VCMPPD       $0x01, eventConst<>+160(SB), Y1, Y1
+	VCMPPD       $0x01, eventConstAVX2<>+160(SB), Y1, Y1
 	VANDNPD      Y6, Y1, Y6
 	VCMPPD       $0x02, Y0, Y4, Y1
-	VBLENDVPD    Y1, eventConst<>+32(SB), Y6, Y1
-	VADDPD       eventConst<>+32(SB), Y6, Y2
+	VBLENDVPD    Y1, eventConstAVX2<>+32(SB), Y6, Y1
+	VADDPD       eventConstAVX2<>+32(SB), Y6, Y2
 	VDIVPD       Y2, Y1, Y1
-	VXORPD       eventConst<>+0(SB), Y1, Y1
+	VXORPD       eventConstAVX2<>+0(SB), Y1, Y1
 	VXORPD       Y2, Y2, Y2
 	VMOVUPD      16(AX), X2
 	VCMPPD       $0x04, Y0, Y2, Y3
@@ -243,9 +243,9 @@ done:
 	MOVQ         R9, R15
 	ANDQ         $-16, R15
 
-loop16_1:
+loopG_1:
 	CMPQ        R14, R15
-	JAE         tail4_1
+	JAE         tailW_1
 	VMOVUPD     (CX)(R14*8), Y8
 	VSUBPD      (DX)(R14*8), Y8, Y8
 	VMULPD      Y8, Y0, Y9
@@ -291,15 +291,15 @@ loop16_1:
 	VADDPD      Y9, Y8, Y8
 	VMOVUPD     Y8, 96(R12)(R14*8)
 	ADDQ        $0x10, R14
-	JMP         loop16_1
+	JMP         loopG_1
 
-tail4_1:
+tailW_1:
 	MOVQ R9, R15
 	ANDQ $-4, R15
 
-loop4_1:
+loopW_1:
 	CMPQ        R14, R15
-	JAE         tail1_1
+	JAE         tail_1
 	VMOVUPD     (CX)(R14*8), Y8
 	VSUBPD      (DX)(R14*8), Y8, Y8
 	VMULPD      Y8, Y0, Y9
@@ -312,9 +312,9 @@ loop4_1:
 	VADDPD      Y9, Y8, Y8
 	VMOVUPD     Y8, (R12)(R14*8)
 	ADDQ        $0x04, R14
-	JMP         loop4_1
+	JMP         loopW_1
 
-tail1_1:
+tail_1:
 	CMPQ        R14, R9
 	JAE         done_1
 	VMOVSD      (CX)(R14*8), X8
@@ -329,7 +329,7 @@ tail1_1:
 	VADDSD      X9, X8, X8
 	VMOVSD      X8, (R12)(R14*8)
 	INCQ        R14
-	JMP         tail1_1
+	JMP         tail_1
 
 done_1:
 	VADDPD       Y6, Y5, Y5
@@ -353,9 +353,9 @@ done_1:
 	MOVQ         R9, CX
 	ANDQ         $-16, CX
 
-loop16_2:
+loopG_2:
 	CMPQ        AX, CX
-	JAE         tail4_2
+	JAE         tailW_2
 	VMOVUPD     (SI)(AX*8), Y7
 	VSUBPD      (DI)(AX*8), Y7, Y7
 	VMULPD      Y7, Y0, Y8
@@ -401,15 +401,15 @@ loop16_2:
 	VADDPD      Y8, Y7, Y7
 	VMOVUPD     Y7, 96(R13)(AX*8)
 	ADDQ        $0x10, AX
-	JMP         loop16_2
+	JMP         loopG_2
 
-tail4_2:
+tailW_2:
 	MOVQ R9, CX
 	ANDQ $-4, CX
 
-loop4_2:
+loopW_2:
 	CMPQ        AX, CX
-	JAE         tail1_2
+	JAE         tail_2
 	VMOVUPD     (SI)(AX*8), Y7
 	VSUBPD      (DI)(AX*8), Y7, Y7
 	VMULPD      Y7, Y0, Y8
@@ -422,9 +422,9 @@ loop4_2:
 	VADDPD      Y8, Y7, Y7
 	VMOVUPD     Y7, (R13)(AX*8)
 	ADDQ        $0x04, AX
-	JMP         loop4_2
+	JMP         loopW_2
 
-tail1_2:
+tail_2:
 	CMPQ        AX, R9
 	JAE         done_2
 	VMOVSD      (SI)(AX*8), X7
@@ -439,7 +439,7 @@ tail1_2:
 	VADDSD      X8, X7, X7
 	VMOVSD      X7, (R13)(AX*8)
 	INCQ        AX
-	JMP         tail1_2
+	JMP         tail_2
 
 done_2:
 	VADDPD       Y5, Y4, Y4
@@ -458,100 +458,765 @@ done_2:
 	MOVQ         R11, bad+88(FP)
 	RET
 
-DATA eventConst<>+0(SB)/8, $0x8000000000000000
-DATA eventConst<>+8(SB)/8, $0x8000000000000000
-DATA eventConst<>+16(SB)/8, $0x8000000000000000
-DATA eventConst<>+24(SB)/8, $0x8000000000000000
-DATA eventConst<>+32(SB)/8, $0x3ff0000000000000
-DATA eventConst<>+40(SB)/8, $0x3ff0000000000000
-DATA eventConst<>+48(SB)/8, $0x3ff0000000000000
-DATA eventConst<>+56(SB)/8, $0x3ff0000000000000
-DATA eventConst<>+64(SB)/8, $0x3ff71547652b82fe
-DATA eventConst<>+72(SB)/8, $0x3ff71547652b82fe
-DATA eventConst<>+80(SB)/8, $0x3ff71547652b82fe
-DATA eventConst<>+88(SB)/8, $0x3ff71547652b82fe
-DATA eventConst<>+96(SB)/8, $0x3fe62e42fee00000
-DATA eventConst<>+104(SB)/8, $0x3fe62e42fee00000
-DATA eventConst<>+112(SB)/8, $0x3fe62e42fee00000
-DATA eventConst<>+120(SB)/8, $0x3fe62e42fee00000
-DATA eventConst<>+128(SB)/8, $0x3dea39ef35793c76
-DATA eventConst<>+136(SB)/8, $0x3dea39ef35793c76
-DATA eventConst<>+144(SB)/8, $0x3dea39ef35793c76
-DATA eventConst<>+152(SB)/8, $0x3dea39ef35793c76
-DATA eventConst<>+160(SB)/8, $0xc0874910d52d3051
-DATA eventConst<>+168(SB)/8, $0xc0874910d52d3051
-DATA eventConst<>+176(SB)/8, $0xc0874910d52d3051
-DATA eventConst<>+184(SB)/8, $0xc0874910d52d3051
-DATA eventConst<>+192(SB)/8, $0xc087500000000000
-DATA eventConst<>+200(SB)/8, $0xc087500000000000
-DATA eventConst<>+208(SB)/8, $0xc087500000000000
-DATA eventConst<>+216(SB)/8, $0xc087500000000000
-DATA eventConst<>+224(SB)/8, $0x3fe0000000000000
-DATA eventConst<>+232(SB)/8, $0x3fe0000000000000
-DATA eventConst<>+240(SB)/8, $0x3fe0000000000000
-DATA eventConst<>+248(SB)/8, $0x3fe0000000000000
-DATA eventConst<>+256(SB)/8, $0x4338000000000000
-DATA eventConst<>+264(SB)/8, $0x4338000000000000
-DATA eventConst<>+272(SB)/8, $0x4338000000000000
-DATA eventConst<>+280(SB)/8, $0x4338000000000000
-DATA eventConst<>+288(SB)/8, $0xbcc80000000003ff
-DATA eventConst<>+296(SB)/8, $0xbcc80000000003ff
-DATA eventConst<>+304(SB)/8, $0xbcc80000000003ff
-DATA eventConst<>+312(SB)/8, $0xbcc80000000003ff
-DATA eventConst<>+320(SB)/8, $0x0000000000000000
-DATA eventConst<>+328(SB)/8, $0x0000000000000001
-DATA eventConst<>+336(SB)/8, $0x0000000000000002
-DATA eventConst<>+344(SB)/8, $0x0000000000000003
-DATA eventConst<>+352(SB)/8, $0x3ff0000000000000
-DATA eventConst<>+360(SB)/8, $0x3ff0000000000000
-DATA eventConst<>+368(SB)/8, $0x3ff0000000000000
-DATA eventConst<>+376(SB)/8, $0x3ff0000000000000
-DATA eventConst<>+384(SB)/8, $0x3fe0000000000000
-DATA eventConst<>+392(SB)/8, $0x3fe0000000000000
-DATA eventConst<>+400(SB)/8, $0x3fe0000000000000
-DATA eventConst<>+408(SB)/8, $0x3fe0000000000000
-DATA eventConst<>+416(SB)/8, $0x3fc5555555555555
-DATA eventConst<>+424(SB)/8, $0x3fc5555555555555
-DATA eventConst<>+432(SB)/8, $0x3fc5555555555555
-DATA eventConst<>+440(SB)/8, $0x3fc5555555555555
-DATA eventConst<>+448(SB)/8, $0x3fa5555555555555
-DATA eventConst<>+456(SB)/8, $0x3fa5555555555555
-DATA eventConst<>+464(SB)/8, $0x3fa5555555555555
-DATA eventConst<>+472(SB)/8, $0x3fa5555555555555
-DATA eventConst<>+480(SB)/8, $0x3f81111111111111
-DATA eventConst<>+488(SB)/8, $0x3f81111111111111
-DATA eventConst<>+496(SB)/8, $0x3f81111111111111
-DATA eventConst<>+504(SB)/8, $0x3f81111111111111
-DATA eventConst<>+512(SB)/8, $0x3f56c16c16c16c17
-DATA eventConst<>+520(SB)/8, $0x3f56c16c16c16c17
-DATA eventConst<>+528(SB)/8, $0x3f56c16c16c16c17
-DATA eventConst<>+536(SB)/8, $0x3f56c16c16c16c17
-DATA eventConst<>+544(SB)/8, $0x3f2a01a01a01a01a
-DATA eventConst<>+552(SB)/8, $0x3f2a01a01a01a01a
-DATA eventConst<>+560(SB)/8, $0x3f2a01a01a01a01a
-DATA eventConst<>+568(SB)/8, $0x3f2a01a01a01a01a
-DATA eventConst<>+576(SB)/8, $0x3efa01a01a01a01a
-DATA eventConst<>+584(SB)/8, $0x3efa01a01a01a01a
-DATA eventConst<>+592(SB)/8, $0x3efa01a01a01a01a
-DATA eventConst<>+600(SB)/8, $0x3efa01a01a01a01a
-DATA eventConst<>+608(SB)/8, $0x3ec71de3a556c734
-DATA eventConst<>+616(SB)/8, $0x3ec71de3a556c734
-DATA eventConst<>+624(SB)/8, $0x3ec71de3a556c734
-DATA eventConst<>+632(SB)/8, $0x3ec71de3a556c734
-DATA eventConst<>+640(SB)/8, $0x3e927e4fb7789f5d
-DATA eventConst<>+648(SB)/8, $0x3e927e4fb7789f5d
-DATA eventConst<>+656(SB)/8, $0x3e927e4fb7789f5d
-DATA eventConst<>+664(SB)/8, $0x3e927e4fb7789f5d
-DATA eventConst<>+672(SB)/8, $0x3e5ae64567f544e4
-DATA eventConst<>+680(SB)/8, $0x3e5ae64567f544e4
-DATA eventConst<>+688(SB)/8, $0x3e5ae64567f544e4
-DATA eventConst<>+696(SB)/8, $0x3e5ae64567f544e4
-DATA eventConst<>+704(SB)/8, $0x3e21eed8eff8d898
-DATA eventConst<>+712(SB)/8, $0x3e21eed8eff8d898
-DATA eventConst<>+720(SB)/8, $0x3e21eed8eff8d898
-DATA eventConst<>+728(SB)/8, $0x3e21eed8eff8d898
-DATA eventConst<>+736(SB)/8, $0x3de6124613a86d0a
-DATA eventConst<>+744(SB)/8, $0x3de6124613a86d0a
-DATA eventConst<>+752(SB)/8, $0x3de6124613a86d0a
-DATA eventConst<>+760(SB)/8, $0x3de6124613a86d0a
-GLOBL eventConst<>(SB), RODATA|NOPTR, $768
+DATA eventConstAVX2<>+0(SB)/8, $0x8000000000000000
+DATA eventConstAVX2<>+8(SB)/8, $0x8000000000000000
+DATA eventConstAVX2<>+16(SB)/8, $0x8000000000000000
+DATA eventConstAVX2<>+24(SB)/8, $0x8000000000000000
+DATA eventConstAVX2<>+32(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX2<>+40(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX2<>+48(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX2<>+56(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX2<>+64(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX2<>+72(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX2<>+80(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX2<>+88(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX2<>+96(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX2<>+104(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX2<>+112(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX2<>+120(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX2<>+128(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX2<>+136(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX2<>+144(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX2<>+152(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX2<>+160(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX2<>+168(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX2<>+176(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX2<>+184(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX2<>+192(SB)/8, $0xc087500000000000
+DATA eventConstAVX2<>+200(SB)/8, $0xc087500000000000
+DATA eventConstAVX2<>+208(SB)/8, $0xc087500000000000
+DATA eventConstAVX2<>+216(SB)/8, $0xc087500000000000
+DATA eventConstAVX2<>+224(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX2<>+232(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX2<>+240(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX2<>+248(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX2<>+256(SB)/8, $0x4338000000000000
+DATA eventConstAVX2<>+264(SB)/8, $0x4338000000000000
+DATA eventConstAVX2<>+272(SB)/8, $0x4338000000000000
+DATA eventConstAVX2<>+280(SB)/8, $0x4338000000000000
+DATA eventConstAVX2<>+288(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX2<>+296(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX2<>+304(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX2<>+312(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX2<>+320(SB)/8, $0x0000000000000000
+DATA eventConstAVX2<>+328(SB)/8, $0x0000000000000001
+DATA eventConstAVX2<>+336(SB)/8, $0x0000000000000002
+DATA eventConstAVX2<>+344(SB)/8, $0x0000000000000003
+DATA eventConstAVX2<>+352(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX2<>+360(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX2<>+368(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX2<>+376(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX2<>+384(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX2<>+392(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX2<>+400(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX2<>+408(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX2<>+416(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX2<>+424(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX2<>+432(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX2<>+440(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX2<>+448(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX2<>+456(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX2<>+464(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX2<>+472(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX2<>+480(SB)/8, $0x3f81111111111111
+DATA eventConstAVX2<>+488(SB)/8, $0x3f81111111111111
+DATA eventConstAVX2<>+496(SB)/8, $0x3f81111111111111
+DATA eventConstAVX2<>+504(SB)/8, $0x3f81111111111111
+DATA eventConstAVX2<>+512(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX2<>+520(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX2<>+528(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX2<>+536(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX2<>+544(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX2<>+552(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX2<>+560(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX2<>+568(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX2<>+576(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX2<>+584(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX2<>+592(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX2<>+600(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX2<>+608(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX2<>+616(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX2<>+624(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX2<>+632(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX2<>+640(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX2<>+648(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX2<>+656(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX2<>+664(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX2<>+672(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX2<>+680(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX2<>+688(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX2<>+696(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX2<>+704(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX2<>+712(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX2<>+720(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX2<>+728(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX2<>+736(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX2<>+744(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX2<>+752(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX2<>+760(SB)/8, $0x3de6124613a86d0a
+GLOBL eventConstAVX2<>(SB), RODATA|NOPTR, $768
+
+// func eventLogisticAVX512(xi *float64, yi *float64, zi *float64, bi *float64, xj *float64, yj *float64, zj *float64, bj *float64, n int, sc *float64) (nonzero int, bad int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, FMA3, POPCNT
+TEXT ·eventLogisticAVX512(SB), NOSPLIT, $0-96
+	MOVQ         sc+72(FP), AX
+	MOVQ         xi+0(FP), CX
+	MOVQ         yi+8(FP), DX
+	MOVQ         zi+16(FP), BX
+	MOVQ         xj+32(FP), SI
+	MOVQ         yj+40(FP), DI
+	MOVQ         zj+48(FP), R8
+	MOVQ         n+64(FP), R9
+	VBROADCASTSD (AX), Z0
+	VBROADCASTSD 8(AX), Z1
+	VXORPD       Z2, Z2, Z2
+	VXORPD       Z3, Z3, Z3
+	VXORPD       Z4, Z4, Z4
+	VXORPD       Z5, Z5, Z5
+	MOVQ         R9, R10
+	ANDQ         $0x07, R10
+	LEAQ         tailMaskAVX512<>+0(SB), R11
+	KMOVB        (R11)(R10*1), K1
+	XORQ         R10, R10
+	MOVQ         R9, R11
+	ANDQ         $-32, R11
+
+loopG:
+	CMPQ        R10, R11
+	JAE         tailW
+	VMOVUPD     (DX)(R10*8), Z6
+	VMOVUPD     (DI)(R10*8), Z7
+	VMOVUPD     Z7, (DX)(R10*8)
+	VMOVUPD     Z6, (DI)(R10*8)
+	VMOVUPD     (CX)(R10*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     (SI)(R10*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     (BX)(R10*8), Z6
+	VMOVUPD     (R8)(R10*8), Z15
+	VMULPD      Z6, Z0, Z16
+	VFMADD231PD Z16, Z8, Z2
+	VMULPD      Z15, Z1, Z16
+	VFMADD231PD Z16, Z7, Z4
+	VADDPD      Z15, Z6, Z6
+	VMULPD      eventConstAVX512<>+448(SB), Z6, Z6
+	VMOVUPD     Z6, (BX)(R10*8)
+	VMOVUPD     Z6, (R8)(R10*8)
+	VMOVUPD     64(DX)(R10*8), Z6
+	VMOVUPD     64(DI)(R10*8), Z7
+	VMOVUPD     Z7, 64(DX)(R10*8)
+	VMOVUPD     Z6, 64(DI)(R10*8)
+	VMOVUPD     64(CX)(R10*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     64(SI)(R10*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     64(BX)(R10*8), Z6
+	VMOVUPD     64(R8)(R10*8), Z15
+	VMULPD      Z6, Z0, Z16
+	VFMADD231PD Z16, Z8, Z3
+	VMULPD      Z15, Z1, Z16
+	VFMADD231PD Z16, Z7, Z5
+	VADDPD      Z15, Z6, Z6
+	VMULPD      eventConstAVX512<>+448(SB), Z6, Z6
+	VMOVUPD     Z6, 64(BX)(R10*8)
+	VMOVUPD     Z6, 64(R8)(R10*8)
+	VMOVUPD     128(DX)(R10*8), Z6
+	VMOVUPD     128(DI)(R10*8), Z7
+	VMOVUPD     Z7, 128(DX)(R10*8)
+	VMOVUPD     Z6, 128(DI)(R10*8)
+	VMOVUPD     128(CX)(R10*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     128(SI)(R10*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     128(BX)(R10*8), Z6
+	VMOVUPD     128(R8)(R10*8), Z15
+	VMULPD      Z6, Z0, Z16
+	VFMADD231PD Z16, Z8, Z2
+	VMULPD      Z15, Z1, Z16
+	VFMADD231PD Z16, Z7, Z4
+	VADDPD      Z15, Z6, Z6
+	VMULPD      eventConstAVX512<>+448(SB), Z6, Z6
+	VMOVUPD     Z6, 128(BX)(R10*8)
+	VMOVUPD     Z6, 128(R8)(R10*8)
+	VMOVUPD     192(DX)(R10*8), Z6
+	VMOVUPD     192(DI)(R10*8), Z7
+	VMOVUPD     Z7, 192(DX)(R10*8)
+	VMOVUPD     Z6, 192(DI)(R10*8)
+	VMOVUPD     192(CX)(R10*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     192(SI)(R10*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     192(BX)(R10*8), Z6
+	VMOVUPD     192(R8)(R10*8), Z15
+	VMULPD      Z6, Z0, Z16
+	VFMADD231PD Z16, Z8, Z3
+	VMULPD      Z15, Z1, Z16
+	VFMADD231PD Z16, Z7, Z5
+	VADDPD      Z15, Z6, Z6
+	VMULPD      eventConstAVX512<>+448(SB), Z6, Z6
+	VMOVUPD     Z6, 192(BX)(R10*8)
+	VMOVUPD     Z6, 192(R8)(R10*8)
+	ADDQ        $0x20, R10
+	JMP         loopG
+
+tailW:
+	MOVQ R9, R11
+	ANDQ $-8, R11
+
+loopW:
+	CMPQ        R10, R11
+	JAE         tail
+	VMOVUPD     (DX)(R10*8), Z6
+	VMOVUPD     (DI)(R10*8), Z7
+	VMOVUPD     Z7, (DX)(R10*8)
+	VMOVUPD     Z6, (DI)(R10*8)
+	VMOVUPD     (CX)(R10*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     (SI)(R10*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     (BX)(R10*8), Z6
+	VMOVUPD     (R8)(R10*8), Z15
+	VMULPD      Z6, Z0, Z16
+	VFMADD231PD Z16, Z8, Z2
+	VMULPD      Z15, Z1, Z16
+	VFMADD231PD Z16, Z7, Z4
+	VADDPD      Z15, Z6, Z6
+	VMULPD      eventConstAVX512<>+448(SB), Z6, Z6
+	VMOVUPD     Z6, (BX)(R10*8)
+	VMOVUPD     Z6, (R8)(R10*8)
+	ADDQ        $0x08, R10
+	JMP         loopW
+
+tail:
+	CMPQ        R10, R9
+	JAE         done
+	VMOVUPD.Z   (DX)(R10*8), K1, Z6
+	VMOVUPD.Z   (DI)(R10*8), K1, Z7
+	VMOVUPD     Z7, K1, (DX)(R10*8)
+	VMOVUPD     Z6, K1, (DI)(R10*8)
+	VMOVUPD.Z   (CX)(R10*8), K1, Z8
+	VSUBPD      Z7, Z8, K1, Z8
+	VMOVUPD.Z   (SI)(R10*8), K1, Z7
+	VSUBPD      Z6, Z7, K1, Z7
+	VMOVUPD.Z   (BX)(R10*8), K1, Z6
+	VMOVUPD.Z   (R8)(R10*8), K1, Z15
+	VMULPD      Z6, Z0, K1, Z9
+	VFMADD231PD Z9, Z8, K1, Z2
+	VMULPD      Z15, Z1, K1, Z9
+	VFMADD231PD Z9, Z7, K1, Z4
+	VADDPD      Z15, Z6, K1, Z6
+	VMULPD      eventConstAVX512<>+448(SB), Z6, K1, Z6
+	VMOVUPD     Z6, K1, (BX)(R10*8)
+	VMOVUPD     Z6, K1, (R8)(R10*8)
+
+done:
+	VADDPD        Z3, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y2
+	VEXTRACTF128  $0x01, Y2, X0
+	VADDPD        X0, X2, X2
+	VHADDPD       X2, X2, X2
+	VADDPD        Z5, Z4, Z4
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y4
+	VEXTRACTF128  $0x01, Y4, X0
+	VADDPD        X0, X4, X4
+	VHADDPD       X4, X4, X4
+	VUNPCKLPD     X4, X2, X10
+	VXORPD        Y0, Y0, Y0
+	VORPD         eventConstAVX512<>+0(SB), Y10, Y1
+	VMOVUPD       eventConstAVX512<>+384(SB), Y2
+	VMAXPD        Y1, Y2, Y2
+	VMULPD        eventConstAVX512<>+128(SB), Y2, Y3
+	VROUNDPD      $0x08, Y3, Y3
+	VMOVAPD       Y2, Y2
+	VFNMADD231PD  eventConstAVX512<>+192(SB), Y3, Y2
+	VFNMADD231PD  eventConstAVX512<>+256(SB), Y3, Y2
+	VMULPD        Y2, Y2, Y4
+	VMOVUPD       eventConstAVX512<>+704(SB), Y5
+	VFMADD213PD   eventConstAVX512<>+64(SB), Y2, Y5
+	VMOVUPD       eventConstAVX512<>+832(SB), Y6
+	VFMADD213PD   eventConstAVX512<>+768(SB), Y2, Y6
+	VFMADD231PD   Y6, Y4, Y5
+	VMOVUPD       eventConstAVX512<>+960(SB), Y6
+	VFMADD213PD   eventConstAVX512<>+896(SB), Y2, Y6
+	VMOVUPD       eventConstAVX512<>+1088(SB), Y7
+	VFMADD213PD   eventConstAVX512<>+1024(SB), Y2, Y7
+	VFMADD231PD   Y7, Y4, Y6
+	VMOVUPD       eventConstAVX512<>+1216(SB), Y7
+	VFMADD213PD   eventConstAVX512<>+1152(SB), Y2, Y7
+	VMOVUPD       eventConstAVX512<>+1344(SB), Y8
+	VFMADD213PD   eventConstAVX512<>+1280(SB), Y2, Y8
+	VFMADD231PD   Y8, Y4, Y7
+	VMOVUPD       eventConstAVX512<>+1472(SB), Y8
+	VFMADD213PD   eventConstAVX512<>+1408(SB), Y2, Y8
+	VMULPD        Y4, Y4, Y2
+	VFMADD231PD   Y6, Y2, Y5
+	VFMADD231PD   Y8, Y2, Y7
+	VMULPD        Y2, Y2, Y2
+	VFMADD231PD   Y7, Y2, Y5
+	VMULPD        eventConstAVX512<>+448(SB), Y3, Y2
+	VROUNDPD      $0x09, Y2, Y2
+	VSUBPD        Y2, Y3, Y3
+	VADDPD        eventConstAVX512<>+512(SB), Y2, Y2
+	VPADDQ        eventConstAVX512<>+576(SB), Y2, Y2
+	VPSLLQ        $0x34, Y2, Y2
+	VMULPD        Y2, Y5, Y5
+	VADDPD        eventConstAVX512<>+512(SB), Y3, Y3
+	VPADDQ        eventConstAVX512<>+576(SB), Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VMULPD        Y3, Y5, Y5
+	VCMPPD        $0x01, eventConstAVX512<>+320(SB), Y1, Y1
+	VANDNPD       Y5, Y1, Y5
+	VCMPPD        $0x02, Y0, Y10, Y1
+	VBLENDVPD     Y1, eventConstAVX512<>+64(SB), Y5, Y1
+	VADDPD        eventConstAVX512<>+64(SB), Y5, Y2
+	VDIVPD        Y2, Y1, Y1
+	VXORPD        eventConstAVX512<>+0(SB), Y1, Y1
+	VXORPD        Y2, Y2, Y2
+	VMOVUPD       16(AX), X2
+	VCMPPD        $0x04, Y0, Y2, Y3
+	VMULPD        Y2, Y1, Y1
+	VANDPD        Y3, Y1, Y1
+	VCMPPD        $0x04, Y0, Y1, Y0
+	VANDPD        Y3, Y0, Y0
+	VMOVMSKPD     Y0, R10
+	ANDQ          $0x03, R10
+	POPCNTQ       R10, R10
+	XORQ          R11, R11
+	MOVQ          bi+24(FP), R12
+	MOVQ          bj+56(FP), R13
+	VBROADCASTSD  X1, Z0
+	VBROADCASTSD  32(AX), Z2
+	VBROADCASTSD  48(AX), Z3
+	VBROADCASTSD  64(AX), Z4
+	VXORPD        Z5, Z5, Z5
+	VXORPD        Z6, Z6, Z6
+	MOVQ          R9, R14
+	ANDQ          $0x07, R14
+	LEAQ          tailMaskAVX512<>+0(SB), R15
+	KMOVB         (R15)(R14*1), K1
+	XORQ          R14, R14
+	MOVQ          R9, R15
+	ANDQ          $-32, R15
+
+loopG_1:
+	CMPQ        R14, R15
+	JAE         tailW_1
+	VMOVUPD     (CX)(R14*8), Z7
+	VSUBPD      (DX)(R14*8), Z7, Z7
+	VMULPD      Z7, Z0, Z8
+	VADDPD      (BX)(R14*8), Z8, Z8
+	VMOVUPD     Z8, (BX)(R14*8)
+	VMULPD      Z2, Z8, Z8
+	VFMADD231PD Z8, Z7, Z5
+	VMULPD      Z4, Z8, Z8
+	VMULPD      (R12)(R14*8), Z3, Z7
+	VADDPD      Z8, Z7, Z7
+	VMOVUPD     Z7, (R12)(R14*8)
+	VMOVUPD     64(CX)(R14*8), Z7
+	VSUBPD      64(DX)(R14*8), Z7, Z7
+	VMULPD      Z7, Z0, Z8
+	VADDPD      64(BX)(R14*8), Z8, Z8
+	VMOVUPD     Z8, 64(BX)(R14*8)
+	VMULPD      Z2, Z8, Z8
+	VFMADD231PD Z8, Z7, Z6
+	VMULPD      Z4, Z8, Z8
+	VMULPD      64(R12)(R14*8), Z3, Z7
+	VADDPD      Z8, Z7, Z7
+	VMOVUPD     Z7, 64(R12)(R14*8)
+	VMOVUPD     128(CX)(R14*8), Z7
+	VSUBPD      128(DX)(R14*8), Z7, Z7
+	VMULPD      Z7, Z0, Z8
+	VADDPD      128(BX)(R14*8), Z8, Z8
+	VMOVUPD     Z8, 128(BX)(R14*8)
+	VMULPD      Z2, Z8, Z8
+	VFMADD231PD Z8, Z7, Z5
+	VMULPD      Z4, Z8, Z8
+	VMULPD      128(R12)(R14*8), Z3, Z7
+	VADDPD      Z8, Z7, Z7
+	VMOVUPD     Z7, 128(R12)(R14*8)
+	VMOVUPD     192(CX)(R14*8), Z7
+	VSUBPD      192(DX)(R14*8), Z7, Z7
+	VMULPD      Z7, Z0, Z8
+	VADDPD      192(BX)(R14*8), Z8, Z8
+	VMOVUPD     Z8, 192(BX)(R14*8)
+	VMULPD      Z2, Z8, Z8
+	VFMADD231PD Z8, Z7, Z6
+	VMULPD      Z4, Z8, Z8
+	VMULPD      192(R12)(R14*8), Z3, Z7
+	VADDPD      Z8, Z7, Z7
+	VMOVUPD     Z7, 192(R12)(R14*8)
+	ADDQ        $0x20, R14
+	JMP         loopG_1
+
+tailW_1:
+	MOVQ R9, R15
+	ANDQ $-8, R15
+
+loopW_1:
+	CMPQ        R14, R15
+	JAE         tail_1
+	VMOVUPD     (CX)(R14*8), Z7
+	VSUBPD      (DX)(R14*8), Z7, Z7
+	VMULPD      Z7, Z0, Z8
+	VADDPD      (BX)(R14*8), Z8, Z8
+	VMOVUPD     Z8, (BX)(R14*8)
+	VMULPD      Z2, Z8, Z8
+	VFMADD231PD Z8, Z7, Z5
+	VMULPD      Z4, Z8, Z8
+	VMULPD      (R12)(R14*8), Z3, Z7
+	VADDPD      Z8, Z7, Z7
+	VMOVUPD     Z7, (R12)(R14*8)
+	ADDQ        $0x08, R14
+	JMP         loopW_1
+
+tail_1:
+	CMPQ        R14, R9
+	JAE         done_1
+	VMOVUPD.Z   (CX)(R14*8), K1, Z7
+	VSUBPD      (DX)(R14*8), Z7, K1, Z7
+	VMULPD      Z7, Z0, K1, Z11
+	VADDPD      (BX)(R14*8), Z11, K1, Z11
+	VMOVUPD     Z11, K1, (BX)(R14*8)
+	VMULPD      Z2, Z11, K1, Z11
+	VFMADD231PD Z11, Z7, K1, Z5
+	VMULPD      Z4, Z11, K1, Z11
+	VMULPD      (R12)(R14*8), Z3, K1, Z12
+	VADDPD      Z11, Z12, K1, Z12
+	VMOVUPD     Z12, K1, (R12)(R14*8)
+
+done_1:
+	VADDPD        Z6, Z5, Z5
+	VEXTRACTF64X4 $0x01, Z5, Y0
+	VADDPD        Y0, Y5, Y5
+	VEXTRACTF128  $0x01, Y5, X0
+	VADDPD        X0, X5, X5
+	VHADDPD       X5, X5, X5
+	VSUBSD        X5, X5, X5
+	VUCOMISD      X5, X5
+	SETPS         CL
+	MOVBQZX       CL, CX
+	ORQ           CX, R11
+	VPERMILPD     $0x01, X1, X0
+	VBROADCASTSD  X0, Z0
+	VBROADCASTSD  40(AX), Z1
+	VBROADCASTSD  56(AX), Z2
+	VBROADCASTSD  72(AX), Z3
+	VXORPD        Z4, Z4, Z4
+	VXORPD        Z5, Z5, Z5
+	MOVQ          R9, AX
+	ANDQ          $0x07, AX
+	LEAQ          tailMaskAVX512<>+0(SB), CX
+	KMOVB         (CX)(AX*1), K1
+	XORQ          AX, AX
+	MOVQ          R9, CX
+	ANDQ          $-32, CX
+
+loopG_2:
+	CMPQ        AX, CX
+	JAE         tailW_2
+	VMOVUPD     (SI)(AX*8), Z6
+	VSUBPD      (DI)(AX*8), Z6, Z6
+	VMULPD      Z6, Z0, Z7
+	VADDPD      (R8)(AX*8), Z7, Z7
+	VMOVUPD     Z7, (R8)(AX*8)
+	VMULPD      Z1, Z7, Z7
+	VFMADD231PD Z7, Z6, Z4
+	VMULPD      Z3, Z7, Z7
+	VMULPD      (R13)(AX*8), Z2, Z6
+	VADDPD      Z7, Z6, Z6
+	VMOVUPD     Z6, (R13)(AX*8)
+	VMOVUPD     64(SI)(AX*8), Z6
+	VSUBPD      64(DI)(AX*8), Z6, Z6
+	VMULPD      Z6, Z0, Z7
+	VADDPD      64(R8)(AX*8), Z7, Z7
+	VMOVUPD     Z7, 64(R8)(AX*8)
+	VMULPD      Z1, Z7, Z7
+	VFMADD231PD Z7, Z6, Z5
+	VMULPD      Z3, Z7, Z7
+	VMULPD      64(R13)(AX*8), Z2, Z6
+	VADDPD      Z7, Z6, Z6
+	VMOVUPD     Z6, 64(R13)(AX*8)
+	VMOVUPD     128(SI)(AX*8), Z6
+	VSUBPD      128(DI)(AX*8), Z6, Z6
+	VMULPD      Z6, Z0, Z7
+	VADDPD      128(R8)(AX*8), Z7, Z7
+	VMOVUPD     Z7, 128(R8)(AX*8)
+	VMULPD      Z1, Z7, Z7
+	VFMADD231PD Z7, Z6, Z4
+	VMULPD      Z3, Z7, Z7
+	VMULPD      128(R13)(AX*8), Z2, Z6
+	VADDPD      Z7, Z6, Z6
+	VMOVUPD     Z6, 128(R13)(AX*8)
+	VMOVUPD     192(SI)(AX*8), Z6
+	VSUBPD      192(DI)(AX*8), Z6, Z6
+	VMULPD      Z6, Z0, Z7
+	VADDPD      192(R8)(AX*8), Z7, Z7
+	VMOVUPD     Z7, 192(R8)(AX*8)
+	VMULPD      Z1, Z7, Z7
+	VFMADD231PD Z7, Z6, Z5
+	VMULPD      Z3, Z7, Z7
+	VMULPD      192(R13)(AX*8), Z2, Z6
+	VADDPD      Z7, Z6, Z6
+	VMOVUPD     Z6, 192(R13)(AX*8)
+	ADDQ        $0x20, AX
+	JMP         loopG_2
+
+tailW_2:
+	MOVQ R9, CX
+	ANDQ $-8, CX
+
+loopW_2:
+	CMPQ        AX, CX
+	JAE         tail_2
+	VMOVUPD     (SI)(AX*8), Z6
+	VSUBPD      (DI)(AX*8), Z6, Z6
+	VMULPD      Z6, Z0, Z7
+	VADDPD      (R8)(AX*8), Z7, Z7
+	VMOVUPD     Z7, (R8)(AX*8)
+	VMULPD      Z1, Z7, Z7
+	VFMADD231PD Z7, Z6, Z4
+	VMULPD      Z3, Z7, Z7
+	VMULPD      (R13)(AX*8), Z2, Z6
+	VADDPD      Z7, Z6, Z6
+	VMOVUPD     Z6, (R13)(AX*8)
+	ADDQ        $0x08, AX
+	JMP         loopW_2
+
+tail_2:
+	CMPQ        AX, R9
+	JAE         done_2
+	VMOVUPD.Z   (SI)(AX*8), K1, Z6
+	VSUBPD      (DI)(AX*8), Z6, K1, Z6
+	VMULPD      Z6, Z0, K1, Z13
+	VADDPD      (R8)(AX*8), Z13, K1, Z13
+	VMOVUPD     Z13, K1, (R8)(AX*8)
+	VMULPD      Z1, Z13, K1, Z13
+	VFMADD231PD Z13, Z6, K1, Z4
+	VMULPD      Z3, Z13, K1, Z13
+	VMULPD      (R13)(AX*8), Z2, K1, Z14
+	VADDPD      Z13, Z14, K1, Z14
+	VMOVUPD     Z14, K1, (R13)(AX*8)
+
+done_2:
+	VADDPD        Z5, Z4, Z4
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y4
+	VEXTRACTF128  $0x01, Y4, X0
+	VADDPD        X0, X4, X4
+	VHADDPD       X4, X4, X4
+	VSUBSD        X4, X4, X4
+	VUCOMISD      X4, X4
+	SETPS         AL
+	MOVBQZX       AL, AX
+	SHLQ          $0x01, AX
+	ORQ           AX, R11
+	VZEROUPPER
+	MOVQ          R10, nonzero+80(FP)
+	MOVQ          R11, bad+88(FP)
+	RET
+
+DATA eventConstAVX512<>+0(SB)/8, $0x8000000000000000
+DATA eventConstAVX512<>+8(SB)/8, $0x8000000000000000
+DATA eventConstAVX512<>+16(SB)/8, $0x8000000000000000
+DATA eventConstAVX512<>+24(SB)/8, $0x8000000000000000
+DATA eventConstAVX512<>+32(SB)/8, $0x8000000000000000
+DATA eventConstAVX512<>+40(SB)/8, $0x8000000000000000
+DATA eventConstAVX512<>+48(SB)/8, $0x8000000000000000
+DATA eventConstAVX512<>+56(SB)/8, $0x8000000000000000
+DATA eventConstAVX512<>+64(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+72(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+80(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+88(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+96(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+104(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+112(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+120(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+128(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX512<>+136(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX512<>+144(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX512<>+152(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX512<>+160(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX512<>+168(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX512<>+176(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX512<>+184(SB)/8, $0x3ff71547652b82fe
+DATA eventConstAVX512<>+192(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX512<>+200(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX512<>+208(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX512<>+216(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX512<>+224(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX512<>+232(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX512<>+240(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX512<>+248(SB)/8, $0x3fe62e42fee00000
+DATA eventConstAVX512<>+256(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX512<>+264(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX512<>+272(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX512<>+280(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX512<>+288(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX512<>+296(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX512<>+304(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX512<>+312(SB)/8, $0x3dea39ef35793c76
+DATA eventConstAVX512<>+320(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX512<>+328(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX512<>+336(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX512<>+344(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX512<>+352(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX512<>+360(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX512<>+368(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX512<>+376(SB)/8, $0xc0874910d52d3051
+DATA eventConstAVX512<>+384(SB)/8, $0xc087500000000000
+DATA eventConstAVX512<>+392(SB)/8, $0xc087500000000000
+DATA eventConstAVX512<>+400(SB)/8, $0xc087500000000000
+DATA eventConstAVX512<>+408(SB)/8, $0xc087500000000000
+DATA eventConstAVX512<>+416(SB)/8, $0xc087500000000000
+DATA eventConstAVX512<>+424(SB)/8, $0xc087500000000000
+DATA eventConstAVX512<>+432(SB)/8, $0xc087500000000000
+DATA eventConstAVX512<>+440(SB)/8, $0xc087500000000000
+DATA eventConstAVX512<>+448(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+456(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+464(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+472(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+480(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+488(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+496(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+504(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+512(SB)/8, $0x4338000000000000
+DATA eventConstAVX512<>+520(SB)/8, $0x4338000000000000
+DATA eventConstAVX512<>+528(SB)/8, $0x4338000000000000
+DATA eventConstAVX512<>+536(SB)/8, $0x4338000000000000
+DATA eventConstAVX512<>+544(SB)/8, $0x4338000000000000
+DATA eventConstAVX512<>+552(SB)/8, $0x4338000000000000
+DATA eventConstAVX512<>+560(SB)/8, $0x4338000000000000
+DATA eventConstAVX512<>+568(SB)/8, $0x4338000000000000
+DATA eventConstAVX512<>+576(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX512<>+584(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX512<>+592(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX512<>+600(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX512<>+608(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX512<>+616(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX512<>+624(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX512<>+632(SB)/8, $0xbcc80000000003ff
+DATA eventConstAVX512<>+640(SB)/8, $0x0000000000000000
+DATA eventConstAVX512<>+648(SB)/8, $0x0000000000000001
+DATA eventConstAVX512<>+656(SB)/8, $0x0000000000000002
+DATA eventConstAVX512<>+664(SB)/8, $0x0000000000000003
+DATA eventConstAVX512<>+672(SB)/8, $0x0000000000000004
+DATA eventConstAVX512<>+680(SB)/8, $0x0000000000000005
+DATA eventConstAVX512<>+688(SB)/8, $0x0000000000000006
+DATA eventConstAVX512<>+696(SB)/8, $0x0000000000000007
+DATA eventConstAVX512<>+704(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+712(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+720(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+728(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+736(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+744(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+752(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+760(SB)/8, $0x3ff0000000000000
+DATA eventConstAVX512<>+768(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+776(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+784(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+792(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+800(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+808(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+816(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+824(SB)/8, $0x3fe0000000000000
+DATA eventConstAVX512<>+832(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX512<>+840(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX512<>+848(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX512<>+856(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX512<>+864(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX512<>+872(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX512<>+880(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX512<>+888(SB)/8, $0x3fc5555555555555
+DATA eventConstAVX512<>+896(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX512<>+904(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX512<>+912(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX512<>+920(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX512<>+928(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX512<>+936(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX512<>+944(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX512<>+952(SB)/8, $0x3fa5555555555555
+DATA eventConstAVX512<>+960(SB)/8, $0x3f81111111111111
+DATA eventConstAVX512<>+968(SB)/8, $0x3f81111111111111
+DATA eventConstAVX512<>+976(SB)/8, $0x3f81111111111111
+DATA eventConstAVX512<>+984(SB)/8, $0x3f81111111111111
+DATA eventConstAVX512<>+992(SB)/8, $0x3f81111111111111
+DATA eventConstAVX512<>+1000(SB)/8, $0x3f81111111111111
+DATA eventConstAVX512<>+1008(SB)/8, $0x3f81111111111111
+DATA eventConstAVX512<>+1016(SB)/8, $0x3f81111111111111
+DATA eventConstAVX512<>+1024(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX512<>+1032(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX512<>+1040(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX512<>+1048(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX512<>+1056(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX512<>+1064(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX512<>+1072(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX512<>+1080(SB)/8, $0x3f56c16c16c16c17
+DATA eventConstAVX512<>+1088(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX512<>+1096(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX512<>+1104(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX512<>+1112(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX512<>+1120(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX512<>+1128(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX512<>+1136(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX512<>+1144(SB)/8, $0x3f2a01a01a01a01a
+DATA eventConstAVX512<>+1152(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX512<>+1160(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX512<>+1168(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX512<>+1176(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX512<>+1184(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX512<>+1192(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX512<>+1200(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX512<>+1208(SB)/8, $0x3efa01a01a01a01a
+DATA eventConstAVX512<>+1216(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX512<>+1224(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX512<>+1232(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX512<>+1240(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX512<>+1248(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX512<>+1256(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX512<>+1264(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX512<>+1272(SB)/8, $0x3ec71de3a556c734
+DATA eventConstAVX512<>+1280(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX512<>+1288(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX512<>+1296(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX512<>+1304(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX512<>+1312(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX512<>+1320(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX512<>+1328(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX512<>+1336(SB)/8, $0x3e927e4fb7789f5d
+DATA eventConstAVX512<>+1344(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX512<>+1352(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX512<>+1360(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX512<>+1368(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX512<>+1376(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX512<>+1384(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX512<>+1392(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX512<>+1400(SB)/8, $0x3e5ae64567f544e4
+DATA eventConstAVX512<>+1408(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX512<>+1416(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX512<>+1424(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX512<>+1432(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX512<>+1440(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX512<>+1448(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX512<>+1456(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX512<>+1464(SB)/8, $0x3e21eed8eff8d898
+DATA eventConstAVX512<>+1472(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX512<>+1480(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX512<>+1488(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX512<>+1496(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX512<>+1504(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX512<>+1512(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX512<>+1520(SB)/8, $0x3de6124613a86d0a
+DATA eventConstAVX512<>+1528(SB)/8, $0x3de6124613a86d0a
+GLOBL eventConstAVX512<>(SB), RODATA|NOPTR, $1536
+
+DATA tailMaskAVX512<>+0(SB)/1, $0x00
+DATA tailMaskAVX512<>+1(SB)/1, $0x01
+DATA tailMaskAVX512<>+2(SB)/1, $0x03
+DATA tailMaskAVX512<>+3(SB)/1, $0x07
+DATA tailMaskAVX512<>+4(SB)/1, $0x0f
+DATA tailMaskAVX512<>+5(SB)/1, $0x1f
+DATA tailMaskAVX512<>+6(SB)/1, $0x3f
+DATA tailMaskAVX512<>+7(SB)/1, $0x7f
+GLOBL tailMaskAVX512<>(SB), RODATA|NOPTR, $8

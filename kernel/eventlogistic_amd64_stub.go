@@ -9,3 +9,9 @@ package kernel
 //
 //go:noescape
 func eventLogisticAVX2(xi *float64, yi *float64, zi *float64, bi *float64, xj *float64, yj *float64, zj *float64, bj *float64, n int, sc *float64) (nonzero int, bad int)
+
+// eventLogisticAVX512 is the asynchronous event kernel EventLogistic (AVX-512F/DQ).
+// Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
+//
+//go:noescape
+func eventLogisticAVX512(xi *float64, yi *float64, zi *float64, bi *float64, xj *float64, yj *float64, zj *float64, bj *float64, n int, sc *float64) (nonzero int, bad int)

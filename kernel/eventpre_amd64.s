@@ -26,9 +26,9 @@ TEXT ·eventPreAVX2(SB), NOSPLIT, $0-88
 	MOVQ         R8, R10
 	ANDQ         $-16, R10
 
-loop16:
+loopG:
 	CMPQ        R9, R10
-	JAE         tail4
+	JAE         tailW
 	VMOVUPD     (CX)(R9*8), Y8
 	VMOVUPD     (SI)(R9*8), Y9
 	VMOVUPD     Y9, (CX)(R9*8)
@@ -44,7 +44,7 @@ loop16:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y5
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventPreHalf<>+0(SB), Y8, Y8
+	VMULPD      eventPreHalfAVX2<>+0(SB), Y8, Y8
 	VMOVUPD     Y8, (DX)(R9*8)
 	VMOVUPD     Y8, (DI)(R9*8)
 	VMOVUPD     32(CX)(R9*8), Y8
@@ -62,7 +62,7 @@ loop16:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y6
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventPreHalf<>+0(SB), Y8, Y8
+	VMULPD      eventPreHalfAVX2<>+0(SB), Y8, Y8
 	VMOVUPD     Y8, 32(DX)(R9*8)
 	VMOVUPD     Y8, 32(DI)(R9*8)
 	VMOVUPD     64(CX)(R9*8), Y8
@@ -80,7 +80,7 @@ loop16:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y5
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventPreHalf<>+0(SB), Y8, Y8
+	VMULPD      eventPreHalfAVX2<>+0(SB), Y8, Y8
 	VMOVUPD     Y8, 64(DX)(R9*8)
 	VMOVUPD     Y8, 64(DI)(R9*8)
 	VMOVUPD     96(CX)(R9*8), Y8
@@ -98,19 +98,19 @@ loop16:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y6
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventPreHalf<>+0(SB), Y8, Y8
+	VMULPD      eventPreHalfAVX2<>+0(SB), Y8, Y8
 	VMOVUPD     Y8, 96(DX)(R9*8)
 	VMOVUPD     Y8, 96(DI)(R9*8)
 	ADDQ        $0x10, R9
-	JMP         loop16
+	JMP         loopG
 
-tail4:
+tailW:
 	MOVQ R8, R10
 	ANDQ $-4, R10
 
-loop4:
+loopW:
 	CMPQ        R9, R10
-	JAE         tail1
+	JAE         tail
 	VMOVUPD     (CX)(R9*8), Y8
 	VMOVUPD     (SI)(R9*8), Y9
 	VMOVUPD     Y9, (CX)(R9*8)
@@ -126,13 +126,13 @@ loop4:
 	VMULPD      Y11, Y1, Y12
 	VFMADD231PD Y12, Y9, Y5
 	VADDPD      Y11, Y8, Y8
-	VMULPD      eventPreHalf<>+0(SB), Y8, Y8
+	VMULPD      eventPreHalfAVX2<>+0(SB), Y8, Y8
 	VMOVUPD     Y8, (DX)(R9*8)
 	VMOVUPD     Y8, (DI)(R9*8)
 	ADDQ        $0x04, R9
-	JMP         loop4
+	JMP         loopW
 
-tail1:
+tail:
 	CMPQ        R9, R8
 	JAE         done
 	VMOVSD      (CX)(R9*8), X8
@@ -150,11 +150,11 @@ tail1:
 	VMULSD      X11, X1, X12
 	VFMADD231SD X12, X9, X7
 	VADDSD      X11, X8, X8
-	VMULSD      eventPreHalf<>+0(SB), X8, X8
+	VMULSD      eventPreHalfAVX2<>+0(SB), X8, X8
 	VMOVSD      X8, (DX)(R9*8)
 	VMOVSD      X8, (DI)(R9*8)
 	INCQ        R9
-	JMP         tail1
+	JMP         tail
 
 done:
 	VADDPD       Y3, Y2, Y2
@@ -172,8 +172,198 @@ done:
 	MOVSD        X5, mj+80(FP)
 	RET
 
-DATA eventPreHalf<>+0(SB)/8, $0x3fe0000000000000
-DATA eventPreHalf<>+8(SB)/8, $0x3fe0000000000000
-DATA eventPreHalf<>+16(SB)/8, $0x3fe0000000000000
-DATA eventPreHalf<>+24(SB)/8, $0x3fe0000000000000
-GLOBL eventPreHalf<>(SB), RODATA|NOPTR, $32
+DATA eventPreHalfAVX2<>+0(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX2<>+8(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX2<>+16(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX2<>+24(SB)/8, $0x3fe0000000000000
+GLOBL eventPreHalfAVX2<>(SB), RODATA|NOPTR, $32
+
+// func eventPreAVX512(xi *float64, yi *float64, zi *float64, xj *float64, yj *float64, zj *float64, n int, ci float64, cj float64) (mi float64, mj float64)
+// Requires: AVX, AVX512DQ, AVX512F, SSE2
+TEXT ·eventPreAVX512(SB), NOSPLIT, $0-88
+	VBROADCASTSD ci+56(FP), Z0
+	VBROADCASTSD cj+64(FP), Z1
+	MOVQ         xi+0(FP), AX
+	MOVQ         yi+8(FP), CX
+	MOVQ         zi+16(FP), DX
+	MOVQ         xj+24(FP), BX
+	MOVQ         yj+32(FP), SI
+	MOVQ         zj+40(FP), DI
+	MOVQ         n+48(FP), R8
+	VXORPD       Z2, Z2, Z2
+	VXORPD       Z3, Z3, Z3
+	VXORPD       Z4, Z4, Z4
+	VXORPD       Z5, Z5, Z5
+	MOVQ         R8, R9
+	ANDQ         $0x07, R9
+	LEAQ         tailMaskAVX512<>+0(SB), R10
+	KMOVB        (R10)(R9*1), K1
+	XORQ         R9, R9
+	MOVQ         R8, R10
+	ANDQ         $-32, R10
+
+loopG:
+	CMPQ        R9, R10
+	JAE         tailW
+	VMOVUPD     (CX)(R9*8), Z6
+	VMOVUPD     (SI)(R9*8), Z7
+	VMOVUPD     Z7, (CX)(R9*8)
+	VMOVUPD     Z6, (SI)(R9*8)
+	VMOVUPD     (AX)(R9*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     (BX)(R9*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     (DX)(R9*8), Z6
+	VMOVUPD     (DI)(R9*8), Z10
+	VMULPD      Z6, Z0, Z11
+	VFMADD231PD Z11, Z8, Z2
+	VMULPD      Z10, Z1, Z11
+	VFMADD231PD Z11, Z7, Z4
+	VADDPD      Z10, Z6, Z6
+	VMULPD      eventPreHalfAVX512<>+0(SB), Z6, Z6
+	VMOVUPD     Z6, (DX)(R9*8)
+	VMOVUPD     Z6, (DI)(R9*8)
+	VMOVUPD     64(CX)(R9*8), Z6
+	VMOVUPD     64(SI)(R9*8), Z7
+	VMOVUPD     Z7, 64(CX)(R9*8)
+	VMOVUPD     Z6, 64(SI)(R9*8)
+	VMOVUPD     64(AX)(R9*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     64(BX)(R9*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     64(DX)(R9*8), Z6
+	VMOVUPD     64(DI)(R9*8), Z10
+	VMULPD      Z6, Z0, Z11
+	VFMADD231PD Z11, Z8, Z3
+	VMULPD      Z10, Z1, Z11
+	VFMADD231PD Z11, Z7, Z5
+	VADDPD      Z10, Z6, Z6
+	VMULPD      eventPreHalfAVX512<>+0(SB), Z6, Z6
+	VMOVUPD     Z6, 64(DX)(R9*8)
+	VMOVUPD     Z6, 64(DI)(R9*8)
+	VMOVUPD     128(CX)(R9*8), Z6
+	VMOVUPD     128(SI)(R9*8), Z7
+	VMOVUPD     Z7, 128(CX)(R9*8)
+	VMOVUPD     Z6, 128(SI)(R9*8)
+	VMOVUPD     128(AX)(R9*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     128(BX)(R9*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     128(DX)(R9*8), Z6
+	VMOVUPD     128(DI)(R9*8), Z10
+	VMULPD      Z6, Z0, Z11
+	VFMADD231PD Z11, Z8, Z2
+	VMULPD      Z10, Z1, Z11
+	VFMADD231PD Z11, Z7, Z4
+	VADDPD      Z10, Z6, Z6
+	VMULPD      eventPreHalfAVX512<>+0(SB), Z6, Z6
+	VMOVUPD     Z6, 128(DX)(R9*8)
+	VMOVUPD     Z6, 128(DI)(R9*8)
+	VMOVUPD     192(CX)(R9*8), Z6
+	VMOVUPD     192(SI)(R9*8), Z7
+	VMOVUPD     Z7, 192(CX)(R9*8)
+	VMOVUPD     Z6, 192(SI)(R9*8)
+	VMOVUPD     192(AX)(R9*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     192(BX)(R9*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     192(DX)(R9*8), Z6
+	VMOVUPD     192(DI)(R9*8), Z10
+	VMULPD      Z6, Z0, Z11
+	VFMADD231PD Z11, Z8, Z3
+	VMULPD      Z10, Z1, Z11
+	VFMADD231PD Z11, Z7, Z5
+	VADDPD      Z10, Z6, Z6
+	VMULPD      eventPreHalfAVX512<>+0(SB), Z6, Z6
+	VMOVUPD     Z6, 192(DX)(R9*8)
+	VMOVUPD     Z6, 192(DI)(R9*8)
+	ADDQ        $0x20, R9
+	JMP         loopG
+
+tailW:
+	MOVQ R8, R10
+	ANDQ $-8, R10
+
+loopW:
+	CMPQ        R9, R10
+	JAE         tail
+	VMOVUPD     (CX)(R9*8), Z6
+	VMOVUPD     (SI)(R9*8), Z7
+	VMOVUPD     Z7, (CX)(R9*8)
+	VMOVUPD     Z6, (SI)(R9*8)
+	VMOVUPD     (AX)(R9*8), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMOVUPD     (BX)(R9*8), Z7
+	VSUBPD      Z6, Z7, Z7
+	VMOVUPD     (DX)(R9*8), Z6
+	VMOVUPD     (DI)(R9*8), Z10
+	VMULPD      Z6, Z0, Z11
+	VFMADD231PD Z11, Z8, Z2
+	VMULPD      Z10, Z1, Z11
+	VFMADD231PD Z11, Z7, Z4
+	VADDPD      Z10, Z6, Z6
+	VMULPD      eventPreHalfAVX512<>+0(SB), Z6, Z6
+	VMOVUPD     Z6, (DX)(R9*8)
+	VMOVUPD     Z6, (DI)(R9*8)
+	ADDQ        $0x08, R9
+	JMP         loopW
+
+tail:
+	CMPQ        R9, R8
+	JAE         done
+	VMOVUPD.Z   (CX)(R9*8), K1, Z6
+	VMOVUPD.Z   (SI)(R9*8), K1, Z7
+	VMOVUPD     Z7, K1, (CX)(R9*8)
+	VMOVUPD     Z6, K1, (SI)(R9*8)
+	VMOVUPD.Z   (AX)(R9*8), K1, Z8
+	VSUBPD      Z7, Z8, K1, Z8
+	VMOVUPD.Z   (BX)(R9*8), K1, Z7
+	VSUBPD      Z6, Z7, K1, Z7
+	VMOVUPD.Z   (DX)(R9*8), K1, Z6
+	VMOVUPD.Z   (DI)(R9*8), K1, Z10
+	VMULPD      Z6, Z0, K1, Z9
+	VFMADD231PD Z9, Z8, K1, Z2
+	VMULPD      Z10, Z1, K1, Z9
+	VFMADD231PD Z9, Z7, K1, Z4
+	VADDPD      Z10, Z6, K1, Z6
+	VMULPD      eventPreHalfAVX512<>+0(SB), Z6, K1, Z6
+	VMOVUPD     Z6, K1, (DX)(R9*8)
+	VMOVUPD     Z6, K1, (DI)(R9*8)
+
+done:
+	VADDPD        Z3, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y2
+	VEXTRACTF128  $0x01, Y2, X0
+	VADDPD        X0, X2, X2
+	VHADDPD       X2, X2, X2
+	VADDPD        Z5, Z4, Z4
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y4
+	VEXTRACTF128  $0x01, Y4, X0
+	VADDPD        X0, X4, X4
+	VHADDPD       X4, X4, X4
+	VZEROUPPER
+	MOVSD         X2, mi+72(FP)
+	MOVSD         X4, mj+80(FP)
+	RET
+
+DATA eventPreHalfAVX512<>+0(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX512<>+8(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX512<>+16(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX512<>+24(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX512<>+32(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX512<>+40(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX512<>+48(SB)/8, $0x3fe0000000000000
+DATA eventPreHalfAVX512<>+56(SB)/8, $0x3fe0000000000000
+GLOBL eventPreHalfAVX512<>(SB), RODATA|NOPTR, $64
+
+DATA tailMaskAVX512<>+0(SB)/1, $0x00
+DATA tailMaskAVX512<>+1(SB)/1, $0x01
+DATA tailMaskAVX512<>+2(SB)/1, $0x03
+DATA tailMaskAVX512<>+3(SB)/1, $0x07
+DATA tailMaskAVX512<>+4(SB)/1, $0x0f
+DATA tailMaskAVX512<>+5(SB)/1, $0x1f
+DATA tailMaskAVX512<>+6(SB)/1, $0x3f
+DATA tailMaskAVX512<>+7(SB)/1, $0x7f
+GLOBL tailMaskAVX512<>(SB), RODATA|NOPTR, $8

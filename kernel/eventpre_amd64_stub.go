@@ -9,3 +9,9 @@ package kernel
 //
 //go:noescape
 func eventPreAVX2(xi *float64, yi *float64, zi *float64, xj *float64, yj *float64, zj *float64, n int, ci float64, cj float64) (mi float64, mj float64)
+
+// eventPreAVX512 is the first pass of an asynchronous event, EventPre (AVX-512F/DQ).
+// Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
+//
+//go:noescape
+func eventPreAVX512(xi *float64, yi *float64, zi *float64, xj *float64, yj *float64, zj *float64, n int, ci float64, cj float64) (mi float64, mj float64)

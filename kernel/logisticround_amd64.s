@@ -27,55 +27,55 @@ loop4:
 	CMPQ         R9, R10
 	JAE          tail
 	VMOVUPD      (SI)(R9*8), Y5
-	VORPD        logisticConst<>+0(SB), Y5, Y6
-	VMOVUPD      logisticConst<>+192(SB), Y7
+	VORPD        logisticConstAVX2<>+0(SB), Y5, Y6
+	VMOVUPD      logisticConstAVX2<>+192(SB), Y7
 	VMAXPD       Y6, Y7, Y7
-	VMULPD       logisticConst<>+64(SB), Y7, Y8
+	VMULPD       logisticConstAVX2<>+64(SB), Y7, Y8
 	VROUNDPD     $0x08, Y8, Y8
 	VMOVAPD      Y7, Y7
-	VFNMADD231PD logisticConst<>+96(SB), Y8, Y7
-	VFNMADD231PD logisticConst<>+128(SB), Y8, Y7
+	VFNMADD231PD logisticConstAVX2<>+96(SB), Y8, Y7
+	VFNMADD231PD logisticConstAVX2<>+128(SB), Y8, Y7
 	VMULPD       Y7, Y7, Y9
-	VMOVUPD      logisticConst<>+352(SB), Y10
-	VFMADD213PD  logisticConst<>+32(SB), Y7, Y10
-	VMOVUPD      logisticConst<>+416(SB), Y11
-	VFMADD213PD  logisticConst<>+384(SB), Y7, Y11
+	VMOVUPD      logisticConstAVX2<>+352(SB), Y10
+	VFMADD213PD  logisticConstAVX2<>+32(SB), Y7, Y10
+	VMOVUPD      logisticConstAVX2<>+416(SB), Y11
+	VFMADD213PD  logisticConstAVX2<>+384(SB), Y7, Y11
 	VFMADD231PD  Y11, Y9, Y10
-	VMOVUPD      logisticConst<>+480(SB), Y11
-	VFMADD213PD  logisticConst<>+448(SB), Y7, Y11
-	VMOVUPD      logisticConst<>+544(SB), Y12
-	VFMADD213PD  logisticConst<>+512(SB), Y7, Y12
+	VMOVUPD      logisticConstAVX2<>+480(SB), Y11
+	VFMADD213PD  logisticConstAVX2<>+448(SB), Y7, Y11
+	VMOVUPD      logisticConstAVX2<>+544(SB), Y12
+	VFMADD213PD  logisticConstAVX2<>+512(SB), Y7, Y12
 	VFMADD231PD  Y12, Y9, Y11
-	VMOVUPD      logisticConst<>+608(SB), Y12
-	VFMADD213PD  logisticConst<>+576(SB), Y7, Y12
-	VMOVUPD      logisticConst<>+672(SB), Y13
-	VFMADD213PD  logisticConst<>+640(SB), Y7, Y13
+	VMOVUPD      logisticConstAVX2<>+608(SB), Y12
+	VFMADD213PD  logisticConstAVX2<>+576(SB), Y7, Y12
+	VMOVUPD      logisticConstAVX2<>+672(SB), Y13
+	VFMADD213PD  logisticConstAVX2<>+640(SB), Y7, Y13
 	VFMADD231PD  Y13, Y9, Y12
-	VMOVUPD      logisticConst<>+736(SB), Y13
-	VFMADD213PD  logisticConst<>+704(SB), Y7, Y13
+	VMOVUPD      logisticConstAVX2<>+736(SB), Y13
+	VFMADD213PD  logisticConstAVX2<>+704(SB), Y7, Y13
 	VMULPD       Y9, Y9, Y7
 	VFMADD231PD  Y11, Y7, Y10
 	VFMADD231PD  Y13, Y7, Y12
 	VMULPD       Y7, Y7, Y7
 	VFMADD231PD  Y12, Y7, Y10
-	VMULPD       logisticConst<>+224(SB), Y8, Y7
+	VMULPD       logisticConstAVX2<>+224(SB), Y8, Y7
 	VROUNDPD     $0x09, Y7, Y7
 	VSUBPD       Y7, Y8, Y8
-	VADDPD       logisticConst<>+256(SB), Y7, Y7
-	VPADDQ       logisticConst<>+288(SB), Y7, Y7
+	VADDPD       logisticConstAVX2<>+256(SB), Y7, Y7
+	VPADDQ       logisticConstAVX2<>+288(SB), Y7, Y7
 	VPSLLQ       $0x34, Y7, Y7
 	VMULPD       Y7, Y10, Y10
-	VADDPD       logisticConst<>+256(SB), Y8, Y8
-	VPADDQ       logisticConst<>+288(SB), Y8, Y8
+	VADDPD       logisticConstAVX2<>+256(SB), Y8, Y8
+	VPADDQ       logisticConstAVX2<>+288(SB), Y8, Y8
 	VPSLLQ       $0x34, Y8, Y8
 	VMULPD       Y8, Y10, Y10
-	VCMPPD       $0x01, logisticConst<>+160(SB), Y6, Y6
+	VCMPPD       $0x01, logisticConstAVX2<>+160(SB), Y6, Y6
 	VANDNPD      Y10, Y6, Y10
 	VCMPPD       $0x02, Y3, Y5, Y5
-	VBLENDVPD    Y5, logisticConst<>+32(SB), Y10, Y5
-	VADDPD       logisticConst<>+32(SB), Y10, Y6
+	VBLENDVPD    Y5, logisticConstAVX2<>+32(SB), Y10, Y5
+	VADDPD       logisticConstAVX2<>+32(SB), Y10, Y6
 	VDIVPD       Y6, Y5, Y5
-	VXORPD       logisticConst<>+0(SB), Y5, Y5
+	VXORPD       logisticConstAVX2<>+0(SB), Y5, Y5
 	VCMPPD       $0x04, Y3, Y5, Y6
 	VMOVMSKPD    Y6, R11
 	POPCNTQ      R11, R11
@@ -105,57 +105,57 @@ tail:
 	SUBQ         R9, DI
 	VMOVQ        DI, X5
 	VPBROADCASTQ X5, Y5
-	VPCMPGTQ     logisticConst<>+320(SB), Y5, Y5
+	VPCMPGTQ     logisticConstAVX2<>+320(SB), Y5, Y5
 	VMASKMOVPD   (SI)(R9*8), Y5, Y6
-	VORPD        logisticConst<>+0(SB), Y6, Y7
-	VMOVUPD      logisticConst<>+192(SB), Y8
+	VORPD        logisticConstAVX2<>+0(SB), Y6, Y7
+	VMOVUPD      logisticConstAVX2<>+192(SB), Y8
 	VMAXPD       Y7, Y8, Y8
-	VMULPD       logisticConst<>+64(SB), Y8, Y9
+	VMULPD       logisticConstAVX2<>+64(SB), Y8, Y9
 	VROUNDPD     $0x08, Y9, Y9
 	VMOVAPD      Y8, Y8
-	VFNMADD231PD logisticConst<>+96(SB), Y9, Y8
-	VFNMADD231PD logisticConst<>+128(SB), Y9, Y8
+	VFNMADD231PD logisticConstAVX2<>+96(SB), Y9, Y8
+	VFNMADD231PD logisticConstAVX2<>+128(SB), Y9, Y8
 	VMULPD       Y8, Y8, Y10
-	VMOVUPD      logisticConst<>+352(SB), Y11
-	VFMADD213PD  logisticConst<>+32(SB), Y8, Y11
-	VMOVUPD      logisticConst<>+416(SB), Y12
-	VFMADD213PD  logisticConst<>+384(SB), Y8, Y12
+	VMOVUPD      logisticConstAVX2<>+352(SB), Y11
+	VFMADD213PD  logisticConstAVX2<>+32(SB), Y8, Y11
+	VMOVUPD      logisticConstAVX2<>+416(SB), Y12
+	VFMADD213PD  logisticConstAVX2<>+384(SB), Y8, Y12
 	VFMADD231PD  Y12, Y10, Y11
-	VMOVUPD      logisticConst<>+480(SB), Y12
-	VFMADD213PD  logisticConst<>+448(SB), Y8, Y12
-	VMOVUPD      logisticConst<>+544(SB), Y13
-	VFMADD213PD  logisticConst<>+512(SB), Y8, Y13
+	VMOVUPD      logisticConstAVX2<>+480(SB), Y12
+	VFMADD213PD  logisticConstAVX2<>+448(SB), Y8, Y12
+	VMOVUPD      logisticConstAVX2<>+544(SB), Y13
+	VFMADD213PD  logisticConstAVX2<>+512(SB), Y8, Y13
 	VFMADD231PD  Y13, Y10, Y12
-	VMOVUPD      logisticConst<>+608(SB), Y13
-	VFMADD213PD  logisticConst<>+576(SB), Y8, Y13
-	VMOVUPD      logisticConst<>+672(SB), Y14
-	VFMADD213PD  logisticConst<>+640(SB), Y8, Y14
+	VMOVUPD      logisticConstAVX2<>+608(SB), Y13
+	VFMADD213PD  logisticConstAVX2<>+576(SB), Y8, Y13
+	VMOVUPD      logisticConstAVX2<>+672(SB), Y14
+	VFMADD213PD  logisticConstAVX2<>+640(SB), Y8, Y14
 	VFMADD231PD  Y14, Y10, Y13
-	VMOVUPD      logisticConst<>+736(SB), Y14
-	VFMADD213PD  logisticConst<>+704(SB), Y8, Y14
+	VMOVUPD      logisticConstAVX2<>+736(SB), Y14
+	VFMADD213PD  logisticConstAVX2<>+704(SB), Y8, Y14
 	VMULPD       Y10, Y10, Y8
 	VFMADD231PD  Y12, Y8, Y11
 	VFMADD231PD  Y14, Y8, Y13
 	VMULPD       Y8, Y8, Y8
 	VFMADD231PD  Y13, Y8, Y11
-	VMULPD       logisticConst<>+224(SB), Y9, Y8
+	VMULPD       logisticConstAVX2<>+224(SB), Y9, Y8
 	VROUNDPD     $0x09, Y8, Y8
 	VSUBPD       Y8, Y9, Y9
-	VADDPD       logisticConst<>+256(SB), Y8, Y8
-	VPADDQ       logisticConst<>+288(SB), Y8, Y8
+	VADDPD       logisticConstAVX2<>+256(SB), Y8, Y8
+	VPADDQ       logisticConstAVX2<>+288(SB), Y8, Y8
 	VPSLLQ       $0x34, Y8, Y8
 	VMULPD       Y8, Y11, Y11
-	VADDPD       logisticConst<>+256(SB), Y9, Y9
-	VPADDQ       logisticConst<>+288(SB), Y9, Y9
+	VADDPD       logisticConstAVX2<>+256(SB), Y9, Y9
+	VPADDQ       logisticConstAVX2<>+288(SB), Y9, Y9
 	VPSLLQ       $0x34, Y9, Y9
 	VMULPD       Y9, Y11, Y11
-	VCMPPD       $0x01, logisticConst<>+160(SB), Y7, Y7
+	VCMPPD       $0x01, logisticConstAVX2<>+160(SB), Y7, Y7
 	VANDNPD      Y11, Y7, Y11
 	VCMPPD       $0x02, Y3, Y6, Y6
-	VBLENDVPD    Y6, logisticConst<>+32(SB), Y11, Y6
-	VADDPD       logisticConst<>+32(SB), Y11, Y7
+	VBLENDVPD    Y6, logisticConstAVX2<>+32(SB), Y11, Y6
+	VADDPD       logisticConstAVX2<>+32(SB), Y11, Y7
 	VDIVPD       Y7, Y6, Y6
-	VXORPD       logisticConst<>+0(SB), Y6, Y6
+	VXORPD       logisticConstAVX2<>+0(SB), Y6, Y6
 	VCMPPD       $0x04, Y3, Y6, Y7
 	VMOVMSKPD    Y7, DI
 	VMOVMSKPD    Y5, R10
@@ -191,100 +191,469 @@ done:
 	MOVB      AL, finite+80(FP)
 	RET
 
-DATA logisticConst<>+0(SB)/8, $0x8000000000000000
-DATA logisticConst<>+8(SB)/8, $0x8000000000000000
-DATA logisticConst<>+16(SB)/8, $0x8000000000000000
-DATA logisticConst<>+24(SB)/8, $0x8000000000000000
-DATA logisticConst<>+32(SB)/8, $0x3ff0000000000000
-DATA logisticConst<>+40(SB)/8, $0x3ff0000000000000
-DATA logisticConst<>+48(SB)/8, $0x3ff0000000000000
-DATA logisticConst<>+56(SB)/8, $0x3ff0000000000000
-DATA logisticConst<>+64(SB)/8, $0x3ff71547652b82fe
-DATA logisticConst<>+72(SB)/8, $0x3ff71547652b82fe
-DATA logisticConst<>+80(SB)/8, $0x3ff71547652b82fe
-DATA logisticConst<>+88(SB)/8, $0x3ff71547652b82fe
-DATA logisticConst<>+96(SB)/8, $0x3fe62e42fee00000
-DATA logisticConst<>+104(SB)/8, $0x3fe62e42fee00000
-DATA logisticConst<>+112(SB)/8, $0x3fe62e42fee00000
-DATA logisticConst<>+120(SB)/8, $0x3fe62e42fee00000
-DATA logisticConst<>+128(SB)/8, $0x3dea39ef35793c76
-DATA logisticConst<>+136(SB)/8, $0x3dea39ef35793c76
-DATA logisticConst<>+144(SB)/8, $0x3dea39ef35793c76
-DATA logisticConst<>+152(SB)/8, $0x3dea39ef35793c76
-DATA logisticConst<>+160(SB)/8, $0xc0874910d52d3051
-DATA logisticConst<>+168(SB)/8, $0xc0874910d52d3051
-DATA logisticConst<>+176(SB)/8, $0xc0874910d52d3051
-DATA logisticConst<>+184(SB)/8, $0xc0874910d52d3051
-DATA logisticConst<>+192(SB)/8, $0xc087500000000000
-DATA logisticConst<>+200(SB)/8, $0xc087500000000000
-DATA logisticConst<>+208(SB)/8, $0xc087500000000000
-DATA logisticConst<>+216(SB)/8, $0xc087500000000000
-DATA logisticConst<>+224(SB)/8, $0x3fe0000000000000
-DATA logisticConst<>+232(SB)/8, $0x3fe0000000000000
-DATA logisticConst<>+240(SB)/8, $0x3fe0000000000000
-DATA logisticConst<>+248(SB)/8, $0x3fe0000000000000
-DATA logisticConst<>+256(SB)/8, $0x4338000000000000
-DATA logisticConst<>+264(SB)/8, $0x4338000000000000
-DATA logisticConst<>+272(SB)/8, $0x4338000000000000
-DATA logisticConst<>+280(SB)/8, $0x4338000000000000
-DATA logisticConst<>+288(SB)/8, $0xbcc80000000003ff
-DATA logisticConst<>+296(SB)/8, $0xbcc80000000003ff
-DATA logisticConst<>+304(SB)/8, $0xbcc80000000003ff
-DATA logisticConst<>+312(SB)/8, $0xbcc80000000003ff
-DATA logisticConst<>+320(SB)/8, $0x0000000000000000
-DATA logisticConst<>+328(SB)/8, $0x0000000000000001
-DATA logisticConst<>+336(SB)/8, $0x0000000000000002
-DATA logisticConst<>+344(SB)/8, $0x0000000000000003
-DATA logisticConst<>+352(SB)/8, $0x3ff0000000000000
-DATA logisticConst<>+360(SB)/8, $0x3ff0000000000000
-DATA logisticConst<>+368(SB)/8, $0x3ff0000000000000
-DATA logisticConst<>+376(SB)/8, $0x3ff0000000000000
-DATA logisticConst<>+384(SB)/8, $0x3fe0000000000000
-DATA logisticConst<>+392(SB)/8, $0x3fe0000000000000
-DATA logisticConst<>+400(SB)/8, $0x3fe0000000000000
-DATA logisticConst<>+408(SB)/8, $0x3fe0000000000000
-DATA logisticConst<>+416(SB)/8, $0x3fc5555555555555
-DATA logisticConst<>+424(SB)/8, $0x3fc5555555555555
-DATA logisticConst<>+432(SB)/8, $0x3fc5555555555555
-DATA logisticConst<>+440(SB)/8, $0x3fc5555555555555
-DATA logisticConst<>+448(SB)/8, $0x3fa5555555555555
-DATA logisticConst<>+456(SB)/8, $0x3fa5555555555555
-DATA logisticConst<>+464(SB)/8, $0x3fa5555555555555
-DATA logisticConst<>+472(SB)/8, $0x3fa5555555555555
-DATA logisticConst<>+480(SB)/8, $0x3f81111111111111
-DATA logisticConst<>+488(SB)/8, $0x3f81111111111111
-DATA logisticConst<>+496(SB)/8, $0x3f81111111111111
-DATA logisticConst<>+504(SB)/8, $0x3f81111111111111
-DATA logisticConst<>+512(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConst<>+520(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConst<>+528(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConst<>+536(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConst<>+544(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConst<>+552(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConst<>+560(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConst<>+568(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConst<>+576(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConst<>+584(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConst<>+592(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConst<>+600(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConst<>+608(SB)/8, $0x3ec71de3a556c734
-DATA logisticConst<>+616(SB)/8, $0x3ec71de3a556c734
-DATA logisticConst<>+624(SB)/8, $0x3ec71de3a556c734
-DATA logisticConst<>+632(SB)/8, $0x3ec71de3a556c734
-DATA logisticConst<>+640(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConst<>+648(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConst<>+656(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConst<>+664(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConst<>+672(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConst<>+680(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConst<>+688(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConst<>+696(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConst<>+704(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConst<>+712(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConst<>+720(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConst<>+728(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConst<>+736(SB)/8, $0x3de6124613a86d0a
-DATA logisticConst<>+744(SB)/8, $0x3de6124613a86d0a
-DATA logisticConst<>+752(SB)/8, $0x3de6124613a86d0a
-DATA logisticConst<>+760(SB)/8, $0x3de6124613a86d0a
-GLOBL logisticConst<>(SB), RODATA|NOPTR, $768
+DATA logisticConstAVX2<>+0(SB)/8, $0x8000000000000000
+DATA logisticConstAVX2<>+8(SB)/8, $0x8000000000000000
+DATA logisticConstAVX2<>+16(SB)/8, $0x8000000000000000
+DATA logisticConstAVX2<>+24(SB)/8, $0x8000000000000000
+DATA logisticConstAVX2<>+32(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX2<>+40(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX2<>+48(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX2<>+56(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX2<>+64(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX2<>+72(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX2<>+80(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX2<>+88(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX2<>+96(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX2<>+104(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX2<>+112(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX2<>+120(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX2<>+128(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX2<>+136(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX2<>+144(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX2<>+152(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX2<>+160(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX2<>+168(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX2<>+176(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX2<>+184(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX2<>+192(SB)/8, $0xc087500000000000
+DATA logisticConstAVX2<>+200(SB)/8, $0xc087500000000000
+DATA logisticConstAVX2<>+208(SB)/8, $0xc087500000000000
+DATA logisticConstAVX2<>+216(SB)/8, $0xc087500000000000
+DATA logisticConstAVX2<>+224(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX2<>+232(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX2<>+240(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX2<>+248(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX2<>+256(SB)/8, $0x4338000000000000
+DATA logisticConstAVX2<>+264(SB)/8, $0x4338000000000000
+DATA logisticConstAVX2<>+272(SB)/8, $0x4338000000000000
+DATA logisticConstAVX2<>+280(SB)/8, $0x4338000000000000
+DATA logisticConstAVX2<>+288(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX2<>+296(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX2<>+304(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX2<>+312(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX2<>+320(SB)/8, $0x0000000000000000
+DATA logisticConstAVX2<>+328(SB)/8, $0x0000000000000001
+DATA logisticConstAVX2<>+336(SB)/8, $0x0000000000000002
+DATA logisticConstAVX2<>+344(SB)/8, $0x0000000000000003
+DATA logisticConstAVX2<>+352(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX2<>+360(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX2<>+368(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX2<>+376(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX2<>+384(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX2<>+392(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX2<>+400(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX2<>+408(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX2<>+416(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX2<>+424(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX2<>+432(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX2<>+440(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX2<>+448(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX2<>+456(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX2<>+464(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX2<>+472(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX2<>+480(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX2<>+488(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX2<>+496(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX2<>+504(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX2<>+512(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX2<>+520(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX2<>+528(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX2<>+536(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX2<>+544(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX2<>+552(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX2<>+560(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX2<>+568(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX2<>+576(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX2<>+584(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX2<>+592(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX2<>+600(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX2<>+608(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX2<>+616(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX2<>+624(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX2<>+632(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX2<>+640(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX2<>+648(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX2<>+656(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX2<>+664(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX2<>+672(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX2<>+680(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX2<>+688(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX2<>+696(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX2<>+704(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX2<>+712(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX2<>+720(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX2<>+728(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX2<>+736(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX2<>+744(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX2<>+752(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX2<>+760(SB)/8, $0x3de6124613a86d0a
+GLOBL logisticConstAVX2<>(SB), RODATA|NOPTR, $768
+
+// func logisticRoundAVX512(s0 *float64, q *float64, w *float64, eta *float64, m *float64, n int, c float64, a float64, bc float64) (nonzero int, finite bool)
+// Requires: AVX, AVX512DQ, AVX512F, POPCNT
+TEXT ·logisticRoundAVX512(SB), NOSPLIT, $0-81
+	VBROADCASTSD c+48(FP), Z0
+	VBROADCASTSD a+56(FP), Z1
+	VBROADCASTSD bc+64(FP), Z2
+	MOVQ         s0+0(FP), AX
+	MOVQ         q+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         eta+24(FP), BX
+	MOVQ         m+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VXORPD       Z3, Z3, Z3
+	VXORPD       Z4, Z4, Z4
+	XORQ         R8, R8
+	MOVQ         DI, R9
+	ANDQ         $0x07, R9
+	LEAQ         tailMaskAVX512<>+0(SB), R10
+	KMOVB        (R10)(R9*1), K1
+	XORQ         R9, R9
+	MOVQ         DI, R10
+	ANDQ         $-8, R10
+
+loop8:
+	CMPQ         R9, R10
+	JAE          tail
+	VMOVUPD      (SI)(R9*8), Z5
+	VORPD        logisticConstAVX512<>+0(SB), Z5, Z6
+	VMOVUPD      logisticConstAVX512<>+384(SB), Z7
+	VMAXPD       Z6, Z7, Z7
+	VMULPD       logisticConstAVX512<>+128(SB), Z7, Z8
+	VRNDSCALEPD  $0x08, Z8, Z8
+	VMOVAPD      Z7, Z7
+	VFNMADD231PD logisticConstAVX512<>+192(SB), Z8, Z7
+	VFNMADD231PD logisticConstAVX512<>+256(SB), Z8, Z7
+	VMULPD       Z7, Z7, Z11
+	VMOVUPD      logisticConstAVX512<>+704(SB), Z12
+	VFMADD213PD  logisticConstAVX512<>+64(SB), Z7, Z12
+	VMOVUPD      logisticConstAVX512<>+832(SB), Z13
+	VFMADD213PD  logisticConstAVX512<>+768(SB), Z7, Z13
+	VFMADD231PD  Z13, Z11, Z12
+	VMOVUPD      logisticConstAVX512<>+960(SB), Z13
+	VFMADD213PD  logisticConstAVX512<>+896(SB), Z7, Z13
+	VMOVUPD      logisticConstAVX512<>+1088(SB), Z14
+	VFMADD213PD  logisticConstAVX512<>+1024(SB), Z7, Z14
+	VFMADD231PD  Z14, Z11, Z13
+	VMOVUPD      logisticConstAVX512<>+1216(SB), Z14
+	VFMADD213PD  logisticConstAVX512<>+1152(SB), Z7, Z14
+	VMOVUPD      logisticConstAVX512<>+1344(SB), Z15
+	VFMADD213PD  logisticConstAVX512<>+1280(SB), Z7, Z15
+	VFMADD231PD  Z15, Z11, Z14
+	VMOVUPD      logisticConstAVX512<>+1472(SB), Z15
+	VFMADD213PD  logisticConstAVX512<>+1408(SB), Z7, Z15
+	VMULPD       Z11, Z11, Z7
+	VFMADD231PD  Z13, Z7, Z12
+	VFMADD231PD  Z15, Z7, Z14
+	VMULPD       Z7, Z7, Z7
+	VFMADD231PD  Z14, Z7, Z12
+	VSCALEFPD    Z8, Z12, Z12
+	VCMPPD       $0x01, logisticConstAVX512<>+320(SB), Z6, K2
+	VXORPD       Z12, Z12, K2, Z12
+	VCMPPD       $0x02, Z3, Z5, K2
+	VBLENDMPD    logisticConstAVX512<>+64(SB), Z12, K2, Z9
+	VADDPD       logisticConstAVX512<>+64(SB), Z12, Z5
+	VDIVPD       Z5, Z9, Z5
+	VXORPD       logisticConstAVX512<>+0(SB), Z5, Z5
+	VCMPPD       $0x04, Z3, Z5, K2
+	KMOVB        K2, R11
+	POPCNTQ      R11, R11
+	ADDQ         R11, R8
+	VMOVUPD      (DX)(R9*8), Z6
+	VADDPD       Z5, Z6, Z6
+	VMOVUPD      Z6, (DX)(R9*8)
+	VMOVUPD      (BX)(R9*8), Z5
+	VMULPD       Z1, Z5, Z5
+	VMULPD       Z2, Z6, Z7
+	VADDPD       Z7, Z5, Z5
+	VMOVUPD      Z5, (BX)(R9*8)
+	VMOVUPD      (CX)(R9*8), Z7
+	VMOVUPD      (AX)(R9*8), Z5
+	VMULPD       Z7, Z6, Z7
+	VADDPD       Z7, Z5, Z7
+	VMULPD       Z0, Z7, Z7
+	VMOVUPD      Z7, (SI)(R9*8)
+	VSUBPD       Z7, Z7, Z7
+	VADDPD       Z7, Z4, Z4
+	ADDQ         $0x08, R9
+	JMP          loop8
+
+tail:
+	CMPQ         R9, DI
+	JAE          done
+	VMOVUPD.Z    (SI)(R9*8), K1, Z5
+	VORPD        logisticConstAVX512<>+0(SB), Z5, Z6
+	VMOVUPD      logisticConstAVX512<>+384(SB), Z7
+	VMAXPD       Z6, Z7, Z7
+	VMULPD       logisticConstAVX512<>+128(SB), Z7, Z8
+	VRNDSCALEPD  $0x08, Z8, Z8
+	VMOVAPD      Z7, Z7
+	VFNMADD231PD logisticConstAVX512<>+192(SB), Z8, Z7
+	VFNMADD231PD logisticConstAVX512<>+256(SB), Z8, Z7
+	VMULPD       Z7, Z7, Z9
+	VMOVUPD      logisticConstAVX512<>+704(SB), Z11
+	VFMADD213PD  logisticConstAVX512<>+64(SB), Z7, Z11
+	VMOVUPD      logisticConstAVX512<>+832(SB), Z12
+	VFMADD213PD  logisticConstAVX512<>+768(SB), Z7, Z12
+	VFMADD231PD  Z12, Z9, Z11
+	VMOVUPD      logisticConstAVX512<>+960(SB), Z12
+	VFMADD213PD  logisticConstAVX512<>+896(SB), Z7, Z12
+	VMOVUPD      logisticConstAVX512<>+1088(SB), Z13
+	VFMADD213PD  logisticConstAVX512<>+1024(SB), Z7, Z13
+	VFMADD231PD  Z13, Z9, Z12
+	VMOVUPD      logisticConstAVX512<>+1216(SB), Z13
+	VFMADD213PD  logisticConstAVX512<>+1152(SB), Z7, Z13
+	VMOVUPD      logisticConstAVX512<>+1344(SB), Z14
+	VFMADD213PD  logisticConstAVX512<>+1280(SB), Z7, Z14
+	VFMADD231PD  Z14, Z9, Z13
+	VMOVUPD      logisticConstAVX512<>+1472(SB), Z14
+	VFMADD213PD  logisticConstAVX512<>+1408(SB), Z7, Z14
+	VMULPD       Z9, Z9, Z7
+	VFMADD231PD  Z12, Z7, Z11
+	VFMADD231PD  Z14, Z7, Z13
+	VMULPD       Z7, Z7, Z7
+	VFMADD231PD  Z13, Z7, Z11
+	VSCALEFPD    Z8, Z11, Z11
+	VCMPPD       $0x01, logisticConstAVX512<>+320(SB), Z6, K2
+	VXORPD       Z11, Z11, K2, Z11
+	VCMPPD       $0x02, Z3, Z5, K2
+	VBLENDMPD    logisticConstAVX512<>+64(SB), Z11, K2, Z10
+	VADDPD       logisticConstAVX512<>+64(SB), Z11, Z5
+	VDIVPD       Z5, Z10, Z5
+	VXORPD       logisticConstAVX512<>+0(SB), Z5, Z5
+	VCMPPD       $0x04, Z3, Z5, K2
+	KANDB        K1, K2, K2
+	KMOVB        K2, DI
+	POPCNTQ      DI, DI
+	ADDQ         DI, R8
+	VMOVUPD.Z    (DX)(R9*8), K1, Z6
+	VADDPD       Z5, Z6, Z6
+	VMOVUPD      Z6, K1, (DX)(R9*8)
+	VMOVUPD.Z    (BX)(R9*8), K1, Z5
+	VMULPD       Z1, Z5, Z5
+	VMULPD       Z2, Z6, Z1
+	VADDPD       Z1, Z5, Z5
+	VMOVUPD      Z5, K1, (BX)(R9*8)
+	VMOVUPD.Z    (CX)(R9*8), K1, Z1
+	VMOVUPD.Z    (AX)(R9*8), K1, Z2
+	VMULPD       Z1, Z6, Z1
+	VADDPD       Z1, Z2, Z1
+	VMULPD       Z0, Z1, Z1
+	VMOVUPD      Z1, K1, (SI)(R9*8)
+	VSUBPD       Z1, Z1, Z1
+	VADDPD       Z1, Z4, K1, Z4
+
+done:
+	VCMPPD $0x00, Z3, Z4, K1
+	KMOVB  K1, CX
+	XORQ   AX, AX
+	CMPQ   CX, $0xff
+	SETEQ  AL
+	VZEROUPPER
+	MOVQ   R8, nonzero+72(FP)
+	MOVB   AL, finite+80(FP)
+	RET
+
+DATA logisticConstAVX512<>+0(SB)/8, $0x8000000000000000
+DATA logisticConstAVX512<>+8(SB)/8, $0x8000000000000000
+DATA logisticConstAVX512<>+16(SB)/8, $0x8000000000000000
+DATA logisticConstAVX512<>+24(SB)/8, $0x8000000000000000
+DATA logisticConstAVX512<>+32(SB)/8, $0x8000000000000000
+DATA logisticConstAVX512<>+40(SB)/8, $0x8000000000000000
+DATA logisticConstAVX512<>+48(SB)/8, $0x8000000000000000
+DATA logisticConstAVX512<>+56(SB)/8, $0x8000000000000000
+DATA logisticConstAVX512<>+64(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+72(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+80(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+88(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+96(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+104(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+112(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+120(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+128(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+136(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+144(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+152(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+160(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+168(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+176(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+184(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+192(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+200(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+208(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+216(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+224(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+232(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+240(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+248(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+256(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+264(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+272(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+280(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+288(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+296(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+304(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+312(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+320(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+328(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+336(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+344(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+352(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+360(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+368(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+376(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+384(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+392(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+400(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+408(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+416(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+424(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+432(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+440(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+448(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+456(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+464(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+472(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+480(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+488(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+496(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+504(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+512(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+520(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+528(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+536(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+544(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+552(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+560(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+568(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+576(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+584(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+592(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+600(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+608(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+616(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+624(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+632(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+640(SB)/8, $0x0000000000000000
+DATA logisticConstAVX512<>+648(SB)/8, $0x0000000000000001
+DATA logisticConstAVX512<>+656(SB)/8, $0x0000000000000002
+DATA logisticConstAVX512<>+664(SB)/8, $0x0000000000000003
+DATA logisticConstAVX512<>+672(SB)/8, $0x0000000000000004
+DATA logisticConstAVX512<>+680(SB)/8, $0x0000000000000005
+DATA logisticConstAVX512<>+688(SB)/8, $0x0000000000000006
+DATA logisticConstAVX512<>+696(SB)/8, $0x0000000000000007
+DATA logisticConstAVX512<>+704(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+712(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+720(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+728(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+736(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+744(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+752(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+760(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+768(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+776(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+784(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+792(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+800(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+808(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+816(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+824(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+832(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+840(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+848(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+856(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+864(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+872(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+880(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+888(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+896(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+904(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+912(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+920(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+928(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+936(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+944(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+952(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+960(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+968(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+976(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+984(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+992(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+1000(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+1008(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+1016(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+1024(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+1032(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+1040(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+1048(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+1056(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+1064(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+1072(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+1080(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+1088(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+1096(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+1104(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+1112(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+1120(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+1128(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+1136(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+1144(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+1152(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+1160(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+1168(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+1176(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+1184(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+1192(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+1200(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+1208(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+1216(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+1224(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+1232(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+1240(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+1248(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+1256(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+1264(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+1272(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+1280(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+1288(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+1296(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+1304(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+1312(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+1320(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+1328(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+1336(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+1344(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+1352(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+1360(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+1368(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+1376(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+1384(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+1392(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+1400(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+1408(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+1416(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+1424(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+1432(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+1440(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+1448(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+1456(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+1464(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+1472(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX512<>+1480(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX512<>+1488(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX512<>+1496(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX512<>+1504(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX512<>+1512(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX512<>+1520(SB)/8, $0x3de6124613a86d0a
+DATA logisticConstAVX512<>+1528(SB)/8, $0x3de6124613a86d0a
+GLOBL logisticConstAVX512<>(SB), RODATA|NOPTR, $1536
+
+DATA tailMaskAVX512<>+0(SB)/1, $0x00
+DATA tailMaskAVX512<>+1(SB)/1, $0x01
+DATA tailMaskAVX512<>+2(SB)/1, $0x03
+DATA tailMaskAVX512<>+3(SB)/1, $0x07
+DATA tailMaskAVX512<>+4(SB)/1, $0x0f
+DATA tailMaskAVX512<>+5(SB)/1, $0x1f
+DATA tailMaskAVX512<>+6(SB)/1, $0x3f
+DATA tailMaskAVX512<>+7(SB)/1, $0x7f
+GLOBL tailMaskAVX512<>(SB), RODATA|NOPTR, $8

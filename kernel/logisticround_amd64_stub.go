@@ -9,3 +9,9 @@ package kernel
 //
 //go:noescape
 func logisticRoundAVX2(s0 *float64, q *float64, w *float64, eta *float64, m *float64, n int, c float64, a float64, bc float64) (nonzero int, finite bool)
+
+// logisticRoundAVX512 is the round kernel of LogisticRound (AVX-512F/DQ).
+// Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
+//
+//go:noescape
+func logisticRoundAVX512(s0 *float64, q *float64, w *float64, eta *float64, m *float64, n int, c float64, a float64, bc float64) (nonzero int, finite bool)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -130,6 +131,43 @@ func TestLogisticRound(t *testing.T) {
 			for _, offs := range offsetSets {
 				vals, c, a, bc := randomLogisticCase(r, n, mm)
 				checkLogistic(t, vals, c, a, bc, offs, fmt.Sprintf("n=%d mode=%s offsets=%v", n, mm.name, offs))
+			}
+		}
+	}
+}
+
+// TestLogisticRoundWidthsAgree: the avx512 kernel is the avx2 kernel's
+// arithmetic eight lanes at a time (VRNDSCALEPD and VSCALEFPD round as
+// VROUNDPD and the two scalings do), so its outputs have the avx2 bits, for
+// every length 0..130 and margin mode.
+func TestLogisticRoundWidthsAgree(t *testing.T) {
+	impls := Implementations()
+	if !slices.Contains(impls, "avx2") || !slices.Contains(impls, "avx512") {
+		t.Skipf("needs avx2 and avx512 (have %v)", impls)
+	}
+	r := rand.New(rand.NewPCG(8, 12))
+	for n := 0; n <= 130; n++ {
+		for _, mm := range marginModes {
+			vals, c, a, bc := randomLogisticCase(r, n, mm)
+			var out [2][5][]float64
+			var nz [2]int
+			var fin [2]bool
+			for x, impl := range []string{"avx2", "avx512"} {
+				for i := range vals {
+					out[x][i] = slices.Clone(vals[i])
+				}
+				o := &out[x]
+				withImpl(t, impl, func() { nz[x], fin[x] = LogisticRound(o[0], o[1], o[2], o[3], o[4], c, a, bc) })
+			}
+			if nz[0] != nz[1] || fin[0] != fin[1] {
+				t.Fatalf("n=%d %s: avx2 (%d, %v), avx512 (%d, %v)", n, mm.name, nz[0], fin[0], nz[1], fin[1])
+			}
+			for i := range vals {
+				for e := range n {
+					if !sameBits(out[0][i][e], out[1][i][e]) {
+						t.Fatalf("n=%d %s: output %d[%d]: avx2 %v, avx512 %v", n, mm.name, i, e, out[0][i][e], out[1][i][e])
+					}
+				}
 			}
 		}
 	}
@@ -276,4 +314,28 @@ func FuzzLogisticRound(f *testing.F) {
 		}
 		checkLogistic(t, vals, c, a, bc, []int{off, off + 3}, "fuzz")
 	})
+}
+
+// BenchmarkLogisticRound: one round of a pack of n nodes (ns per node in
+// the metric), margins spread over the exponential's useful range, for
+// every implementation; the pack is in L1 (n ≤ 64), L2 (4096) or beyond
+// (131072: 5 MiB of arrays).
+func BenchmarkLogisticRound(b *testing.B) {
+	for _, impl := range Implementations() {
+		for _, n := range []int{5, 16, 64, 4096, 131072} {
+			b.Run(fmt.Sprintf("%s/n=%d", impl, n), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(3, 4))
+				vals, c, a, bc := randomLogisticCase(r, n, marginModes[0])
+				s0, q, w, eta, m := vals[0], vals[1], vals[2], vals[3], vals[4]
+				m0 := slices.Clone(m)
+				withImpl(b, impl, func() {
+					for b.Loop() {
+						copy(m, m0) // the same margins each time
+						LogisticRound(s0, q, w, eta, m, c, a, bc)
+					}
+				})
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
+			})
+		}
+	}
 }

@@ -15,9 +15,9 @@ TEXT ·scaleAVX2(SB), NOSPLIT, $0-32
 	MOVQ         DX, SI
 	ANDQ         $-16, SI
 
-loop16:
+loopG:
 	CMPQ    BX, SI
-	JAE     tail4
+	JAE     tailW
 	VMULPD  (CX)(BX*8), Y0, Y1
 	VMOVUPD Y1, (AX)(BX*8)
 	VMULPD  32(CX)(BX*8), Y0, Y1
@@ -27,28 +27,89 @@ loop16:
 	VMULPD  96(CX)(BX*8), Y0, Y1
 	VMOVUPD Y1, 96(AX)(BX*8)
 	ADDQ    $0x10, BX
-	JMP     loop16
+	JMP     loopG
 
-tail4:
+tailW:
 	MOVQ DX, SI
 	ANDQ $-4, SI
 
-loop4:
+loopW:
 	CMPQ    BX, SI
-	JAE     tail1
+	JAE     tail
 	VMULPD  (CX)(BX*8), Y0, Y1
 	VMOVUPD Y1, (AX)(BX*8)
 	ADDQ    $0x04, BX
-	JMP     loop4
+	JMP     loopW
 
-tail1:
+tail:
 	CMPQ   BX, DX
 	JAE    done
 	VMULSD (CX)(BX*8), X0, X1
 	VMOVSD X1, (AX)(BX*8)
 	INCQ   BX
-	JMP    tail1
+	JMP    tail
 
 done:
 	VZEROUPPER
 	RET
+
+// func scaleAVX512(dst *float64, src *float64, n int, c float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·scaleAVX512(SB), NOSPLIT, $0-32
+	VBROADCASTSD c+24(FP), Z0
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	MOVQ         DX, BX
+	ANDQ         $0x07, BX
+	LEAQ         tailMaskAVX512<>+0(SB), SI
+	KMOVB        (SI)(BX*1), K1
+	XORQ         BX, BX
+	MOVQ         DX, SI
+	ANDQ         $-32, SI
+
+loopG:
+	CMPQ    BX, SI
+	JAE     tailW
+	VMULPD  (CX)(BX*8), Z0, Z1
+	VMOVUPD Z1, (AX)(BX*8)
+	VMULPD  64(CX)(BX*8), Z0, Z1
+	VMOVUPD Z1, 64(AX)(BX*8)
+	VMULPD  128(CX)(BX*8), Z0, Z1
+	VMOVUPD Z1, 128(AX)(BX*8)
+	VMULPD  192(CX)(BX*8), Z0, Z1
+	VMOVUPD Z1, 192(AX)(BX*8)
+	ADDQ    $0x20, BX
+	JMP     loopG
+
+tailW:
+	MOVQ DX, SI
+	ANDQ $-8, SI
+
+loopW:
+	CMPQ    BX, SI
+	JAE     tail
+	VMULPD  (CX)(BX*8), Z0, Z1
+	VMOVUPD Z1, (AX)(BX*8)
+	ADDQ    $0x08, BX
+	JMP     loopW
+
+tail:
+	CMPQ    BX, DX
+	JAE     done
+	VMULPD  (CX)(BX*8), Z0, K1, Z2
+	VMOVUPD Z2, K1, (AX)(BX*8)
+
+done:
+	VZEROUPPER
+	RET
+
+DATA tailMaskAVX512<>+0(SB)/1, $0x00
+DATA tailMaskAVX512<>+1(SB)/1, $0x01
+DATA tailMaskAVX512<>+2(SB)/1, $0x03
+DATA tailMaskAVX512<>+3(SB)/1, $0x07
+DATA tailMaskAVX512<>+4(SB)/1, $0x0f
+DATA tailMaskAVX512<>+5(SB)/1, $0x1f
+DATA tailMaskAVX512<>+6(SB)/1, $0x3f
+DATA tailMaskAVX512<>+7(SB)/1, $0x7f
+GLOBL tailMaskAVX512<>(SB), RODATA|NOPTR, $8

@@ -9,3 +9,9 @@ package kernel
 //
 //go:noescape
 func scaleAVX2(dst *float64, src *float64, n int, c float64)
+
+// scaleAVX512 sets dst[i] = c·src[i] (AVX512: bit-identical to the reference).
+// Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
+//
+//go:noescape
+func scaleAVX512(dst *float64, src *float64, n int, c float64)

@@ -25,9 +25,9 @@ TEXT ·syncLinearAVX2(SB), NOSPLIT, $0-80
 	MOVQ         SI, R8
 	ANDQ         $-16, R8
 
-loop16:
+loopG:
 	CMPQ        DI, R8
-	JAE         tail4
+	JAE         tailW
 	VMOVUPD     (DX)(DI*8), Y9
 	VSUBPD      (BX)(DI*8), Y9, Y9
 	VMULPD      Y9, Y0, Y10
@@ -73,15 +73,15 @@ loop16:
 	VADDPD      Y10, Y9, Y9
 	VMOVUPD     Y9, 96(CX)(DI*8)
 	ADDQ        $0x10, DI
-	JMP         loop16
+	JMP         loopG
 
-tail4:
+tailW:
 	MOVQ SI, R8
 	ANDQ $-4, R8
 
-loop4:
+loopW:
 	CMPQ        DI, R8
-	JAE         tail1
+	JAE         tail
 	VMOVUPD     (DX)(DI*8), Y9
 	VSUBPD      (BX)(DI*8), Y9, Y9
 	VMULPD      Y9, Y0, Y10
@@ -94,9 +94,9 @@ loop4:
 	VADDPD      Y10, Y9, Y9
 	VMOVUPD     Y9, (CX)(DI*8)
 	ADDQ        $0x04, DI
-	JMP         loop4
+	JMP         loopW
 
-tail1:
+tail:
 	CMPQ        DI, SI
 	JAE         done
 	VMOVSD      (DX)(DI*8), X9
@@ -111,7 +111,7 @@ tail1:
 	VADDSD      X10, X9, X9
 	VMOVSD      X9, (CX)(DI*8)
 	INCQ        DI
-	JMP         tail1
+	JMP         tail
 
 done:
 	VADDPD       Y5, Y4, Y4
@@ -124,3 +124,136 @@ done:
 	VZEROUPPER
 	MOVSD        X4, ret+72(FP)
 	RET
+
+// func syncLinearAVX512(z *float64, bar *float64, x *float64, y *float64, n int, w float64, c float64, a float64, b float64) float64
+// Requires: AVX, AVX512DQ, AVX512F, SSE2
+TEXT ·syncLinearAVX512(SB), NOSPLIT, $0-80
+	VBROADCASTSD w+40(FP), Z0
+	VBROADCASTSD c+48(FP), Z1
+	VBROADCASTSD a+56(FP), Z2
+	VBROADCASTSD b+64(FP), Z3
+	MOVQ         z+0(FP), AX
+	MOVQ         bar+8(FP), CX
+	MOVQ         x+16(FP), DX
+	MOVQ         y+24(FP), BX
+	MOVQ         n+32(FP), SI
+	VXORPD       Z4, Z4, Z4
+	VXORPD       Z5, Z5, Z5
+	VXORPD       Z6, Z6, Z6
+	VXORPD       Z7, Z7, Z7
+	MOVQ         SI, DI
+	ANDQ         $0x07, DI
+	LEAQ         tailMaskAVX512<>+0(SB), R8
+	KMOVB        (R8)(DI*1), K1
+	XORQ         DI, DI
+	MOVQ         SI, R8
+	ANDQ         $-32, R8
+
+loopG:
+	CMPQ        DI, R8
+	JAE         tailW
+	VMOVUPD     (DX)(DI*8), Z8
+	VSUBPD      (BX)(DI*8), Z8, Z8
+	VMULPD      Z8, Z0, Z9
+	VADDPD      (AX)(DI*8), Z9, Z9
+	VMOVUPD     Z9, (AX)(DI*8)
+	VMULPD      Z1, Z9, Z9
+	VFMADD231PD Z9, Z8, Z4
+	VMULPD      Z3, Z9, Z9
+	VMULPD      (CX)(DI*8), Z2, Z8
+	VADDPD      Z9, Z8, Z8
+	VMOVUPD     Z8, (CX)(DI*8)
+	VMOVUPD     64(DX)(DI*8), Z8
+	VSUBPD      64(BX)(DI*8), Z8, Z8
+	VMULPD      Z8, Z0, Z9
+	VADDPD      64(AX)(DI*8), Z9, Z9
+	VMOVUPD     Z9, 64(AX)(DI*8)
+	VMULPD      Z1, Z9, Z9
+	VFMADD231PD Z9, Z8, Z5
+	VMULPD      Z3, Z9, Z9
+	VMULPD      64(CX)(DI*8), Z2, Z8
+	VADDPD      Z9, Z8, Z8
+	VMOVUPD     Z8, 64(CX)(DI*8)
+	VMOVUPD     128(DX)(DI*8), Z8
+	VSUBPD      128(BX)(DI*8), Z8, Z8
+	VMULPD      Z8, Z0, Z9
+	VADDPD      128(AX)(DI*8), Z9, Z9
+	VMOVUPD     Z9, 128(AX)(DI*8)
+	VMULPD      Z1, Z9, Z9
+	VFMADD231PD Z9, Z8, Z6
+	VMULPD      Z3, Z9, Z9
+	VMULPD      128(CX)(DI*8), Z2, Z8
+	VADDPD      Z9, Z8, Z8
+	VMOVUPD     Z8, 128(CX)(DI*8)
+	VMOVUPD     192(DX)(DI*8), Z8
+	VSUBPD      192(BX)(DI*8), Z8, Z8
+	VMULPD      Z8, Z0, Z9
+	VADDPD      192(AX)(DI*8), Z9, Z9
+	VMOVUPD     Z9, 192(AX)(DI*8)
+	VMULPD      Z1, Z9, Z9
+	VFMADD231PD Z9, Z8, Z7
+	VMULPD      Z3, Z9, Z9
+	VMULPD      192(CX)(DI*8), Z2, Z8
+	VADDPD      Z9, Z8, Z8
+	VMOVUPD     Z8, 192(CX)(DI*8)
+	ADDQ        $0x20, DI
+	JMP         loopG
+
+tailW:
+	MOVQ SI, R8
+	ANDQ $-8, R8
+
+loopW:
+	CMPQ        DI, R8
+	JAE         tail
+	VMOVUPD     (DX)(DI*8), Z8
+	VSUBPD      (BX)(DI*8), Z8, Z8
+	VMULPD      Z8, Z0, Z9
+	VADDPD      (AX)(DI*8), Z9, Z9
+	VMOVUPD     Z9, (AX)(DI*8)
+	VMULPD      Z1, Z9, Z9
+	VFMADD231PD Z9, Z8, Z4
+	VMULPD      Z3, Z9, Z9
+	VMULPD      (CX)(DI*8), Z2, Z8
+	VADDPD      Z9, Z8, Z8
+	VMOVUPD     Z8, (CX)(DI*8)
+	ADDQ        $0x08, DI
+	JMP         loopW
+
+tail:
+	CMPQ        DI, SI
+	JAE         done
+	VMOVUPD.Z   (DX)(DI*8), K1, Z8
+	VSUBPD      (BX)(DI*8), Z8, K1, Z8
+	VMULPD      Z8, Z0, K1, Z10
+	VADDPD      (AX)(DI*8), Z10, K1, Z10
+	VMOVUPD     Z10, K1, (AX)(DI*8)
+	VMULPD      Z1, Z10, K1, Z10
+	VFMADD231PD Z10, Z8, K1, Z4
+	VMULPD      Z3, Z10, K1, Z10
+	VMULPD      (CX)(DI*8), Z2, K1, Z11
+	VADDPD      Z10, Z11, K1, Z11
+	VMOVUPD     Z11, K1, (CX)(DI*8)
+
+done:
+	VADDPD        Z5, Z4, Z4
+	VADDPD        Z7, Z6, Z6
+	VADDPD        Z6, Z4, Z4
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y4
+	VEXTRACTF128  $0x01, Y4, X0
+	VADDPD        X0, X4, X4
+	VHADDPD       X4, X4, X4
+	VZEROUPPER
+	MOVSD         X4, ret+72(FP)
+	RET
+
+DATA tailMaskAVX512<>+0(SB)/1, $0x00
+DATA tailMaskAVX512<>+1(SB)/1, $0x01
+DATA tailMaskAVX512<>+2(SB)/1, $0x03
+DATA tailMaskAVX512<>+3(SB)/1, $0x07
+DATA tailMaskAVX512<>+4(SB)/1, $0x0f
+DATA tailMaskAVX512<>+5(SB)/1, $0x1f
+DATA tailMaskAVX512<>+6(SB)/1, $0x3f
+DATA tailMaskAVX512<>+7(SB)/1, $0x7f
+GLOBL tailMaskAVX512<>(SB), RODATA|NOPTR, $8

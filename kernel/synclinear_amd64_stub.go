@@ -9,3 +9,9 @@ package kernel
 //
 //go:noescape
 func syncLinearAVX2(z *float64, bar *float64, x *float64, y *float64, n int, w float64, c float64, a float64, b float64) float64
+
+// syncLinearAVX512 is the fused node update of SyncLinear (AVX-512F/DQ).
+// Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
+//
+//go:noescape
+func syncLinearAVX512(z *float64, bar *float64, x *float64, y *float64, n int, w float64, c float64, a float64, b float64) float64

@@ -16,9 +16,9 @@ TEXT ·triadAVX2(SB), NOSPLIT, $0-40
 	MOVQ         BX, DI
 	ANDQ         $-16, DI
 
-loop16:
+loopG:
 	CMPQ    SI, DI
-	JAE     tail4
+	JAE     tailW
 	VMULPD  (DX)(SI*8), Y0, Y1
 	VADDPD  (CX)(SI*8), Y1, Y1
 	VMOVUPD Y1, (AX)(SI*8)
@@ -32,30 +32,98 @@ loop16:
 	VADDPD  96(CX)(SI*8), Y1, Y1
 	VMOVUPD Y1, 96(AX)(SI*8)
 	ADDQ    $0x10, SI
-	JMP     loop16
+	JMP     loopG
 
-tail4:
+tailW:
 	MOVQ BX, DI
 	ANDQ $-4, DI
 
-loop4:
+loopW:
 	CMPQ    SI, DI
-	JAE     tail1
+	JAE     tail
 	VMULPD  (DX)(SI*8), Y0, Y1
 	VADDPD  (CX)(SI*8), Y1, Y1
 	VMOVUPD Y1, (AX)(SI*8)
 	ADDQ    $0x04, SI
-	JMP     loop4
+	JMP     loopW
 
-tail1:
+tail:
 	CMPQ   SI, BX
 	JAE    done
 	VMULSD (DX)(SI*8), X0, X1
 	VADDSD (CX)(SI*8), X1, X1
 	VMOVSD X1, (AX)(SI*8)
 	INCQ   SI
-	JMP    tail1
+	JMP    tail
 
 done:
 	VZEROUPPER
 	RET
+
+// func triadAVX512(a *float64, b *float64, c *float64, n int, s float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·triadAVX512(SB), NOSPLIT, $0-40
+	VBROADCASTSD s+32(FP), Z0
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         c+16(FP), DX
+	MOVQ         n+24(FP), BX
+	MOVQ         BX, SI
+	ANDQ         $0x07, SI
+	LEAQ         tailMaskAVX512<>+0(SB), DI
+	KMOVB        (DI)(SI*1), K1
+	XORQ         SI, SI
+	MOVQ         BX, DI
+	ANDQ         $-32, DI
+
+loopG:
+	CMPQ    SI, DI
+	JAE     tailW
+	VMULPD  (DX)(SI*8), Z0, Z1
+	VADDPD  (CX)(SI*8), Z1, Z1
+	VMOVUPD Z1, (AX)(SI*8)
+	VMULPD  64(DX)(SI*8), Z0, Z1
+	VADDPD  64(CX)(SI*8), Z1, Z1
+	VMOVUPD Z1, 64(AX)(SI*8)
+	VMULPD  128(DX)(SI*8), Z0, Z1
+	VADDPD  128(CX)(SI*8), Z1, Z1
+	VMOVUPD Z1, 128(AX)(SI*8)
+	VMULPD  192(DX)(SI*8), Z0, Z1
+	VADDPD  192(CX)(SI*8), Z1, Z1
+	VMOVUPD Z1, 192(AX)(SI*8)
+	ADDQ    $0x20, SI
+	JMP     loopG
+
+tailW:
+	MOVQ BX, DI
+	ANDQ $-8, DI
+
+loopW:
+	CMPQ    SI, DI
+	JAE     tail
+	VMULPD  (DX)(SI*8), Z0, Z1
+	VADDPD  (CX)(SI*8), Z1, Z1
+	VMOVUPD Z1, (AX)(SI*8)
+	ADDQ    $0x08, SI
+	JMP     loopW
+
+tail:
+	CMPQ    SI, BX
+	JAE     done
+	VMULPD  (DX)(SI*8), Z0, K1, Z2
+	VADDPD  (CX)(SI*8), Z2, K1, Z2
+	VMOVUPD Z2, K1, (AX)(SI*8)
+
+done:
+	VZEROUPPER
+	RET
+
+DATA tailMaskAVX512<>+0(SB)/1, $0x00
+DATA tailMaskAVX512<>+1(SB)/1, $0x01
+DATA tailMaskAVX512<>+2(SB)/1, $0x03
+DATA tailMaskAVX512<>+3(SB)/1, $0x07
+DATA tailMaskAVX512<>+4(SB)/1, $0x0f
+DATA tailMaskAVX512<>+5(SB)/1, $0x1f
+DATA tailMaskAVX512<>+6(SB)/1, $0x3f
+DATA tailMaskAVX512<>+7(SB)/1, $0x7f
+GLOBL tailMaskAVX512<>(SB), RODATA|NOPTR, $8

@@ -9,3 +9,9 @@ package kernel
 //
 //go:noescape
 func triadAVX2(a *float64, b *float64, c *float64, n int, s float64)
+
+// triadAVX512 sets a[i] = b[i] + s·c[i] (AVX512, no FMA: bit-identical to the reference).
+// Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
+//
+//go:noescape
+func triadAVX512(a *float64, b *float64, c *float64, n int, s float64)
