@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/pairgossip/pairgossip/engine"
@@ -21,6 +22,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("graph", "watts-strogatz", "graph (watts-strogatz k=5 p=0.3, cycle, star, complete, …)")
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
 	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
+	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -30,6 +32,9 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	if *events < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--events and --workers must be >= 1")}
+	}
+	if err := useKernel(*kern); err != nil {
+		return err
 	}
 	p, err := randomAUC(*n, *d, *seed)
 	if err != nil {

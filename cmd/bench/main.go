@@ -2,13 +2,15 @@
 //
 // Usage:
 //
-//	bench async --n N --d D --events E --workers W [--graph G] --json
+//	bench async --n N --d D --events E --workers W [--graph G] [--kernel K] [--pin] --json
 //	bench metric --n N --d D --iters T --workers W [--schedule auto|reference] [--exact-psd] --json
-//	bench sync  --n N --d D --iters T --workers W [--schedule plain|blocked|auto] [--kernel auto|generic|avx2] --json
+//	bench sync  --n N --d D --iters T --workers W [--schedule auto|plain|blocked|reduced] [--kernel auto|generic|avx2|avx512] [--pin] --json
 //
 // Each subcommand prints one JSON object (with --json) or a short text
 // summary. The same --seed gives the same data, graph and edge stream, so two
-// runs do the same work. Long benchmark series live in bench/run.sh.
+// runs do the same work. --kernel picks a kernel implementation (as
+// PAIRGOSSIP_KERNEL would), --pin pins the workers (package affinity). Long
+// benchmark series live in bench/run.sh.
 package main
 
 import (
@@ -22,6 +24,7 @@ import (
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/benchdata"
 	"github.com/pairgossip/pairgossip/internal/cli"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -30,9 +33,10 @@ func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
 const usage = `bench measures pairgossip's throughput on random data.
 
 Usage:
-  bench sync  --n N --d D --iters T --workers W [--schedule plain|blocked|auto] [--kernel auto|generic|avx2] --json
+  bench sync  --n N --d D --iters T --workers W [--schedule auto|plain|blocked|reduced] [--kernel auto|generic|avx2|avx512] [--pin] --json
                                                           the synchronous round, beside a STREAM-triad probe
-  bench async --n N --d D --events E --workers W --json   asynchronous events: serial loop vs parallel executor
+  bench async --n N --d D --events E --workers W [--kernel K] [--pin] --json
+                                                          asynchronous events: serial loop vs parallel executor
   bench metric --n N --d D --iters T --workers W --json  metric learning (PSD cone) on the synthetic set: ms per round,
                                                           eigendecompositions per round, which LAPACK
   bench help COMMAND                                      the flags of a command
@@ -81,6 +85,17 @@ var (
 
 // randomAUC returns the benchmarks' AUC problem (internal/benchdata).
 func randomAUC(n, d int, seed uint64) (*problem.Problem, error) { return benchdata.AUC(n, d, seed) }
+
+// useKernel switches to kernel implementation name unless it is "auto".
+func useKernel(name string) error {
+	if name == "auto" {
+		return nil
+	}
+	if err := kernel.Use(name); err != nil {
+		return usageError{Err: fmt.Errorf("--kernel: %w", err)}
+	}
+	return nil
+}
 
 func buildGraph(kind string, n int, seed uint64) (*graph.Graph, error) {
 	spec := graph.Spec{Kind: kind, N: n, K: 5, P: 0.3, Seed: seed}

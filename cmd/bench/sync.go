@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/pairgossip/pairgossip/engine"
@@ -21,7 +22,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "workers of the round")
 	schedule := fs.String("schedule", "auto", "auto (= reduced here), plain, blocked, reduced — or reference, the generic per-node path")
 	pin := fs.Bool("pin", false, "pin the workers to CPUs (package affinity; the JSON says where, or why not)")
-	kern := fs.String("kernel", "auto", "auto, generic or avx2 (the kernels this CPU supports: "+fmt.Sprint(kernel.Implementations())+")")
+	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	kind := fs.String("graph", "watts-strogatz", "graph")
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
 	triadN := fs.Int("triad-n", 1<<23, "elements per array of the STREAM-triad probe (3 arrays of 8-byte floats)")
@@ -35,10 +36,8 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if *iters < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--iters and --workers must be >= 1")}
 	}
-	if *kern != "auto" {
-		if err := kernel.Use(*kern); err != nil {
-			return usageError{Err: fmt.Errorf("--kernel: %w", err)}
-		}
+	if err := useKernel(*kern); err != nil {
+		return err
 	}
 	p, err := randomAUC(*n, *d, *seed)
 	if err != nil {
