@@ -50,6 +50,7 @@ var generators = map[string]func(){
 	"prefetch":      genPrefetch,
 	"eventpre":      perTarget(genEventPre),
 	"eventlogistic": perTarget(genEventLogistic),
+	"log1psum":      perTarget(genLog1pSum),
 }
 
 func main() {
@@ -1003,4 +1004,174 @@ func genEventLogistic() {
 	Store(nz, ReturnIndex(0))
 	Store(bad, ReturnIndex(1))
 	RET()
+}
+
+// genLog1pSum generates Σ log1p(c·e[i]) (see kernel.Log1pSum), lane by
+// lane as the reference computes each term: x = c·e, u = 1 + x, the term
+// is x where u = 1 and log(u)·x/(u − 1) elsewhere, with log(u) by the
+// algorithm of Go's math.log (frexp, the reduction to [√2/2, √2), the
+// degree-14 polynomial in s = f/(2 + f)), operation for operation and
+// without FMA. The terms add into one accumulator per lane; the last
+// partial vector is loaded under a mask (its dead lanes load 0, whose term
+// is 0). Valid for c·e[i] in [0, 2⁹⁹⁹] (u normal, so frexp is a matter of
+// bits).
+func genLog1pSum() {
+	text("log1pSum"+T.suffix, "func(e *float64, n int, c float64) float64",
+		"log1pSum"+T.suffix+" returns Σ log1p(c·e[i]) over i < n, as Log1pSum ("+T.desc+").")
+	f := math.Float64bits
+	consts := []struct {
+		name string
+		bits uint64
+	}{
+		{"one", f(1)}, {"two", f(2)}, {"half", f(0.5)}, {"sqrt2h", f(math.Sqrt2 / 2)},
+		{"mant", 1<<52 - 1}, {"exp1022", 1022 << 52},
+		{"magic", f(1 << 52)}, {"magic1022", f(1<<52 + 1022)}, {"k1022", f(1022)},
+		{"ln2hi", f(6.93147180369123816490e-01)}, {"ln2lo", f(1.90821492927058770002e-10)},
+		{"L1", f(6.666666666666735130e-01)}, {"L2", f(3.999999999940941908e-01)},
+		{"L3", f(2.857142874366239149e-01)}, {"L4", f(2.222219843214978396e-01)},
+		{"L5", f(1.818357216161805012e-01)}, {"L6", f(1.531383769920937332e-01)},
+		{"L7", f(1.479819860511658591e-01)}, {"lanes", 0},
+	}
+	tab := GLOBL("log1pConst"+T.suffix, RODATA|NOPTR)
+	size := 8 * T.width
+	idx := map[string]int{}
+	for k, cst := range consts {
+		idx[cst.name] = k
+		for l := 0; l < T.width; l++ {
+			v := cst.bits
+			if cst.name == "lanes" {
+				v = uint64(l)
+			}
+			DATA(size*k+8*l, U64(v))
+		}
+	}
+	cs := func(name string) Mem { return tab.Offset(size * idx[name]) }
+
+	C := broadcast("c")
+	e, n := pointer("e"), length()
+	acc := T.vec()
+	VXORPD(acc, acc, acc)
+	var tail Register
+	if T.masked {
+		tail = tailMask(n)
+	}
+	i, lim := GP64(), GP64()
+	XORQ(i, i)
+	MOVQ(n, lim)
+	ANDQ(I32(-T.width), lim)
+
+	// term returns the terms of the lanes of x = e (loaded), x ← c·x.
+	term := func(x VecVirtual) VecVirtual {
+		VMULPD(C, x, x)
+		u := T.vec()
+		VADDPD(cs("one"), x, u)
+		// frexp(u) = f1·2^ki, f1 in [1/2, 1); then f1 < √2/2 → 2·f1, ki − 1.
+		kd, f1 := T.vec(), T.vec()
+		VPSRLQ(U8(52), u, kd) // the biased exponent (u > 0)
+		if T.masked {
+			VPANDQ(cs("mant"), u, f1)
+			VPORQ(cs("exp1022"), f1, f1)
+			VCVTQQ2PD(kd, kd)
+			VSUBPD(cs("k1022"), kd, kd)
+			lt := K()
+			VCMPPD(U8(1), cs("sqrt2h"), f1, lt)
+			VADDPD(f1, f1, lt, f1)
+			VSUBPD(cs("one"), kd, lt, kd)
+		} else {
+			VPAND(cs("mant"), u, f1)
+			VPOR(cs("exp1022"), f1, f1)
+			VPOR(cs("magic"), kd, kd) // 2⁵² + biased exponent, exactly
+			VSUBPD(cs("magic1022"), kd, kd)
+			lt, t := T.vec(), T.vec()
+			VCMPPD(U8(1), cs("sqrt2h"), f1, lt)
+			VANDPD(f1, lt, t)
+			VADDPD(t, f1, f1)
+			VANDPD(cs("one"), lt, t)
+			VSUBPD(t, kd, kd)
+		}
+		fm := T.vec()
+		VSUBPD(cs("one"), f1, fm) // f
+		// s = f/(2 + f); R = t1 + t2 as math.log writes them.
+		sv, t := T.vec(), T.vec()
+		VADDPD(cs("two"), fm, t)
+		VDIVPD(t, fm, sv)
+		s2, s4 := T.vec(), T.vec()
+		VMULPD(sv, sv, s2)
+		VMULPD(s2, s2, s4)
+		poly := func(cs1 []string) VecVirtual { // c0 + s4·(c1 + s4·(c2 + …))
+			p := T.vec()
+			last := len(cs1) - 1
+			VMULPD(cs(cs1[last]), s4, p)
+			for k := last - 1; k >= 0; k-- {
+				VADDPD(cs(cs1[k]), p, p)
+				if k > 0 {
+					VMULPD(s4, p, p)
+				}
+			}
+			return p
+		}
+		t1 := poly([]string{"L1", "L3", "L5", "L7"})
+		VMULPD(s2, t1, t1)
+		t2 := poly([]string{"L2", "L4", "L6"})
+		VMULPD(s4, t2, t2)
+		VADDPD(t2, t1, t1) // R
+		hf := T.vec()
+		VMULPD(cs("half"), fm, hf)
+		VMULPD(fm, hf, hf) // hfsq = 0.5·f·f
+		VADDPD(hf, t1, t1) // hfsq + R
+		VMULPD(sv, t1, t1) // s·(hfsq + R)
+		VMULPD(cs("ln2lo"), kd, t)
+		VADDPD(t, t1, t1)  // s·(hfsq + R) + k·ln2lo
+		VSUBPD(t1, hf, hf) // hfsq − (…)
+		VSUBPD(fm, hf, hf) // (hfsq − (…)) − f
+		lg := T.vec()
+		VMULPD(cs("ln2hi"), kd, lg)
+		VSUBPD(hf, lg, lg) // log(u)
+		// term = u == 1 ? x : log(u)·x/(u − 1)
+		VMULPD(x, lg, lg)
+		VSUBPD(cs("one"), u, t)
+		VDIVPD(t, lg, lg)
+		if T.masked {
+			eq := K()
+			VCMPPD(U8(0), cs("one"), u, eq)
+			VMOVAPD(x, eq, lg)
+		} else {
+			eq := T.vec()
+			VCMPPD(U8(0), cs("one"), u, eq)
+			VBLENDVPD(eq, x, lg, lg)
+		}
+		return lg
+	}
+	at := Mem{Base: e, Index: i, Scale: 8}
+
+	Label("loop")
+	CMPQ(i, lim)
+	JAE(LabelRef("tail"))
+	x := T.vec()
+	VMOVUPD(at, x)
+	VADDPD(term(x), acc, acc)
+	ADDQ(U8(T.width), i)
+	JMP(LabelRef("loop"))
+
+	Label("tail")
+	CMPQ(i, n)
+	JAE(LabelRef("done"))
+	x = T.vec()
+	if T.masked {
+		VMOVUPD_Z(at, tail, x)
+	} else {
+		rem, mask := GP64(), YMM()
+		MOVQ(n, rem)
+		SUBQ(i, rem)
+		VMOVQ(rem, mask.AsX())
+		VPBROADCASTQ(mask.AsX(), mask)
+		VPCMPGTQ(cs("lanes"), mask, mask) // lane l < n − i
+		VMASKMOVPD(at, mask, x)
+	}
+	VADDPD(term(x), acc, acc)
+
+	Label("done")
+	r := newSum()
+	VADDPD(acc, r.y[0], r.y[0])
+	finish(r.total())
 }

@@ -18,6 +18,8 @@
 //   - Triad(a, b, c, s): a = b + s·c (STREAM), and TriadGBps, a bandwidth probe
 //   - Prefetch(addrs): cache-line prefetch hints (the asynchronous loop's
 //     upcoming records)
+//   - Log1pSum(e, c) = Σ log1p(c·e[i]): a row of the AUC logistic objective's
+//     pair sum, one vectorised logarithm per pair (problem's Evaluator)
 //
 // Every kernel's doc comment quotes its reference loop. All slices of one
 // call have the same length (checked once per call: a mismatch panics); the

@@ -12,3 +12,4 @@ package kernel
 //go:generate sh -c "cd ../asm && go run . -kernel prefetch -out ../kernel/prefetch_amd64.s -stubs ../kernel/prefetch_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel eventpre -out ../kernel/eventpre_amd64.s -stubs ../kernel/eventpre_amd64_stub.go"
 //go:generate sh -c "cd ../asm && go run . -kernel eventlogistic -out ../kernel/eventlogistic_amd64.s -stubs ../kernel/eventlogistic_amd64_stub.go"
+//go:generate sh -c "cd ../asm && go run . -kernel log1psum -out ../kernel/log1psum_amd64.s -stubs ../kernel/log1psum_amd64_stub.go"

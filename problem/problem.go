@@ -24,6 +24,7 @@ import (
 	"slices"
 
 	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -249,6 +250,7 @@ type Evaluator struct {
 
 type evalScratch struct {
 	posS, negS []float64
+	en         []float64     // AUC logistic: e^{s_j} of the negatives
 	a          layout.Matrix // metric: n×d, X·θ
 	g          layout.Matrix // metric: n×n Gram
 	q          []float64
@@ -271,6 +273,7 @@ func (p *Problem) NewEvaluator(m, workers int) *Evaluator {
 		} else {
 			sc.posS = make([]float64, len(p.pos))
 			sc.negS = make([]float64, len(p.neg))
+			sc.en = make([]float64, len(p.neg))
 		}
 	}
 	return e
@@ -321,7 +324,7 @@ func (e *Evaluator) Eval(thetas layout.Matrix, rows []int, obj, auc []float64) {
 		for k, j := range p.neg {
 			sc.negS[k] = s[j]
 		}
-		obj[c] = aucPairSum(p.Loss, sc.posS, sc.negS)/n2 + p.Reg.Value(e.theta.Row(c))
+		obj[c] = aucPairSum(p.Loss, sc.posS, sc.negS, sc.en)/n2 + p.Reg.Value(e.theta.Row(c))
 		if auc != nil {
 			auc[c] = aucSorted(sc.posS, sc.negS)
 		}
@@ -332,10 +335,10 @@ func (e *Evaluator) Eval(thetas layout.Matrix, rows []int, obj, auc []float64) {
 // pair by pair with exponentials hoisted out of the double loop
 // (logisticPairSum); the hinge losses sort the negative scores (negS is
 // sorted in place) and visit only the active pairs (s_j > s_i − 1).
-func aucPairSum(loss Loss, posS, negS []float64) float64 {
+func aucPairSum(loss Loss, posS, negS, en []float64) float64 {
 	var total float64
 	if loss == AUCLogistic {
-		return logisticPairSum(posS, negS)
+		return logisticPairSum(posS, negS, en)
 	}
 	slices.Sort(negS)
 	for _, si := range posS {
@@ -367,11 +370,12 @@ const expLimit = 300
 
 // logisticPairSum returns Σ_{i∈P, j∈N} log(1 + exp(s_j − s_i)). With
 // e = e^{s_j}·e^{−s_i} it needs one logarithm per pair and 2n exponentials in
-// all, using log1p(e) = log(u)·e/(u − 1), u = 1 + e (accurate to a few ulp
-// for every e ≥ 0, D. Goldberg, "What every computer scientist should know
-// about floating-point arithmetic", Thm. 4). Scores beyond ±expLimit fall
-// back to Softplus per pair.
-func logisticPairSum(posS, negS []float64) float64 {
+// all: the row of each positive score is kernel.Log1pSum(e^{s_N}, e^{−s_i}),
+// log1p(e) = log(u)·e/(u − 1), u = 1 + e (accurate to a few ulp for every
+// e ≥ 0, D. Goldberg, "What every computer scientist should know about
+// floating-point arithmetic", Thm. 4), vectorised. en is scratch of
+// len(negS). Scores beyond ±expLimit fall back to Softplus per pair.
+func logisticPairSum(posS, negS, en []float64) float64 {
 	for _, v := range posS {
 		if math.Abs(v) > expLimit {
 			return softplusPairSum(posS, negS)
@@ -382,24 +386,13 @@ func logisticPairSum(posS, negS []float64) float64 {
 			return softplusPairSum(posS, negS)
 		}
 	}
-	en := make([]float64, len(negS))
+	en = en[:len(negS)]
 	for j, v := range negS {
 		en[j] = math.Exp(v)
 	}
 	var total float64
 	for _, si := range posS {
-		ei := math.Exp(-si)
-		var r float64
-		for _, ej := range en {
-			e := ej * ei
-			u := 1 + e
-			if u == 1 {
-				r += e
-			} else {
-				r += math.Log(u) * e / (u - 1)
-			}
-		}
-		total += r
+		total += kernel.Log1pSum(en, math.Exp(-si))
 	}
 	return total
 }

@@ -48,14 +48,17 @@ func TestKillResumeBitIdentical(t *testing.T) {
 		t.Skip("builds and kills a real process")
 	}
 	bin := buildBinary(t)
+	// Each run takes a few tenths of a second, so that the kills land
+	// between checkpoints (every 20 ms): the reduced schedule (the
+	// synchronous default) does 400 000 rounds in about that time, the
+	// blocked one 12 000.
 	for _, algo := range []struct {
-		name  string
-		iters string
-	}{{"sync", "12000"}, {"async", "3000000"}} {
+		name, algo, schedule, iters string
+	}{{"sync", "sync", "auto", "400000"}, {"sync-blocked", "sync", "blocked", "12000"}, {"async", "async", "auto", "3000000"}} {
 		t.Run(algo.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := func(out, ck string) []string {
-				return []string{"run", "--algo", algo.name, "--iters", algo.iters, "--graph", "watts-strogatz",
+				return []string{"run", "--algo", algo.algo, "--schedule", algo.schedule, "--iters", algo.iters, "--graph", "watts-strogatz",
 					"--eval-nodes", "8", "--log-points", "20", "--no-optimum", "--workers", "2",
 					"--out", filepath.Join(dir, out), "--checkpoint", filepath.Join(dir, ck), "--checkpoint-every", "20ms"}
 			}
