@@ -72,6 +72,8 @@ cases=(
 	"negative step size|run --gamma-c -1 --out o"
 	"step exponent out of range|run --gamma-alpha 0.5 --out o"
 	"T = 0|run --iters 0 --out o"
+	"unknown schedule|run --schedule fast --out o"
+	"schedule that does not apply|run --problem metric --data synthetic --schedule plain --out o"
 	"rewiring probability out of range|gap --graph watts-strogatz --p 1.5"
 	"points per node not dividing n|run --points-per-node 2 --out o"
 	"unknown flag|run --iterations 10 --out o"
