@@ -647,45 +647,8 @@ func genLogisticRound512() {
 
 // negSigmoid512 is negSigmoid on the eight lanes of a ZMM register.
 func negSigmoid512(cs func(string) Mem, M, zero VecVirtual) VecVirtual {
-	x, xc, lo := ZMM(), ZMM(), ZMM()
-	VORPD(cs("sign"), M, x) // x = −|m|
-	VMOVUPD(cs("clamp"), lo)
-	VMAXPD(x, lo, xc) // NaN: x
-	k := ZMM()
-	VMULPD(cs("log2e"), xc, k)
-	VRNDSCALEPD(U8(8), k, k) // to nearest, no precision exception
-	r := ZMM()
-	VMOVAPD(xc, r)
-	VFNMADD231PD(cs("ln2hi"), k, r)
-	VFNMADD231PD(cs("ln2lo"), k, r)
-	c := func(j int) Mem {
-		if j == 0 {
-			return cs("one")
-		}
-		return cs(fmt.Sprintf("c%d", j))
-	}
-	pair := func(i int) VecVirtual { // c_{2i} + c_{2i+1}·r
-		q := ZMM()
-		VMOVUPD(c(2*i+1), q)
-		VFMADD213PD(c(2*i), r, q)
-		return q
-	}
-	r2 := ZMM()
-	VMULPD(r, r, r2)
-	s := [4]VecVirtual{}
-	for j := 0; j < 3; j++ {
-		s[j] = pair(2 * j)
-		q := pair(2*j + 1)
-		VFMADD231PD(q, r2, s[j])
-	}
-	s[3] = pair(6)
-	r4 := ZMM()
-	VMULPD(r2, r2, r4)
-	VFMADD231PD(s[1], r4, s[0])
-	VFMADD231PD(s[3], r4, s[2])
-	VMULPD(r4, r4, r4)
-	p := s[0]
-	VFMADD231PD(s[2], r4, p)
+	x, k, r := expReduce(cs, M, ZMM)
+	p := expPoly(cs, r, ZMM)
 	VSCALEFPD(k, p, p) // p·2^k, one rounding
 	under, le := K(), K()
 	VCMPPD(U8(1), cs("under"), x, under) // x < underflow threshold
@@ -742,39 +705,47 @@ func logisticConsts(name string) func(string) Mem {
 
 }
 
-// negSigmoid returns g = −σ(−m) = φ'(m) of the logistic loss in each lane
-// of M (zero: a register holding +0 in every lane), through e = exp(−|m|)
-// as genLogisticRound describes.
-func negSigmoid(K func(string) Mem, M, zero VecVirtual) VecVirtual {
-	// x = −|m|, clamped for the scaling (NaN stays NaN: on NaN, VMAXPD
-	// returns its second source, x).
-	x, xc, lo := YMM(), YMM(), YMM()
-	VORPD(K("sign"), M, x)
-	VMOVUPD(K("clamp"), lo)
+// expReduce starts e = exp(−|m|) in each lane of M: x = −|m|, clamped for
+// the scaling (NaN stays NaN: on NaN, VMAXPD returns its second source, x),
+// k = round(x·log₂e) and r = x − k·ln2hi − k·ln2lo (|r| ≤ ln2/2, with FMA),
+// in registers from vec (YMM or ZMM; VRNDSCALEPD rounds as VROUNDPD).
+func expReduce(cs func(string) Mem, M VecVirtual, vec func() VecVirtual) (x, k, r VecVirtual) {
+	x, xc, lo := vec(), vec(), vec()
+	VORPD(cs("sign"), M, x)
+	VMOVUPD(cs("clamp"), lo)
 	VMAXPD(x, lo, xc)
-	k := YMM()
-	VMULPD(K("log2e"), xc, k)
-	VROUNDPD(U8(8), k, k) // to nearest
-	r := YMM()
+	k = vec()
+	VMULPD(cs("log2e"), xc, k)
+	if M.Size() == 64 {
+		VRNDSCALEPD(U8(8), k, k) // to nearest, no precision exception
+	} else {
+		VROUNDPD(U8(8), k, k) // to nearest
+	}
+	r = vec()
 	VMOVAPD(xc, r)
-	VFNMADD231PD(K("ln2hi"), k, r) // r −= k·ln2hi
-	VFNMADD231PD(K("ln2lo"), k, r) // r −= k·ln2lo
-	// p = Σ_{j ≤ 13} r^j/j! by Estrin's scheme: pairs c_{2i} + c_{2i+1}·r,
-	// combined with r², r⁴, r⁸ (four FMA levels instead of Horner's 13, so
-	// the exponential's latency does not dominate a short event).
+	VFNMADD231PD(cs("ln2hi"), k, r) // r −= k·ln2hi
+	VFNMADD231PD(cs("ln2lo"), k, r) // r −= k·ln2lo
+	return x, k, r
+}
+
+// expPoly returns p = Σ_{j ≤ 13} r^j/j! by Estrin's scheme: pairs
+// c_{2i} + c_{2i+1}·r, combined with r², r⁴, r⁸ (four FMA levels instead of
+// Horner's 13, so the exponential's latency does not dominate a short
+// event).
+func expPoly(cs func(string) Mem, r VecVirtual, vec func() VecVirtual) VecVirtual {
 	c := func(j int) Mem {
 		if j == 0 {
-			return K("one")
+			return cs("one")
 		}
-		return K(fmt.Sprintf("c%d", j))
+		return cs(fmt.Sprintf("c%d", j))
 	}
 	pair := func(i int) VecVirtual { // c_{2i} + c_{2i+1}·r
-		q := YMM()
+		q := vec()
 		VMOVUPD(c(2*i+1), q)
 		VFMADD213PD(c(2*i), r, q)
 		return q
 	}
-	r2 := YMM()
+	r2 := vec()
 	VMULPD(r, r, r2)
 	s := [4]VecVirtual{}
 	for k := 0; k < 3; k++ { // s_k = q_{2k} + q_{2k+1}·r²
@@ -783,13 +754,22 @@ func negSigmoid(K func(string) Mem, M, zero VecVirtual) VecVirtual {
 		VFMADD231PD(q, r2, s[k])
 	}
 	s[3] = pair(6)
-	r4 := YMM()
+	r4 := vec()
 	VMULPD(r2, r2, r4)
 	VFMADD231PD(s[1], r4, s[0]) // u₀ = s₀ + s₁·r⁴
 	VFMADD231PD(s[3], r4, s[2]) // u₁ = s₂ + s₃·r⁴
 	VMULPD(r4, r4, r4)          // r⁸
 	p := s[0]
 	VFMADD231PD(s[2], r4, p) // p = u₀ + u₁·r⁸
+	return p
+}
+
+// negSigmoid returns g = −σ(−m) = φ'(m) of the logistic loss in each lane
+// of M (zero: a register holding +0 in every lane), through e = exp(−|m|)
+// as genLogisticRound describes.
+func negSigmoid(K func(string) Mem, M, zero VecVirtual) VecVirtual {
+	x, k, r := expReduce(K, M, YMM)
+	p := expPoly(K, r, YMM)
 	// 2^k = 2^k₁ · 2^k₂, k₁ = ⌊k/2⌋, k₂ = k − k₁.
 	k1, k2 := YMM(), YMM()
 	VMULPD(K("half"), k, k1)
