@@ -72,12 +72,11 @@ type asyncPar struct {
 	parLevels int64
 
 	// the level being run, read by the workers
-	cur        []int32
-	curWin     *asyncWindow
-	cursor     atomic.Int64                // next unclaimed event of cur
-	build      int                         // events of the window worker 0 builds first (0: none)
-	aheadBuilt bool                        // it did
-	fn         func(w int, r layout.Range) // bound once to the Sim's asyncLevel
+	cur    []int32
+	curWin *asyncWindow
+	cursor atomic.Int64                // next unclaimed event of cur
+	build  int                         // events of the window worker 0 builds first (0: none)
+	fn     func(w int, r layout.Range) // bound once to the Sim's asyncLevel
 }
 
 type badEvent struct {
