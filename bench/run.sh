@@ -52,22 +52,22 @@ runs() { # runs OUT CMD...: REPS runs of CMD, one JSON object per line into OUT
 	for _ in $(seq "$reps"); do "$@" | tr -d '\n' >>"$out"; echo >>"$out"; done
 }
 
-# Rounds of the reduced schedule are timed over whole blocks (B = 2048 at
+# Rounds of the reduced schedule are timed over whole blocks (B = 4000 at
 # n = 10⁶, 105 at n = 699): its block starts and ends are passes over all
 # records, so a run shorter than a block would over-weigh them.
 echo "sync n=1e6 d=16 ..." >&2
 for w in 1 2; do
-	runs "$tmp/s16-reduced-$w" "$B" sync --n 1000000 --d 16 --iters 8192 --workers $w --json
+	runs "$tmp/s16-reduced-$w" "$B" sync --n 1000000 --d 16 --iters 16000 --workers $w --json
 	for sch in plain blocked; do
 		runs "$tmp/s16-$sch-$w" "$B" sync --n 1000000 --d 16 --iters 20 --workers $w --schedule $sch --json
 	done
 done
-runs "$tmp/s16-reduced-2-avx2" "$B" sync --n 1000000 --d 16 --iters 8192 --workers 2 --kernel avx2 --json
+runs "$tmp/s16-reduced-2-avx2" "$B" sync --n 1000000 --d 16 --iters 16000 --workers 2 --kernel avx2 --json
 runs "$tmp/s16-plain-2-avx2" "$B" sync --n 1000000 --d 16 --iters 20 --workers 2 --schedule plain --kernel avx2 --json
-runs "$tmp/s16-reduced-2-pin" "$B" sync --n 1000000 --d 16 --iters 8192 --workers 2 --pin --json
+runs "$tmp/s16-reduced-2-pin" "$B" sync --n 1000000 --d 16 --iters 16000 --workers 2 --pin --json
 runs "$tmp/np16" $py bench/numpy_ref.py sync --n 1000000 --d 16 --iters 3 --reps 1
 echo "sync n=1e6 d=64 ..." >&2
-runs "$tmp/s64-reduced-2" "$B" sync --n 1000000 --d 64 --iters 8192 --workers 2 --json
+runs "$tmp/s64-reduced-2" "$B" sync --n 1000000 --d 64 --iters 16000 --workers 2 --json
 for sch in plain blocked; do
 	runs "$tmp/s64-$sch-2" "$B" sync --n 1000000 --d 64 --iters 10 --workers 2 --schedule $sch --json
 done

@@ -30,7 +30,7 @@ var blockMax = 64
 // the O(B) touched nodes (packed scalars and the running-average weights
 // of restarted segments): B ≈ 4√n balances the two (measured at n = 699
 // and 10⁶: see reducedRounds), up to this bound.
-var reducedBlockMax = 2048
+var reducedBlockMax = 4096
 
 type syncBlock struct {
 	edges   [][2]int32
@@ -80,10 +80,11 @@ func blockRounds(n int) int {
 }
 
 // reducedRounds picks B of the reduced schedule: 4√n, at most n/4 and
-// reducedBlockMax. (bench sync --schedule reduced, 2 workers, per
-// synchronous round: n = 699, d = 9: 1.5 µs at B = 64, 1.3 µs at 128–256;
-// n = 10⁶, d = 16: 1.05 ns per node-update at B = 64, 0.15 at 512, 0.055
-// at 2048, 0.066 at 4096.)
+// reducedBlockMax. (Per synchronous round: n = 699, d = 9, 2 workers on the
+// earlier Zen 3 machine: 1.5 µs at B = 64, 1.3 µs at 128–256. n = 10⁶,
+// d = 16, ns per node-update on this project's AMD EPYC family 26, 1 and 2
+// workers, 16 384 rounds after 8 192: B = 2048 0.047 and 0.031, 4000 0.036
+// and 0.026, 4096 0.032 and 0.023, 8000 0.034 and 0.026.)
 func reducedRounds(n int) int {
 	return max(1, min(reducedBlockMax, n/4, int(4*math.Sqrt(float64(n)))))
 }
