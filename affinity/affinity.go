@@ -38,7 +38,11 @@ func Plan(workers int) (cpus []int, why string) {
 		return nil, err.Error()
 	}
 	if len(allowed) < workers {
-		return nil, fmt.Sprintf("%d workers but the process may run on %d CPUs", workers, len(allowed))
+		cpus := "CPUs"
+		if len(allowed) == 1 {
+			cpus = "CPU"
+		}
+		return nil, fmt.Sprintf("%d workers but the process may run on %d %s", workers, len(allowed), cpus)
 	}
 	if g := runtime.GOMAXPROCS(0); g < workers {
 		return nil, fmt.Sprintf("%d workers but GOMAXPROCS is %d", workers, g)
