@@ -24,7 +24,7 @@ func TestPlan(t *testing.T) {
 	if !slices.IsSorted(allowed) {
 		t.Fatalf("Allowed not sorted: %v", allowed)
 	}
-	if cpus, why := Plan(len(allowed) + 1); cpus != nil || !strings.Contains(why, "CPUs") {
+	if cpus, why := Plan(len(allowed) + 1); cpus != nil || !strings.Contains(why, "CPU") {
 		t.Fatalf("more workers than CPUs: got %v, %q", cpus, why)
 	}
 	if len(allowed) < 2 {
