@@ -95,36 +95,44 @@ func (p *pool) worker(w int, started chan<- struct{}) {
 	}
 }
 
-// await returns the first epoch after seen, spinning and then sleeping.
-func (p *pool) await(w int, seen uint64) uint64 {
-	me := &p.wk[w]
+// spinUntil polls done until it reports true (then it returns true) or for
+// about d (then false), reading the clock once every 128 polls.
+func spinUntil(d time.Duration, done func() bool) bool {
 	var deadline time.Time
 	for i := 0; ; i++ {
-		if e := p.epoch.Load(); e != seen {
-			return e
+		if done() {
+			return true
 		}
 		if i&127 != 127 {
 			continue
 		}
 		if deadline.IsZero() {
-			deadline = time.Now().Add(p.spin)
+			deadline = time.Now().Add(d)
+		} else if !time.Now().Before(deadline) {
+			return false
 		}
-		if time.Now().Before(deadline) {
-			continue
-		}
+	}
+}
+
+// await returns the first epoch after seen, spinning and then sleeping.
+func (p *pool) await(w int, seen uint64) uint64 {
+	me := &p.wk[w]
+	var e uint64
+	moved := func() bool { e = p.epoch.Load(); return e != seen }
+	for !spinUntil(p.spin, moved) {
 		// Sleep. The caller bumps the epoch, then takes the sleeping flag
 		// of every worker that set it and sends a wake-up; whoever of the
 		// two clears the flag decides whether a wake-up is sent.
 		me.sleeping.Store(true)
-		if e := p.epoch.Load(); e != seen {
+		if moved() {
 			if !me.sleeping.CompareAndSwap(true, false) {
 				<-me.wake // the caller took the flag: consume its wake-up
 			}
 			return e
 		}
 		<-me.wake
-		deadline = time.Time{}
 	}
+	return e
 }
 
 // run executes fn on every shard in parallel.
@@ -139,23 +147,12 @@ func (p *pool) run(fn func(w int, r layout.Range)) {
 		}
 	}
 	fn(0, p.shards[0])
-	var deadline time.Time
-	for i := 0; p.pending.Load() != 0; i++ {
-		if i&127 != 127 {
-			continue
-		}
-		if deadline.IsZero() {
-			deadline = time.Now().Add(p.spin)
-		}
-		if time.Now().Before(deadline) {
-			continue
-		}
+	if !spinUntil(p.spin, func() bool { return p.pending.Load() == 0 }) {
 		p.waiting.Store(true)
-		if p.pending.Load() == 0 && p.waiting.CompareAndSwap(true, false) {
-			break // the last worker finished before it could see the flag
+		// The last worker may have finished before it could see the flag.
+		if p.pending.Load() != 0 || !p.waiting.CompareAndSwap(true, false) {
+			<-p.done
 		}
-		<-p.done
-		break
 	}
 	p.fn = nil
 }
