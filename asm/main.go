@@ -441,203 +441,142 @@ func genTriad() {
 // subnormal result is rounded once); e = 0 below math.Exp's underflow
 // threshold, as math.Exp returns. NaN propagates. Everything after e is the
 // reference's operations without FMA. Lanes past n (the last, partial
-// group of four) are loaded and stored with VMASKMOVPD and do not count.
+// group) are loaded and stored under a mask (VMASKMOVPD; an opmask for
+// AVX-512) and do not count. The AVX-512 kernel is the same arithmetic
+// eight lanes at a time (negSigmoid512: VRNDSCALEPD for VROUNDPD, VSCALEFPD
+// for the two scalings, both one rounding, so its results are the AVX2
+// kernel's bits), with opmasks for the comparisons.
 func genLogisticRound() {
-	if T.masked {
-		genLogisticRound512()
-		return
-	}
-	text("logisticRoundAVX2", "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
-		"logisticRoundAVX2 is the round kernel of LogisticRound (AVX2+FMA).")
-	K := logisticConsts("logisticConstAVX2")
+	text("logisticRound"+T.suffix, "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
+		"logisticRound"+T.suffix+" is the round kernel of LogisticRound ("+T.desc+").")
+	cs := logisticConsts("logisticConst" + T.suffix)
 	C, A, BC := broadcast("c"), broadcast("a"), broadcast("bc")
 	s0, q, w, eta, m, n := pointer("s0"), pointer("q"), pointer("w"), pointer("eta"), pointer("m"), length()
-	zero, fin := YMM(), YMM()
+	zero, fin := T.vec(), T.vec()
 	VXORPD(zero, zero, zero)
 	VXORPD(fin, fin, fin) // Σ (m − m) over the lanes: 0 iff every m is finite
 	nz := GP64()
 	XORQ(nz, nz)
+	var tail Register
+	if T.masked {
+		tail = tailMask(n)
+	}
 	i, lim := GP64(), GP64()
 	XORQ(i, i)
 	MOVQ(n, lim)
-	ANDQ(I32(-4), lim)
+	ANDQ(I32(-T.width), lim)
 
-	// body processes the four lanes at element i; with mask != nil only the
-	// lanes whose mask is set are read, written and counted.
+	// body processes the lanes at element i; with mask != nil only the
+	// lanes whose mask is set (a vector mask for AVX2, an opmask for
+	// AVX-512) are read, written and counted.
 	body := func(mask Register) {
 		at := func(base Register) Mem { return Mem{Base: base, Index: i, Scale: 8} }
 		load := func(base Register) VecVirtual {
-			v := YMM()
-			if mask == nil {
+			v := T.vec()
+			switch {
+			case mask == nil:
 				VMOVUPD(at(base), v)
-			} else {
+			case T.masked:
+				VMOVUPD_Z(at(base), mask, v)
+			default:
 				VMASKMOVPD(at(base), mask, v)
 			}
 			return v
 		}
 		store := func(v Register, base Register) {
-			if mask == nil {
+			switch {
+			case mask == nil:
 				VMOVUPD(v, at(base))
-			} else {
+			case T.masked:
+				VMOVUPD(v, mask, at(base))
+			default:
 				VMASKMOVPD(v, mask, at(base))
 			}
 		}
 		M := load(m)
-		g := negSigmoid(K, M, zero)
-		cnt, bits := YMM(), GP64()
-		VCMPPD(U8(4), zero, g, cnt) // g ≠ 0 (unordered: NaN counts)
-		VMOVMSKPD(cnt, bits.As32())
-		if mask != nil {
-			mb := GP64()
-			VMOVMSKPD(mask, mb.As32())
-			ANDQ(mb, bits)
-		}
-		POPCNTQ(bits, bits)
-		ADDQ(bits, nz)
-		// W += g; η = a·η + bc·W; m = c·(s₀ + W·q).
-		W := load(w)
-		VADDPD(g, W, W)
-		store(W, w)
-		E, t := load(eta), YMM()
-		VMULPD(A, E, E)
-		VMULPD(BC, W, t)
-		VADDPD(t, E, E)
-		store(E, eta)
-		Q, S := load(q), load(s0)
-		VMULPD(Q, W, t)
-		VADDPD(t, S, t)
-		VMULPD(C, t, t)
-		store(t, m)
-		VSUBPD(t, t, t) // 0 if finite, NaN otherwise
-		if mask != nil {
-			VANDPD(mask, t, t)
-		}
-		VADDPD(t, fin, fin)
-	}
-
-	Label("loop4")
-	CMPQ(i, lim)
-	JAE(LabelRef("tail"))
-	body(nil)
-	ADDQ(U8(4), i)
-	JMP(LabelRef("loop4"))
-
-	Label("tail")
-	CMPQ(i, n)
-	JAE(LabelRef("done"))
-	rem, mask := GP64(), YMM()
-	MOVQ(n, rem)
-	SUBQ(i, rem)
-	VMOVQ(rem, mask.AsX())
-	VPBROADCASTQ(mask.AsX(), mask)
-	VPCMPGTQ(K("lanes01"), mask, mask) // lane l < n − i
-	body(mask)
-
-	Label("done")
-	ok, fb := GP64(), GP64()
-	VCMPPD(U8(0), zero, fin, fin) // lanes equal to 0
-	VMOVMSKPD(fin, fb.As32())
-	XORQ(ok, ok)
-	CMPQ(fb, U8(15))
-	SETEQ(ok.As8())
-	VZEROUPPER()
-	Store(nz, ReturnIndex(0))
-	Store(ok.As8(), ReturnIndex(1))
-	RET()
-}
-
-// genLogisticRound512 is genLogisticRound for AVX-512: eight lanes, the
-// same arithmetic lane by lane (VRNDSCALEPD for VROUNDPD, VSCALEFPD for
-// the two multiplications by 2^k₁ and 2^k₂, both one rounding: the results
-// are the AVX2 kernel's bits), opmasks for the comparisons and for the last
-// partial group of eight.
-func genLogisticRound512() {
-	text("logisticRoundAVX512", "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
-		"logisticRoundAVX512 is the round kernel of LogisticRound (AVX-512F/DQ).")
-	cs := logisticConsts("logisticConstAVX512")
-	C, A, BC := broadcast("c"), broadcast("a"), broadcast("bc")
-	s0, q, w, eta, m, n := pointer("s0"), pointer("q"), pointer("w"), pointer("eta"), pointer("m"), length()
-	zero, fin := ZMM(), ZMM()
-	VXORPD(zero, zero, zero)
-	VXORPD(fin, fin, fin) // Σ (m − m) over the lanes: 0 iff every m is finite
-	nz := GP64()
-	XORQ(nz, nz)
-	tail := tailMask(n)
-	i, lim := GP64(), GP64()
-	XORQ(i, i)
-	MOVQ(n, lim)
-	ANDQ(I32(-8), lim)
-
-	// body processes the eight lanes at element i; with mask != nil only
-	// the lanes whose mask bit is set are read, written and counted.
-	body := func(mask Register) {
-		at := func(base Register) Mem { return Mem{Base: base, Index: i, Scale: 8} }
-		load := func(base Register) VecVirtual {
-			v := ZMM()
-			if mask == nil {
-				VMOVUPD(at(base), v)
-			} else {
-				VMOVUPD_Z(at(base), mask, v)
+		var g VecVirtual
+		bits := GP64()
+		if T.masked {
+			g = negSigmoid512(cs, M, zero)
+			cnt := K()
+			VCMPPD(U8(4), zero, g, cnt) // g ≠ 0 (unordered: NaN counts)
+			if mask != nil {
+				KANDB(mask, cnt, cnt)
 			}
-			return v
-		}
-		store := func(v Register, base Register) {
-			if mask == nil {
-				VMOVUPD(v, at(base))
-			} else {
-				VMOVUPD(v, mask, at(base))
-			}
-		}
-		M := load(m)
-		g := negSigmoid512(cs, M, zero)
-		cnt, bits := K(), GP64()
-		VCMPPD(U8(4), zero, g, cnt) // g ≠ 0 (unordered: NaN counts)
-		if mask != nil {
-			KANDB(mask, cnt, cnt)
-		}
-		KMOVB(cnt, bits.As32())
-		POPCNTQ(bits, bits)
-		ADDQ(bits, nz)
-		// W += g; η = a·η + bc·W; m = c·(s₀ + W·q).
-		W := load(w)
-		VADDPD(g, W, W)
-		store(W, w)
-		E, t := load(eta), ZMM()
-		VMULPD(A, E, E)
-		VMULPD(BC, W, t)
-		VADDPD(t, E, E)
-		store(E, eta)
-		Q, S := load(q), load(s0)
-		VMULPD(Q, W, t)
-		VADDPD(t, S, t)
-		VMULPD(C, t, t)
-		store(t, m)
-		VSUBPD(t, t, t) // 0 if finite, NaN otherwise
-		if mask == nil {
-			VADDPD(t, fin, fin)
+			KMOVB(cnt, bits.As32())
 		} else {
+			g = negSigmoid(cs, M, zero)
+			cnt := YMM()
+			VCMPPD(U8(4), zero, g, cnt) // g ≠ 0 (unordered: NaN counts)
+			VMOVMSKPD(cnt, bits.As32())
+			if mask != nil {
+				mb := GP64()
+				VMOVMSKPD(mask, mb.As32())
+				ANDQ(mb, bits)
+			}
+		}
+		POPCNTQ(bits, bits)
+		ADDQ(bits, nz)
+		// W += g; η = a·η + bc·W; m = c·(s₀ + W·q).
+		W := load(w)
+		VADDPD(g, W, W)
+		store(W, w)
+		E, t := load(eta), T.vec()
+		VMULPD(A, E, E)
+		VMULPD(BC, W, t)
+		VADDPD(t, E, E)
+		store(E, eta)
+		Q, S := load(q), load(s0)
+		VMULPD(Q, W, t)
+		VADDPD(t, S, t)
+		VMULPD(C, t, t)
+		store(t, m)
+		VSUBPD(t, t, t) // 0 if finite, NaN otherwise
+		switch {
+		case mask == nil:
+			VADDPD(t, fin, fin)
+		case T.masked:
 			VADDPD(t, fin, mask, fin)
+		default:
+			VANDPD(mask, t, t)
+			VADDPD(t, fin, fin)
 		}
 	}
 
-	Label("loop8")
+	loopW := fmt.Sprint("loop", T.width)
+	Label(loopW)
 	CMPQ(i, lim)
 	JAE(LabelRef("tail"))
 	body(nil)
-	ADDQ(U8(8), i)
-	JMP(LabelRef("loop8"))
+	ADDQ(U8(T.width), i)
+	JMP(LabelRef(loopW))
 
 	Label("tail")
 	CMPQ(i, n)
 	JAE(LabelRef("done"))
+	if !T.masked {
+		rem, mask := GP64(), YMM()
+		MOVQ(n, rem)
+		SUBQ(i, rem)
+		VMOVQ(rem, mask.AsX())
+		VPBROADCASTQ(mask.AsX(), mask)
+		VPCMPGTQ(cs("lanes01"), mask, mask) // lane l < n − i
+		tail = mask
+	}
 	body(tail)
 
 	Label("done")
-	ok, fb, kf := GP64(), GP64(), K()
-	VCMPPD(U8(0), zero, fin, kf) // lanes equal to 0
-	KMOVB(kf, fb.As32())
+	ok, fb := GP64(), GP64()
+	if T.masked {
+		kf := K()
+		VCMPPD(U8(0), zero, fin, kf) // lanes equal to 0
+		KMOVB(kf, fb.As32())
+	} else {
+		VCMPPD(U8(0), zero, fin, fin) // lanes equal to 0
+		VMOVMSKPD(fin, fb.As32())
+	}
 	XORQ(ok, ok)
-	CMPQ(fb, U8(255))
+	CMPQ(fb, U8(1<<T.width-1))
 	SETEQ(ok.As8())
 	VZEROUPPER()
 	Store(nz, ReturnIndex(0))
