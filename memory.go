@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pairgossip/pairgossip/internal/hugepage"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -73,15 +74,24 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 	if cfg.Algorithm == "centralized" {
 		rows = 1
 	}
-	// Z, Θ, Θ̄ plus the data and the per-node bookkeeping.
-	m.State = 3*rows*row + int64(n)*int64(layout.Stride(d))*8 + rows*24
+	// Z, Θ, Θ̄, the data (the problem's copy and the one in the node
+	// records), each node's copied auxiliary row, the per-node bookkeeping.
+	m.State = 3*rows*row + (2*int64(n)+rows)*int64(layout.Stride(d))*8 + rows*24
+	if cfg.Algorithm == "async" {
+		m.State += rows * 8 // the parallel executor's level marks
+	}
 	if metric && cfg.Algorithm == "sync" && cfg.Baseline != "unbiased" {
 		// The reduced schedule's U_k (θ_k = c·U_k) and three scalars a node.
 		m.State += rows*row + rows*24
 	}
 	if cfg.Algorithm != "centralized" {
 		e := estimateEdges(cfg, n/k) * float64(k*k)
-		m.Graph = int64(e*16) + int64(n)*8 // edge list (8 B) + CSR adjacency (2×4 B) + offsets
+		// Edge list (8 B) + CSR adjacency (2×4 B) + offsets, and the
+		// engine's huge-page copy of the edge list (8 B) when it is large.
+		m.Graph = int64(e*16) + int64(n)*8
+		if e*8 >= hugepage.MinBytes {
+			m.Graph += int64(e * 8)
+		}
 	}
 	evalN := int64(cfg.EvalNodes)
 	if evalN <= 0 || evalN > rows {
