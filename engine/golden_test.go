@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Golden state checksums: every schedule runs a small fixed problem and the
+// SHA-256 of its final state and trace is compared with testdata/golden.json,
+// so that an unintended numeric change between commits fails a test. The
+// checksums depend on the kernel implementation (FMA or not) and, for metric
+// learning, on the LAPACK build, so the file keys them by both; a key this
+// machine cannot run is not checked. After an intended change, regenerate
+// with
+//
+//	go test ./engine -run TestGoldenChecksums -update
+//	go test -tags netlib ./engine -run TestGoldenChecksums -update
+//
+// (each adds or replaces the keys of the implementations this CPU and build
+// have and keeps the others), and say in the commit why the numbers moved.
+var update = flag.Bool("update", false, "rewrite the golden checksums in testdata/golden.json")
+
+const goldenFile = "testdata/golden.json"
+
+type goldenCase struct {
+	name     string
+	loss     problem.Loss
+	reg      problem.Regularizer
+	algo     Algorithm
+	est      Estimator
+	schedule string
+	workers  int
+	graph    string
+	exactPSD bool
+}
+
+func goldenCases() []goldenCase {
+	none := problem.Regularizer{}
+	psd := problem.Regularizer{Kind: problem.RegPSD}
+	l2 := problem.Regularizer{Kind: problem.RegL2Sq, Lambda: 0.02}
+	l1 := problem.Regularizer{Kind: problem.RegL1, Lambda: 0.01}
+	return []goldenCase{
+		{"sync-reference-hinge-l1", problem.AUCHinge, l1, Sync, Gossip, ScheduleReference, 2, "watts-strogatz", false},
+		{"sync-plain-logistic", problem.AUCLogistic, none, Sync, Gossip, SchedulePlain, 2, "watts-strogatz", false},
+		{"sync-plain-logistic-unbiased", problem.AUCLogistic, none, Sync, Unbiased, SchedulePlain, 2, "watts-strogatz", false},
+		{"sync-blocked-sqhinge-unbiased", problem.AUCSquaredHinge, none, Sync, Unbiased, ScheduleBlocked, 3, "watts-strogatz", false},
+		{"sync-blocked-logistic", problem.AUCLogistic, none, Sync, Gossip, ScheduleBlocked, 2, "cycle", false},
+		{"sync-reduced-logistic", problem.AUCLogistic, none, Sync, Gossip, ScheduleReduced, 2, "watts-strogatz", false},
+		{"sync-reduced-hinge-l2", problem.AUCHinge, l2, Sync, Gossip, ScheduleReduced, 3, "complete", false},
+		{"sync-cone-metric-psd", problem.MetricHinge, psd, Sync, Gossip, ScheduleReduced, 2, "watts-strogatz", false},
+		{"sync-reference-metric-psd", problem.MetricHinge, psd, Sync, Gossip, ScheduleReference, 2, "watts-strogatz", true},
+		{"async-plain-logistic", problem.AUCLogistic, none, Async, Gossip, SchedulePlain, 1, "watts-strogatz", false},
+		{"async-plain-sqhinge-unbiased", problem.AUCSquaredHinge, l2, Async, Unbiased, SchedulePlain, 1, "cycle", false},
+		{"async-parallel-logistic", problem.AUCLogistic, none, Async, Gossip, SchedulePlain, 2, "watts-strogatz", false},
+		{"async-reference-metric-psd", problem.MetricHinge, psd, Async, Gossip, ScheduleReference, 1, "watts-strogatz", false},
+		{"async-reference-hinge-l1-unbiased", problem.AUCHinge, l1, Async, Unbiased, ScheduleReference, 1, "complete", false},
+		{"centralized-logistic", problem.AUCLogistic, none, Centralized, Gossip, ScheduleReference, 1, "", false},
+	}
+}
+
+// goldenSum runs c on the active kernels and returns the checksum of the
+// final state (StateChecksum) and of every record of the trace, bit for bit.
+func goldenSum(t *testing.T, c goldenCase) string {
+	t.Helper()
+	n, d, iters, gc := 64, 4, int64(1500), 0.5
+	if c.loss.IsMetric() {
+		n, d, iters, gc = 40, 3, 300, 0.05
+	}
+	p := testProblem(t, c.loss, c.reg, n, d, 11)
+	var g *graph.Graph
+	switch c.graph {
+	case "watts-strogatz":
+		g = mustGraph(t, graph.Spec{Kind: c.graph, N: n, K: 4, P: 0.3, Seed: 4})
+	case "":
+	default:
+		g = mustGraph(t, graph.Spec{Kind: c.graph, N: n})
+	}
+	s, err := New(p, g, Config{Algorithm: c.algo, Estimator: c.est, Iters: iters, GammaC: gc, GammaAlpha: 0.05, Seed: 21,
+		Workers: c.workers, LogPoints: 6, EvalNodes: -1, Schedule: c.schedule, ExactPSD: c.exactPSD})
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	defer s.Close()
+	tr, err := s.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	h := sha256.New()
+	st := s.StateChecksum()
+	h.Write(st[:])
+	for _, r := range tr {
+		binary.Write(h, binary.LittleEndian, [3]int64{r.Iter, r.GradEvals, r.GradEvalsNonzero})
+		for _, v := range []float64{r.ObjMean, r.ObjStd, r.ObjMin, r.ObjMax, r.AUCMean, r.Bias, r.Consensus} {
+			binary.Write(h, binary.LittleEndian, math.Float64bits(v))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// TestGoldenChecksums compares every schedule's final state and trace with
+// the recorded checksums, for every kernel implementation this CPU has.
+func TestGoldenChecksums(t *testing.T) {
+	forcePool(t)
+	shrinkAsync(t)
+	golden := map[string]map[string]string{}
+	if b, err := os.ReadFile(goldenFile); err == nil {
+		if err := json.Unmarshal(b, &golden); err != nil {
+			t.Fatalf("%s: %v", goldenFile, err)
+		}
+	} else if !*update {
+		t.Fatalf("%s: %v (run with -update to create it)", goldenFile, err)
+	}
+	best := kernel.Active()
+	defer kernel.Use(best)
+	checked := 0
+	for _, impl := range kernel.Implementations() {
+		if err := kernel.Use(impl); err != nil {
+			t.Fatal(err)
+		}
+		key := impl + "+" + problem.LAPACK
+		want, ok := golden[key]
+		if !ok && !*update {
+			t.Logf("no golden checksums for %s: not checked", key)
+			continue
+		}
+		got := map[string]string{}
+		for _, c := range goldenCases() {
+			got[c.name] = goldenSum(t, c)
+			if !*update && got[c.name] != want[c.name] {
+				t.Errorf("%s: %s: state checksum %s, golden %s: the numbers changed (if on purpose, rerun with -update and say why in the commit)",
+					key, c.name, got[c.name], want[c.name])
+			}
+		}
+		golden[key] = got
+		checked++
+	}
+	if checked == 0 {
+		t.Fatalf("no kernel implementation of this machine has golden checksums (keys: %v)", slices.Sorted(maps.Keys(golden)))
+	}
+	if *update {
+		b, _ := json.MarshalIndent(golden, "", "  ")
+		if err := os.MkdirAll(filepath.Dir(goldenFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(goldenFile, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", goldenFile)
+	}
+}
