@@ -134,7 +134,7 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	}
 	s.EvalNodes = len(r.Sim.EvalNodes())
-	s.Execution = Execution{Schedule: r.Sim.Schedule(), Kernel: kernel.Active(), Workers: r.Sim.Workers()}
+	s.Execution = Execution{Schedule: string(r.Sim.Schedule()), Kernel: kernel.Active(), Workers: r.Sim.Workers()}
 	s.Execution.PinnedCPUs, s.Execution.PinNote = r.Sim.Pinned()
 	s.Warnings = r.Warnings
 	s.OptimumObjective = Float(math.NaN())

@@ -157,7 +157,7 @@ func Prepare(cfg Config) (*Run, error) {
 	}
 	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
 		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, Pin: cfg.Pin, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
-		Schedule: cfg.Schedule}
+		Schedule: engine.Schedule(cfg.Schedule)}
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func ws(b *testing.B, n int) *graph.Graph {
 // reports ns per node update and allocations per round (must be 0).
 func BenchmarkSyncRound(b *testing.B) {
 	for _, c := range []struct{ n, d int }{{699, 9}, {100_000, 16}, {100_000, 64}} {
-		for _, sched := range []string{engine.SchedulePlain, engine.ScheduleBlocked, engine.ScheduleReduced} {
+		for _, sched := range []engine.Schedule{engine.SchedulePlain, engine.ScheduleBlocked, engine.ScheduleReduced} {
 			b.Run(fmt.Sprintf("n=%d/d=%d/%s", c.n, c.d, sched), func(b *testing.B) {
 				p, g := randomAUC(b, c.n, c.d), ws(b, c.n)
 				s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: 1 << 40, GammaC: 1, Seed: 1, LogPoints: 1, EvalNodes: 1, Schedule: sched})

@@ -29,13 +29,19 @@ func forcePool(t *testing.T) {
 // pool never ran a round.
 func poolRan(t *testing.T, s *Sim, what string) {
 	t.Helper()
-	runs := s.poolRuns
-	if s.pool != nil {
-		runs += s.pool.runs
+	runs := s.crew.runs
+	if s.crew.pool != nil {
+		runs += s.crew.pool.runs
 	}
-	if s.workers > 1 && runs == 0 {
-		t.Fatalf("%s: %d workers but the pool never ran", what, s.workers)
+	if s.crew.n > 1 && runs == 0 {
+		t.Fatalf("%s: %d workers but the pool never ran", what, s.crew.n)
 	}
+}
+
+// apar returns the run's parallel asynchronous executor, nil if it has none.
+func apar(s *Sim) *asyncParExec {
+	a, _ := s.exec.(*asyncParExec)
+	return a
 }
 
 // TestParallelAsyncIdenticalToSerial: the parallel executor's final state
@@ -64,15 +70,15 @@ func TestParallelAsyncIdenticalToSerial(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if (w > 1) != (s.apar != nil) {
-					t.Fatalf("workers %d: parallel executor %v", w, s.apar != nil)
+				if (w > 1) != (apar(s) != nil) {
+					t.Fatalf("workers %d: parallel executor %v", w, apar(s) != nil)
 				}
 				tr, err := s.Run(context.Background(), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				st := stateBytes(t, s)
-				if w > 1 && spec.Kind == "complete" && s.apar.parLevels == 0 {
+				if w > 1 && spec.Kind == "complete" && apar(s).parLevels == 0 {
 					t.Fatalf("%d workers: no level ran in parallel", w)
 				}
 				s.Close()
@@ -143,7 +149,7 @@ func TestParallelAsyncCheckpointResume(t *testing.T) {
 	if err != context.Canceled {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
-	if a.apar == nil || a.apar.parLevels == 0 {
+	if apar(a) == nil || apar(a).parLevels == 0 {
 		t.Fatal("the parallel executor did not run")
 	}
 	var buf bytes.Buffer

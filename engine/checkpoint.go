@@ -11,7 +11,6 @@ import (
 	"hash"
 	"io"
 	"math"
-	"time"
 
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
@@ -22,8 +21,10 @@ import (
 //	"PGCKPT\x00\x01"            8-byte magic
 //	uint32 header length, header JSON (checkpointHeader)
 //	Z, Θ, Θ̄ as rows×P float64 each
-//	Y as rows int32; Count as rows int64 (Async only); the margins as rows
-//	float64 (synchronous fast path only)
+//	Y as rows int32; Count as rows int64 (Async only); what the executor
+//	saves (executor.writeSaved: the margins as rows float64 on the
+//	synchronous fast path, the cached eigendecompositions of the reduced
+//	metric schedule)
 //	trace: TraceLen records of 3 int64 and 7 float64
 //	SHA-256 of every byte above
 //
@@ -62,8 +63,8 @@ func (s *Sim) identity(caller []byte) []byte {
 	h.Write(caller)
 	c := s.cfg
 	fmt.Fprintf(h, "|%d|%d|%d|%x|%x|%d|%d|%d|%d|%d|%d|%v|%s|%s|%v", c.Algorithm, c.Estimator, c.Iters,
-		math.Float64bits(c.GammaC), math.Float64bits(c.GammaAlpha), c.Seed, c.LogPoints, len(s.evalRows),
-		s.prob.N, s.prob.D, s.prob.P, s.prob.Loss, s.schedule, kernel.Active(), c.ExactPSD)
+		math.Float64bits(c.GammaC), math.Float64bits(c.GammaAlpha), c.Seed, c.LogPoints, len(s.meas.rows),
+		s.prob.N, s.prob.D, s.prob.P, s.prob.Loss, s.kind.schedule, kernel.Active(), c.ExactPSD)
 	return h.Sum(nil)
 }
 
@@ -81,7 +82,7 @@ func (hw hashWriter) Write(p []byte) (int, error) {
 // describes the run (for example its configuration as JSON); ReadCheckpoint
 // refuses a checkpoint whose identity differs.
 func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) error {
-	s.syncTheta()
+	s.exec.materialize()
 	rngState, err := s.edges.State()
 	if err != nil {
 		return err
@@ -111,32 +112,15 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 	return bw.Flush()
 }
 
-// writeState writes the state sections: Z, Θ, Θ̄, Y, the clocks and the
-// margins.
+// writeState writes the state sections: the common ones (Z, Θ, Θ̄, Y, the
+// clocks), then what the executor saves.
 func (s *Sim) writeState(w io.Writer) error {
 	fc := new(floatCodec)
-	for _, m := range []layout.Matrix{s.Z, s.Theta, s.ThetaBar} {
-		for i := 0; i < m.Rows; i++ {
-			if err := fc.write(w, m.Row(i)); err != nil {
-				return err
-			}
-		}
-	}
-	if err := binary.Write(w, binary.LittleEndian, s.Y); err != nil {
+	if err := s.writeCommon(w, fc); err != nil {
 		return err
 	}
-	if s.Count != nil {
-		if err := binary.Write(w, binary.LittleEndian, s.Count); err != nil {
-			return err
-		}
-	}
-	if s.marg != nil {
-		if err := fc.write(w, s.marg); err != nil {
-			return err
-		}
-	}
-	if s.coneSavedLen() > 0 {
-		return s.writeConeSaved(w, fc)
+	if s.exec.savedLen() > 0 {
+		return s.exec.writeSaved(w, fc)
 	}
 	return nil
 }
@@ -237,15 +221,8 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 			return nil, ckptErr("truncated state")
 		}
 	}
-	var marg []float64
-	if s.marg != nil {
-		marg = make([]float64, len(s.marg))
-		if err := fc.read(tr, marg); err != nil {
-			return nil, ckptErr("truncated state")
-		}
-	}
 	var extra []float64
-	if n := s.coneSavedLen(); n > 0 {
+	if n := s.exec.savedLen(); n > 0 {
 		extra = make([]float64, n)
 		if err := fc.read(tr, extra); err != nil {
 			return nil, ckptErr("truncated state")
@@ -275,7 +252,7 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		}
 	}
 	if extra != nil {
-		if err := s.checkConeSaved(extra); err != nil {
+		if err := s.exec.checkSaved(extra); err != nil {
 			return nil, err
 		}
 	}
@@ -289,24 +266,11 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	if count != nil {
 		s.Count = count
 	}
-	if marg != nil {
-		copy(s.marg, marg)
-	}
 	if extra != nil {
-		s.applyConeSaved(extra)
+		s.exec.applySaved(extra)
 	}
 	s.t, s.gradEvals, s.nonzero = hdr.Iter, hdr.GradEvals, hdr.Nonzero
-	s.restoreDerived()
+	s.restoreAux()
+	s.exec.restore()
 	return trace, nil
-}
-
-// RunOptions configures RunWith.
-type RunOptions struct {
-	// OnRecord is called with each measurement.
-	OnRecord func(Record)
-	// Checkpoint, if not nil, is called every CheckpointEvery of wall time
-	// (checked every 256 iterations) with the trace so far; the state is
-	// consistent (between iterations) during the call.
-	Checkpoint      func(trace []Record) error
-	CheckpointEvery time.Duration
 }

@@ -240,7 +240,7 @@ func TestConeDivergence(t *testing.T) {
 	}
 	g := mustGraph(t, graph.Spec{Kind: "complete", N: 30})
 	var errs [2]*DivergenceError
-	for i, sched := range []string{ScheduleReference, ScheduleReduced} {
+	for i, sched := range []Schedule{ScheduleReference, ScheduleReduced} {
 		s, err := New(p, g, Config{Algorithm: Sync, Iters: 2000, GammaC: 1, Seed: 1, LogPoints: 2, Schedule: sched})
 		if err != nil {
 			t.Fatal(err)

@@ -1,23 +1,3 @@
-// Package engine runs the algorithms of Colin, Bellet, Salmon and Clémençon
-// (ICML 2016) on a problem.Problem over a graph.Graph:
-//
-//   - Algorithm 1, centralized stochastic dual averaging (pairs uniform in [n]²);
-//   - Algorithm 2, synchronous gossip dual averaging (DESIGN.md §4);
-//   - Algorithm 3, asynchronous gossip dual averaging (DESIGN.md §5);
-//   - the unbiased baseline of 2 and 3 (paper Fig. 2, DESIGN.md §6), where a
-//     node uses a point drawn uniformly from [n] afresh at each use instead of
-//     its propagated auxiliary observation.
-//
-// State is structure-of-arrays (package layout): Z, Θ and Θ̄ are n×P matrices
-// with aligned rows, y is an index into the data, the asynchronous clocks are
-// per-node activation counts. The synchronous all-nodes update runs on a
-// fixed pool of long-lived workers, one shard of rows each.
-//
-// Determinism: one seeded stream draws the edges; the unbiased baseline's
-// per-node draws come from the counter-based rng.HashIntN(seed, node, t); the
-// per-node updates are independent within a round and metric reductions run
-// in a fixed order, so the same configuration and seed give bit-identical
-// traces and state for any number of workers.
 package engine
 
 import (
@@ -108,15 +88,12 @@ type Config struct {
 	// LogPoints is the number of log-spaced iterations measured (the last
 	// iteration is always one); 0 means 30.
 	LogPoints int
-	// Schedule is auto (default), plain, blocked, reduced or reference: see
-	// ScheduleAuto and the others. Every schedule gives the same results up
-	// to rounding (the tests bound the relative difference of θ̄ by 1e-9;
-	// measured ≈ 1e-15); plain and blocked are bit-identical to each other
-	// and, with the generic kernels, to the reference. For the synchronous
-	// algorithm with the gossip estimator, auto is the reduced schedule
-	// (reduced.go for AUC, cone.go for metric learning unless ExactPSD is
-	// set). Every schedule is bit-identical across worker counts.
-	Schedule string
+	// Schedule is auto (default, also ""), plain, blocked, reduced or
+	// reference: see Schedule and the executor table (executor.go). For the
+	// synchronous algorithm with the gossip estimator, auto is the reduced
+	// schedule (exec_reduced.go for AUC, exec_cone.go for metric learning
+	// unless ExactPSD is set).
+	Schedule Schedule
 	// ExactPSD recomputes every node's PSD projection every synchronous
 	// round (reference schedule), instead of reusing the projection of a node
 	// whose z did not change (θ_k(t) = γ(t)·Proj(−z_k), exact in real

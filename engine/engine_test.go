@@ -158,8 +158,9 @@ func TestMatchesLiteralReference(t *testing.T) {
 	best := kernel.Active()
 	defer kernel.Use(best)
 	type variant struct {
-		schedule, kernel string
-		tol              float64 // 0: bitwise
+		schedule Schedule
+		kernel   string
+		tol      float64 // 0: bitwise
 	}
 	// exact is the fastest schedule bit-identical to the reference with the
 	// generic kernels: blocked (sync) or plain (async) on the linear fast
@@ -365,7 +366,7 @@ func TestPSDConeSkip(t *testing.T) {
 	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 40, K: 4, P: 0.3, Seed: 1})
 	var sims []*Sim
 	for _, v := range []struct {
-		schedule string
+		schedule Schedule
 		exact    bool
 	}{{ScheduleReference, true}, {ScheduleReference, false}, {ScheduleReduced, false}} {
 		s, err := New(p, g, Config{Algorithm: Sync, Iters: 400, GammaC: 0.05, Seed: 2, LogPoints: 2, ExactPSD: v.exact, Schedule: v.schedule})
@@ -409,7 +410,7 @@ func TestBlockedIdenticalToPlain(t *testing.T) {
 		var ref [32]byte
 		var refTrace []Record
 		for _, v := range []struct {
-			schedule string
+			schedule Schedule
 			workers  int
 		}{{SchedulePlain, 1}, {ScheduleBlocked, 1}, {ScheduleBlocked, 2}, {ScheduleBlocked, 3}, {ScheduleAuto, 2}} {
 			if v.schedule == ScheduleAuto && c.est == Gossip {
@@ -462,7 +463,7 @@ func TestReducedAgreesWithPlain(t *testing.T) {
 		g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 300, K: 4, P: 0.3, Seed: 5})
 		var ref *Sim
 		for _, v := range []struct {
-			schedule string
+			schedule Schedule
 			workers  int
 		}{{SchedulePlain, 1}, {ScheduleReduced, 1}, {ScheduleReduced, 2}, {ScheduleAuto, 3}} {
 			s, err := New(p, g, Config{Algorithm: Sync, Iters: 10000, GammaC: c.gammaC, Seed: 3, Workers: v.workers, LogPoints: 4, Schedule: v.schedule})
@@ -528,7 +529,7 @@ func TestReducedDeterminismAndDivergence(t *testing.T) {
 			}
 		}
 		var errs []*DivergenceError
-		for _, sched := range []string{SchedulePlain, ScheduleReduced} {
+		for _, sched := range []Schedule{SchedulePlain, ScheduleReduced} {
 			s, err := New(p, g, Config{Algorithm: Sync, Iters: 3000, GammaC: divergeC, Seed: 3, Workers: 2, LogPoints: 4, Schedule: sched})
 			if err != nil {
 				t.Fatal(err)

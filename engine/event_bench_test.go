@@ -27,10 +27,11 @@ func BenchmarkAsyncEventHot(b *testing.B) {
 			}
 			defer s.Close()
 			const chunk = 1 << 14
-			s.asyncSerial(chunk)
+			ex := s.exec.(*asyncExec)
+			ex.serialTo(chunk)
 			events := 0
 			for b.Loop() {
-				s.asyncSerial(s.t + chunk)
+				ex.serialTo(s.t + chunk)
 				events += chunk
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
@@ -73,7 +74,7 @@ func BenchmarkAsyncLarge(b *testing.B) {
 			for b.Loop() {
 				stop := s.t + chunk
 				for s.t < stop {
-					if err := s.advance(stop, stop-s.t); err != nil {
+					if err := s.advance(stop); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -42,7 +42,7 @@ type goldenCase struct {
 	reg      problem.Regularizer
 	algo     Algorithm
 	est      Estimator
-	schedule string
+	schedule Schedule
 	workers  int
 	graph    string
 	exactPSD bool

@@ -25,7 +25,8 @@ import (
 // otherwise a spinner would hold the P another worker needs.
 type pool struct {
 	shards []layout.Range
-	fn     func(w int, r layout.Range)
+	fn     func(w int, r layout.Range, tk *task)
+	tk     task // the caller's arguments of the current run, read by every worker
 	spin   time.Duration
 	cpus   []int // CPU of each worker (nil: not pinned)
 
@@ -88,7 +89,7 @@ func (p *pool) worker(w int, started chan<- struct{}) {
 		if p.closed.Load() {
 			return
 		}
-		p.fn(w, p.shards[w])
+		p.fn(w, p.shards[w], &p.tk)
 		if p.pending.Add(-1) == 0 && p.waiting.CompareAndSwap(true, false) {
 			p.done <- struct{}{}
 		}
@@ -135,10 +136,23 @@ func (p *pool) await(w int, seen uint64) uint64 {
 	return e
 }
 
-// run executes fn on every shard in parallel.
-func (p *pool) run(fn func(w int, r layout.Range)) {
+// task is what the caller hands every worker with one run of the pool:
+// the arguments of a synchronous round, or the level of asynchronous events
+// to run. The pool keeps a copy for the duration of the run, so handing it
+// over allocates nothing.
+type task struct {
+	t     int64   // the round (synchronous)
+	gamma float64 // its step size
+	i, j  int     // the endpoints of its edge
+	level []int32 // the events of the level (asynchronous), indices into win
+	win   *asyncWindow
+}
+
+// run executes fn on every shard in parallel, each call with a pointer to
+// the pool's copy of tk.
+func (p *pool) run(fn func(w int, r layout.Range, tk *task), tk task) {
 	p.runs++
-	p.fn = fn
+	p.fn, p.tk = fn, tk
 	p.pending.Store(int64(len(p.shards) - 1))
 	p.epoch.Add(1)
 	for w := 1; w < len(p.shards); w++ {
@@ -146,7 +160,7 @@ func (p *pool) run(fn func(w int, r layout.Range)) {
 			p.wk[w].wake <- struct{}{}
 		}
 	}
-	fn(0, p.shards[0])
+	fn(0, p.shards[0], &p.tk)
 	if !spinUntil(p.spin, func() bool { return p.pending.Load() == 0 }) {
 		p.waiting.Store(true)
 		// The last worker may have finished before it could see the flag.
@@ -154,7 +168,7 @@ func (p *pool) run(fn func(w int, r layout.Range)) {
 			<-p.done
 		}
 	}
-	p.fn = nil
+	p.fn, p.tk = nil, task{}
 }
 
 // pinCaller pins the calling goroutine to worker 0's CPU when the pool is

@@ -28,7 +28,7 @@ func TestPoolRounds(t *testing.T) {
 			p := newPool(layout.Shards(64*workers, workers), nil)
 			counts := make([]atomic.Int64, workers)
 			for round := 1; round <= 300; round++ {
-				p.run(func(w int, r layout.Range) {
+				p.run(func(w int, r layout.Range, _ *task) {
 					if r != p.shards[w] {
 						t.Errorf("worker %d got shard %v, want %v", w, r, p.shards[w])
 					}
@@ -36,7 +36,7 @@ func TestPoolRounds(t *testing.T) {
 						time.Sleep(20 * time.Microsecond) // the caller waits
 					}
 					counts[w].Add(1)
-				})
+				}, task{t: int64(round)})
 				for w := range counts {
 					if got := counts[w].Load(); got != int64(round) {
 						t.Fatalf("workers=%d spin=%v: after round %d worker %d ran %d times", workers, spin, round, w, got)
@@ -69,7 +69,7 @@ func TestPoolPinned(t *testing.T) {
 	go func() {
 		defer close(done)
 		defer p.pinCaller().Undo()
-		p.run(func(w int, r layout.Range) { got[w], _ = affinity.Allowed() })
+		p.run(func(w int, r layout.Range, _ *task) { got[w], _ = affinity.Allowed() }, task{})
 	}()
 	<-done
 	for w := range got {
@@ -105,9 +105,9 @@ func BenchmarkPoolRound(b *testing.B) {
 				p := newPool(layout.Shards(128, 2), nil)
 				defer p.close()
 				var sink atomic.Int64
-				fn := func(w int, r layout.Range) { spinFor(c.work); sink.Add(int64(r.Lo)) }
+				fn := func(w int, r layout.Range, _ *task) { spinFor(c.work); sink.Add(int64(r.Lo)) }
 				for b.Loop() {
-					p.run(fn)
+					p.run(fn, task{})
 					spinFor(c.gap)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)-float64(c.work+c.gap), "ns-overhead/op")

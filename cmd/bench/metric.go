@@ -54,7 +54,7 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters, GammaC: *gammaC, Seed: *seed,
-		Workers: *workers, LogPoints: 1, EvalNodes: 16, Schedule: *schedule, ExactPSD: *exact})
+		Workers: *workers, LogPoints: 1, EvalNodes: 16, Schedule: engine.Schedule(*schedule), ExactPSD: *exact})
 	if err != nil {
 		return usageError{Err: err}
 	}

@@ -48,7 +48,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters + 1, GammaC: 1, Seed: *seed,
-		Workers: *workers, Pin: *pin, LogPoints: 1, EvalNodes: 1, Schedule: *schedule})
+		Workers: *workers, Pin: *pin, LogPoints: 1, EvalNodes: 1, Schedule: engine.Schedule(*schedule)})
 	if err != nil {
 		return usageError{Err: err}
 	}

@@ -32,7 +32,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -295,10 +294,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *workers < 0 {
 		return usagef("--workers must be >= 0, got %d", *workers)
 	}
-	if !slices.Contains(engine.Schedules, *schedule) {
-		return usagef("--schedule must be one of %s, got %q", strings.Join(engine.Schedules, ", "), *schedule)
-	}
-	if *schedule == engine.ScheduleAuto {
+	if sc, err := engine.ParseSchedule(*schedule); err != nil {
+		return usagef("--schedule: %v", err)
+	} else if sc == engine.ScheduleAuto {
 		*schedule = ""
 	}
 	cfg := pairgossip.Config{Problem: *prob, Data: *data, DataSeed: *dataSeed, LabelColumn: *labelCol,

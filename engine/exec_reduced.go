@@ -28,8 +28,44 @@ import (
 // In real arithmetic this is the algorithm exactly; in floating point it
 // agrees with the plain schedule to rounding (tested: 1e-9 relative on θ̄).
 
-// ScheduleReduced is the algebraically reduced synchronous schedule.
-const ScheduleReduced = "reduced"
+// reducedBlockMax bounds the rounds of one block of the reduced schedule.
+// Its block costs two passes over the records plus, per round, work on
+// the O(B) touched nodes (packed scalars and the running-average weights
+// of restarted segments): B ≈ 4√n balances the two (reducedRounds), up to
+// this bound.
+var reducedBlockMax = 4096
+
+// reducedMinPoolWork is poolMinWork for the reduced AUC schedule, whose
+// blocks keep a serial part (the touched nodes, in event order): with
+// blocks of ≈ 4√n rounds, 2 workers beat 1 from about n·d = 2¹⁸ (the
+// crossover measured by bench sync, bench/RESULTS.md).
+var reducedMinPoolWork = 1 << 18
+
+func reducedFits(sh Shape, cfg Config, _ bool) bool {
+	return sh.linear() && cfg.Algorithm == Sync && cfg.Estimator == Gossip
+}
+
+func reducedBytes(sh Shape, cfg Config, _ int) int64 {
+	n, B := int64(sh.N), int64(reducedRounds(sh.N))
+	// 12 float64 and 3 int32 a node, 5 float64 and 2 int32 per touched node.
+	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*(12*8+3*4) + 2*B*(5*8+2*4)
+}
+
+// reducedExec is the reduced AUC schedule.
+type reducedExec struct {
+	*linearSync
+	bl      *syncBlock
+	rs      *reducedState
+	startFn func(w int, r layout.Range, tk *task) // shard, bound once
+	endFn   func(w int, r layout.Range, tk *task) // end, bound once
+}
+
+func newReducedExec(s *state, cr *crew) executor {
+	B := reducedRounds(s.rows())
+	e := &reducedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), B), rs: newReducedState(s.rows(), B)}
+	e.startFn, e.endFn = e.shard, e.end
+	return e
+}
 
 type reducedState struct {
 	s0, q, W, eta, mNext []float64 // per node
@@ -62,22 +98,22 @@ func newReducedState(n, maxB int) *reducedState {
 }
 
 // segStart begins node k's segment from its record's current z and y.
-func (s *Sim) segStart(k int, m float64) {
-	rs := s.red
+func (e *reducedExec) segStart(k int, m float64) {
+	s, rs := e.s, e.rs
 	x, y, z := s.X.Row(k), s.YX.Row(k), s.Z.Row(k)
 	var s0, q float64
 	for a := range x {
 		d := x[a] - y[a]
-		s0 += d * z[a]
-		q += d * d
+		s0 += float64(d * z[a])
+		q += float64(d * d)
 	}
 	rs.s0[k], rs.q[k], rs.W[k], rs.eta[k], rs.mNext[k] = s0, q, 0, 0, m
 }
 
 // materialize writes node k's z and θ̄ at the current point of its segment
 // into its record (which then holds the new z₀ and θ̄₀).
-func (s *Sim) materialize(k int) {
-	rs, bl := s.red, s.block
+func (e *reducedExec) materializeNode(k int) {
+	s, rs, bl := e.s, e.rs, e.bl
 	al, be := rs.alphaG, rs.betaG
 	if rs.restarted[k] == bl.gen {
 		al, be = rs.alpha[k], rs.beta[k]
@@ -86,8 +122,8 @@ func (s *Sim) materialize(k int) {
 	x, y, z, bar := s.X.Row(k), s.YX.Row(k), s.Z.Row(k), s.ThetaBar.Row(k)
 	for a := range z {
 		d := x[a] - y[a]
-		bar[a] = al*bar[a] + be*z[a] + eta*d
-		z[a] += W * d
+		bar[a] = float64(al*bar[a]) + float64(be*z[a]) + float64(eta*d)
+		z[a] += float64(W * d)
 	}
 }
 
@@ -96,12 +132,12 @@ func (s *Sim) materialize(k int) {
 // advanced round by round across nodes, so that the nodes' independent
 // recurrences overlap (node by node, each round would wait for the
 // previous round's exponential).
-func (s *Sim) reducedShard(w int, rg layout.Range) {
-	bl, rs := s.block, s.red
+func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
+	s, bl, rs := e.s, e.bl, e.rs
 	lab := s.prob.Label
 	n := 0
 	for k := rg.Lo; k < rg.Hi; k++ {
-		s.segStart(k, s.marg[k])
+		e.segStart(k, e.marg[k])
 		if bl.stamp[k] == bl.gen || lab[k] <= s.ylab[k] {
 			continue // touched: later, in event order; not contributing: nothing per round
 		}
@@ -115,12 +151,12 @@ func (s *Sim) reducedShard(w int, rg layout.Range) {
 	}
 	var nz int64
 	for r := 1; r <= bl.rounds; r++ {
-		nz += s.packRound(w, &p, bl.coef[r], bl.t0+int64(r))
+		nz += e.packRound(w, &p, bl.coef[r], bl.t0+int64(r))
 	}
 	for i, k := range p.act {
 		rs.W[k], rs.eta[k], rs.mNext[k] = p.W[i], p.eta[i], p.m[i]
 	}
-	bl.nz[w] += nz
+	e.cr.nz[w] += nz
 }
 
 // redPack is a pack of contributing nodes (see reducedState). pos, if not
@@ -164,7 +200,8 @@ func (p *redPack) writeBack(rs *reducedState, i int) {
 // margin turns non-finite stops there, as node by node it would: the round
 // is recorded for worker w, its scalars are written back, and it leaves
 // the pack.
-func (s *Sim) packRound(w int, p *redPack, cf roundCoef, t int64) (nz int64) {
+func (e *reducedExec) packRound(w int, p *redPack, cf roundCoef, t int64) (nz int64) {
+	s := e.s
 	bc := cf.b * cf.c
 	fin := true
 	if loss := s.prob.Loss; loss == problem.AUCLogistic {
@@ -181,19 +218,16 @@ func (s *Sim) packRound(w int, p *redPack, cf roundCoef, t int64) (nz int64) {
 			}
 			Wi := p.W[i] + g
 			p.W[i] = Wi
-			p.eta[i] = cf.a*p.eta[i] + bc*Wi
-			p.m[i] = cf.c * (p.s0[i] + Wi*p.q[i])
+			p.eta[i] = float64(cf.a*p.eta[i]) + float64(bc*Wi)
+			p.m[i] = cf.c * (p.s0[i] + float64(Wi*p.q[i]))
 			fin = fin && isFinite(p.m[i])
 		}
 	}
 	if !fin {
-		bl := s.block
 		for i := 0; i < len(p.m); i++ {
 			if !isFinite(p.m[i]) {
-				if b := (badRound{t, int(p.act[i])}); b.before(bl.bad[w]) {
-					bl.bad[w] = b
-				}
-				p.writeBack(s.red, i)
+				e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
+				p.writeBack(e.rs, i)
 				p.remove(i)
 				i--
 			}
@@ -203,8 +237,8 @@ func (s *Sim) packRound(w int, p *redPack, cf roundCoef, t int64) (nz int64) {
 }
 
 // reducedEnd materialises every node of the shard at the end of the block.
-func (s *Sim) reducedEnd(w int, rg layout.Range) {
-	bl, rs := s.block, s.red
+func (e *reducedExec) end(w int, rg layout.Range, _ *task) {
+	s, bl, rs := e.s, e.bl, e.rs
 	cEnd := bl.coef[bl.rounds].c
 	for k := rg.Lo; k < rg.Hi; k++ {
 		if bl.stamp[k] != bl.gen && s.prob.Label[k] <= s.ylab[k] {
@@ -212,37 +246,29 @@ func (s *Sim) reducedEnd(w int, rg layout.Range) {
 			al, be := rs.alphaG, rs.betaG
 			z, bar := s.Z.Row(k), s.ThetaBar.Row(k)
 			for a := range bar {
-				bar[a] = al*bar[a] + be*z[a]
+				bar[a] = float64(al*bar[a]) + float64(be*z[a])
 			}
-			s.marg[k] = cEnd * rs.s0[k]
+			e.marg[k] = cEnd * rs.s0[k]
 			continue
 		}
-		s.materialize(k)
-		s.marg[k] = cEnd * (rs.s0[k] + rs.W[k]*rs.q[k])
+		e.materializeNode(k)
+		e.marg[k] = cEnd * (rs.s0[k] + float64(rs.W[k]*rs.q[k]))
 	}
 }
 
-// syncReducedAdvance runs one block of the reduced schedule.
-func (s *Sim) syncReducedAdvance(stop int64) error {
-	bl, rs := s.block, s.red
-	B := s.beginBlock(stop, rs.restarted)
+// advance runs one block of the reduced schedule, at most stop − s.t rounds.
+func (e *reducedExec) advance(stop int64) error {
+	s, bl, rs := e.s, e.bl, e.rs
+	B := bl.begin(e.linearSync, stop, rs.restarted)
 	rs.alphaG, rs.betaG = 1, 0
-	big := s.pool != nil && s.prob.N*s.prob.P >= reducedMinPoolWork
+	big := e.cr.pool != nil && s.prob.N*s.prob.P >= reducedMinPoolWork
 	if big {
-		s.pool.run(s.redStartFn)
+		e.cr.pool.run(e.startFn, task{})
 	} else {
-		s.reducedShard(0, layout.Range{Lo: 0, Hi: s.prob.N})
+		e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
 	}
-	var nonzero int64
-	first := badRound{}
-	for w := range bl.nz {
-		nonzero += bl.nz[w]
-		bl.nz[w] = 0
-		if bl.bad[w].t > 0 && bl.bad[w].before(first) {
-			first = bl.bad[w]
-		}
-		bl.bad[w] = badRound{}
-	}
+	nonzero := e.cr.nonzero()
+	first := firstOf(e.cr.bad)
 	// Touched nodes, in event order: the contributing ones advance packed,
 	// the others have W = η = 0 and need nothing per round; a touch writes
 	// the node back, materialises it and restarts its segment.
@@ -260,59 +286,58 @@ func (s *Sim) syncReducedAdvance(stop int64) error {
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		for _, k := range [2]int{i, j} {
-			if e := int(tp.pos[k]) - 1; e >= 0 {
-				tp.writeBack(rs, e)
-				tp.remove(e)
+			if x := int(tp.pos[k]) - 1; x >= 0 {
+				tp.writeBack(rs, x)
+				tp.remove(x)
 			}
-			s.materialize(k)
+			e.materializeNode(k)
 		}
 		s.swapY(i, j)
 		var m [2]float64
-		for e, k := range [2]int{i, j} {
-			m[e] = marginScaled(s.X.Row(k), s.YX.Row(k), s.Z.Row(k), cf.cPrev)
+		for x, k := range [2]int{i, j} {
+			m[x] = marginScaled(s.X.Row(k), s.YX.Row(k), s.Z.Row(k), cf.cPrev)
 		}
 		s.average(i, j)
-		for e, k := range [2]int{i, j} {
-			s.segStart(k, m[e])
+		for x, k := range [2]int{i, j} {
+			e.segStart(k, m[x])
 			if rs.restarted[k] != bl.gen {
 				rs.restarted[k] = bl.gen
 				rs.relist = append(rs.relist, int32(k))
 			}
 			rs.alpha[k], rs.beta[k] = 1, 0
 			if lab[k] > s.ylab[k] {
-				tp.add(k, rs.s0[k], rs.q[k], 0, 0, m[e])
+				tp.add(k, rs.s0[k], rs.q[k], 0, 0, m[x])
 			}
 		}
-		nonzero += s.packRound(0, tp, cf, t)
+		nonzero += e.packRound(0, tp, cf, t)
 		bc := cf.b * cf.c
 		for _, k := range rs.relist {
 			rs.alpha[k] = cf.a * rs.alpha[k]
-			rs.beta[k] = cf.a*rs.beta[k] + bc
+			rs.beta[k] = float64(cf.a*rs.beta[k]) + bc
 		}
 		rs.alphaG = cf.a * rs.alphaG
-		rs.betaG = cf.a*rs.betaG + bc
+		rs.betaG = float64(cf.a*rs.betaG) + bc
 	}
-	for e := len(tp.m) - 1; e >= 0; e-- {
-		tp.writeBack(rs, e)
-		tp.remove(e)
+	for x := len(tp.m) - 1; x >= 0; x-- {
+		tp.writeBack(rs, x)
+		tp.remove(x)
 	}
-	if b := bl.bad[0]; b.t > 0 && b.before(first) {
+	if b := e.cr.bad[0]; b.found() && b.before(first) {
 		first = b
 	}
-	bl.bad[0] = badRound{}
+	e.cr.bad[0] = divergence{}
 	// Touched nodes that never restarted follow the global α, β; the
 	// touched but not yet restarted ones were advanced round by round above.
 	if big {
-		s.pool.run(s.redEndFn)
+		e.cr.pool.run(e.endFn, task{})
 	} else {
-		s.reducedEnd(0, layout.Range{Lo: 0, Hi: s.prob.N})
+		e.end(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
 	}
-	s.cPrev = bl.coef[B].c
-	s.thetaStale = true
-	if first.t > 0 {
-		s.t = first.t
-		s.syncTheta()
-		return &DivergenceError{Iter: first.t, Node: first.node, Field: "z (dual variable)"}
+	e.cPrev = bl.coef[B].c
+	e.stale = true
+	if first.found() {
+		first.field = "z (dual variable)"
+		return s.diverged(first)
 	}
 	s.t = bl.t0 + int64(B)
 	s.gradEvals += int64(s.prob.N) * int64(B)

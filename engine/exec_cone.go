@@ -46,12 +46,20 @@ import (
 // the records; it bounds the latency of cancellation and checkpoints.
 const coneChunk = 256
 
+// coneMinPoolWork is the pool threshold of the reduced metric schedule's
+// changed nodes, counted as (nodes)·d³, the order of their eigen-work.
+var coneMinPoolWork = 4096
+
 // coneMaxUpdates is the most rank-one eigen-updates a node's decomposition
 // takes before it is recomputed from z; it bounds the accumulated rounding
 // (each update is backward stable to a few ulps of ‖z‖).
 const coneMaxUpdates = 32
 
-type coneState struct {
+// coneExec is the reduced metric-learning schedule.
+type coneExec struct {
+	s  *state
+	cr *crew
+
 	U           layout.Matrix // U_k: θ_k = c·U_k
 	q           []float64     // δ_kᵀU_kδ_k
 	alpha, beta []float64     // θ̄_k = α_k θ̄⁰_k + β_k U_k
@@ -71,37 +79,46 @@ type coneState struct {
 	// The round being worked on.
 	act        []uint32 // nodes whose z changes, in order; bit 31: with a gradient
 	a, b, cNow float64
-	delta      [][]float64 // per worker: δ
-	bad        []int       // per worker: first non-finite node, −1 if none
-	fn         func(w int, r layout.Range)
-	endFn      func(w int, r layout.Range)
+	delta      [][]float64                           // per worker: δ
+	stale      bool                                  // Theta must be rebuilt as c·U
+	fn         func(w int, r layout.Range, tk *task) // work, bound once
+	endFn      func(w int, r layout.Range, tk *task) // end, bound once
 }
 
 const coneGrad = 1 << 31
 
-// coneApplies reports whether the reduced metric schedule can run p.
-func coneApplies(p *problem.Problem, cfg Config) bool {
-	r := p.Reg.Kind
-	return p.Loss.IsMetric() && cfg.Algorithm == Sync && cfg.Estimator == Gossip &&
+// coneFits reports whether the reduced metric schedule can run the problem.
+func coneFits(sh Shape, cfg Config, _ bool) bool {
+	r := sh.Reg
+	return sh.Loss.IsMetric() && cfg.Algorithm == Sync && cfg.Estimator == Gossip && !cfg.ExactPSD &&
 		(r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq)
 }
 
-func newConeState(s *Sim) *coneState {
+func coneBytes(sh Shape, _ Config, workers int) int64 {
+	n, row := int64(sh.N), int64(layout.Stride(sh.P))*8
+	b := n*row + n*(3*8+4) // U, q, α, β, the round's list
+	if sh.Reg == problem.RegPSD {
+		b += n*row + n*int64(sh.D)*8 + n // V, λ, update counts
+	}
+	return b + int64(max(1, workers))*int64(sh.D)*8
+}
+
+func newConeExec(s *state, cr *crew) executor {
 	n, d := s.prob.N, s.prob.D
-	nw := max(1, s.workers)
-	cs := &coneState{
+	nw := len(cr.ws)
+	cs := &coneExec{
+		s: s, cr: cr,
 		U: layout.New(n, s.prob.P), q: make([]float64, n),
 		alpha: make([]float64, n), beta: make([]float64, n),
 		psd:   s.prob.Reg.Kind == problem.RegPSD,
-		delta: make([][]float64, nw), bad: make([]int, nw),
-		act: make([]uint32, 0, n),
+		delta: make([][]float64, nw),
+		act:   make([]uint32, 0, n),
 	}
 	for k := range cs.alpha {
 		cs.alpha[k] = 1
 	}
 	for w := range cs.delta {
 		cs.delta[w] = make([]float64, d)
-		cs.bad[w] = -1
 	}
 	if cs.psd {
 		// z = 0: −z = I·0·Iᵀ.
@@ -117,13 +134,14 @@ func newConeState(s *Sim) *coneState {
 			cs.eup[w] = problem.NewEigUpdate(d)
 		}
 	}
-	cs.fn = s.coneWork
-	cs.endFn = s.coneEnd
+	cs.fn = cs.work
+	cs.endFn = cs.end
 	return cs
 }
 
-// coneScale returns c(t) > 0 with θ = c(t)·U.
-func (s *Sim) coneScale(t int64) float64 {
+// scale returns c(t) > 0 with θ = c(t)·U.
+func (cs *coneExec) scale(t int64) float64 {
+	s := cs.s
 	tf := float64(t)
 	g := s.cfg.Gamma(tf)
 	if r := s.prob.Reg; r.Kind == problem.RegL2Sq {
@@ -132,20 +150,19 @@ func (s *Sim) coneScale(t int64) float64 {
 	return g
 }
 
-// coneRound is one synchronous round of the reduced metric schedule.
-func (s *Sim) coneRound() error {
-	cs, p := s.cone, s.prob
+// round is one synchronous round of the reduced metric schedule.
+func (cs *coneExec) round() error {
+	s, p := cs.s, cs.s.prob
 	s.t++
 	t := s.t
 	i, j := s.drawEdge()
-	s.roundI, s.roundJ = i, j
 	s.average(i, j)
 	s.swapY(i, j)
 	for _, k := range [2]int{i, j} {
 		cs.q[k] = p.Dist(cs.U.Row(k), s.X.Row(k), s.YX.Row(k))
 	}
 	tf := float64(t)
-	cs.a, cs.b, cs.cNow = 1-1/tf, 1/tf, s.coneScale(t)
+	cs.a, cs.b, cs.cNow = 1-1/tf, 1/tf, cs.scale(t)
 	a, bc := cs.a, cs.b*cs.cNow
 	prev, B := cs.c, p.B
 	lab, ylab := p.Label, s.ylab
@@ -168,41 +185,42 @@ func (s *Sim) coneRound() error {
 			continue
 		}
 		alpha[k] *= a
-		beta[k] = beta[k]*a + bc
+		beta[k] = float64(beta[k]*a) + bc
 	}
 	cs.act = act
 	d := p.D
-	if s.pool != nil && len(act) >= 2 && len(act)*d*d*d >= coneMinPoolWork {
-		s.pool.run(cs.fn)
+	tk := task{t: t, i: i, j: j}
+	if cs.cr.pool != nil && len(act) >= 2 && len(act)*d*d*d >= coneMinPoolWork {
+		cs.cr.pool.run(cs.fn, tk)
 	} else {
-		s.coneWorkers(0, 1)
+		cs.nodes(0, 1, &tk)
 	}
 	cs.c = cs.cNow
 	s.gradEvals += int64(p.N)
 	s.nonzero += nz
-	s.thetaStale = true
-	bad := cs.firstBad()
-	if bad >= 0 {
-		return &DivergenceError{Iter: t, Node: bad, Field: fieldOf(s.Z.Row(bad), cs.U.Row(bad))}
+	cs.stale = true
+	if bad := firstOf(cs.cr.bad); bad.found() {
+		bad.field = fieldOf(s.Z.Row(bad.node), cs.U.Row(bad.node))
+		return s.diverged(bad)
 	}
 	return nil
 }
 
-func (s *Sim) coneWork(w int, _ layout.Range) { s.coneWorkers(w, s.pool.size()) }
+func (cs *coneExec) work(w int, _ layout.Range, tk *task) { cs.nodes(w, cs.cr.pool.size(), tk) }
 
-// coneWorkers updates the nodes act[w], act[w+W], … of the round: θ̄ written
+// nodes updates the nodes act[w], act[w+W], … of round tk: θ̄ written
 // with the old U, the rank-one gradient added to z, U = Proj(−z), q.
-func (s *Sim) coneWorkers(w, W int) {
-	cs, p := s.cone, s.prob
+func (cs *coneExec) nodes(w, W int, tk *task) {
+	s, p := cs.s, cs.s.prob
 	d := p.D
-	delta, ws := cs.delta[w], s.ws[w]
+	delta, ws := cs.delta[w], cs.cr.ws[w]
 	bc := cs.b * cs.cNow
 	for e := w; e < len(cs.act); e += W {
 		k := int(cs.act[e] &^ coneGrad)
 		z, u, bar := s.Z.Row(k), cs.U.Row(k), s.ThetaBar.Row(k)
 		al, be := cs.alpha[k], cs.beta[k]
 		for a := range bar {
-			bar[a] = al*bar[a] + be*u[a]
+			bar[a] = float64(al*bar[a]) + float64(be*u[a])
 		}
 		x, y := s.X.Row(k), s.YX.Row(k)
 		// s_k = +1 for a pair of the same class: z += s_k·δδᵀ (problem.PairGrad
@@ -217,7 +235,7 @@ func (s *Sim) coneWorkers(w, W int) {
 		if cs.psd {
 			V, lam := cs.V.Row(k), cs.lam[k*d:k*d+d]
 			done := false
-			if cs.act[e]&coneGrad != 0 && k != s.roundI && k != s.roundJ && cs.upd[k] < coneMaxUpdates {
+			if cs.act[e]&coneGrad != 0 && k != tk.i && k != tk.j && cs.upd[k] < coneMaxUpdates {
 				// −z changed by −s·δδᵀ only: update the decomposition.
 				for a := range delta {
 					delta[a] = x[a] - y[a]
@@ -244,28 +262,15 @@ func (s *Sim) coneWorkers(w, W int) {
 		}
 		cs.q[k] = p.Dist(u, x, y)
 		cs.alpha[k], cs.beta[k] = cs.a, bc
-		if (!finite(z) || !finite(u)) && (cs.bad[w] < 0 || k < cs.bad[w]) {
-			cs.bad[w] = k
+		if !finite(z) || !finite(u) {
+			cs.cr.bad[w].note(tk.t, k, "")
 		}
 	}
 }
 
-// firstBad returns the lowest node the workers found non-finite (−1: none)
-// and clears their reports.
-func (cs *coneState) firstBad() int {
-	bad := -1
-	for w, k := range cs.bad {
-		if k >= 0 && (bad < 0 || k < bad) {
-			bad = k
-		}
-		cs.bad[w] = -1
-	}
-	return bad
-}
-
-// coneEnd writes θ̄ = αθ̄⁰ + βU into the records of a shard.
-func (s *Sim) coneEnd(w int, r layout.Range) {
-	cs := s.cone
+// end writes θ̄ = αθ̄⁰ + βU into the records of a shard.
+func (cs *coneExec) end(w int, r layout.Range, _ *task) {
+	s := cs.s
 	for k := r.Lo; k < r.Hi; k++ {
 		al, be := cs.alpha[k], cs.beta[k]
 		if al == 1 && be == 0 {
@@ -273,45 +278,51 @@ func (s *Sim) coneEnd(w int, r layout.Range) {
 		}
 		bar, u := s.ThetaBar.Row(k), cs.U.Row(k)
 		for a := range bar {
-			bar[a] = al*bar[a] + be*u[a]
+			bar[a] = float64(al*bar[a]) + float64(be*u[a])
 		}
 		cs.alpha[k], cs.beta[k] = 1, 0
-		if !finite(bar) && (cs.bad[w] < 0 || k < cs.bad[w]) {
-			cs.bad[w] = k
+		if !finite(bar) {
+			cs.cr.bad[w].note(s.t, k, "theta_bar")
 		}
 	}
 }
 
-// coneMaterialize writes every node's θ̄ into its record.
-func (s *Sim) coneMaterialize() error {
-	cs := s.cone
-	if s.pool != nil && s.prob.N*s.prob.P >= poolMinWork {
-		s.pool.run(cs.endFn)
+// writeBars writes every node's θ̄ into its record.
+func (cs *coneExec) writeBars() error {
+	s := cs.s
+	if cs.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork {
+		cs.cr.pool.run(cs.endFn, task{})
 	} else {
-		s.coneEnd(0, layout.Range{Lo: 0, Hi: s.prob.N})
+		cs.end(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
 	}
-	bad := cs.firstBad()
-	if bad >= 0 {
-		return &DivergenceError{Iter: s.t, Node: bad, Field: "theta_bar"}
+	if bad := firstOf(cs.cr.bad); bad.found() {
+		return s.diverged(bad)
 	}
 	return nil
 }
 
-// coneAdvance runs rounds up to min(stop, t + coneChunk), then writes θ̄.
-func (s *Sim) coneAdvance(stop int64) error {
+// advance runs rounds up to min(stop, t + coneChunk), then writes θ̄.
+func (cs *coneExec) advance(stop int64) error {
+	s := cs.s
 	end := min(stop, s.t+coneChunk)
 	for s.t < end {
-		if err := s.coneRound(); err != nil {
-			s.coneMaterialize()
+		if err := cs.round(); err != nil {
+			t := s.t
+			cs.writeBars()
+			s.t = t
 			return err
 		}
 	}
-	return s.coneMaterialize()
+	return cs.writeBars()
 }
 
-// coneTheta sets Theta = c·U (syncTheta for this schedule).
-func (s *Sim) coneTheta() {
-	cs := s.cone
+// materialize sets Theta = c·U.
+func (cs *coneExec) materialize() {
+	if !cs.stale {
+		return
+	}
+	cs.stale = false
+	s := cs.s
 	for k := 0; k < s.Z.Rows; k++ {
 		th, u := s.Theta.Row(k), cs.U.Row(k)
 		for a := range th {
@@ -320,17 +331,17 @@ func (s *Sim) coneTheta() {
 	}
 }
 
-// coneRestore rebuilds U, q and c from z (or the saved eigendecompositions),
+// restore rebuilds U, q and c from z (or the saved eigendecompositions),
 // y and t after a checkpoint is read: U_k is a function of z_k (of V_k and
 // lam_k for the PSD cone, which the checkpoint holds), so this gives back the
 // uninterrupted run's values bit for bit.
-func (s *Sim) coneRestore() {
-	cs := s.cone
+func (cs *coneExec) restore() {
+	s := cs.s
 	d := s.prob.D
 	for k := 0; k < s.prob.N; k++ {
 		z, u := s.Z.Row(k), cs.U.Row(k)
 		if cs.psd {
-			s.ws[0].ProjectFromEig(u, cs.V.Row(k), cs.lam[k*d:k*d+d])
+			cs.cr.ws[0].ProjectFromEig(u, cs.V.Row(k), cs.lam[k*d:k*d+d])
 		} else {
 			for a, v := range z {
 				u[a] = -v
@@ -341,39 +352,34 @@ func (s *Sim) coneRestore() {
 	}
 	cs.c = 0
 	if s.t > 0 {
-		cs.c = s.coneScale(s.t)
+		cs.c = cs.scale(s.t)
 	}
-	for w := range cs.bad {
-		cs.bad[w] = -1
-	}
+	clear(cs.cr.bad)
+	cs.stale = false
 }
 
-// RankOneUpdates returns the number of rank-one eigen-updates done in place
-// of full eigendecompositions (reduced metric schedule, PSD cone).
-func (s *Sim) RankOneUpdates() int64 {
+// rankOne returns the number of rank-one eigen-updates done in place of
+// full eigendecompositions.
+func (cs *coneExec) rankOne() int64 {
 	var n int64
-	if s.cone != nil {
-		for _, r := range s.cone.rank1 {
-			n += r
-		}
+	for _, r := range cs.rank1 {
+		n += r
 	}
 	return n
 }
 
-// coneSavedLen is the number of floats of the reduced metric schedule's
-// state that is not a function of z (the cached eigendecompositions: V, lam
-// and the update counts), which checkpoints carry; 0 without it.
-func (s *Sim) coneSavedLen() int {
-	if s.cone == nil || !s.cone.psd {
+// savedLen is the number of floats of the reduced metric schedule's state
+// that is not a function of z (the cached eigendecompositions: V, lam and
+// the update counts), which checkpoints carry; 0 without it.
+func (cs *coneExec) savedLen() int {
+	if !cs.psd {
 		return 0
 	}
-	cs := s.cone
 	return cs.V.Rows*cs.V.Cols + len(cs.lam) + len(cs.upd)
 }
 
-// writeConeSaved writes that state (V row by row, lam, the counts as floats).
-func (s *Sim) writeConeSaved(w io.Writer, fc *floatCodec) error {
-	cs := s.cone
+// writeSaved writes that state (V row by row, lam, the counts as floats).
+func (cs *coneExec) writeSaved(w io.Writer, fc *floatCodec) error {
 	for k := 0; k < cs.V.Rows; k++ {
 		if err := fc.write(w, cs.V.Row(k)); err != nil {
 			return err
@@ -389,10 +395,10 @@ func (s *Sim) writeConeSaved(w io.Writer, fc *floatCodec) error {
 	return fc.write(w, upd)
 }
 
-// checkConeSaved validates what writeConeSaved wrote (coneSavedLen floats)
-// before anything is applied.
-func (s *Sim) checkConeSaved(v []float64) error {
-	for k, u := range v[len(v)-len(s.cone.upd):] {
+// checkSaved validates what writeSaved wrote (savedLen floats) before
+// anything is applied.
+func (cs *coneExec) checkSaved(v []float64) error {
+	for k, u := range v[len(v)-len(cs.upd):] {
 		if !(u >= 0 && u <= coneMaxUpdates) || u != math.Trunc(u) {
 			return ckptErr("eigen-update count %v of node %d out of range", u, k)
 		}
@@ -400,9 +406,8 @@ func (s *Sim) checkConeSaved(v []float64) error {
 	return nil
 }
 
-// applyConeSaved applies what checkConeSaved accepted.
-func (s *Sim) applyConeSaved(v []float64) {
-	cs := s.cone
+// applySaved applies what checkSaved accepted.
+func (cs *coneExec) applySaved(v []float64) {
 	for k := 0; k < cs.V.Rows; k++ {
 		v = v[copy(cs.V.Row(k), v):]
 	}
@@ -411,3 +416,5 @@ func (s *Sim) applyConeSaved(v []float64) {
 		cs.upd[k] = uint8(v[k])
 	}
 }
+
+func (cs *coneExec) close() {}

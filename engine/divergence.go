@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// DivergenceError reports a non-finite value in the state: the iteration
+// and node where it first appeared, and which variable.
+type DivergenceError struct {
+	Iter  int64
+	Node  int
+	Field string
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("divergence at iteration %d, node %d: %s is not finite (reduce --gamma-c?)", e.Iter, e.Node, e.Field)
+}
+
+// divergence is the one record of "where did the state first turn
+// non-finite" that every executor keeps, per worker while workers run and
+// reduced in a fixed order afterwards, so the report is the one the serial
+// algorithm would give: the earliest iteration, and in it the lowest node.
+// The zero value (t = 0) means none; field, when set, names the variable
+// (otherwise it is read off the materialised state).
+type divergence struct {
+	t     int64
+	node  int
+	field string
+}
+
+func (d divergence) found() bool { return d.t > 0 }
+
+// before reports whether d comes before o in the serial order (anything
+// comes before none).
+func (d divergence) before(o divergence) bool {
+	return !o.found() || d.t < o.t || (d.t == o.t && d.node < o.node)
+}
+
+// note keeps (t, node) if it comes before what d holds.
+func (d *divergence) note(t int64, node int, field string) {
+	if b := (divergence{t, node, field}); b.before(*d) {
+		*d = b
+	}
+}
+
+// firstOf returns the earliest of the per-worker records and clears them.
+func firstOf(ds []divergence) divergence {
+	var first divergence
+	for w, d := range ds {
+		if d.found() && d.before(first) {
+			first = d
+		}
+		ds[w] = divergence{}
+	}
+	return first
+}
+
+// finite reports whether every value of v is finite.
+func finite(v []float64) bool {
+	var acc float64
+	for _, x := range v {
+		acc += x - x
+	}
+	return acc == 0
+}
+
+// isFinite reports whether v is neither ±Inf nor NaN.
+// Not v−v == 0: when v is a product, arm64 fuses v−v into one FMSUB that
+// returns the product's rounding error, so a finite v could fail the test.
+func isFinite(v float64) bool { return math.Abs(v) <= math.MaxFloat64 }
+
+// fieldOf names the first non-finite variable of a node.
+func fieldOf(z, th []float64) string {
+	if !finite(z) {
+		return "z (dual variable)"
+	}
+	if !finite(th) {
+		return "theta"
+	}
+	return "theta_bar"
+}
+
+// diverged moves the clock to the iteration of d and returns its error; the
+// caller (Sim) materialises the state and names the field when d does not.
+func (s *state) diverged(d divergence) error {
+	s.t = d.t
+	return &DivergenceError{Iter: d.t, Node: d.node, Field: d.field}
+}

@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"sync/atomic"
+
+	"github.com/pairgossip/pairgossip/internal/hugepage"
+	"github.com/pairgossip/pairgossip/layout"
+)
+
+// The parallel asynchronous executor.
+//
+// An asynchronous event touches only the rows of its two endpoints, so two
+// events on disjoint node pairs commute exactly. The executor draws a window
+// of events from the same seeded edge stream as the serial loop, gives each
+// event the level
+//
+//	level(e) = max(level after the last earlier event on i, … on j)
+//
+// (so every event comes after all earlier events sharing a node with it),
+// and runs the levels in order; the events of one level have pairwise
+// disjoint node sets and are split over the worker pool. Every node thus sees
+// exactly the operations of the serial loop in the same order, with the same
+// event counter t for its clocks and the unbiased baseline's counter-based
+// draws: the final state is bit-identical to the serial execution.
+//
+// Levels too small to pay for a barrier run inline; when a window's levels
+// are small on average (a graph with a hub, such as a star, chains most events)
+// the executor falls back to the serial loop and probes again later.
+//
+// Building a window (drawing its edges, leveling, sorting) is serial and
+// costs about a third of running its events at n = 10⁶, so it overlaps the
+// previous window: while the workers run the first pooled level of window
+// k, worker 0 builds window k+1 (its events come after all of window k's
+// in the edge stream; building reads no state), then joins the level.
+// Within a level the workers take chunks of events from a shared counter,
+// so whoever is free runs the next chunk; which worker runs an event does
+// not change its result. A window is only built ahead when it ends before
+// the caller's stop, so no drawn-but-unrun event outlives asyncAdvance
+// (checkpoints save the edge stream's state).
+
+// asyncWindow is one window of events: the edges, each event's level, the
+// events sorted by level (stable) and each level's start.
+type asyncWindow struct {
+	m      int   // events
+	t0     int64 // iterations done before the window
+	levels int32
+	ev     []int32 // edge of event e: ev[2e], ev[2e+1]
+	lvl    []int32
+	order  []int32
+	start  []int32 // level l: order[start[l]:start[l+1]]
+}
+
+// asyncParExec is the parallel executor over an asynchronous executor's
+// events; its buffers are allocated once.
+type asyncParExec struct {
+	eventRunner // the events, the serial loop, materialize and checkpoints
+	s           *state
+	pool        *pool
+	window      int // events per window
+	minLevel    int // levels with fewer events run inline
+	win         [2]*asyncWindow
+	k           int  // win[k] is the current window
+	ahead       bool // win[1−k] is built and comes next
+	// mark[k] = gen<<32 | the level after node k's last event, for nodes
+	// that an event of window gen touched (one random access per node).
+	mark   []uint64
+	gen    uint32
+	nz     []int64      // per worker non-zero gradients
+	bad    []divergence // per worker first divergence
+	serial int          // windows left to run serially (adaptive fallback)
+	// parLevels counts the levels run on the pool (for tests and benchmarks).
+	parLevels int64
+
+	cursor atomic.Int64                          // next unclaimed event of the level being run
+	build  int                                   // events of the window worker 0 builds first (0: none)
+	fn     func(w int, r layout.Range, tk *task) // level, bound once
+}
+
+// Window, level and fallback parameters (tests shrink them).
+var (
+	asyncMinNodes    = 4096 // below this the serial loop is used
+	asyncMinLevel    = 256
+	asyncMaxWindow   = 1 << 15
+	asyncSerialProbe = 16  // windows run serially after an unprofitable one
+	asyncChunk       = 256 // events a worker claims at a time
+)
+
+func asyncParBytes(rows int) int64 {
+	w := int64(max(asyncMinLevel, min(asyncMaxWindow, rows/2)))
+	return int64(rows)*8 + 2*w*(2*4+3*4)
+}
+
+// newAsyncParExec runs the events of ex over a pool of the crew's size.
+func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
+	n, workers := s.rows(), cr.n
+	a := &asyncParExec{
+		eventRunner: ex,
+		s:           s,
+		window:      max(asyncMinLevel, min(asyncMaxWindow, n/2)),
+		minLevel:    asyncMinLevel,
+		mark:        make([]uint64, n),
+	}
+	hugepage.Advise(a.mark)
+	for i := range a.win {
+		a.win[i] = &asyncWindow{
+			ev: make([]int32, 2*a.window), lvl: make([]int32, a.window),
+			order: make([]int32, a.window), start: make([]int32, a.window+2),
+		}
+	}
+	shards := make([]layout.Range, workers)
+	for w := range shards {
+		shards[w] = layout.Range{Lo: w, Hi: w + 1}
+	}
+	a.pool = newPool(shards, cr.cpus)
+	cr.pooled = true
+	a.nz = make([]int64, workers)
+	a.bad = make([]divergence, workers)
+	a.fn = a.level
+	return a
+}
+
+// buildWindow draws the next m edges of the stream into w and levels them.
+func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
+	s := a.s
+	w.m, w.t0 = m, t0
+	for e := 0; e < m; e++ {
+		i, j := s.drawEdge()
+		w.ev[2*e], w.ev[2*e+1] = int32(i), int32(j)
+	}
+	a.gen++
+	if a.gen == 0 {
+		clear(a.mark)
+		a.gen = 1
+	}
+	g := uint64(a.gen) << 32
+	levels := int32(0)
+	for e := 0; e < m; e++ {
+		i, j := w.ev[2*e], w.ev[2*e+1]
+		var li, lj int32
+		if mi := a.mark[i]; mi&^0xffffffff == g {
+			li = int32(uint32(mi))
+		}
+		if mj := a.mark[j]; mj&^0xffffffff == g {
+			lj = int32(uint32(mj))
+		}
+		l := max(li, lj)
+		w.lvl[e] = l
+		a.mark[i], a.mark[j] = g|uint64(l+1), g|uint64(l+1)
+		levels = max(levels, l+1)
+	}
+	w.levels = levels
+	// Counting sort of the events by level (stable: t increases within a level).
+	st := w.start[:levels+1]
+	clear(st)
+	for e := 0; e < m; e++ {
+		st[w.lvl[e]+1]++
+	}
+	for l := int32(1); l <= levels; l++ {
+		st[l] += st[l-1]
+	}
+	for e := 0; e < m; e++ {
+		l := w.lvl[e]
+		w.order[st[l]] = int32(e)
+		st[l]++
+	}
+	// st[l] now holds the end of level l; shift back to starts.
+	for l := levels; l > 0; l-- {
+		st[l] = st[l-1]
+	}
+	st[0] = 0
+	w.start[levels] = int32(m)
+}
+
+// advance runs events until s.t reaches stop.
+func (a *asyncParExec) advance(stop int64) error {
+	s := a.s
+	for s.t < stop {
+		var w *asyncWindow
+		if a.ahead {
+			a.k, a.ahead = 1-a.k, false
+			w = a.win[a.k]
+		} else {
+			m := int(min(int64(a.window), stop-s.t))
+			if a.serial > 0 || m < a.minLevel {
+				if a.serial > 0 {
+					a.serial--
+				}
+				if err := a.serialTo(s.t + int64(m)); err != nil {
+					return err
+				}
+				continue
+			}
+			w = a.win[a.k]
+			a.buildWindow(w, m, s.t)
+		}
+		// The next window is built during this one if it fits before stop
+		// and this one is not to be followed by serial windows.
+		a.build = 0
+		if next := int(min(int64(a.window), stop-(w.t0+int64(w.m)))); next >= a.minLevel && a.serial == 0 {
+			a.build = next
+		}
+		planned := a.build > 0
+		if err := a.runWindow(w); err != nil {
+			a.ahead, a.build = false, 0
+			return err
+		}
+		if a.build > 0 { // no level went to the pool: build it now
+			a.buildWindow(a.win[1-a.k], a.build, w.t0+int64(w.m))
+			a.build = 0
+		}
+		a.ahead = planned
+		if a.serial > 0 && a.ahead {
+			// The fallback chose serial windows, but the next one is drawn:
+			// run it in stream order.
+			a.k, a.ahead = 1-a.k, false
+			if err := a.runWindowSerially(a.win[a.k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// runWindow runs window w's levels in order and advances s.t past it.
+func (a *asyncParExec) runWindow(w *asyncWindow) error {
+	s := a.s
+	t0 := w.t0
+	a.touched()
+	var nonzero int64
+	var first divergence
+	for l := int32(0); l < w.levels; l++ {
+		evs := w.order[w.start[l]:w.start[l+1]]
+		if len(evs) < a.minLevel || first.found() {
+			for _, e := range evs {
+				t := t0 + 1 + int64(e)
+				if first.found() && t >= first.t {
+					continue // after the divergence: the serial loop never ran it
+				}
+				nz, bad := a.event(int(w.ev[2*e]), int(w.ev[2*e+1]), t, 0)
+				nonzero += nz
+				if bad >= 0 {
+					first.note(t, bad, "")
+				}
+			}
+			continue
+		}
+		a.cursor.Store(0)
+		a.parLevels++
+		a.pool.run(a.fn, task{level: evs, win: w})
+		for k := range a.nz {
+			nonzero += a.nz[k]
+			a.nz[k] = 0
+		}
+		if b := firstOf(a.bad); b.found() && b.before(first) {
+			first = b
+		}
+	}
+	if first.found() {
+		return s.diverged(first)
+	}
+	s.t = t0 + int64(w.m)
+	s.gradEvals += 2 * int64(w.m)
+	s.nonzero += nonzero
+	// Adaptive fallback: levels averaging under two barriers' worth of work.
+	if int(w.levels)*2*a.minLevel > w.m {
+		a.serial = asyncSerialProbe
+	}
+	return nil
+}
+
+// runWindowSerially runs window w's events in stream order.
+func (a *asyncParExec) runWindowSerially(w *asyncWindow) error {
+	s := a.s
+	a.touched()
+	for e := 0; e < w.m; e++ {
+		t := w.t0 + 1 + int64(e)
+		nz, bad := a.event(int(w.ev[2*e]), int(w.ev[2*e+1]), t, 0)
+		s.gradEvals += 2
+		s.nonzero += nz
+		if bad >= 0 {
+			return s.diverged(divergence{t: t, node: bad})
+		}
+	}
+	s.t = w.t0 + int64(w.m)
+	return nil
+}
+
+// level is worker w's part of the level tk: worker 0 first builds the next
+// window if one is pending, then every worker claims chunks of events until
+// none is left.
+func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
+	if w == 0 && a.build > 0 {
+		cur := a.win[a.k]
+		a.buildWindow(a.win[1-a.k], a.build, cur.t0+int64(cur.m))
+		a.build = 0
+	}
+	win, evsAll := tk.win, tk.level
+	n := int64(len(evsAll))
+	ahead := 0
+	if a.prefetching() {
+		ahead = asyncAhead
+	}
+	var nz int64
+	for {
+		lo := a.cursor.Add(int64(asyncChunk)) - int64(asyncChunk)
+		if lo >= n {
+			break
+		}
+		evs := evsAll[lo:min(n, lo+int64(asyncChunk))]
+		for x := 0; x < min(ahead, len(evs)); x++ {
+			e := evs[x]
+			a.prefetch(w, int(win.ev[2*e]), int(win.ev[2*e+1]), win.t0+1+int64(e))
+		}
+		for x, e := range evs {
+			if y := x + ahead; ahead > 0 && y < len(evs) {
+				f := evs[y]
+				a.prefetch(w, int(win.ev[2*f]), int(win.ev[2*f+1]), win.t0+1+int64(f))
+			}
+			t := win.t0 + 1 + int64(e)
+			c, bad := a.event(int(win.ev[2*e]), int(win.ev[2*e+1]), t, w)
+			nz += c
+			if bad >= 0 {
+				a.bad[w].note(t, bad, "")
+			}
+		}
+	}
+	a.nz[w] += nz
+}
+
+// close stops the executor's workers.
+func (a *asyncParExec) close() {
+	if a.pool != nil {
+		a.pool.close()
+		a.pool = nil
+	}
+	a.eventRunner.close()
+}

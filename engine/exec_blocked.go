@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/pairgossip/pairgossip/layout"
+)
+
+// The temporally blocked synchronous schedule (linear fast path).
+//
+// A round couples only the two endpoints of its edge; every other node's
+// update depends on its own record alone. So within a block of B rounds,
+// the nodes that no edge of the block touches evolve independently: each is
+// advanced B rounds in a row while its record is in cache (one trip to
+// memory per block instead of one per round), over the worker pool. The
+// touched nodes (at most 2B) are then advanced round by round in event
+// order, with the swaps and averagings of their edges. Every node sees
+// exactly the operations of the plain schedule, in the same order: results
+// are bit-identical.
+
+// blockMax bounds the rounds of one block of the blocked schedule.
+var blockMax = 64
+
+// blockRounds picks B of the blocked schedule for a synchronous run on n
+// nodes.
+func blockRounds(n int) int {
+	return max(1, min(blockMax, n/16))
+}
+
+func blockedFits(sh Shape, cfg Config, auto bool) bool {
+	return sh.linear() && cfg.Algorithm == Sync && (!auto || blockRounds(sh.N) > 1)
+}
+
+func blockedBytes(sh Shape, cfg Config, _ int) int64 {
+	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, blockRounds(sh.N))
+}
+
+// syncBlock is one block of rounds: its edges, the coefficients of each
+// round, and which nodes its edges touch.
+type syncBlock struct {
+	edges   [][2]int32
+	coef    []roundCoef
+	stamp   []uint32 // per node: gen when touched in the current block
+	gen     uint32
+	touched []int32
+	rounds  int   // B of the current block
+	maxB    int   // the largest B
+	t0      int64 // iterations done before the block
+}
+
+// newSyncBlock allocates the blocks of a run on n nodes, of at most maxB
+// rounds each.
+func newSyncBlock(n, maxB int) *syncBlock {
+	return &syncBlock{
+		maxB:    maxB,
+		edges:   make([][2]int32, maxB),
+		touched: make([]int32, 0, 2*maxB),
+		coef:    make([]roundCoef, maxB+1),
+		stamp:   make([]uint32, n),
+	}
+}
+
+func syncBlockBytes(n, maxB int) int64 { return int64(n)*4 + int64(maxB)*(8+8+32) }
+
+// begin starts a block of at most stop − s.t rounds after the rounds of l:
+// it draws the block's edges from the stream, marks their endpoints as
+// touched (a new generation of stamps; clearOnWrap is also cleared when the
+// stamps wrap) and computes each round's coefficients. It returns B.
+func (bl *syncBlock) begin(l *linearSync, stop int64, clearOnWrap []uint32) int {
+	s := l.s
+	B := int(min(int64(bl.maxB), stop-s.t))
+	bl.rounds, bl.t0 = B, s.t
+	bl.gen++
+	if bl.gen == 0 {
+		clear(bl.stamp)
+		clear(clearOnWrap)
+		bl.gen = 1
+	}
+	bl.touched = bl.touched[:0]
+	bl.coef[0] = roundCoef{c: l.cPrev}
+	for r := 1; r <= B; r++ {
+		i, j := s.drawEdge()
+		bl.edges[r-1] = [2]int32{int32(i), int32(j)}
+		for _, k := range [2]int{i, j} {
+			if bl.stamp[k] != bl.gen {
+				bl.stamp[k] = bl.gen
+				bl.touched = append(bl.touched, int32(k))
+			}
+		}
+		tf := float64(s.t + int64(r))
+		g := s.cfg.Gamma(tf)
+		bl.coef[r] = roundCoef{c: s.linearScale(g, tf), a: 1 - 1/tf, b: 1 / tf, cPrev: bl.coef[r-1].c}
+	}
+	return B
+}
+
+// blockedExec is the blocked schedule.
+type blockedExec struct {
+	*linearSync
+	bl *syncBlock
+	fn func(w int, r layout.Range, tk *task) // shard, bound once
+}
+
+func newBlockedExec(s *state, cr *crew) executor {
+	e := &blockedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), blockRounds(s.rows()))}
+	e.fn = e.shard
+	return e
+}
+
+// advance runs one block of rounds, at most stop − s.t.
+func (e *blockedExec) advance(stop int64) error {
+	s, bl := e.s, e.bl
+	B := bl.begin(e.linearSync, stop, nil)
+	// Untouched nodes: B rounds each, in parallel.
+	if e.cr.pool != nil && s.prob.N*s.prob.P*B >= poolMinWork {
+		e.cr.pool.run(e.fn, task{})
+	} else {
+		e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
+	}
+	// Touched nodes: round by round, in event order.
+	nonzero := e.cr.nonzero()
+	first := firstOf(e.cr.bad)
+	for r := 1; r <= B; r++ {
+		t := bl.t0 + int64(r)
+		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
+		e.cPrev = bl.coef[r].cPrev
+		e.pre(i, j)
+		for _, k32 := range bl.touched {
+			k := int(k32)
+			nz, ok := e.nodeRound(k, t, bl.coef[r], e.endTh(k, i, j))
+			if nz {
+				nonzero++
+			}
+			if !ok {
+				first.note(t, k, "")
+			}
+		}
+	}
+	e.cPrev = bl.coef[B].c
+	e.stale = true
+	if first.found() {
+		return s.diverged(first)
+	}
+	s.t = bl.t0 + int64(B)
+	s.gradEvals += int64(s.prob.N) * int64(B)
+	s.nonzero += nonzero
+	return nil
+}
+
+// shard advances the untouched nodes of shard rg through the block.
+func (e *blockedExec) shard(w int, rg layout.Range, _ *task) {
+	bl := e.bl
+	var nz int64
+	for k := rg.Lo; k < rg.Hi; k++ {
+		if bl.stamp[k] == bl.gen {
+			continue
+		}
+		for r := 1; r <= bl.rounds; r++ {
+			t := bl.t0 + int64(r)
+			c, ok := e.nodeRound(k, t, bl.coef[r], nil)
+			if c {
+				nz++
+			}
+			if !ok {
+				e.cr.bad[w].note(t, k, "")
+				break
+			}
+		}
+	}
+	e.cr.nz[w] += nz
+}
+
+// reducedRounds picks B of the reduced schedule: 4√n, at most n/4 and
+// reducedBlockMax (the balance of its per-block passes and per-round work
+// on the touched nodes, measured in bench/RESULTS.md).
+func reducedRounds(n int) int {
+	return max(1, min(reducedBlockMax, n/4, int(4*math.Sqrt(float64(n)))))
+}

@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pairgossip/pairgossip/affinity"
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// An executor carries the state through iterations of one algorithm on one
+// schedule. Every executor computes the algorithm of exec_reference.go
+// (the paper's pseudo-code, literally): the schedules differ in how the
+// work is ordered and batched, never in what is computed (see Schedule for
+// which ones are bit-identical and which agree to rounding).
+type executor interface {
+	// advance runs iterations towards stop, at most a bounded amount of work
+	// (a chunk of rounds or events, one block, one window), never past stop.
+	// On a divergence the state is left at the iteration where it happened.
+	advance(stop int64) error
+	// materialize writes into the state what the executor keeps implicit
+	// (θ = c·z on the linear fast path), so that the state can be read.
+	materialize()
+	// savedLen is the number of floats the executor adds to a checkpoint
+	// after the state's common sections (0: none); writeSaved writes them,
+	// checkSaved validates what was read before anything is applied, and
+	// applySaved applies it.
+	savedLen() int
+	writeSaved(w io.Writer, fc *floatCodec) error
+	checkSaved(v []float64) error
+	applySaved(v []float64)
+	// restore rebuilds what the executor derives from the state (scales,
+	// margins' companions, projections) after a checkpoint was read.
+	restore()
+	// close releases the executor's own workers, if any.
+	close()
+}
+
+// Schedule names how an executor orders the work of an algorithm.
+type Schedule string
+
+// The schedules. Every schedule gives the same results up to rounding (the
+// tests bound the relative difference of θ̄ by 1e-9; measured ≈ 1e-15);
+// plain and blocked are bit-identical to each other and, with the generic
+// kernels, to the reference. Every schedule is bit-identical across worker
+// counts.
+const (
+	// ScheduleAuto picks the fastest schedule that applies (the first row of
+	// the executor table that fits).
+	ScheduleAuto Schedule = "auto"
+	// SchedulePlain is the fused one-pass update, node after node, each
+	// round (exec_plain.go), or the asynchronous fast event loop
+	// (exec_async.go, exec_asyncpar.go).
+	SchedulePlain Schedule = "plain"
+	// ScheduleBlocked is the temporally blocked synchronous schedule
+	// (exec_blocked.go).
+	ScheduleBlocked Schedule = "blocked"
+	// ScheduleReduced is the algebraically reduced synchronous schedule:
+	// scalar recurrences between the touches of a node (exec_reduced.go for
+	// AUC, exec_cone.go for metric learning).
+	ScheduleReduced Schedule = "reduced"
+	// ScheduleReference is the literal per-node transcription of the
+	// algorithms (exec_reference.go), for every problem.
+	ScheduleReference Schedule = "reference"
+)
+
+// Schedules lists the accepted schedule names.
+var Schedules = []Schedule{ScheduleAuto, SchedulePlain, ScheduleBlocked, ScheduleReduced, ScheduleReference}
+
+// ParseSchedule maps a name ("" is auto) to a Schedule.
+func ParseSchedule(s string) (Schedule, error) {
+	if s == "" {
+		return ScheduleAuto, nil
+	}
+	for _, v := range Schedules {
+		if string(v) == strings.ToLower(s) {
+			return v, nil
+		}
+	}
+	names := make([]string, len(Schedules))
+	for i, v := range Schedules {
+		names[i] = string(v)
+	}
+	return "", fmt.Errorf("unknown schedule %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+// Shape is what the choice of an executor and the memory estimate need to
+// know of a problem, before it is built.
+type Shape struct {
+	N, D, P int
+	Loss    problem.Loss
+	Reg     problem.RegKind
+	Edges   int // undirected edges of the graph (0 for Centralized)
+}
+
+// ShapeOf returns the shape of p on g.
+func ShapeOf(p *problem.Problem, g *graph.Graph) Shape {
+	sh := Shape{N: p.N, D: p.D, P: p.P, Loss: p.Loss, Reg: p.Reg.Kind}
+	if g != nil {
+		sh.Edges = len(g.Edges)
+	}
+	return sh
+}
+
+func (sh Shape) linear() bool {
+	return !sh.Loss.IsMetric() && (sh.Reg == problem.RegNone || sh.Reg == problem.RegL2Sq)
+}
+
+func (sh Shape) rows(algo Algorithm) int {
+	if algo == Centralized {
+		return 1
+	}
+	return sh.N
+}
+
+// execKind is one row of the executor table.
+type execKind struct {
+	schedule Schedule
+	name     string
+	// fits reports whether the executor runs this shape and configuration
+	// (auto: whether auto may pick it).
+	fits func(sh Shape, cfg Config, auto bool) bool
+	// bytes is the memory the executor holds besides the state.
+	bytes func(sh Shape, cfg Config, workers int) int64
+	build func(s *state, cr *crew) executor
+}
+
+// executors is the one table the executor of a run is chosen from: auto
+// takes the first row that fits, a named schedule the first row of that
+// schedule that fits. An asynchronous executor runs on the parallel
+// executor (exec_asyncpar.go) when the run has several workers and enough
+// nodes.
+var executors = []execKind{
+	{ScheduleReduced, "cone", coneFits, coneBytes, newConeExec},
+	{ScheduleReduced, "reduced", reducedFits, reducedBytes, newReducedExec},
+	{ScheduleBlocked, "blocked", blockedFits, blockedBytes, newBlockedExec},
+	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec},
+	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec},
+	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec},
+}
+
+// requirement says, for a named schedule, what it needs.
+var requirement = map[Schedule]string{
+	ScheduleReduced: "the synchronous algorithm, the gossip estimator, and an AUC loss with ψ = none or l2 or the metric loss with ψ = psd, none or l2 (and not --exact-psd)",
+	ScheduleBlocked: "the synchronous algorithm and an AUC loss with ψ = none or l2",
+	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2",
+}
+
+// choose returns the row of the table for sh and cfg.
+func choose(sh Shape, cfg Config) (execKind, error) {
+	want := cfg.Schedule
+	if want == "" {
+		want = ScheduleAuto
+	}
+	if _, err := ParseSchedule(string(want)); err != nil {
+		return execKind{}, fmt.Errorf("engine: %w", err)
+	}
+	auto := want == ScheduleAuto
+	for _, e := range executors {
+		if (auto || e.schedule == want) && e.fits(sh, cfg, auto) {
+			return e, nil
+		}
+	}
+	return execKind{}, fmt.Errorf("engine: the %s schedule needs %s (got %s, %s, %s, %s)", want, requirement[want],
+		cfg.Algorithm, cfg.Estimator, sh.Loss, sh.Reg)
+}
+
+// parallelAsync reports whether an asynchronous run goes to the parallel
+// executor.
+func parallelAsync(sh Shape, cfg Config, workers int) bool {
+	return cfg.Algorithm == Async && workers > 1 && sh.rows(cfg.Algorithm) >= asyncMinNodes
+}
+
+// crew is a run's workers: their number and CPUs, the pool of row shards
+// that the synchronous executors hand rounds and blocks to (nil when
+// everything runs on the caller), and per-worker scratch allocated once —
+// the problem's workspaces, non-zero gradient counts and divergence
+// records.
+type crew struct {
+	n      int
+	cpus   []int  // CPU of each worker (nil: not pinned)
+	why    string // why not pinned
+	pool   *pool
+	pooled bool  // a pool (this one or an executor's own) was started
+	runs   int64 // rounds the pool ran before close (for tests)
+	ws     []*problem.Workspace
+	nz     []int64
+	bad    []divergence
+}
+
+func newCrew(p *problem.Problem, cfg Config, rows, workers int) *crew {
+	cr := &crew{n: workers}
+	if cfg.Pin {
+		cr.cpus, cr.why = affinity.Plan(workers)
+	} else {
+		cr.why = "not asked (Config.Pin)"
+	}
+	if cfg.Algorithm == Sync && workers > 1 && rows >= 2*layout.LineFloats {
+		cr.pool = newPool(layout.Shards(rows, workers), cr.cpus)
+		cr.pooled = true
+	}
+	nw := max(1, workers)
+	cr.ws = make([]*problem.Workspace, nw)
+	for w := range cr.ws {
+		cr.ws[w] = p.NewWorkspace()
+	}
+	cr.nz = make([]int64, nw)
+	cr.bad = make([]divergence, nw)
+	return cr
+}
+
+// nonzero returns the sum of the workers' non-zero gradient counts and
+// clears them.
+func (cr *crew) nonzero() int64 {
+	var n int64
+	for w, v := range cr.nz {
+		n += v
+		cr.nz[w] = 0
+	}
+	return n
+}
+
+// close stops the pool's workers.
+func (cr *crew) close() {
+	if cr.pool != nil {
+		cr.runs += cr.pool.runs
+		cr.pool.close()
+		cr.pool = nil
+	}
+}
+
+// pinCaller pins the calling goroutine, worker 0, when the run's workers are
+// pinned and a pool runs; Undo the result when done.
+func (cr *crew) pinCaller() affinity.Pinning {
+	if !cr.pooled || cr.cpus == nil {
+		return affinity.Pinning{}
+	}
+	pinned, _ := affinity.Pin(cr.cpus[0]) // on error: the zero Pinning
+	return pinned
+}

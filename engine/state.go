@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/hugepage"
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Sub-stream identifiers of the run's seed.
+const (
+	streamEdges = 1
+	streamEval  = 2
+	hashAux     = 3 // counter-based draws of the unbiased baseline
+)
+
+// state is what the algorithms of the paper act on, apart from how an
+// executor schedules the work: the problem and graph, the node variables as
+// structure-of-arrays matrices, the auxiliary observations, the clocks and
+// the seeded edge stream. Every executor reads and writes this one state;
+// what an executor keeps besides (margins, block buffers, cached
+// eigendecompositions) lives in the executor.
+type state struct {
+	prob *problem.Problem
+	g    *graph.Graph // nil for Centralized
+	cfg  Config
+
+	// Z, Theta and ThetaBar hold z_k, θ_k and θ̄_k, one row per node (a
+	// single row for Centralized). X, YX, Z and ThetaBar are views into one
+	// array of node records [x_k | y_k | z_k | θ̄_k] (layout.NewRecords), X
+	// being the engine's copy of the data and YX[k] a copy of x_{Y[k]}, node
+	// k's auxiliary point, so that an update streams through one contiguous
+	// record per node. Executors on the linear fast path keep θ implicit
+	// (θ_k = c·z_k) and write Theta only when it is read (executor.materialize).
+	X, YX, Z, ThetaBar, Theta layout.Matrix
+	// Y[k] is the index of node k's auxiliary observation y_k in the data,
+	// ylab[k] its label.
+	Y    []int32
+	ylab []int32
+	// Count[k] is node k's activation count (Async); m_k = Count[k]/p_k.
+	Count []int64
+	invP  []float64 // 1/p_k (Async)
+
+	t                  int64 // iterations done
+	edges              *rng.Stream
+	edgeList           [][2]int32 // the graph's edges (a huge-page copy when large)
+	gradEvals, nonzero int64
+}
+
+func newState(p *problem.Problem, g *graph.Graph, cfg Config) *state {
+	s := &state{prob: p, g: g, cfg: cfg}
+	rows := s.rows()
+	rec := layout.NewRecords(rows, p.D, p.D, p.P, p.P)
+	s.X, s.YX, s.Z, s.ThetaBar = rec[0], rec[1], rec[2], rec[3]
+	s.Theta = layout.New(rows, p.P)
+	s.Y = make([]int32, rows)
+	s.ylab = make([]int32, rows)
+	for k := range s.Y {
+		s.Y[k] = int32(k)
+	}
+	if rows == p.N {
+		s.X.CopyFrom(p.X)
+		s.YX.CopyFrom(p.X)
+		copy(s.ylab, p.Label)
+	}
+	if cfg.Algorithm == Async {
+		s.Count = make([]int64, rows)
+		s.invP = make([]float64, rows)
+		for k := range s.invP {
+			s.invP[k] = float64(g.UndirectedEdges()) / float64(g.Degree(k)) // 1/p_k = |E|/(2d_k)
+		}
+	}
+	s.edges = rng.New(cfg.Seed, streamEdges)
+	if g != nil {
+		s.edgeList = g.Edges
+		if len(g.Edges)*8 >= hugepage.MinBytes {
+			s.edgeList = make([][2]int32, len(g.Edges))
+			hugepage.Advise(s.edgeList)
+			copy(s.edgeList, g.Edges)
+		}
+	}
+	return s
+}
+
+// stateMemory is the memory of a state of rows nodes: the node records
+// (x, y, z, θ̄), Θ, Y and its labels, the clocks (Async) and the huge-page
+// copy of a large edge list.
+func stateMemory(rows, d, P, edges int, algo Algorithm) int64 {
+	r := int64(rows)
+	b := r*int64(2*layout.Stride(d)+3*layout.Stride(P))*8 + r*8
+	if algo == Async {
+		b += r * 16
+	}
+	if int64(edges)*8 >= hugepage.MinBytes {
+		b += int64(edges) * 8
+	}
+	return b
+}
+
+// rows is the number of state rows: one per node, one for Centralized.
+func (s *state) rows() int {
+	if s.cfg.Algorithm == Centralized {
+		return 1
+	}
+	return s.prob.N
+}
+
+// drawEdge returns the endpoints of an undirected edge drawn uniformly.
+func (s *state) drawEdge() (int, int) {
+	e := s.edgeList[s.edges.IntN(len(s.edgeList))]
+	return int(e[0]), int(e[1])
+}
+
+// aux returns the index of the second point node k uses at iteration t:
+// y_k, or for the unbiased baseline a point drawn uniformly afresh
+// (counter-based, keyed by seed, node and t).
+func (s *state) aux(k int, t int64) int {
+	if s.cfg.Estimator == Unbiased {
+		return rng.HashIntN(s.cfg.Seed^hashAux, uint64(k), uint64(t), s.prob.N)
+	}
+	return int(s.Y[k])
+}
+
+// auxRow returns node k's second point at iteration t: its row and label.
+func (s *state) auxRow(k int, t int64) ([]float64, int32) {
+	if s.cfg.Estimator == Unbiased {
+		j := rng.HashIntN(s.cfg.Seed^hashAux, uint64(k), uint64(t), s.prob.N)
+		return s.X.Row(j), s.prob.Label[j]
+	}
+	return s.YX.Row(k), s.ylab[k]
+}
+
+// average sets z_i, z_j ← (z_i + z_j)/2, both from the old values.
+func (s *state) average(i, j int) {
+	zi, zj := s.Z.Row(i), s.Z.Row(j)
+	for a := range zi {
+		v := (zi[a] + zj[a]) / 2
+		zi[a], zj[a] = v, v
+	}
+}
+
+// swapY exchanges the auxiliary observations of i and j: index, label and
+// the copied row.
+func (s *state) swapY(i, j int) {
+	s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
+	s.ylab[i], s.ylab[j] = s.ylab[j], s.ylab[i]
+	yi, yj := s.YX.Row(i), s.YX.Row(j)
+	for a := range yi {
+		yi[a], yj[a] = yj[a], yi[a]
+	}
+}
+
+// gamma is s.cfg.Gamma(t), inlined for the hot loops (Config.Gamma, a
+// method on a value of the whole Config, is not).
+func (s *state) gamma(t float64) float64 {
+	if s.cfg.GammaAlpha == 0 {
+		return s.cfg.GammaC / math.Sqrt(t)
+	}
+	return s.cfg.Gamma(t)
+}
+
+// linearScale returns c with θ = π_t(z) = c·z for clock t and step γ, for
+// the regularisers whose smoothing operator is linear (none, squared ℓ2).
+func (s *state) linearScale(gamma, t float64) float64 {
+	if r := s.prob.Reg; r.Kind == problem.RegL2Sq {
+		return -gamma / (1 + 2*t*gamma*r.Lambda)
+	}
+	return -gamma
+}
+
+// restoreAux rebuilds the copied auxiliary rows and labels from Y after a
+// checkpoint is read.
+func (s *state) restoreAux() {
+	if s.YX.Rows == s.prob.N {
+		for k, j := range s.Y {
+			copy(s.YX.Row(k), s.X.Row(int(j)))
+			s.ylab[k] = s.prob.Label[j]
+		}
+	}
+}
+
+// writeCommon writes the state sections every checkpoint has: Z, Θ, Θ̄ (row
+// by row), Y and, for Async, the clocks. Θ must be materialised.
+func (s *state) writeCommon(w io.Writer, fc *floatCodec) error {
+	for _, m := range []layout.Matrix{s.Z, s.Theta, s.ThetaBar} {
+		for i := 0; i < m.Rows; i++ {
+			if err := fc.write(w, m.Row(i)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := binary.Write(w, binary.LittleEndian, s.Y); err != nil {
+		return err
+	}
+	if s.Count != nil {
+		return binary.Write(w, binary.LittleEndian, s.Count)
+	}
+	return nil
+}
