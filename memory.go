@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pairgossip/pairgossip/internal/hugepage"
+	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -59,8 +59,11 @@ func estimateEdges(cfg Config, n int) float64 {
 
 // EstimateMemory returns the memory a run of cfg needs for n points of
 // dimension d, with the given number of measurement workers, before anything
-// large is allocated.
+// large is allocated. The state and the executor's buffers are the engine's
+// own estimate (engine.EstimateMemory, asked of the executor the run will
+// use); the graph, the measurement and the optimum solver are counted here.
 func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
+	cfg = cfg.WithDefaults()
 	l, err := problem.ParseLoss(cfg.Problem)
 	metric := err == nil && l.IsMetric()
 	P := d
@@ -74,24 +77,25 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 	if cfg.Algorithm == "centralized" {
 		rows = 1
 	}
-	// Z, Θ, Θ̄, the data (the problem's copy and the one in the node
-	// records), each node's copied auxiliary row, the per-node bookkeeping.
-	m.State = 3*rows*row + (2*int64(n)+rows)*int64(layout.Stride(d))*8 + rows*24
-	if cfg.Algorithm == "async" {
-		m.State += rows * 8 // the parallel executor's level marks
-	}
-	if metric && cfg.Algorithm == "sync" && cfg.Baseline != "unbiased" {
-		// The reduced schedule's U_k (θ_k = c·U_k) and three scalars a node.
-		m.State += rows*row + rows*24
-	}
+	edges := 0.0
 	if cfg.Algorithm != "centralized" {
-		e := estimateEdges(cfg, n/k) * float64(k*k)
-		// Edge list (8 B) + CSR adjacency (2×4 B) + offsets, and the
-		// engine's huge-page copy of the edge list (8 B) when it is large.
-		m.Graph = int64(e*16) + int64(n)*8
-		if e*8 >= hugepage.MinBytes {
-			m.Graph += int64(e * 8)
-		}
+		edges = estimateEdges(cfg, n/k) * float64(k*k)
+		// Edge list (8 B) + CSR adjacency (2×4 B) + offsets.
+		m.Graph = int64(edges*16) + int64(n)*8
+	}
+	// The problem's copy of the data, then the engine's state and executor.
+	m.State = int64(n) * int64(d) * 8
+	sh := engine.Shape{N: n, D: d, P: P, Loss: l, Edges: int(min(edges, math.MaxInt32))}
+	sh.Reg, _ = problem.ParseReg(cfg.Reg)
+	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
+	est, _ := engine.ParseEstimator(cfg.Baseline)
+	sched, _ := engine.ParseSchedule(cfg.Schedule)
+	if em, err := engine.EstimateMemory(sh, engine.Config{Algorithm: algo, Estimator: est, Workers: workers, Schedule: sched}); err == nil {
+		m.State += em.State + em.Executor
+	} else {
+		// A schedule that does not apply is refused later, with its reason;
+		// count the state alone.
+		m.State += 3*rows*row + 2*int64(n)*int64(layout.Stride(d))*8
 	}
 	evalN := int64(cfg.EvalNodes)
 	if evalN <= 0 || evalN > rows {

@@ -48,7 +48,7 @@ func mustGraph(t testing.TB, spec graph.Spec) *graph.Graph {
 	return g
 }
 
-// refState is a literal, slice-of-slices transcription of DESIGN.md §4–7,
+// refState is a literal, slice-of-slices transcription of docs/design.md §2.4–§2.7,
 // written independently of the engine's layout, worker pool and clocks. It
 // shares the engine's arithmetic forms (γ via Config.Gamma, the running
 // average as (1 − 1/c)θ̄ + (1/c)θ) so that the comparison can be bitwise.

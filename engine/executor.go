@@ -7,6 +7,7 @@ import (
 
 	"github.com/pairgossip/pairgossip/affinity"
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -240,4 +241,29 @@ func (cr *crew) pinCaller() affinity.Pinning {
 	}
 	pinned, _ := affinity.Pin(cr.cpus[0]) // on error: the zero Pinning
 	return pinned
+}
+
+// Memory is what a run holds in the engine, in bytes: the state (node
+// records, Θ, y, clocks, the edge list's huge-page copy) and what its
+// executor keeps besides (margins, block buffers, cached decompositions,
+// the parallel executor's windows and level marks).
+type Memory struct {
+	State, Executor int64
+}
+
+// EstimateMemory returns the memory of a run of cfg on a problem of shape
+// sh, before anything is allocated: it asks the executor that New would
+// choose, so a schedule's buffers cannot be forgotten.
+func EstimateMemory(sh Shape, cfg Config) (Memory, error) {
+	kind, err := choose(sh, cfg)
+	if err != nil {
+		return Memory{}, err
+	}
+	workers := par.Workers(cfg.Workers)
+	rows := sh.rows(cfg.Algorithm)
+	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm), Executor: kind.bytes(sh, cfg, workers)}
+	if parallelAsync(sh, cfg, workers) {
+		m.Executor += asyncParBytes(rows)
+	}
+	return m, nil
 }
