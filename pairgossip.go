@@ -11,10 +11,12 @@
 //	res, err := run.Execute(ctx, nil)
 //	fmt.Println(res.Final.ObjMean, res.Optimum.Value)
 //
-// The conventions the paper leaves open are those of DESIGN.md (see the
-// README): θ = π_t(z) = prox_{tγψ}(−γz); |E| counts ordered pairs, so
-// p_k = 2d_k/|E| and the spectral gap is 1 − λ₂(I − L/|E|); Watts–Strogatz(n, k, p)
-// joins each node to ⌊k/2⌋ neighbours on each side.
+// The conventions the paper leaves open are those of docs/design.md §2
+// (summarised in the README): θ = π_t(z) = prox_{tγψ}(−γz) (§2.1); |E| counts
+// ordered pairs, so p_k = 2d_k/|E| and the spectral gap is 1 − λ₂(I − L/|E|)
+// (§2.2); Watts–Strogatz(n, k, p) joins each node to ⌊k/2⌋ neighbours on each
+// side (§2.3). docs/design.md §5 gives the reading order of the code, from
+// Prepare down to the kernels.
 package pairgossip
 
 import (

@@ -30,7 +30,7 @@ const BreastCancerCitation = "Wolberg, W. (1992). Breast Cancer Wisconsin (Origi
 	"UCI Machine Learning Repository. https://doi.org/10.24432/C5HP4Z " +
 	"(licence CC BY 4.0; https://archive.ics.uci.edu/dataset/15/breast+cancer+wisconsin+original)"
 
-// breastCancerOptions is the preprocessing of DESIGN.md §9: drop the id
+// breastCancerOptions is the preprocessing of docs/design.md §2.9: drop the id
 // (column 1), label in column 11, '?' imputed with the column median,
 // features z-scored.
 var breastCancerOptions = CSVOptions{

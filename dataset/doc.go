@@ -5,7 +5,7 @@
 //
 // BreastCancer returns the UCI "Breast Cancer Wisconsin (Original)" data set,
 // which is embedded in the binary (go:embed), unmodified, so that the default
-// run needs no download. Its preprocessing follows DESIGN.md §9:
+// run needs no download. Its preprocessing follows docs/design.md §2.9:
 //
 //   - all 699 rows are kept, so n = 699 as in the paper;
 //   - the 9 feature columns (file columns 2–10) are used; the sample id

@@ -12,7 +12,7 @@ import (
 )
 
 // SyntheticConfig describes the synthetic metric-learning set (paper Sec. 4;
-// the project's data README gives the spec and the class overlap it produces:
+// docs/design.md §2.10 gives the spec and the class overlap it produces:
 // with the defaults, Euclidean 5-NN accuracy ≈ 0.84 and LDA ≈ 0.91).
 //
 // Construction, with every draw from one seeded stream rng.New(Seed, SyntheticStream)

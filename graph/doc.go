@@ -11,7 +11,7 @@
 // by the edge-list loader or by Build, and are immutable afterwards: the
 // slices are shared and must not be modified.
 //
-// # Conventions (DESIGN.md §2, §3, §11)
+// # Conventions (docs/design.md §2.2, §2.3, §2.11)
 //
 // |E| counts ORDERED pairs, twice the number of undirected edges:
 // OrderedEdges() = 2·UndirectedEdges(). The gossip engine draws one undirected

@@ -185,7 +185,7 @@ func Torus(rows, cols int) (*Graph, error) {
 }
 
 // WattsStrogatz returns a connected Watts–Strogatz small-world graph with the
-// semantics of networkx's watts_strogatz_graph (DESIGN §3): a ring lattice
+// semantics of networkx's watts_strogatz_graph (docs/design.md §2.3): a ring lattice
 // joining each node to its ⌊k/2⌋ nearest neighbours on each side (so k = 5
 // gives degree 4, like k = 4), then, for j = 1..⌊k/2⌋ and u = 0..n−1 in that
 // order, the lattice edge (u, u+j mod n) is rewired with probability p to

@@ -17,7 +17,8 @@ const EnvVar = "PAIRGOSSIP_KERNEL"
 
 // chunk bounds the elements one assembly call processes: assembly is not
 // preemptible, so the wrappers split longer vectors into calls of at most
-// chunk elements (≈ 20–80 µs each at memory bandwidth). The generic
+// chunk elements (512 KiB per row operand: tens of microseconds each at the
+// STREAM-triad bandwidth recorded in bench/RESULTS.md). The generic
 // implementation is plain Go and is never split, so it is exactly the
 // documented reference loop at every length.
 const chunk = 1 << 16
@@ -25,7 +26,8 @@ const chunk = 1 << 16
 // funcs is one implementation: a table of kernels. Every entry takes the
 // base pointer of each array, the element count n, then the scalars (the
 // assembly's calling convention; passing pointers rather than slices
-// halves the argument words and makes a short-row call ≈ 10 ns cheaper).
+// halves the argument words, which the short rows the engine calls most,
+// d = 9 … 16, feel).
 // The exported wrappers check the slices' lengths before calling.
 type funcs struct {
 	name     string

@@ -217,7 +217,7 @@ func buildExperiments(plan Plan, tab *Table1, srs []SettingResult, optOf map[str
 	// Step-size pilot.
 	{
 		ex := Experiment{ID: "stepsize", Title: "Step sizes for metric learning (pilot)",
-			Paper: "The paper uses γ(t) = 1/√t for AUC; for metric learning it does not give the constant (DESIGN.md: c ≈ 0.01)."}
+			Paper: "The paper uses γ(t) = 1/√t for AUC; for metric learning it does not give the constant (docs/design.md §2.8: c ≈ 0.01)."}
 		cols := []color.NRGBA{colSky, colBlue, colYellow, colPurple, colGreen, colOrange}
 		pilot := func(key, name string, iters int64, used float64, opt OptimumResult) string {
 			f := figSpec{Name: "stepsize_" + key, Title: fmt.Sprintf("Step-size pilot: metric learning, %s, complete graph, async (1 run each)", name),

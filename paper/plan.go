@@ -61,8 +61,10 @@ type Plan struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// FullPlan is the default reproduction, sized to finish in under 15 minutes
-// on a 2-core machine.
+// FullPlan is the default reproduction, sized to finish in minutes on a small
+// multicore machine (results.json records the wall time of each
+// reproduction; the engine's throughput on a recorded machine is in
+// bench/RESULTS.md).
 func FullPlan() Plan {
 	return Plan{Mode: "full", Runs: 8, WSGraphSeeds: 20,
 		AUCSyncIters: 20000, AUCAsyncIters: 200000, MetricIters: 16000, MetricBCWIters: 60000,
@@ -71,8 +73,9 @@ func FullPlan() Plan {
 		Threshold: 0.1}
 }
 
-// QuickPlan runs the same pipeline at reduced size (under a minute on a
-// 2-core machine): what CI runs.
+// QuickPlan runs the same pipeline at reduced size (an eighth to a
+// sixteenth of FullPlan's iterations, 2 runs per setting instead of 8): what
+// CI runs.
 func QuickPlan() Plan {
 	return Plan{Mode: "quick", Runs: 2, WSGraphSeeds: 5,
 		AUCSyncIters: 2500, AUCAsyncIters: 20000, MetricIters: 1000, MetricBCWIters: 5000,
@@ -197,8 +200,10 @@ func buildSettings(plan Plan, seed uint64) []Setting {
 	return out
 }
 
-// estCost is a rough cost in seconds of one run of s on the reference
-// 2-core machine (one core), for scheduling (longest first) and the ETA.
+// estCost is a rough cost of one run of s in seconds of one core, for
+// scheduling (longest first) and the ETA. Its constants were timed on one
+// machine and only their ratios matter; the engine's measured per-iteration
+// costs, with the machine they were measured on, are in bench/RESULTS.md.
 func estCost(s Setting) float64 {
 	c := s.Config
 	var perIter, perEval float64

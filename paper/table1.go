@@ -56,7 +56,7 @@ type Table1Cell struct {
 func sig3(v float64) string { return strconv.FormatFloat(v, 'e', 2, 64) }
 
 func (t *table1Jobs) table() *Table1 {
-	tab := &Table1{Note: fmt.Sprintf("1 − λ₂(W) with W = I − L/|E|, |E| counting ordered pairs (DESIGN.md §2). Complete and cycle: closed forms. "+
+	tab := &Table1{Note: fmt.Sprintf("1 − λ₂(W) with W = I − L/|E|, |E| counting ordered pairs (docs/design.md §2.2). Complete and cycle: closed forms. "+
 		"Watts–Strogatz (k = 5: ⌊k/2⌋ = 2 neighbours per side, degree 4; p = 0.3): mean ± std over %d graph seeds (%d..%d), dense eigensolver.",
 		t.wsSeeds, t.seed, t.seed+uint64(t.wsSeeds)-1)}
 	for _, n := range t.sizes {

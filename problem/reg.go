@@ -158,7 +158,7 @@ func (r Regularizer) Prox(dst, v []float64, tau float64, ws *Workspace) {
 //
 //	θ = π_t(z) = prox_{tγψ}(−γ z),   γ = γ(t),
 //
-// the minimiser of zᵀθ + ‖θ‖²/(2γ) + tψ(θ) (DESIGN.md convention 1: z is a sum
+// the minimiser of zᵀθ + ‖θ‖²/(2γ) + tψ(θ) (docs/design.md §2.1: z is a sum
 // of gradients, so θ moves against it; with ψ = 0, θ = −γz). theta and z
 // must not alias unless ψ is separable (all kinds but RegPSD).
 func (r Regularizer) Smooth(theta, z []float64, gamma, t float64, ws *Workspace) {
