@@ -178,17 +178,17 @@ func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int6
 }
 
 // The serial asynchronous loop draws the edge stream a window ahead (the
-// same draws in the same order as Step) and, while it runs event e, asks
-// the memory system for the rows and per-node scalars of event e + ahead:
-// the events' random accesses then overlap instead of each waiting its
-// turn. The results are those of Step, bit for bit (prefetching is a hint).
+// same draws in the same order as the reference executor) and, while it
+// runs event e, asks the memory system for the rows and per-node scalars of
+// event e + ahead: the events' random accesses then overlap instead of each
+// waiting its turn. The results are the reference's, bit for bit
+// (prefetching is a hint).
 //
 // Prefetching costs about a third of an event whose rows are already in
 // cache, so it is on only when the state outgrows the caches: above
-// asyncPrefetchBytes of node records (bench async, serial events per
-// second on this 2-core EPYC: n = 10³ and 10⁴ the same or faster without,
-// n = 10⁵ 1.6–2.5 M without and 2.2–2.8 M with, n = 10⁶ 1.5 M without and
-// 2.0 M with 4 events ahead, 1.8 M with 8, 1.2 M with 16).
+// asyncPrefetchBytes of node records. bench async measures the effect
+// (n = 10³ to 10⁶, with and without, and the distance ahead: 4 events beat
+// 8 and 16); its figures are in bench/RESULTS.md.
 var (
 	asyncSerialWindow  = 4096
 	asyncAhead         = 4

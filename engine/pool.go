@@ -17,10 +17,11 @@ import (
 // an epoch, each worker runs its shard and decrements a pending count. A
 // worker waiting for the next epoch, and the caller waiting for the last
 // shard, spin on the counter for up to poolSpin and only then sleep on a
-// channel. Sleeping costs a wake-up per round: on this project's 2-vCPU
-// virtual machine a sleeping worker started its shard 70–100 µs after the
-// caller (the scheduler's wake-up of an idle CPU), so rounds of 20–100 µs
-// ran one shard after the other (BenchmarkPoolRound). Spinning is only
+// channel. Sleeping costs a wake-up per round: on a virtual machine a
+// sleeping worker may start its shard tens of microseconds after the caller
+// (the scheduler's wake-up of an idle CPU), longer than a round of a small
+// problem, so rounds ran one shard after the other (BenchmarkPoolRound
+// measures the overhead with and without spinning). Spinning is only
 // used when every worker can have its own P (workers ≤ GOMAXPROCS);
 // otherwise a spinner would hold the P another worker needs.
 type pool struct {
