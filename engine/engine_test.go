@@ -548,3 +548,30 @@ func TestReducedDeterminismAndDivergence(t *testing.T) {
 		t.Logf("%s: both stop at iteration %d, node %d", loss, errs[0].Iter, errs[0].Node)
 	}
 }
+
+// TestReducedChunks: the reduced schedule advances a shard's contributing
+// nodes reducedChunk at a time; the size of the chunks does not change a bit.
+func TestReducedChunks(t *testing.T) {
+	forcePool(t)
+	defer func(c int) { reducedChunk = c }(reducedChunk)
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 500, 5, 3)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 500, K: 4, P: 0.3, Seed: 2})
+	var ref [32]byte
+	for i, c := range []int{4096, 7, 1} {
+		reducedChunk = c
+		s, err := New(p, g, Config{Algorithm: Sync, Iters: 2000, GammaC: 0.5, Seed: 3, Workers: 2, LogPoints: 3, Schedule: ScheduleReduced})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		sum := s.StateChecksum()
+		s.Close()
+		if i == 0 {
+			ref = sum
+		} else if sum != ref {
+			t.Fatalf("chunks of %d nodes: state differs from chunks of 4096", c)
+		}
+	}
+}

@@ -45,81 +45,95 @@ func reducedFits(sh Shape, cfg Config, _ bool) bool {
 	return sh.linear() && cfg.Algorithm == Sync && cfg.Estimator == Gossip
 }
 
-func reducedBytes(sh Shape, cfg Config, _ int) int64 {
+func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	n, B := int64(sh.N), int64(reducedRounds(sh.N))
-	// 12 float64 and 3 int32 a node, 5 float64 and 2 int32 per touched node.
-	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*(12*8+3*4) + 2*B*(5*8+2*4)
+	// A slot index a node; 7 float64, a generation and a pack position per
+	// touched node (at most 2B); per worker one pack of reducedChunk nodes.
+	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(7*8+4+4+4) +
+		int64(max(1, workers))*int64(reducedChunk)*(4+5*8) + 2*B*(4+5*8)
 }
+
+// reducedChunk is the number of contributing nodes a worker advances side by
+// side through a block: their five scalars (44 bytes a node) stay in the
+// core's L2 cache for the B rounds. (A variable so that tests can make the
+// chunks small.)
+var reducedChunk = 4096
 
 // reducedExec is the reduced AUC schedule.
 type reducedExec struct {
 	*linearSync
-	bl      *syncBlock
-	rs      *reducedState
-	startFn func(w int, r layout.Range, tk *task) // shard, bound once
-	endFn   func(w int, r layout.Range, tk *task) // end, bound once
+	bl   *syncBlock
+	rs   *reducedState
+	fn   func(w int, r layout.Range, tk *task) // shard, bound once
+	pack []redPack                             // per worker: a chunk of contributing nodes
 }
 
 func newReducedExec(s *state, cr *crew) executor {
 	B := reducedRounds(s.rows())
 	e := &reducedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), B), rs: newReducedState(s.rows(), B)}
-	e.startFn, e.endFn = e.shard, e.end
+	e.fn = e.shard
+	e.pack = make([]redPack, len(cr.ws))
+	for w := range e.pack {
+		e.pack[w] = newRedPack(reducedChunk)
+	}
 	return e
 }
 
+// reducedState is what a block keeps of its touched nodes (at most 2B):
+// node k's values live in slot slot[k] (its index in the block's touched
+// list). Untouched nodes need nothing between the start and the end of
+// their segment: the shard advances and materialises them in one pass.
 type reducedState struct {
-	s0, q, W, eta, mNext []float64 // per node
-	alpha, beta          []float64 // per node, for segments restarted in the block
-	restarted            []uint32  // gen when the node's segment restarted in this block
-	relist               []int32   // the nodes restarted in this block
-	alphaG, betaG        float64
-	// The contributing untouched nodes of a block, packed: act lists them,
-	// the c* arrays hold their scalars (s₀, q, W, η, next margin) side by
-	// side. A worker packs the nodes of its shard into the same index range
-	// of these arrays, so workers never share them.
-	act                   []int32
-	cs0, cq, cW, cEta, cM []float64
-	// The contributing touched nodes, packed the same way (in the order
-	// their segments started), with tpos[k] = 1 + node k's index in tp.
+	slot                 []int32   // per node: its slot, for the touched nodes of the block
+	s0, q, W, eta, mNext []float64 // per slot
+	alpha, beta          []float64 // per slot, once its segment restarted in the block
+	restarted            []bool    // per slot
+	relist               []int32   // the slots restarted in this block
+	alphaG, betaG        float64   // θ̄ = α θ̄⁰ + β z⁰ of a segment that started with the block
+	alphaEnd, betaEnd    float64   // their values at the end of the block
+	// The contributing touched nodes, packed (in the order their segments
+	// started); tp.act holds slots, tpos[slot] = 1 + its index in tp.
 	tp   redPack
 	tpos []int32
 }
 
 func newReducedState(n, maxB int) *reducedState {
-	f := func() []float64 { return make([]float64, n) }
-	t := func() []float64 { return make([]float64, 0, 2*maxB) }
+	f := func() []float64 { return make([]float64, 2*maxB) }
 	return &reducedState{
-		s0: f(), q: f(), W: f(), eta: f(), mNext: f(), alpha: f(), beta: f(), restarted: make([]uint32, n),
+		slot: make([]int32, n),
+		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), alpha: f(), beta: f(), restarted: make([]bool, 2*maxB),
 		relist: make([]int32, 0, 2*maxB),
-		act:    make([]int32, n), cs0: f(), cq: f(), cW: f(), cEta: f(), cM: f(),
-		tp:   redPack{act: make([]int32, 0, 2*maxB), s0: t(), q: t(), W: t(), eta: t(), m: t()},
-		tpos: make([]int32, n),
+		tp:     newRedPack(2 * maxB),
+		tpos:   make([]int32, 2*maxB),
 	}
 }
 
-// segStart begins node k's segment from its record's current z and y.
-func (e *reducedExec) segStart(k int, m float64) {
-	s, rs := e.s, e.rs
-	x, y, z := s.X.Row(k), s.YX.Row(k), s.Z.Row(k)
-	var s0, q float64
+// segment returns s₀ = δᵀz and q = δᵀδ of node k from its record's current
+// z and y, δ = x_k − y_k.
+func (e *reducedExec) segment(k int) (s0, q float64) {
+	s := e.s
+	x, y, z := s.X.Row(k), s.yRow(k), s.Z.Row(k)
 	for a := range x {
 		d := x[a] - y[a]
 		s0 += float64(d * z[a])
 		q += float64(d * d)
 	}
-	rs.s0[k], rs.q[k], rs.W[k], rs.eta[k], rs.mNext[k] = s0, q, 0, 0, m
+	return s0, q
 }
 
-// materialize writes node k's z and θ̄ at the current point of its segment
-// into its record (which then holds the new z₀ and θ̄₀).
-func (e *reducedExec) materializeNode(k int) {
-	s, rs, bl := e.s, e.rs, e.bl
-	al, be := rs.alphaG, rs.betaG
-	if rs.restarted[k] == bl.gen {
-		al, be = rs.alpha[k], rs.beta[k]
-	}
-	W, eta := rs.W[k], rs.eta[k]
-	x, y, z, bar := s.X.Row(k), s.YX.Row(k), s.Z.Row(k), s.ThetaBar.Row(k)
+// segStart begins the segment of touched node k (slot sl) with next margin m.
+func (e *reducedExec) segStart(sl int32, k int, m float64) {
+	rs := e.rs
+	s0, q := e.segment(k)
+	rs.s0[sl], rs.q[sl], rs.W[sl], rs.eta[sl], rs.mNext[sl] = s0, q, 0, 0, m
+}
+
+// write writes node k's z and θ̄ at the current point of its segment into
+// its record (which then holds the new z₀ and θ̄₀): θ̄ = αθ̄ + βz + ηδ,
+// z += Wδ.
+func (e *reducedExec) write(k int, al, be, W, eta float64) {
+	s := e.s
+	x, y, z, bar := s.X.Row(k), s.yRow(k), s.Z.Row(k), s.ThetaBar.Row(k)
 	for a := range z {
 		d := x[a] - y[a]
 		bar[a] = float64(al*bar[a]) + float64(be*z[a]) + float64(eta*d)
@@ -127,49 +141,96 @@ func (e *reducedExec) materializeNode(k int) {
 	}
 }
 
-// reducedShard: segment start for every node of the shard, then B rounds of
-// scalars for its contributing untouched nodes, packed side by side and
-// advanced round by round across nodes, so that the nodes' independent
-// recurrences overlap (node by node, each round would wait for the
-// previous round's exponential).
+// writeTouched writes touched node k (slot sl): with its own α, β once its
+// segment restarted in the block, else the running global ones.
+func (e *reducedExec) writeTouched(sl int32, k int) {
+	rs := e.rs
+	al, be := rs.alphaG, rs.betaG
+	if rs.restarted[sl] {
+		al, be = rs.alpha[sl], rs.beta[sl]
+	}
+	e.write(k, al, be, rs.W[sl], rs.eta[sl])
+}
+
+// shard is the block's pass over the nodes of a shard. A touched node
+// starts its segment (the rest is done in event order by advance). An
+// untouched node that does not contribute (ℓ_k ≤ ℓ_y: W = η = 0) is
+// materialised at once; the contributing ones are packed, reducedChunk at a
+// time, advanced B rounds side by side (so that the nodes' independent
+// recurrences overlap: node by node each round would wait for the previous
+// round's exponential) and materialised. One pass over the records a
+// block.
 func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
 	s, bl, rs := e.s, e.bl, e.rs
 	lab := s.prob.Label
-	n := 0
-	for k := rg.Lo; k < rg.Hi; k++ {
-		e.segStart(k, e.marg[k])
-		if bl.stamp[k] == bl.gen || lab[k] <= s.ylab[k] {
-			continue // touched: later, in event order; not contributing: nothing per round
-		}
-		rs.act[rg.Lo+n] = int32(k)
-		n++
-	}
-	lo, hi := rg.Lo, rg.Lo+n
-	p := redPack{act: rs.act[lo:hi], s0: rs.cs0[lo:hi], q: rs.cq[lo:hi], W: rs.cW[lo:hi], eta: rs.cEta[lo:hi], m: rs.cM[lo:hi]}
-	for i, k := range p.act {
-		p.s0[i], p.q[i], p.W[i], p.eta[i], p.m[i] = rs.s0[k], rs.q[k], 0, 0, rs.mNext[k]
-	}
+	cEnd := bl.coef[bl.rounds].c
+	p := &e.pack[w]
 	var nz int64
-	for r := 1; r <= bl.rounds; r++ {
-		nz += e.packRound(w, &p, bl.coef[r], bl.t0+int64(r))
+	for k := rg.Lo; k < rg.Hi; k++ {
+		if bl.stamp[k] == bl.gen {
+			e.segStart(rs.slot[k], k, e.marg[k]) // touched: later, in event order
+			continue
+		}
+		s0, q := e.segment(k)
+		if lab[k] <= s.ylab[k] {
+			// Not contributing: W = η = 0 for the whole block.
+			z, bar := s.Z.Row(k), s.ThetaBar.Row(k)
+			al, be := rs.alphaEnd, rs.betaEnd
+			for a := range bar {
+				bar[a] = float64(al*bar[a]) + float64(be*z[a])
+			}
+			e.marg[k] = cEnd * s0
+			continue
+		}
+		p.add(int32(k), s0, q, 0, 0, e.marg[k])
+		if len(p.act) == cap(p.act) {
+			nz += e.runPack(w, p)
+		}
 	}
-	for i, k := range p.act {
-		rs.W[k], rs.eta[k], rs.mNext[k] = p.W[i], p.eta[i], p.m[i]
-	}
+	nz += e.runPack(w, p)
 	e.cr.nz[w] += nz
 }
 
-// redPack is a pack of contributing nodes (see reducedState). pos, if not
-// nil, maps a node to 1 + its index in the pack, 0 when it is not in it.
+// runPack advances the untouched contributing nodes of p through the block,
+// materialises them and empties p.
+func (e *reducedExec) runPack(w int, p *redPack) (nz int64) {
+	bl := e.bl
+	for r := 1; r <= bl.rounds; r++ {
+		nz += e.packRound(w, p, bl.coef[r], bl.t0+int64(r))
+	}
+	for i := len(p.act) - 1; i >= 0; i-- {
+		e.finish(p, i)
+	}
+	p.reset()
+	return nz
+}
+
+// finish materialises entry i of an untouched pack at the end of the block.
+func (e *reducedExec) finish(p *redPack, i int) {
+	rs, k := e.rs, int(p.act[i])
+	e.write(k, rs.alphaEnd, rs.betaEnd, p.W[i], p.eta[i])
+	e.marg[k] = e.bl.coef[e.bl.rounds].c * (p.s0[i] + float64(p.W[i]*p.q[i]))
+}
+
+// redPack is a pack of contributing nodes: act lists them (node indices, or
+// for the touched nodes' pack their slots), the other slices hold their
+// scalars (s₀, q, W, η, next margin) side by side. pos, if not nil, maps an
+// entry of act to 1 + its index in the pack, 0 when it is not in it.
 type redPack struct {
 	act              []int32
 	s0, q, W, eta, m []float64
 	pos              []int32
+	slots            bool // act holds slots of touched nodes
 }
 
-// add appends node k with its scalars.
-func (p *redPack) add(k int, s0, q, W, eta, m float64) {
-	p.act, p.s0, p.q, p.W, p.eta, p.m = append(p.act, int32(k)), append(p.s0, s0), append(p.q, q), append(p.W, W), append(p.eta, eta), append(p.m, m)
+func newRedPack(c int) redPack {
+	t := func() []float64 { return make([]float64, 0, c) }
+	return redPack{act: make([]int32, 0, c), s0: t(), q: t(), W: t(), eta: t(), m: t()}
+}
+
+// add appends entry k with its scalars.
+func (p *redPack) add(k int32, s0, q, W, eta, m float64) {
+	p.act, p.s0, p.q, p.W, p.eta, p.m = append(p.act, k), append(p.s0, s0), append(p.q, q), append(p.W, W), append(p.eta, eta), append(p.m, m)
 	if p.pos != nil {
 		p.pos[k] = int32(len(p.act))
 	}
@@ -188,25 +249,29 @@ func (p *redPack) remove(i int) {
 	p.act, p.s0, p.q, p.W, p.eta, p.m = p.act[:l], p.s0[:l], p.q[:l], p.W[:l], p.eta[:l], p.m[:l]
 }
 
-// writeBack stores entry i's W, η and next margin into the per-node arrays.
+func (p *redPack) reset() {
+	p.act, p.s0, p.q, p.W, p.eta, p.m = p.act[:0], p.s0[:0], p.q[:0], p.W[:0], p.eta[:0], p.m[:0]
+}
+
+// writeBack stores entry i's W, η and next margin into its slot.
 func (p *redPack) writeBack(rs *reducedState, i int) {
-	k := p.act[i]
-	rs.W[k], rs.eta[k], rs.mNext[k] = p.W[i], p.eta[i], p.m[i]
+	sl := p.act[i]
+	rs.W[sl], rs.eta[sl], rs.mNext[sl] = p.W[i], p.eta[i], p.m[i]
 }
 
 // packRound advances the nodes of pack p through round t (coefficients
 // cf): g = φ'(m), W += g, η = a·η + (c/t)·W, m = c·(s₀ + W·q), all nodes
 // side by side. It returns the number of non-zero gradients. A node whose
 // margin turns non-finite stops there, as node by node it would: the round
-// is recorded for worker w, its scalars are written back, and it leaves
-// the pack.
+// is recorded for worker w, the node leaves the pack and is written back
+// (a touched node into its slot; an untouched one into its record).
 func (e *reducedExec) packRound(w int, p *redPack, cf roundCoef, t int64) (nz int64) {
 	s := e.s
 	bc := cf.b * cf.c
 	fin := true
 	if loss := s.prob.Loss; loss == problem.AUCLogistic {
 		// The fused round (the same arithmetic, with a vectorised
-		// exponential in the avx2 implementation).
+		// exponential in the avx2 and avx512 implementations).
 		var c int
 		c, fin = kernel.LogisticRound(p.s0, p.q, p.W, p.eta, p.m, cf.c, cf.a, bc)
 		nz = int64(c)
@@ -225,45 +290,41 @@ func (e *reducedExec) packRound(w int, p *redPack, cf roundCoef, t int64) (nz in
 	}
 	if !fin {
 		for i := 0; i < len(p.m); i++ {
-			if !isFinite(p.m[i]) {
-				e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
-				p.writeBack(e.rs, i)
-				p.remove(i)
-				i--
+			if isFinite(p.m[i]) {
+				continue
 			}
+			if p.slots {
+				e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
+				p.writeBack(e.rs, i)
+			} else {
+				e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
+				e.finish(p, i)
+			}
+			p.remove(i)
+			i--
 		}
 	}
 	return nz
 }
 
-// reducedEnd materialises every node of the shard at the end of the block.
-func (e *reducedExec) end(w int, rg layout.Range, _ *task) {
-	s, bl, rs := e.s, e.bl, e.rs
-	cEnd := bl.coef[bl.rounds].c
-	for k := rg.Lo; k < rg.Hi; k++ {
-		if bl.stamp[k] != bl.gen && s.prob.Label[k] <= s.ylab[k] {
-			// Non-contributing untouched node: W = η = 0.
-			al, be := rs.alphaG, rs.betaG
-			z, bar := s.Z.Row(k), s.ThetaBar.Row(k)
-			for a := range bar {
-				bar[a] = float64(al*bar[a]) + float64(be*z[a])
-			}
-			e.marg[k] = cEnd * rs.s0[k]
-			continue
-		}
-		e.materializeNode(k)
-		e.marg[k] = cEnd * (rs.s0[k] + float64(rs.W[k]*rs.q[k]))
-	}
-}
-
 // advance runs one block of the reduced schedule, at most stop − s.t rounds.
 func (e *reducedExec) advance(stop int64) error {
 	s, bl, rs := e.s, e.bl, e.rs
-	B := bl.begin(e.linearSync, stop, rs.restarted)
-	rs.alphaG, rs.betaG = 1, 0
-	big := e.cr.pool != nil && s.prob.N*s.prob.P >= reducedMinPoolWork
-	if big {
-		e.cr.pool.run(e.startFn, task{})
+	B := bl.begin(e.linearSync, stop, nil)
+	for sl, k := range bl.touched {
+		rs.slot[k] = int32(sl)
+		rs.restarted[sl] = false
+	}
+	// The global α, β at the end of the block (the same recurrence as the
+	// running one below, in the same order).
+	rs.alphaEnd, rs.betaEnd = 1, 0
+	for r := 1; r <= B; r++ {
+		cf := bl.coef[r]
+		rs.alphaEnd = cf.a * rs.alphaEnd
+		rs.betaEnd = float64(cf.a*rs.betaEnd) + cf.b*cf.c
+	}
+	if e.cr.pool != nil && s.prob.N*s.prob.P >= reducedMinPoolWork {
+		e.cr.pool.run(e.fn, task{})
 	} else {
 		e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
 	}
@@ -274,46 +335,49 @@ func (e *reducedExec) advance(stop int64) error {
 	// the node back, materialises it and restarts its segment.
 	lab := s.prob.Label
 	tp := &rs.tp
-	tp.pos = rs.tpos
-	for _, k32 := range bl.touched {
+	tp.pos, tp.slots = rs.tpos, true
+	for sl, k32 := range bl.touched {
 		if k := int(k32); lab[k] > s.ylab[k] {
-			tp.add(k, rs.s0[k], rs.q[k], 0, 0, rs.mNext[k])
+			tp.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
 		}
 	}
 	rs.relist = rs.relist[:0]
+	rs.alphaG, rs.betaG = 1, 0
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		for _, k := range [2]int{i, j} {
-			if x := int(tp.pos[k]) - 1; x >= 0 {
+			sl := rs.slot[k]
+			if x := int(tp.pos[sl]) - 1; x >= 0 {
 				tp.writeBack(rs, x)
 				tp.remove(x)
 			}
-			e.materializeNode(k)
+			e.writeTouched(sl, k)
 		}
 		s.swapY(i, j)
 		var m [2]float64
 		for x, k := range [2]int{i, j} {
-			m[x] = marginScaled(s.X.Row(k), s.YX.Row(k), s.Z.Row(k), cf.cPrev)
+			m[x] = marginScaled(s.X.Row(k), s.yRow(k), s.Z.Row(k), cf.cPrev)
 		}
 		s.average(i, j)
 		for x, k := range [2]int{i, j} {
-			e.segStart(k, m[x])
-			if rs.restarted[k] != bl.gen {
-				rs.restarted[k] = bl.gen
-				rs.relist = append(rs.relist, int32(k))
+			sl := rs.slot[k]
+			e.segStart(sl, k, m[x])
+			if !rs.restarted[sl] {
+				rs.restarted[sl] = true
+				rs.relist = append(rs.relist, sl)
 			}
-			rs.alpha[k], rs.beta[k] = 1, 0
+			rs.alpha[sl], rs.beta[sl] = 1, 0
 			if lab[k] > s.ylab[k] {
-				tp.add(k, rs.s0[k], rs.q[k], 0, 0, m[x])
+				tp.add(sl, rs.s0[sl], rs.q[sl], 0, 0, m[x])
 			}
 		}
 		nonzero += e.packRound(0, tp, cf, t)
 		bc := cf.b * cf.c
-		for _, k := range rs.relist {
-			rs.alpha[k] = cf.a * rs.alpha[k]
-			rs.beta[k] = float64(cf.a*rs.beta[k]) + bc
+		for _, sl := range rs.relist {
+			rs.alpha[sl] = cf.a * rs.alpha[sl]
+			rs.beta[sl] = float64(cf.a*rs.beta[sl]) + bc
 		}
 		rs.alphaG = cf.a * rs.alphaG
 		rs.betaG = float64(cf.a*rs.betaG) + bc
@@ -326,14 +390,14 @@ func (e *reducedExec) advance(stop int64) error {
 		first = b
 	}
 	e.cr.bad[0] = divergence{}
-	// Touched nodes that never restarted follow the global α, β; the
-	// touched but not yet restarted ones were advanced round by round above.
-	if big {
-		e.cr.pool.run(e.endFn, task{})
-	} else {
-		e.end(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
+	// The touched nodes' end of block (every one restarted at its touch).
+	cEnd := bl.coef[B].c
+	for sl, k32 := range bl.touched {
+		k := int(k32)
+		e.writeTouched(int32(sl), k)
+		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
 	}
-	e.cPrev = bl.coef[B].c
+	e.cPrev = cEnd
 	e.stale = true
 	if first.found() {
 		first.field = "z (dual variable)"

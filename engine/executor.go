@@ -127,6 +127,9 @@ type execKind struct {
 	// bytes is the memory the executor holds besides the state.
 	bytes func(sh Shape, cfg Config, workers int) int64
 	build func(s *state, cr *crew) executor
+	// compact: the executor runs on the compact state layout (no copy of
+	// the data or of the auxiliary rows; see state).
+	compact bool
 }
 
 // executors is the one table the executor of a run is chosen from: auto
@@ -135,12 +138,12 @@ type execKind struct {
 // executor (exec_asyncpar.go) when the run has several workers and enough
 // nodes.
 var executors = []execKind{
-	{ScheduleReduced, "cone", coneFits, coneBytes, newConeExec},
-	{ScheduleReduced, "reduced", reducedFits, reducedBytes, newReducedExec},
-	{ScheduleBlocked, "blocked", blockedFits, blockedBytes, newBlockedExec},
-	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec},
-	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec},
-	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec},
+	{ScheduleReduced, "cone", coneFits, coneBytes, newConeExec, false},
+	{ScheduleReduced, "reduced", reducedFits, reducedBytes, newReducedExec, true},
+	{ScheduleBlocked, "blocked", blockedFits, blockedBytes, newBlockedExec, false},
+	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec, false},
+	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec, false},
+	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec, false},
 }
 
 // requirement says, for a named schedule, what it needs.
@@ -261,7 +264,7 @@ func EstimateMemory(sh Shape, cfg Config) (Memory, error) {
 	}
 	workers := par.Workers(cfg.Workers)
 	rows := sh.rows(cfg.Algorithm)
-	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm), Executor: kind.bytes(sh, cfg, workers)}
+	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact), Executor: kind.bytes(sh, cfg, workers)}
 	if parallelAsync(sh, cfg, workers) {
 		m.Executor += asyncParBytes(rows)
 	}

@@ -59,7 +59,7 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		return nil, err
 	}
 	workers := par.Workers(cfg.Workers)
-	st := newState(p, g, cfg)
+	st := newState(p, g, cfg, kind.compact)
 	cr := newCrew(p, cfg, st.rows(), workers)
 	ex := kind.build(st, cr)
 	if parallelAsync(sh, cfg, workers) {
