@@ -637,19 +637,15 @@ func sweepStatus(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, sweepStatusLine(s))
 	if *failed {
 		for _, st := range stores {
-			rows, err := st.DB().Query(`SELECT id, error FROM runs WHERE status = 'failed' ORDER BY id`)
+			errs, err := st.RunErrors()
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", st.Path, err)
 			}
-			for rows.Next() {
-				var id, msg string
-				if err := rows.Scan(&id, &msg); err != nil {
-					rows.Close()
-					return err
+			for _, e := range errs {
+				if e.Status == sweep.StatusFailed {
+					fmt.Fprintf(stdout, "failed %s: %s\n", e.ID, e.Error)
 				}
-				fmt.Fprintf(stdout, "failed %s: %s\n", id, msg)
 			}
-			rows.Close()
 		}
 	}
 	return nil

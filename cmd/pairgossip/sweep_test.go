@@ -26,9 +26,15 @@ func buildSweepBinary(t *testing.T) string {
 
 func completeRuns(t *testing.T, st *sweep.Store) int {
 	t.Helper()
-	var n int
-	if err := st.DB().QueryRow(`SELECT count(*) FROM runs WHERE status = 'complete'`).Scan(&n); err != nil {
+	statuses, err := st.Statuses()
+	if err != nil {
 		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range statuses {
+		if s == sweep.StatusComplete {
+			n++
+		}
 	}
 	return n
 }
@@ -116,9 +122,15 @@ func TestSweepKillRestart(t *testing.T) {
 	if s.Total != 24 || s.Complete != 24 || s.Failed != 0 || s.Pending != 0 {
 		t.Fatalf("status %+v", s)
 	}
-	var rows, distinct, traces int
-	st.DB().QueryRow(`SELECT count(*), count(DISTINCT id) FROM runs`).Scan(&rows, &distinct)
-	st.DB().QueryRow(`SELECT count(*) FROM traces`).Scan(&traces)
+	counts, err := st.Count()
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses, err := st.Statuses() // by id: the distinct runs
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, distinct, traces := counts.Runs, len(statuses), counts.TraceRows
 	if rows != 24 || distinct != 24 || traces == 0 {
 		t.Fatalf("%d rows, %d distinct, %d trace rows", rows, distinct, traces)
 	}
