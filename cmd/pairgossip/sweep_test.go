@@ -275,3 +275,30 @@ func TestSweepCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepProgress: off a terminal, sweep run reports a line per finished
+// run and no status line (no carriage return); --quiet reports nothing.
+func TestSweepProgress(t *testing.T) {
+	run := sweep.Run{Index: 3, ID: "0123456789abcdef", Labels: []string{"cycle", "async"}}
+	events := []sweep.Event{
+		{Start: true, Run: run, Todo: 2, Running: 1},
+		{Run: run, Outcome: &sweep.Outcome{Status: sweep.StatusComplete, Wall: 1234 * time.Millisecond}, Done: 1, Todo: 2},
+		{Run: run, Outcome: &sweep.Outcome{Status: sweep.StatusFailed, Error: "no such file", Wall: 5 * time.Millisecond}, Done: 2, Todo: 2},
+	}
+	for _, quiet := range []bool{false, true} {
+		var buf bytes.Buffer
+		p := newSweepProgress(&buf, quiet)
+		for _, e := range events {
+			p.event(e)
+		}
+		p.close()
+		want := "[1/2] run 3 0123456789abcdef (cycle async): complete, 1.2s\n" +
+			"[2/2] run 3 0123456789abcdef (cycle async): failed: no such file, 0s\n"
+		if quiet {
+			want = ""
+		}
+		if buf.String() != want {
+			t.Errorf("quiet %v: wrote %q, want %q", quiet, buf.String(), want)
+		}
+	}
+}
