@@ -4,42 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/jobs"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
-// Progress is reported after each finished job.
-type Progress struct {
-	Done, Total         int     // jobs
-	DoneCost, TotalCost float64 // estimated seconds of work
-	Elapsed             time.Duration
-	Last                string // the job that just finished
-}
-
-// Fraction is the estimated fraction of the work done.
-func (p Progress) Fraction() float64 {
-	if p.TotalCost <= 0 {
-		return 1
-	}
-	return p.DoneCost / p.TotalCost
-}
-
-// ETA estimates the remaining time from the work done so far.
-func (p Progress) ETA() time.Duration {
-	f := p.Fraction()
-	if f <= 0 {
-		return 0
-	}
-	return time.Duration(float64(p.Elapsed) * (1 - f) / f)
-}
+// Progress is reported after each finished job: jobs done and in all,
+// their estimated cost (seconds of work), the elapsed time, Fraction and
+// ETA.
+type Progress = jobs.Progress
 
 // job is one unit of work of the pool: a simulation run, an optimum solve or
 // a spectral gap. run must store its result by index, never by completion
@@ -50,66 +28,25 @@ type job struct {
 	run  func(ctx context.Context) error
 }
 
-// runPool runs the jobs on at most workers goroutines, longest estimated
-// cost first. The first error cancels the remaining jobs and is returned.
-func runPool(ctx context.Context, jobs []job, workers int, onProgress func(Progress)) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	order := make([]int, len(jobs))
-	var total float64
-	for i := range order {
-		order[i] = i
-		total += jobs[i].cost
-	}
-	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].cost > jobs[order[b]].cost })
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	t0 := time.Now()
-	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		doneCost float64
-	)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, max(1, len(jobs))); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				err := jobs[i].run(ctx)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("%s: %w", jobs[i].name, err)
-					cancel()
-				}
-				done++
-				doneCost += jobs[i].cost
-				p := Progress{Done: done, Total: len(jobs), DoneCost: doneCost, TotalCost: total, Elapsed: time.Since(t0), Last: jobs[i].name}
-				if onProgress != nil && err == nil {
-					onProgress(p)
-				}
-				mu.Unlock()
+// runPool runs the jobs on at most workers cores (package jobs), longest
+// estimated cost first. The first error, prefixed with its job's name,
+// cancels the remaining jobs and is returned.
+func runPool(ctx context.Context, list []job, workers int, onProgress func(Progress)) error {
+	js := make([]jobs.Job[struct{}], len(list))
+	for i, j := range list {
+		js[i] = jobs.Job[struct{}]{Name: j.name, Cost: j.cost, Run: func(ctx context.Context) (struct{}, error) {
+			if err := j.run(ctx); err != nil {
+				return struct{}{}, fmt.Errorf("%s: %w", j.name, err) // wraps context.Canceled when interrupted
 			}
-		}()
+			return struct{}{}, nil
+		}}
 	}
-feed:
-	for _, i := range order {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
+	opt := jobs.Options[struct{}]{Slots: workers, LongestFirst: true}
+	if onProgress != nil {
+		opt.OnEnd = func(p Progress, _ struct{}) { onProgress(p) }
 	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr // wraps context.Canceled when the run was interrupted
-	}
-	return ctx.Err()
+	_, err := jobs.Run(ctx, js, opt)
+	return err
 }
 
 // runResult is the outcome of one simulation run.

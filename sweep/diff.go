@@ -1,19 +1,15 @@
 package sweep
 
 import (
-	"database/sql"
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 )
 
-// resultCols are the columns compared by Diff: everything a run computes
-// (not its wall time, host or the time it finished).
-var resultCols = []string{"status", "config", "iter", "grad_evals", "grad_evals_nonzero", "objective_mean",
+// diffCols are the columns of the runs table compared by Diff: everything a
+// run computes (not its wall time, host or the time it finished).
+var diffCols = []string{"status", "config", "iter", "grad_evals", "grad_evals_nonzero", "objective_mean",
 	"objective_std", "objective_min", "objective_max", "auc_mean", "bias", "consensus", "optimum_objective", "eval_nodes"}
-
-type rowValues []any
 
 func sameValue(a, b any) bool {
 	switch x := a.(type) {
@@ -41,31 +37,6 @@ func sameValue(a, b any) bool {
 	return a == b
 }
 
-func loadRows(db *sql.DB, query string, ncols int) (map[string][]rowValues, error) {
-	rows, err := db.Query(query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string][]rowValues{}
-	for rows.Next() {
-		vals := make([]any, ncols)
-		ptrs := make([]any, ncols)
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		id := fmt.Sprint(vals[0])
-		if b, ok := vals[0].([]byte); ok {
-			id = string(b)
-		}
-		out[id] = append(out[id], vals[1:])
-	}
-	return out, rows.Err()
-}
-
 // Diff compares the results of two databases: the same runs, with the same
 // status, final metrics and trace rows, compared exactly (NaN equals NaN).
 // Wall times are not compared. It returns one line per difference, at most
@@ -79,23 +50,21 @@ func Diff(a, b *Store, max int) ([]string, int, error) {
 			out = append(out, fmt.Sprintf(format, args...))
 		}
 	}
-	runQ := `SELECT id, ` + strings.Join(resultCols, ", ") + ` FROM runs`
-	trQ := `SELECT ` + tracesCols + ` FROM traces ORDER BY run_id, iter`
-	ra, err := loadRows(a.db, runQ, 1+len(resultCols))
+	ra, err := a.resultRows()
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", a.Path, err)
+		return nil, 0, err
 	}
-	rb, err := loadRows(b.db, runQ, 1+len(resultCols))
+	rb, err := b.resultRows()
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", b.Path, err)
+		return nil, 0, err
 	}
-	ta, err := loadRows(a.db, trQ, 11)
+	ta, err := a.traceRows()
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", a.Path, err)
+		return nil, 0, err
 	}
-	tb, err := loadRows(b.db, trQ, 11)
+	tb, err := b.traceRows()
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", b.Path, err)
+		return nil, 0, err
 	}
 	ids := map[string]bool{}
 	for id := range ra {
@@ -109,7 +78,6 @@ func Diff(a, b *Store, max int) ([]string, int, error) {
 		sorted = append(sorted, id)
 	}
 	sort.Strings(sorted)
-	trCols := strings.Split(tracesCols, ", ")[1:]
 	for _, id := range sorted {
 		x, y := ra[id], rb[id]
 		switch {
@@ -120,7 +88,7 @@ func Diff(a, b *Store, max int) ([]string, int, error) {
 			add("run %s: only in %s", id, a.Path)
 			continue
 		}
-		for i, c := range resultCols {
+		for i, c := range diffCols {
 			if !sameValue(x[0][i], y[0][i]) {
 				add("run %s: %s: %v vs %v", id, c, show(x[0][i]), show(y[0][i]))
 			}
@@ -131,7 +99,7 @@ func Diff(a, b *Store, max int) ([]string, int, error) {
 			continue
 		}
 		for r := range p {
-			for i, c := range trCols {
+			for i, c := range traceCols {
 				if !sameValue(p[r][i], q[r][i]) {
 					add("run %s: trace row %d: %s: %v vs %v", id, r, c, show(p[r][i]), show(q[r][i]))
 				}

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -80,49 +79,18 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 			return nil, fmt.Errorf("--over: unknown key %q (valid: %s)", o, strings.Join(KeyNames(), ", "))
 		}
 	}
-	q := `SELECT r.id, r.config, r.status, r.objective_mean, r.objective_std, r.objective_min, r.objective_max,
-	        r.auc_mean, r.bias, r.consensus, r.optimum_objective, r.wall_seconds, COALESCE(p.idx, 1000000000)
-	      FROM runs r LEFT JOIN plan p ON p.id = r.id ORDER BY 13, r.id`
-	rows, err := st.db.Query(q)
+	runs, err := st.reportRuns()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", st.Path, err)
-	}
-	defer rows.Close()
-	var runs []*reportRun
-	names := []string{"objective_mean", "objective_std", "objective_min", "objective_max", "auc_mean", "bias", "consensus", "optimum_objective", "wall_seconds"}
-	for rows.Next() {
-		var r reportRun
-		var cfg string
-		v := make([]sql.NullFloat64, len(names))
-		dest := []any{&r.id, &cfg, &r.status}
-		for i := range v {
-			dest = append(dest, &v[i])
-		}
-		dest = append(dest, &r.order)
-		if err := rows.Scan(dest...); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(cfg), &r.cfg); err != nil {
-			return nil, fmt.Errorf("run %s: bad config: %w", r.id, err)
-		}
-		r.vals = map[string]float64{}
-		for i, n := range names {
-			r.vals[n] = math.NaN()
-			if v[i].Valid {
-				r.vals[n] = v[i].Float64
-			}
-		}
-		r.vals["suboptimality"] = r.vals["objective_mean"] - r.vals["optimum_objective"]
-		runs = append(runs, &r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	for _, r := range runs {
+		r.vals["suboptimality"] = r.vals["objective_mean"] - r.vals["optimum_objective"]
 	}
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%s: no runs", st.Path)
 	}
 	// The swept keys: those whose value varies, in axis order.
-	order, err := axisKeyOrder(st)
+	order, err := st.axisKeys()
 	if err != nil {
 		return nil, err
 	}
@@ -218,27 +186,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// axisKeyOrder returns the configuration keys of the sweeps' axes, in axis
-// order, as recorded by AddPlan.
-func axisKeyOrder(st *Store) ([]string, error) {
-	rows, err := st.db.Query(`SELECT value FROM meta WHERE key LIKE 'keys:%' ORDER BY rowid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		if v != "" {
-			out = append(out, strings.Split(v, ",")...)
-		}
-	}
-	return out, rows.Err()
 }
 
 func rawLabel(x json.RawMessage) string {

@@ -14,6 +14,8 @@ import (
 	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/dataset"
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/internal/jobs"
+	"github.com/pairgossip/pairgossip/internal/progress"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -48,13 +50,10 @@ type Event struct {
 	WorkDone, WorkTodo float64
 }
 
-// ETA estimates the time left from the work done so far.
+// ETA estimates the time left from the work done so far (progress.ETA);
+// ok is false until a run has ended.
 func (e Event) ETA() (time.Duration, bool) {
-	if e.WorkDone <= 0 || e.Done == 0 {
-		return 0, false
-	}
-	left := e.WorkTodo - e.WorkDone
-	return time.Duration(float64(e.Elapsed) * left / e.WorkDone), true
+	return progress.ETA(e.Elapsed, e.WorkDone, e.WorkTodo)
 }
 
 // Tally summarises Execute.
@@ -132,40 +131,6 @@ func work(cfg pairgossip.Config, s size) float64 {
 	return float64(cfg.Iters)*per + lp*ev*float64(s.n*s.dim) + 1e5
 }
 
-// tokens is a FIFO weighted semaphore over cores.
-type tokens struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	free int
-	jobs int // runs that may still start (-1: unlimited)
-}
-
-func (t *tokens) acquire(ctx context.Context, w int) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for (t.free < w || t.jobs == 0) && ctx.Err() == nil {
-		t.cond.Wait()
-	}
-	if ctx.Err() != nil {
-		return false
-	}
-	t.free -= w
-	if t.jobs > 0 {
-		t.jobs--
-	}
-	return true
-}
-
-func (t *tokens) release(w int) {
-	t.mu.Lock()
-	t.free += w
-	if t.jobs >= 0 {
-		t.jobs++
-	}
-	t.mu.Unlock()
-	t.cond.Broadcast()
-}
-
 // optimumCache solves R_n(θ*) once per distinct problem.
 type optimumCache struct {
 	mu sync.Mutex
@@ -195,10 +160,11 @@ func (c *optimumCache) get(cfg pairgossip.Config, p *problem.Problem) (problem.O
 }
 
 // Execute runs the given runs of the sweep (all of them, or one task's
-// Share) that the store does not hold as done, several at a time, and
-// writes each one's row and trace in one transaction as it ends. A run
-// interrupted by ctx is not written (it runs again next time). It returns
-// ctx's error when interrupted, or the first database error.
+// Share) that the store does not hold as done, several at a time (package
+// jobs: each run occupies as many cores as it has workers), and writes each
+// one's row and trace in one transaction as it ends. A run interrupted by
+// ctx is not written (it runs again next time). It returns ctx's error when
+// interrupted, or the first database error.
 func Execute(ctx context.Context, sw *Sweep, runs []Run, st *Store, opt Options) (Tally, error) {
 	t0 := time.Now()
 	cores := opt.Cores
@@ -209,89 +175,27 @@ func Execute(ctx context.Context, sw *Sweep, runs []Run, st *Store, opt Options)
 	if err := st.AddPlan(sw); err != nil {
 		return rep, fmt.Errorf("%s: %w", st.Path, err)
 	}
-	status, err := st.Statuses()
+	todo, err := pending(st, runs, opt.RerunFailed)
 	if err != nil {
-		return rep, fmt.Errorf("%s: %w", st.Path, err)
+		return rep, err
 	}
-	var todo []Run
-	for _, r := range runs {
-		s, ok := status[r.ID]
-		if ok && (Done(s) || !opt.RerunFailed) {
-			rep.Skipped++
-			continue
-		}
-		todo = append(todo, r)
-	}
-	var z sizer
-	workers := make([]int, len(todo))
-	costs := make([]float64, len(todo))
+	rep.Skipped = len(runs) - len(todo)
+	list := runJobs(sw, todo, st, cores, opt.Workers)
 	var workTodo float64
-	for i, r := range todo {
-		cfg := sw.Resolved(r.Config)
-		s := z.of(cfg)
-		workers[i] = opt.Workers
-		if workers[i] <= 0 {
-			workers[i] = Workers(cfg, s.n, s.dim, cores)
-		}
-		workers[i] = min(workers[i], cores)
-		costs[i] = work(cfg, s)
-		workTodo += costs[i]
+	for _, j := range list {
+		workTodo += j.Cost
 	}
-	host, _ := os.Hostname()
-
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	tk := &tokens{free: cores, jobs: -1}
-	if opt.Jobs > 0 {
-		tk.jobs = opt.Jobs
-	}
-	tk.cond = sync.NewCond(&tk.mu)
-	stop := context.AfterFunc(ctx, func() { tk.mu.Lock(); tk.cond.Broadcast(); tk.mu.Unlock() })
-	defer stop()
-
-	var (
-		mu       sync.Mutex // guards the counters and OnEvent
-		done     int
-		running  int
-		workDone float64
-		wg       sync.WaitGroup
-		oc       optimumCache
-	)
-	event := func(e Event) {
-		e.Done, e.Todo, e.Running, e.Elapsed = done, len(todo), running, time.Since(t0)
-		e.WorkDone, e.WorkTodo = workDone, workTodo
+	event := func(p jobs.Progress, start bool, o *Outcome) {
 		if opt.OnEvent != nil {
-			opt.OnEvent(e)
+			opt.OnEvent(Event{Start: start, Run: todo[p.Job], Workers: list[p.Job].Slots, Outcome: o, Done: p.Done,
+				Todo: len(todo), Running: p.Running, Elapsed: time.Since(t0), WorkDone: p.DoneCost, WorkTodo: workTodo})
 		}
 	}
-	for i, r := range todo {
-		w := workers[i]
-		if !tk.acquire(ctx, w) {
-			break
-		}
-		mu.Lock()
-		running++
-		event(Event{Start: true, Run: r, Workers: w})
-		mu.Unlock()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer tk.release(w)
-			o := runOne(ctx, sw, r, w, host, &oc)
-			if o != nil {
-				if err := st.Write(o); err != nil {
-					cancel(fmt.Errorf("%s: writing run %s: %w", st.Path, r.ID, err))
-					o = nil
-				}
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			running--
-			if o == nil {
-				return
-			}
-			done++
-			workDone += costs[i]
+	results, err := jobs.Run(ctx, list, jobs.Options[*Outcome]{Slots: cores, MaxRunning: opt.Jobs,
+		OnStart: func(p jobs.Progress) { event(p, true, nil) },
+		OnEnd:   func(p jobs.Progress, o *Outcome) { event(p, false, o) }})
+	for _, r := range results {
+		if o := r.Value; r.Err == nil && o != nil {
 			rep.Ran++
 			switch o.Status {
 			case StatusComplete:
@@ -301,15 +205,60 @@ func Execute(ctx context.Context, sw *Sweep, runs []Run, st *Store, opt Options)
 			default:
 				rep.Failed++
 			}
-			event(Event{Run: r, Workers: w, Outcome: o})
-		}()
+		}
 	}
-	wg.Wait()
 	rep.Elapsed = time.Since(t0)
-	if err := context.Cause(ctx); err != nil {
-		return rep, err
+	return rep, err
+}
+
+// pending returns the runs the store does not hold as done (nor as failed,
+// unless rerunFailed).
+func pending(st *Store, runs []Run, rerunFailed bool) ([]Run, error) {
+	status, err := st.Statuses()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.Path, err)
 	}
-	return rep, nil
+	var todo []Run
+	for _, r := range runs {
+		if s, ok := status[r.ID]; ok && (Done(s) || !rerunFailed) {
+			continue
+		}
+		todo = append(todo, r)
+	}
+	return todo, nil
+}
+
+// runJobs makes a job of each run: its workers (given, or chosen from its
+// size) are its slots, its estimated work its cost. A job writes its
+// outcome to the store; it fails only when the store does, or when ctx
+// interrupted it (then nothing is written).
+func runJobs(sw *Sweep, todo []Run, st *Store, cores, workers int) []jobs.Job[*Outcome] {
+	var (
+		z  sizer
+		oc optimumCache
+	)
+	host, _ := os.Hostname()
+	list := make([]jobs.Job[*Outcome], len(todo))
+	for i, r := range todo {
+		cfg := sw.Resolved(r.Config)
+		s := z.of(cfg)
+		w := workers
+		if w <= 0 {
+			w = Workers(cfg, s.n, s.dim, cores)
+		}
+		w = min(w, cores)
+		list[i] = jobs.Job[*Outcome]{Name: r.ID, Cost: work(cfg, s), Slots: w, Run: func(ctx context.Context) (*Outcome, error) {
+			o := runOne(ctx, sw, r, w, host, &oc)
+			if o == nil {
+				return nil, ctx.Err()
+			}
+			if err := st.Write(o); err != nil {
+				return nil, fmt.Errorf("%s: writing run %s: %w", st.Path, r.ID, err)
+			}
+			return o, nil
+		}}
+	}
+	return list
 }
 
 // runOne prepares and executes one run; nil when ctx interrupted it.

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -88,6 +89,9 @@ const tracesCols = "run_id, iter, grad_evals, grad_evals_nonzero, objective_mean
 
 const planCols = "id, sweep, idx, config, axes"
 
+// traceCols are the columns of the traces table after run_id.
+var traceCols = strings.Split(tracesCols, ", ")[1:]
+
 // SchemaVersion is stored in the meta table.
 const SchemaVersion = "1"
 
@@ -145,9 +149,6 @@ func OpenExisting(path string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
-
-// DB exposes the database for queries.
-func (s *Store) DB() *sql.DB { return s.db }
 
 // AddPlan records the runs of a sweep (all of them, whatever share of them
 // this process runs) so that status knows the total.
@@ -212,6 +213,179 @@ func (s *Store) PlanIDs() ([]string, error) {
 			return nil, err
 		}
 		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// RunError is the error message of a run's last attempt.
+type RunError struct {
+	ID     string
+	Status string // StatusFailed or StatusDiverged
+	Error  string
+}
+
+// RunErrors returns the runs whose last attempt failed or diverged, with
+// its error (for a divergence: the iteration, node and field), sorted by id.
+func (s *Store) RunErrors() ([]RunError, error) {
+	rows, err := s.db.Query(`SELECT id, status, error FROM runs WHERE status IN ('failed', 'diverged') ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RunError
+	for rows.Next() {
+		var e RunError
+		if err := rows.Scan(&e.ID, &e.Status, &e.Error); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Counts is the number of rows of each table of a results database.
+type Counts struct {
+	Planned   int // runs in the plan table (of every sweep recorded)
+	Runs      int // rows of the runs table: one per run attempted, its last attempt
+	TraceRows int // rows of the traces table, all runs together
+}
+
+// Count counts the rows of the plan, runs and traces tables.
+func (s *Store) Count() (Counts, error) {
+	var c Counts
+	q := `SELECT (SELECT count(*) FROM plan), (SELECT count(*) FROM runs), (SELECT count(*) FROM traces)`
+	if err := s.db.QueryRow(q).Scan(&c.Planned, &c.Runs, &c.TraceRows); err != nil {
+		return c, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	return c, nil
+}
+
+// runWall is a run's status and wall time, for StatusOf.
+type runWall struct {
+	id, status string
+	wall       float64
+}
+
+// runWalls returns the status and wall time (0 when unknown) of every run
+// in the runs table.
+func (s *Store) runWalls() ([]runWall, error) {
+	rows, err := s.db.Query(`SELECT id, status, COALESCE(wall_seconds, 0) FROM runs`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []runWall
+	for rows.Next() {
+		var r runWall
+		if err := rows.Scan(&r.id, &r.status, &r.wall); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// reportMetricCols are the final metrics reportRuns reads, in its order.
+var reportMetricCols = []string{"objective_mean", "objective_std", "objective_min", "objective_max", "auc_mean", "bias",
+	"consensus", "optimum_objective", "wall_seconds"}
+
+// reportRuns reads every run for a report: id, configuration JSON, status,
+// the reportMetricCols (NaN when NULL) and its position in the plan (runs
+// missing from the plan come last), in plan order.
+func (s *Store) reportRuns() ([]*reportRun, error) {
+	q := `SELECT r.id, r.config, r.status, r.` + strings.Join(reportMetricCols, ", r.") + `, COALESCE(p.idx, 1000000000)
+	      FROM runs r LEFT JOIN plan p ON p.id = r.id ORDER BY ` + fmt.Sprint(4+len(reportMetricCols)) + `, r.id`
+	rows, err := s.db.Query(q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	defer rows.Close()
+	var runs []*reportRun
+	for rows.Next() {
+		var r reportRun
+		var cfg string
+		v := make([]sql.NullFloat64, len(reportMetricCols))
+		dest := []any{&r.id, &cfg, &r.status}
+		for i := range v {
+			dest = append(dest, &v[i])
+		}
+		dest = append(dest, &r.order)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(cfg), &r.cfg); err != nil {
+			return nil, fmt.Errorf("run %s: bad config: %w", r.id, err)
+		}
+		r.vals = map[string]float64{}
+		for i, n := range reportMetricCols {
+			r.vals[n] = math.NaN()
+			if v[i].Valid {
+				r.vals[n] = v[i].Float64
+			}
+		}
+		runs = append(runs, &r)
+	}
+	return runs, rows.Err()
+}
+
+// axisKeys returns the configuration keys of the sweeps' axes, in axis
+// order, as recorded by AddPlan (one sweep after the other).
+func (s *Store) axisKeys() ([]string, error) {
+	rows, err := s.db.Query(`SELECT value FROM meta WHERE key LIKE 'keys:%' ORDER BY rowid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		if v != "" {
+			out = append(out, strings.Split(v, ",")...)
+		}
+	}
+	return out, rows.Err()
+}
+
+// rowValues are the values of one row, as the driver returns them.
+type rowValues []any
+
+// resultRows returns, by run id, the diffCols of the runs table (one row).
+func (s *Store) resultRows() (map[string][]rowValues, error) {
+	return s.rowsByID(`SELECT id, `+strings.Join(diffCols, ", ")+` FROM runs`, 1+len(diffCols))
+}
+
+// traceRows returns, by run id, the trace rows (the columns of the traces
+// table after run_id) in iteration order.
+func (s *Store) traceRows() (map[string][]rowValues, error) {
+	return s.rowsByID(`SELECT `+tracesCols+` FROM traces ORDER BY run_id, iter`, len(traceCols)+1)
+}
+
+// rowsByID runs a query whose first column is a run id and groups the
+// other ncols-1 columns by it.
+func (s *Store) rowsByID(query string, ncols int) (map[string][]rowValues, error) {
+	rows, err := s.db.Query(query)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	defer rows.Close()
+	out := map[string][]rowValues{}
+	for rows.Next() {
+		vals := make([]any, ncols)
+		ptrs := make([]any, ncols)
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		id := fmt.Sprint(vals[0])
+		if b, ok := vals[0].([]byte); ok {
+			id = string(b)
+		}
+		out[id] = append(out[id], vals[1:])
 	}
 	return out, rows.Err()
 }
@@ -309,26 +483,16 @@ func StatusOf(stores []*Store, only []string) (Status, error) {
 		for _, id := range ids {
 			plan[id] = true
 		}
-		rows, err := s.db.Query(`SELECT id, status, COALESCE(wall_seconds, 0) FROM runs`)
+		walls, err := s.runWalls()
 		if err != nil {
 			return Status{}, fmt.Errorf("%s: %w", s.Path, err)
 		}
-		for rows.Next() {
-			var id, st string
-			var w float64
-			if err := rows.Scan(&id, &st, &w); err != nil {
-				rows.Close()
-				return Status{}, err
+		for _, r := range walls {
+			plan[r.id] = true
+			if old, ok := status[r.id]; !ok || (!Done(old) && Done(r.status)) {
+				status[r.id] = r.status
+				wall[r.id] = r.wall
 			}
-			plan[id] = true
-			if old, ok := status[id]; !ok || (!Done(old) && Done(st)) {
-				status[id] = st
-				wall[id] = w
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return Status{}, err
 		}
 	}
 	if only != nil {

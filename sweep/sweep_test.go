@@ -222,13 +222,13 @@ func open(t *testing.T, path string) *Store {
 	return st
 }
 
-func countRows(t *testing.T, st *Store, q string) int {
+func count(t *testing.T, st *Store) Counts {
 	t.Helper()
-	var n int
-	if err := st.DB().QueryRow(q).Scan(&n); err != nil {
+	c, err := st.Count()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return c
 }
 
 // TestExecuteResumeSplitMerge: a local run, a second run that does
@@ -246,7 +246,7 @@ func TestExecuteResumeSplitMerge(t *testing.T) {
 	if rep.Ran != 8 || rep.Complete != 8 || events != 16 {
 		t.Fatalf("%+v, %d events", rep, events)
 	}
-	if n := countRows(t, local, `SELECT count(*) FROM traces`); n != 8*4 {
+	if n := count(t, local).TraceRows; n != 8*4 {
 		t.Fatalf("%d trace rows", n)
 	}
 	rep, err = Execute(ctx, sw, sw.Runs, local, Options{})
@@ -290,10 +290,10 @@ func TestExecuteResumeSplitMerge(t *testing.T) {
 		t.Fatalf("diff: %v %v", lines, err)
 	}
 	// Diff sees a changed trace value and a missing run.
-	if _, err := merged.DB().Exec(`UPDATE traces SET bias = bias * (1 + 1e-15) + 1e-300 WHERE run_id = ? AND iter = 60`, sw.Runs[0].ID); err != nil {
+	if _, err := merged.db.Exec(`UPDATE traces SET bias = bias * (1 + 1e-15) + 1e-300 WHERE run_id = ? AND iter = 60`, sw.Runs[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := merged.DB().Exec(`DELETE FROM runs WHERE id = ?`, sw.Runs[1].ID); err != nil {
+	if _, err := merged.db.Exec(`DELETE FROM runs WHERE id = ?`, sw.Runs[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	lines, n, err := Diff(local, merged, 0)
@@ -312,7 +312,11 @@ func TestFailedRunsRetried(t *testing.T) {
 		t.Fatalf("%+v %v", rep, err)
 	}
 	var msg string
-	st.DB().QueryRow(`SELECT error FROM runs WHERE status = 'failed'`).Scan(&msg)
+	errs, err := st.RunErrors()
+	if err != nil || len(errs) != 1 || errs[0].Status != StatusFailed {
+		t.Fatalf("run errors %+v %v", errs, err)
+	}
+	msg = errs[0].Error
 	if !strings.Contains(msg, "psd") {
 		t.Fatalf("error text %q", msg)
 	}
@@ -342,7 +346,11 @@ func TestDivergedIsFinal(t *testing.T) {
 		t.Fatalf("γ = 1e300 did not diverge: %+v", rep)
 	}
 	var status, msg string
-	st.DB().QueryRow(`SELECT status, error FROM runs`).Scan(&status, &msg)
+	errs, err := st.RunErrors()
+	if err != nil || len(errs) != 1 {
+		t.Fatalf("run errors %+v %v", errs, err)
+	}
+	status, msg = errs[0].Status, errs[0].Error
 	if status != StatusDiverged || !strings.Contains(msg, "divergence") {
 		t.Fatalf("stored %q %q", status, msg)
 	}
@@ -362,10 +370,10 @@ func TestCancelledRunNotWritten(t *testing.T) {
 	if err == nil || rep.Ran != 0 {
 		t.Fatalf("%+v %v", rep, err)
 	}
-	if n := countRows(t, st, `SELECT count(*) FROM runs`); n != 0 {
+	if n := count(t, st).Runs; n != 0 {
 		t.Fatalf("%d rows after a cancelled sweep", n)
 	}
-	if n := countRows(t, st, `SELECT count(*) FROM plan`); n != 8 {
+	if n := count(t, st).Planned; n != 8 {
 		t.Fatalf("plan has %d rows", n)
 	}
 }

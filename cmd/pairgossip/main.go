@@ -41,6 +41,7 @@ import (
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/cli"
+	"github.com/pairgossip/pairgossip/internal/progress"
 )
 
 // usageError is a bad flag or input: exit status 2.
@@ -324,9 +325,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	prog := newProgress(stderr, cfg.Iters)
+	prog := newRunProgress(stderr, cfg.Iters)
 	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, Checkpoint: *ckpt, CheckpointEvery: *every, Trace: trace})
-	prog.done()
+	prog.line.Close()
 	sum := run.Summarize(res, runErr)
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
@@ -358,36 +359,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// progress prints a one-line status with ETA on stderr when it is a terminal.
-type progress struct {
-	w     io.Writer
-	on    bool
+// runProgress is pairgossip run's status line (package progress): the
+// iterations done, the objective and the time left, on stderr when it is a
+// terminal.
+type runProgress struct {
+	line  *progress.Line
 	total int64
-	t0    time.Time
 }
 
-func newProgress(w io.Writer, total int64) *progress {
-	p := &progress{w: w, total: total, t0: time.Now()}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.on = true
-		}
-	}
-	return p
+func newRunProgress(w io.Writer, total int64) *runProgress {
+	return &runProgress{line: progress.NewLine(w), total: total}
 }
 
-func (p *progress) record(r engine.Record) {
-	if !p.on {
+func (p *runProgress) record(r engine.Record) {
+	if !p.line.On() {
 		return
 	}
-	el := time.Since(p.t0)
-	frac := float64(r.Iter) / float64(p.total)
-	eta := time.Duration(float64(el) * (1 - frac) / frac)
-	fmt.Fprintf(p.w, "\r%5.1f%%  iter %d/%d  objective %.5g  ETA %s   ", 100*frac, r.Iter, p.total, r.ObjMean, eta.Round(time.Second))
-}
-
-func (p *progress) done() {
-	if p.on {
-		fmt.Fprintln(p.w)
+	eta := "?"
+	if d, ok := progress.ETA(p.line.Elapsed(), float64(r.Iter), float64(p.total)); ok {
+		eta = d.Round(time.Second).String()
 	}
+	p.line.Draw(fmt.Sprintf("%5.1f%%  iter %d/%d  objective %.5g  ETA %s", 100*float64(r.Iter)/float64(p.total), r.Iter, p.total, r.ObjMean, eta))
 }

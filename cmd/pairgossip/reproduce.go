@@ -8,11 +8,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/internal/progress"
 	"github.com/pairgossip/pairgossip/paper"
 )
 
@@ -50,9 +50,9 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	prog := newReproduceProgress(stderr)
-	res, err := paper.Reproduce(ctx, paper.Options{Out: *out, Plan: plan, Workers: *workers, Seed: *seed, Progress: prog.update})
-	prog.done()
+	line := progress.NewLine(stderr)
+	res, err := paper.Reproduce(ctx, paper.Options{Out: *out, Plan: plan, Workers: *workers, Seed: *seed, Progress: reproduceProgress(line)})
+	line.Close()
 	if err != nil {
 		return err
 	}
@@ -96,41 +96,24 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// reproduceProgress prints one status line with an ETA on stderr when it
-// is a terminal, in the style of progress; it is silent otherwise.
-type reproduceProgress struct {
-	w    io.Writer
-	on   bool
-	mu   sync.Mutex
-	last time.Time
-}
-
-func newReproduceProgress(w io.Writer) *reproduceProgress {
-	p := &reproduceProgress{w: w}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.on = true
+// reproduceProgress is the status line of pairgossip reproduce (package
+// progress): the jobs done, the time elapsed and left, on stderr when it is
+// a terminal, at most every 200 ms.
+func reproduceProgress(line *progress.Line) func(paper.Progress) {
+	return func(pr paper.Progress) {
+		if !line.On() {
+			return
 		}
-	}
-	return p
-}
-
-func (p *reproduceProgress) update(pr paper.Progress) {
-	if !p.on {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if pr.Done < pr.Total && time.Since(p.last) < 200*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	fmt.Fprintf(p.w, "\r%5.1f%%  job %d/%d  elapsed %s  ETA %s  (%d cores)   ", 100*pr.Fraction(), pr.Done, pr.Total,
-		pr.Elapsed.Round(time.Second), pr.ETA().Round(time.Second), runtime.GOMAXPROCS(0))
-}
-
-func (p *reproduceProgress) done() {
-	if p.on {
-		fmt.Fprintln(p.w)
+		eta := "?"
+		if d, ok := pr.ETA(); ok {
+			eta = d.Round(time.Second).String()
+		}
+		text := fmt.Sprintf("%5.1f%%  job %d/%d  elapsed %s  ETA %s  (%d cores)", 100*pr.Fraction(), pr.Done, pr.Total,
+			pr.Elapsed.Round(time.Second), eta, runtime.GOMAXPROCS(0))
+		if pr.Done == pr.Total {
+			line.Draw(text)
+		} else {
+			line.DrawEvery(200*time.Millisecond, text)
+		}
 	}
 }

@@ -26,9 +26,15 @@ func buildSweepBinary(t *testing.T) string {
 
 func completeRuns(t *testing.T, st *sweep.Store) int {
 	t.Helper()
-	var n int
-	if err := st.DB().QueryRow(`SELECT count(*) FROM runs WHERE status = 'complete'`).Scan(&n); err != nil {
+	statuses, err := st.Statuses()
+	if err != nil {
 		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range statuses {
+		if s == sweep.StatusComplete {
+			n++
+		}
 	}
 	return n
 }
@@ -116,9 +122,15 @@ func TestSweepKillRestart(t *testing.T) {
 	if s.Total != 24 || s.Complete != 24 || s.Failed != 0 || s.Pending != 0 {
 		t.Fatalf("status %+v", s)
 	}
-	var rows, distinct, traces int
-	st.DB().QueryRow(`SELECT count(*), count(DISTINCT id) FROM runs`).Scan(&rows, &distinct)
-	st.DB().QueryRow(`SELECT count(*) FROM traces`).Scan(&traces)
+	counts, err := st.Count()
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses, err := st.Statuses() // by id: the distinct runs
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, distinct, traces := counts.Runs, len(statuses), counts.TraceRows
 	if rows != 24 || distinct != 24 || traces == 0 {
 		t.Fatalf("%d rows, %d distinct, %d trace rows", rows, distinct, traces)
 	}
@@ -260,6 +272,33 @@ func TestSweepCLI(t *testing.T) {
 		code, out, errs := runCLI(args...)
 		if code != 0 || len(out)+len(errs) < 200 {
 			t.Errorf("%v: exit %d %q", args, code, out+errs)
+		}
+	}
+}
+
+// TestSweepProgress: off a terminal, sweep run reports a line per finished
+// run and no status line (no carriage return); --quiet reports nothing.
+func TestSweepProgress(t *testing.T) {
+	run := sweep.Run{Index: 3, ID: "0123456789abcdef", Labels: []string{"cycle", "async"}}
+	events := []sweep.Event{
+		{Start: true, Run: run, Todo: 2, Running: 1},
+		{Run: run, Outcome: &sweep.Outcome{Status: sweep.StatusComplete, Wall: 1234 * time.Millisecond}, Done: 1, Todo: 2},
+		{Run: run, Outcome: &sweep.Outcome{Status: sweep.StatusFailed, Error: "no such file", Wall: 5 * time.Millisecond}, Done: 2, Todo: 2},
+	}
+	for _, quiet := range []bool{false, true} {
+		var buf bytes.Buffer
+		p := newSweepProgress(&buf, quiet)
+		for _, e := range events {
+			p.event(e)
+		}
+		p.close()
+		want := "[1/2] run 3 0123456789abcdef (cycle async): complete, 1.2s\n" +
+			"[2/2] run 3 0123456789abcdef (cycle async): failed: no such file, 0s\n"
+		if quiet {
+			want = ""
+		}
+		if buf.String() != want {
+			t.Errorf("quiet %v: wrote %q, want %q", quiet, buf.String(), want)
 		}
 	}
 }

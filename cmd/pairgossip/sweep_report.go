@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/pairgossip/pairgossip/sweep"
+)
+
+// pairgossip sweep report DB --out DIR: tables and plots of a sweep's results.
+
+func sweepReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sweep report", "pairgossip sweep report DB --out DIR: a table of final metrics per configuration, aggregated\n"+
+		"over seeds (mean ± sample std, complete runs only), as DIR/summary.csv and DIR/summary.html, and\n"+
+		"plots DIR/METRIC-vs-X.png and .svg of a metric against a swept key, one line per combination of\n"+
+		"the other swept keys. Metrics: "+strings.Join(sweep.ReportMetrics, ", ")+".", stderr)
+	out := fs.String("out", "", "output folder [required]")
+	metric := fs.String("metric", "objective_mean", "metric(s) to plot, comma-separated")
+	x := fs.String("x", "", "swept key on the x axis (default: the first swept key that is not aggregated)")
+	over := fs.String("over", "seed", "keys aggregated over, comma-separated")
+	pos, err := sweepParseArgs(fs, args, 1, 1, "results database (pairgossip sweep report DB --out DIR)")
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("--out DIR is required")
+	}
+	st, err := sweep.OpenExisting(pos[0])
+	if err != nil {
+		return usageError{Err: err}
+	}
+	defer st.Close()
+	rep, err := sweep.LoadReport(st, sweep.ReportOptions{Over: sweepSplitList(*over), Metrics: sweepSplitList(*metric), X: *x})
+	if err != nil {
+		return usageError{Err: err}
+	}
+	if err := rep.Write(*out, "pairgossip sweep report: "+filepath.Base(pos[0])); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d configurations (%s; aggregated over %s)\n", len(rep.Groups), strings.Join(rep.Keys, ", "), strings.Join(rep.Over, ", "))
+	for _, p := range append([]string{filepath.Join(*out, "summary.csv"), filepath.Join(*out, "summary.html")}, rep.Plots...) {
+		fmt.Fprintln(stdout, "wrote", p)
+	}
+	return nil
+}
+
+// sweepSplitList splits a comma-separated flag value, dropping empty items.
+func sweepSplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/sweep"
+)
+
+// pairgossip sweep status [FILE] --results DB: count the runs.
+
+func sweepStatus(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sweep status", "pairgossip sweep status [FILE] --results DB: count the runs planned in DB (or in FILE, when\n"+
+		"given), and those complete, diverged, failed and pending.", stderr)
+	results := fs.String("results", "", "results database")
+	resultsDir := fs.String("results-dir", "", "a folder of task databases (task-*.db), counted together")
+	asJSON := fs.Bool("json", false, "print one JSON object: total, complete, diverged, failed, pending, done, wall_seconds")
+	failed := fs.Bool("failed", false, "also list the failed runs with their errors")
+	pos, err := sweepParseArgs(fs, args, 0, 1, "")
+	if err != nil {
+		return err
+	}
+	var paths []string
+	switch {
+	case *results != "" && *resultsDir != "":
+		return usagef("give --results DB or --results-dir DIR, not both")
+	case *results != "":
+		paths = []string{*results}
+	case *resultsDir != "":
+		if paths, err = sweep.TaskDBs(*resultsDir); err != nil {
+			return err
+		}
+	default:
+		return usagef("--results DB is required")
+	}
+	var only []string
+	if len(pos) == 1 {
+		sw, err := loadSweep(pos[0])
+		if err != nil {
+			return err
+		}
+		only = []string{}
+		for _, r := range sw.Runs {
+			only = append(only, r.ID)
+		}
+	}
+	stores, err := openStores(paths)
+	if err != nil {
+		return err
+	}
+	defer closeStores(stores)
+	s, err := sweep.StatusOf(stores, only)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		_, err := stdout.Write(pairgossip.JSON(s))
+		return err
+	}
+	fmt.Fprintln(stdout, sweepStatusLine(s))
+	if *failed {
+		return printFailed(stdout, stores)
+	}
+	return nil
+}
+
+// printFailed lists the failed runs of the stores with their errors.
+func printFailed(stdout io.Writer, stores []*sweep.Store) error {
+	for _, st := range stores {
+		errs, err := st.RunErrors()
+		if err != nil {
+			return fmt.Errorf("%s: %w", st.Path, err)
+		}
+		for _, e := range errs {
+			if e.Status == sweep.StatusFailed {
+				fmt.Fprintf(stdout, "failed %s: %s\n", e.ID, e.Error)
+			}
+		}
+	}
+	return nil
+}
