@@ -82,7 +82,6 @@ func (hw hashWriter) Write(p []byte) (int, error) {
 // describes the run (for example its configuration as JSON); ReadCheckpoint
 // refuses a checkpoint whose identity differs.
 func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) error {
-	s.exec.materialize()
 	rngState, err := s.edges.State()
 	if err != nil {
 		return err
@@ -116,7 +115,7 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 // clocks), then what the executor saves.
 func (s *Sim) writeState(w io.Writer) error {
 	fc := new(floatCodec)
-	if err := s.writeCommon(w, fc); err != nil {
+	if err := s.writeCommon(w, fc, s.exec.theta); err != nil {
 		return err
 	}
 	if s.exec.savedLen() > 0 {
@@ -260,7 +259,9 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		return nil, ckptErr("random generator state: %v", err)
 	}
 	s.Z.CopyFrom(z)
-	s.Theta.CopyFrom(th)
+	if s.kind.storesTheta {
+		s.Theta.CopyFrom(th) // otherwise θ is a function of the restored state
+	}
 	s.ThetaBar.CopyFrom(bar)
 	s.Y = y
 	if count != nil {

@@ -76,7 +76,7 @@ func TestConeAgreesWithReference(t *testing.T) {
 				for _, f := range []struct {
 					a, b layout.Matrix
 					what string
-				}{{s.Theta, ref.Theta, "θ"}, {s.ThetaBar, ref.ThetaBar, "θ̄"}} {
+				}{{s.ThetaMatrix(), ref.ThetaMatrix(), "θ"}, {s.ThetaBar, ref.ThetaBar, "θ̄"}} {
 					d := relDiff(f.a, f.b)
 					if !(d <= 1e-9) {
 						t.Fatalf("%s: %s differs by %g relative", name, f.what, d)

@@ -206,7 +206,7 @@ func TestMatchesLiteralReference(t *testing.T) {
 					got  []float64
 					want []float64
 					what string
-				}{{s.Z.Row(k), ref.z[k], "z"}, {s.Theta.Row(k), ref.th[k], "theta"}, {s.ThetaBar.Row(k), ref.bar[k], "theta_bar"}} {
+				}{{s.Z.Row(k), ref.z[k], "z"}, {s.ThetaMatrix().Row(k), ref.th[k], "theta"}, {s.ThetaBar.Row(k), ref.bar[k], "theta_bar"}} {
 					if !rowsClose(f.got, f.want, tol) {
 						t.Fatalf("%s: node %d %s differs from the literal reference: %v vs %v", name, k, f.what, f.got, f.want)
 					}

@@ -37,7 +37,7 @@ type eventRunner interface {
 	// the memory system for what event t on (i, j) will read.
 	prefetching() bool
 	prefetch(w, i, j int, t int64)
-	// touched records that events ran outside serialTo (Theta is stale).
+	// touched records that events ran outside serialTo.
 	touched()
 }
 
@@ -51,7 +51,6 @@ type asyncExec struct {
 	pfRec  []uintptr       // the byte offsets of the lines it prefetches in a record
 	pfOn   bool            // whether it prefetches (the state outgrows the caches)
 	sc     []paddedScalars // per worker: the event kernel's scalars
-	stale  bool            // Theta must be rebuilt from Z
 }
 
 // paddedScalars keeps workers' event scalars on separate cache lines.
@@ -75,7 +74,7 @@ func (e *asyncExec) advance(stop int64) error {
 }
 
 // event is event t on edge (i, j) with the linear fast path, run by worker
-// w. The caller marks Theta stale (workers run events concurrently).
+// w.
 func (e *asyncExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 	s := e.s
 	if s.cfg.Estimator == Gossip {
@@ -212,7 +211,6 @@ func (e *asyncExec) serialTo(stop int64) error {
 		for x := 0; x < min(ahead, m); x++ {
 			e.prefetch(0, int(ev[2*x]), int(ev[2*x+1]), t0+1+int64(x))
 		}
-		e.stale = true
 		var nonzero int64
 		for x := 0; x < m; x++ {
 			if a := x + ahead; ahead > 0 && a < m {
@@ -302,19 +300,10 @@ func (e *asyncExec) recordLines() []uintptr {
 	return off
 }
 
-func (e *asyncExec) touched() { e.stale = true }
+func (e *asyncExec) touched() {}
 
-// materialize sets Theta_k = c_k·Z_k after fast-path events.
-func (e *asyncExec) materialize() {
-	if !e.stale {
-		return
-	}
-	e.stale = false
-	s := e.s
-	for k := 0; k < s.Z.Rows; k++ {
-		kernel.Scale(s.Theta.Row(k), s.Z.Row(k), e.ck[k])
-	}
-}
+// theta sets dst = θ_k = c_k·z_k.
+func (e *asyncExec) theta(k int, dst []float64) { kernel.Scale(dst, e.s.Z.Row(k), e.ck[k]) }
 
 // restore rebuilds the per-node scales from the clocks.
 func (e *asyncExec) restore() {
@@ -326,7 +315,6 @@ func (e *asyncExec) restore() {
 			e.ck[k] = s.linearScale(s.cfg.Gamma(m), m)
 		}
 	}
-	e.stale = false
 }
 
 func (e *asyncExec) savedLen() int                           { return 0 }

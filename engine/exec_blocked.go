@@ -137,7 +137,6 @@ func (e *blockedExec) advance(stop int64) error {
 		}
 	}
 	e.cPrev = bl.coef[B].c
-	e.stale = true
 	if first.found() {
 		return s.diverged(first)
 	}

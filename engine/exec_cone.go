@@ -80,7 +80,6 @@ type coneExec struct {
 	act        []uint32 // nodes whose z changes, in order; bit 31: with a gradient
 	a, b, cNow float64
 	delta      [][]float64                           // per worker: δ
-	stale      bool                                  // Theta must be rebuilt as c·U
 	fn         func(w int, r layout.Range, tk *task) // work, bound once
 	endFn      func(w int, r layout.Range, tk *task) // end, bound once
 }
@@ -198,7 +197,6 @@ func (cs *coneExec) round() error {
 	cs.c = cs.cNow
 	s.gradEvals += int64(p.N)
 	s.nonzero += nz
-	cs.stale = true
 	if bad := firstOf(cs.cr.bad); bad.found() {
 		bad.field = fieldOf(s.Z.Row(bad.node), cs.U.Row(bad.node))
 		return s.diverged(bad)
@@ -316,18 +314,11 @@ func (cs *coneExec) advance(stop int64) error {
 	return cs.writeBars()
 }
 
-// materialize sets Theta = c·U.
-func (cs *coneExec) materialize() {
-	if !cs.stale {
-		return
-	}
-	cs.stale = false
-	s := cs.s
-	for k := 0; k < s.Z.Rows; k++ {
-		th, u := s.Theta.Row(k), cs.U.Row(k)
-		for a := range th {
-			th[a] = cs.c * u[a]
-		}
+// theta sets dst = θ_k = c·U_k.
+func (cs *coneExec) theta(k int, dst []float64) {
+	u := cs.U.Row(k)
+	for a := range dst {
+		dst[a] = cs.c * u[a]
 	}
 }
 
@@ -355,7 +346,6 @@ func (cs *coneExec) restore() {
 		cs.c = cs.scale(s.t)
 	}
 	clear(cs.cr.bad)
-	cs.stale = false
 }
 
 // rankOne returns the number of rank-one eigen-updates done in place of

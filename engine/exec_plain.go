@@ -17,7 +17,7 @@ import (
 // otherwise, m_old being the margin at the node's previous θ. θ is not
 // stored: it is c·z at every node after a synchronous round (θ_k = c_k·z_k
 // after an asynchronous event, c_k from node k's own clock), and Theta is
-// rebuilt from z when it is read (materialize).
+// computed from z when it is read (theta).
 // The synchronous loop keeps each node's next margin m, returned by the
 // kernel, so a round is one pass per node; the two endpoints of the drawn
 // edge get theirs recomputed after the swap of y, from their θ before the
@@ -44,7 +44,6 @@ type linearSync struct {
 	marg     []float64 // each node's margin for the next round (gossip estimator)
 	cPrev    float64   // c of the last round
 	endTheta [2][]float64
-	stale    bool // Theta must be rebuilt from Z
 }
 
 func newLinearSync(s *state, cr *crew) *linearSync {
@@ -149,17 +148,8 @@ func (l *linearSync) endTh(k, i, j int) []float64 {
 	return nil
 }
 
-// materialize sets Theta = c·Z after fast-path rounds.
-func (l *linearSync) materialize() {
-	if !l.stale {
-		return
-	}
-	l.stale = false
-	s := l.s
-	for k := 0; k < s.Z.Rows; k++ {
-		kernel.Scale(s.Theta.Row(k), s.Z.Row(k), l.cPrev)
-	}
-}
+// theta sets dst = θ_k = c·z_k after the last round.
+func (l *linearSync) theta(k int, dst []float64) { kernel.Scale(dst, l.s.Z.Row(k), l.cPrev) }
 
 // The margins are part of the state a checkpoint carries.
 func (l *linearSync) savedLen() int                                { return len(l.marg) }
@@ -174,7 +164,6 @@ func (l *linearSync) restore() {
 	if s.t > 0 {
 		l.cPrev = s.linearScale(s.cfg.Gamma(float64(s.t)), float64(s.t))
 	}
-	l.stale = false
 }
 
 func (l *linearSync) close() {}
@@ -209,7 +198,6 @@ func (e *plainExec) advance(stop int64) error {
 			e.cr.pool.run(e.fn, tk)
 		}
 		e.cPrev = s.linearScale(tk.gamma, float64(t))
-		e.stale = true
 		s.gradEvals += int64(s.prob.N)
 		s.nonzero += e.cr.nonzero()
 		if d := firstOf(e.cr.bad); d.found() {

@@ -398,7 +398,6 @@ func (e *reducedExec) advance(stop int64) error {
 		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
 	}
 	e.cPrev = cEnd
-	e.stale = true
 	if first.found() {
 		first.field = "z (dual variable)"
 		return s.diverged(first)

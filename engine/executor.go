@@ -22,9 +22,9 @@ type executor interface {
 	// (a chunk of rounds or events, one block, one window), never past stop.
 	// On a divergence the state is left at the iteration where it happened.
 	advance(stop int64) error
-	// materialize writes into the state what the executor keeps implicit
-	// (θ = c·z on the linear fast path), so that the state can be read.
-	materialize()
+	// theta writes θ_k into dst: the state's row, or what the executor
+	// keeps implicit (θ = c·z on the linear fast path, c·U on the cone).
+	theta(k int, dst []float64)
 	// savedLen is the number of floats the executor adds to a checkpoint
 	// after the state's common sections (0: none); writeSaved writes them,
 	// checkSaved validates what was read before anything is applied, and
@@ -130,6 +130,10 @@ type execKind struct {
 	// compact: the executor runs on the compact state layout (no copy of
 	// the data or of the auxiliary rows; see state).
 	compact bool
+	// storesTheta: Θ is part of the executor's state (the reference
+	// executor); otherwise it is derived (executor.theta) and the state's
+	// Theta is allocated, and written, only when read.
+	storesTheta bool
 }
 
 // executors is the one table the executor of a run is chosen from: auto
@@ -138,12 +142,12 @@ type execKind struct {
 // executor (exec_asyncpar.go) when the run has several workers and enough
 // nodes.
 var executors = []execKind{
-	{ScheduleReduced, "cone", coneFits, coneBytes, newConeExec, false},
-	{ScheduleReduced, "reduced", reducedFits, reducedBytes, newReducedExec, true},
-	{ScheduleBlocked, "blocked", blockedFits, blockedBytes, newBlockedExec, false},
-	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec, false},
-	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec, false},
-	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec, false},
+	{ScheduleReduced, "cone", coneFits, coneBytes, newConeExec, false, false},
+	{ScheduleReduced, "reduced", reducedFits, reducedBytes, newReducedExec, true, false},
+	{ScheduleBlocked, "blocked", blockedFits, blockedBytes, newBlockedExec, false, false},
+	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec, false, false},
+	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec, false, false},
+	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec, false, true},
 }
 
 // requirement says, for a named schedule, what it needs.
@@ -264,7 +268,7 @@ func EstimateMemory(sh Shape, cfg Config) (Memory, error) {
 	}
 	workers := par.Workers(cfg.Workers)
 	rows := sh.rows(cfg.Algorithm)
-	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact), Executor: kind.bytes(sh, cfg, workers)}
+	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact, kind.storesTheta), Executor: kind.bytes(sh, cfg, workers)}
 	if parallelAsync(sh, cfg, workers) {
 		m.Executor += asyncParBytes(rows)
 	}

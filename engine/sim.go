@@ -10,6 +10,7 @@ import (
 
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -59,7 +60,7 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 		return nil, err
 	}
 	workers := par.Workers(cfg.Workers)
-	st := newState(p, g, cfg, kind.compact)
+	st := newState(p, g, cfg, kind.compact, kind.storesTheta)
 	cr := newCrew(p, cfg, st.rows(), workers)
 	ex := kind.build(st, cr)
 	if parallelAsync(sh, cfg, workers) {
@@ -123,8 +124,37 @@ func (s *Sim) RankOneUpdates() int64 {
 
 // Measure evaluates the current state.
 func (s *Sim) Measure() Record {
-	s.exec.materialize()
+	s.materialize(s.meas.rows)
 	return s.meas.measure(s.state)
+}
+
+// materialize writes θ_k into the state's Theta for the given rows (all
+// rows when nil), allocating Theta on first use when the executor keeps θ
+// implicit. Rows never written cost no memory: a fresh allocation of this
+// size is mapped lazily by the operating system.
+func (s *Sim) materialize(rows []int) {
+	if s.kind.storesTheta {
+		return
+	}
+	if s.Theta.Rows == 0 {
+		s.Theta = layout.New(s.rows(), s.prob.P)
+	}
+	if rows == nil {
+		for k := 0; k < s.Theta.Rows; k++ {
+			s.exec.theta(k, s.Theta.Row(k))
+		}
+		return
+	}
+	for _, k := range rows {
+		s.exec.theta(k, s.Theta.Row(k))
+	}
+}
+
+// ThetaMatrix returns θ_k of every node, one row each (for an executor that
+// keeps θ implicit, computed now).
+func (s *Sim) ThetaMatrix() layout.Matrix {
+	s.materialize(nil)
+	return s.Theta
 }
 
 // RunOptions configures RunWith.
@@ -184,7 +214,6 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 			}
 		}
 	}
-	s.exec.materialize()
 	return trace, nil
 }
 
@@ -199,7 +228,6 @@ func (s *Sim) Advance(n int64) error {
 			return err
 		}
 	}
-	s.exec.materialize()
 	return nil
 }
 
@@ -208,10 +236,11 @@ func (s *Sim) Advance(n int64) error {
 func (s *Sim) advance(stop int64) error {
 	err := s.exec.advance(stop)
 	if err != nil {
-		s.exec.materialize()
 		var de *DivergenceError
 		if errors.As(err, &de) && de.Field == "" {
-			de.Field = fieldOf(s.Z.Row(de.Node), s.Theta.Row(de.Node))
+			th := make([]float64, s.prob.P)
+			s.exec.theta(de.Node, th)
+			de.Field = fieldOf(s.Z.Row(de.Node), th)
 		}
 	}
 	return err
@@ -222,7 +251,6 @@ func (s *Sim) advance(stop int64) error {
 // and the edge stream, for comparing runs; the configuration is not
 // included.
 func (s *Sim) StateChecksum() [32]byte {
-	s.exec.materialize()
 	h := sha256.New()
 	rs, _ := s.edges.State()
 	h.Write(rs)

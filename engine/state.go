@@ -40,8 +40,10 @@ type state struct {
 	// touches each record twice per block of thousands of rounds) keeps no
 	// copy: X is the problem's data, y_k is read through Y (yRow), and the
 	// records are [z_k | θ̄_k] — 256 bytes a node less at d = 16.
-	// Executors on the linear fast path keep θ implicit (θ_k = c·z_k) and
-	// write Theta only when it is read (executor.materialize).
+	// Executors on the linear fast path keep θ implicit (θ_k = c·z_k): for
+	// them Theta is allocated, and rows written, only when read (Sim.theta),
+	// so that a large run whose measurement reads a few rows never holds a
+	// second n×P matrix.
 	X, YX, Z, ThetaBar, Theta layout.Matrix
 	// Y[k] is the index of node k's auxiliary observation y_k in the data,
 	// ylab[k] its label.
@@ -57,7 +59,7 @@ type state struct {
 	gradEvals, nonzero int64
 }
 
-func newState(p *problem.Problem, g *graph.Graph, cfg Config, compact bool) *state {
+func newState(p *problem.Problem, g *graph.Graph, cfg Config, compact, storesTheta bool) *state {
 	s := &state{prob: p, g: g, cfg: cfg}
 	rows := s.rows()
 	if compact && rows == p.N {
@@ -71,7 +73,9 @@ func newState(p *problem.Problem, g *graph.Graph, cfg Config, compact bool) *sta
 			s.YX.CopyFrom(p.X)
 		}
 	}
-	s.Theta = layout.New(rows, p.P)
+	if storesTheta {
+		s.Theta = layout.New(rows, p.P)
+	}
 	s.Y = make([]int32, rows)
 	s.ylab = make([]int32, rows)
 	for k := range s.Y {
@@ -100,13 +104,17 @@ func newState(p *problem.Problem, g *graph.Graph, cfg Config, compact bool) *sta
 }
 
 // stateMemory is the memory of a state of rows nodes: the node records
-// (x, y, z, θ̄; z, θ̄ in the compact layout), Θ, Y and its labels, the
-// clocks (Async) and the huge-page copy of a large edge list.
-func stateMemory(rows, d, P, edges int, algo Algorithm, compact bool) int64 {
+// (x, y, z, θ̄; z, θ̄ in the compact layout), Θ where the executor stores
+// it, Y and its labels, the clocks (Async) and the huge-page copy of a
+// large edge list.
+func stateMemory(rows, d, P, edges int, algo Algorithm, compact, storesTheta bool) int64 {
 	r := int64(rows)
-	b := r*int64(2*layout.Stride(d)+3*layout.Stride(P))*8 + r*8
+	b := r*int64(2*layout.Stride(d)+2*layout.Stride(P))*8 + r*8
 	if compact && algo != Centralized {
-		b = r*int64(3*layout.Stride(P))*8 + r*8
+		b = r*int64(2*layout.Stride(P))*8 + r*8
+	}
+	if storesTheta {
+		b += r * int64(layout.Stride(P)) * 8
 	}
 	if algo == Async {
 		b += r * 16
@@ -214,12 +222,22 @@ func (s *state) restoreAux() {
 	}
 }
 
-// writeCommon writes the state sections every checkpoint has: Z, Θ, Θ̄ (row
-// by row), Y and, for Async, the clocks. Θ must be materialised.
-func (s *state) writeCommon(w io.Writer, fc *floatCodec) error {
-	for _, m := range []layout.Matrix{s.Z, s.Theta, s.ThetaBar} {
-		for i := 0; i < m.Rows; i++ {
-			if err := fc.write(w, m.Row(i)); err != nil {
+// writeCommon writes the state sections every checkpoint has: Z, Θ (each
+// row as theta gives it), Θ̄ (row by row), Y and, for Async, the clocks.
+func (s *state) writeCommon(w io.Writer, fc *floatCodec, theta func(k int, dst []float64)) error {
+	buf := make([]float64, s.prob.P)
+	for _, f := range []int{0, 1, 2} {
+		for i := 0; i < s.Z.Rows; i++ {
+			row := buf
+			switch f {
+			case 0:
+				row = s.Z.Row(i)
+			case 1:
+				theta(i, buf)
+			case 2:
+				row = s.ThetaBar.Row(i)
+			}
+			if err := fc.write(w, row); err != nil {
 				return err
 			}
 		}
