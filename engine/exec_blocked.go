@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"time"
 
 	"github.com/pairgossip/pairgossip/layout"
 )
@@ -110,13 +111,18 @@ func newBlockedExec(s *state, cr *crew) executor {
 // advance runs one block of rounds, at most stop − s.t.
 func (e *blockedExec) advance(stop int64) error {
 	s, bl := e.s, e.bl
+	tBegin := time.Now()
 	B := bl.begin(e.linearSync, stop, nil)
 	// Untouched nodes: B rounds each, in parallel.
+	t0 := time.Now()
 	if e.cr.pool != nil && s.prob.N*s.prob.P*B >= poolMinWork {
 		e.cr.pool.run(e.fn, task{})
 	} else {
 		e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
 	}
+	t1 := time.Now()
+	e.cr.parallel += t1.Sub(t0)
+	defer func() { e.cr.serial += time.Since(t1) + t0.Sub(tBegin) }()
 	// Touched nodes: round by round, in event order.
 	nonzero := e.cr.nonzero()
 	first := firstOf(e.cr.bad)

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
@@ -86,11 +88,13 @@ func newReducedExec(s *state, cr *crew) executor {
 type reducedState struct {
 	slot                 []int32   // per node: its slot, for the touched nodes of the block
 	s0, q, W, eta, mNext []float64 // per slot
-	alpha, beta          []float64 // per slot, once its segment restarted in the block
-	restarted            []bool    // per slot
-	relist               []int32   // the slots restarted in this block
-	alphaG, betaG        float64   // θ̄ = α θ̄⁰ + β z⁰ of a segment that started with the block
-	alphaEnd, betaEnd    float64   // their values at the end of the block
+	start                []int32   // per slot: the round its segment restarted in the block (0: none)
+	// cSum[r] = c_1 + … + c_r over the block's rounds: the running average
+	// of a segment is θ̄ = α θ̄⁰ + β z⁰ + η δ with, since a_t = 1 − 1/t
+	// telescopes, α = (t_first − 1)/t_last and β = (Σ c over the segment's
+	// rounds)/t_last (segAvg).
+	cSum              []float64
+	alphaEnd, betaEnd float64 // α, β of a segment that spans the block
 	// The contributing touched nodes, packed (in the order their segments
 	// started); tp.act holds slots, tpos[slot] = 1 + its index in tp.
 	tp   redPack
@@ -101,10 +105,10 @@ func newReducedState(n, maxB int) *reducedState {
 	f := func() []float64 { return make([]float64, 2*maxB) }
 	return &reducedState{
 		slot: make([]int32, n),
-		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), alpha: f(), beta: f(), restarted: make([]bool, 2*maxB),
-		relist: make([]int32, 0, 2*maxB),
-		tp:     newRedPack(2 * maxB),
-		tpos:   make([]int32, 2*maxB),
+		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), start: make([]int32, 2*maxB),
+		cSum: make([]float64, maxB+1),
+		tp:   newRedPack(2 * maxB),
+		tpos: make([]int32, 2*maxB),
 	}
 }
 
@@ -141,14 +145,25 @@ func (e *reducedExec) write(k int, al, be, W, eta float64) {
 	}
 }
 
-// writeTouched writes touched node k (slot sl): with its own α, β once its
-// segment restarted in the block, else the running global ones.
-func (e *reducedExec) writeTouched(sl int32, k int) {
-	rs := e.rs
-	al, be := rs.alphaG, rs.betaG
-	if rs.restarted[sl] {
-		al, be = rs.alpha[sl], rs.beta[sl]
+// segAvg returns α and β of the running average over rounds first..last of
+// the block (1-based; last < first: no round, α = 1, β = 0). With
+// a_t = 1 − 1/t and b_t = 1/t the recurrences α ← a_t α, β ← a_t β + b_t c_t
+// telescope: α = (t_first − 1)/t_last, β = (c_first + … + c_last)/t_last.
+func (e *reducedExec) segAvg(first, last int) (alpha, beta float64) {
+	if last < first {
+		return 1, 0
 	}
+	t0, rs := float64(e.bl.t0), e.rs
+	tl := t0 + float64(last)
+	return (t0 + float64(first) - 1) / tl, (rs.cSum[last] - rs.cSum[first-1]) / tl
+}
+
+// writeTouched writes touched node k (slot sl) at the start of round r
+// (r = B+1: the end of the block): its segment began with the block or at
+// its last restart.
+func (e *reducedExec) writeTouched(sl int32, k, r int) {
+	rs := e.rs
+	al, be := e.segAvg(max(1, int(rs.start[sl])), r-1)
 	e.write(k, al, be, rs.W[sl], rs.eta[sl])
 }
 
@@ -310,24 +325,25 @@ func (e *reducedExec) packRound(w int, p *redPack, cf roundCoef, t int64) (nz in
 // advance runs one block of the reduced schedule, at most stop − s.t rounds.
 func (e *reducedExec) advance(stop int64) error {
 	s, bl, rs := e.s, e.bl, e.rs
+	tBegin := time.Now()
 	B := bl.begin(e.linearSync, stop, nil)
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
-		rs.restarted[sl] = false
+		rs.start[sl] = 0
 	}
-	// The global α, β at the end of the block (the same recurrence as the
-	// running one below, in the same order).
-	rs.alphaEnd, rs.betaEnd = 1, 0
 	for r := 1; r <= B; r++ {
-		cf := bl.coef[r]
-		rs.alphaEnd = cf.a * rs.alphaEnd
-		rs.betaEnd = float64(cf.a*rs.betaEnd) + cf.b*cf.c
+		rs.cSum[r] = rs.cSum[r-1] + bl.coef[r].c
 	}
+	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
+	t0 := time.Now()
 	if e.cr.pool != nil && s.prob.N*s.prob.P >= reducedMinPoolWork {
 		e.cr.pool.run(e.fn, task{})
 	} else {
 		e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
 	}
+	t1 := time.Now()
+	e.cr.parallel += t1.Sub(t0)
+	defer func() { e.cr.serial += time.Since(t1) + t0.Sub(tBegin) }()
 	nonzero := e.cr.nonzero()
 	first := firstOf(e.cr.bad)
 	// Touched nodes, in event order: the contributing ones advance packed,
@@ -341,8 +357,6 @@ func (e *reducedExec) advance(stop int64) error {
 			tp.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
 		}
 	}
-	rs.relist = rs.relist[:0]
-	rs.alphaG, rs.betaG = 1, 0
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
@@ -353,7 +367,7 @@ func (e *reducedExec) advance(stop int64) error {
 				tp.writeBack(rs, x)
 				tp.remove(x)
 			}
-			e.writeTouched(sl, k)
+			e.writeTouched(sl, k, r)
 		}
 		s.swapY(i, j)
 		var m [2]float64
@@ -364,23 +378,12 @@ func (e *reducedExec) advance(stop int64) error {
 		for x, k := range [2]int{i, j} {
 			sl := rs.slot[k]
 			e.segStart(sl, k, m[x])
-			if !rs.restarted[sl] {
-				rs.restarted[sl] = true
-				rs.relist = append(rs.relist, sl)
-			}
-			rs.alpha[sl], rs.beta[sl] = 1, 0
+			rs.start[sl] = int32(r)
 			if lab[k] > s.ylab[k] {
 				tp.add(sl, rs.s0[sl], rs.q[sl], 0, 0, m[x])
 			}
 		}
 		nonzero += e.packRound(0, tp, cf, t)
-		bc := cf.b * cf.c
-		for _, sl := range rs.relist {
-			rs.alpha[sl] = cf.a * rs.alpha[sl]
-			rs.beta[sl] = float64(cf.a*rs.beta[sl]) + bc
-		}
-		rs.alphaG = cf.a * rs.alphaG
-		rs.betaG = float64(cf.a*rs.betaG) + bc
 	}
 	for x := len(tp.m) - 1; x >= 0; x-- {
 		tp.writeBack(rs, x)
@@ -394,7 +397,7 @@ func (e *reducedExec) advance(stop int64) error {
 	cEnd := bl.coef[B].c
 	for sl, k32 := range bl.touched {
 		k := int(k32)
-		e.writeTouched(int32(sl), k)
+		e.writeTouched(int32(sl), k, B+1)
 		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
 	}
 	e.cPrev = cEnd

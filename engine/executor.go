@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/pairgossip/pairgossip/affinity"
 	"github.com/pairgossip/pairgossip/graph"
@@ -188,15 +189,18 @@ func parallelAsync(sh Shape, cfg Config, workers int) bool {
 // the problem's workspaces, non-zero gradient counts and divergence
 // records.
 type crew struct {
-	n      int
-	cpus   []int  // CPU of each worker (nil: not pinned)
-	why    string // why not pinned
-	pool   *pool
-	pooled bool  // a pool (this one or an executor's own) was started
-	runs   int64 // rounds the pool ran before close (for tests)
-	ws     []*problem.Workspace
-	nz     []int64
-	bad    []divergence
+	// serial and parallel: wall time the executor spent with the caller
+	// alone, and with the pool's workers (Sim.Profile).
+	serial, parallel time.Duration
+	n                int
+	cpus             []int  // CPU of each worker (nil: not pinned)
+	why              string // why not pinned
+	pool             *pool
+	pooled           bool  // a pool (this one or an executor's own) was started
+	runs             int64 // rounds the pool ran before close (for tests)
+	ws               []*problem.Workspace
+	nz               []int64
+	bad              []divergence
 }
 
 func newCrew(p *problem.Problem, cfg Config, rows, workers int) *crew {

@@ -122,6 +122,18 @@ func (s *Sim) RankOneUpdates() int64 {
 	return 0
 }
 
+// Profile is where an executor's time went: with the caller alone
+// (drawing a block's edges, the touched nodes in event order) and with the
+// pool's workers (the per-node passes). Only the blocked and reduced
+// executors keep it; for the others both are zero.
+type Profile struct {
+	Serial, Parallel time.Duration
+}
+
+// Profile returns the time the run's executor spent so far, serial and
+// parallel (see Profile).
+func (s *Sim) Profile() Profile { return Profile{Serial: s.crew.serial, Parallel: s.crew.parallel} }
+
 // Measure evaluates the current state.
 func (s *Sim) Measure() Record {
 	s.materialize(s.meas.rows)

@@ -56,6 +56,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if err := s.Advance(1); err != nil { // warm-up: touches every page
 		return err
 	}
+	prof0 := s.Profile()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	t0 := time.Now()
@@ -64,6 +65,8 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	}
 	el := time.Since(t0)
 	runtime.ReadMemStats(&ms1)
+	prof := s.Profile()
+	serial, parallel := (prof.Serial - prof0.Serial).Seconds(), (prof.Parallel - prof0.Parallel).Seconds()
 	updates := float64(*n) * float64(*iters)
 	ns := float64(el.Nanoseconds()) / updates
 	// Bytes the plain schedule moves per node update: reads x, y, z, θ̄ and
@@ -81,6 +84,14 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		"pinned_cpus": cpus, "pin_note": pinWhy,
 		"allocs_per_iteration": float64(ms1.Mallocs-ms0.Mallocs) / float64(*iters),
 		"graph":                g.Name, "gomaxprocs": runtime.GOMAXPROCS(0),
+	}
+	if serial+parallel > 0 {
+		// The serial fraction of one worker's time, estimated from this run
+		// (its parallel part would take about workers× as long on one), and
+		// Amdahl's law from it: what 16 and 64 cores could give at most.
+		f := serial / (serial + float64(*workers)*parallel)
+		out["serial_seconds"], out["parallel_seconds"], out["serial_fraction"] = serial, parallel, f
+		out["amdahl_speedup_16"], out["amdahl_speedup_64"] = 1/(f+(1-f)/16), 1/(f+(1-f)/64)
 	}
 	if *asJSON {
 		printJSON(stdout, out)
