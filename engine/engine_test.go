@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -572,6 +573,22 @@ func TestReducedChunks(t *testing.T) {
 			ref = sum
 		} else if sum != ref {
 			t.Fatalf("chunks of %d nodes: state differs from chunks of 4096", c)
+		}
+	}
+}
+
+// TestSampleRows: the measured nodes are distinct, sorted, in range and the
+// same for a seed, on both sides of the switch to Floyd's sampling.
+func TestSampleRows(t *testing.T) {
+	for _, c := range []struct{ rows, m int }{{699, 72}, {1 << 16, 16}, {1<<16 + 1, 16}, {10_000_000, 1000}, {100_000, 100_000}} {
+		a, b := sampleRows(7, c.rows, c.m), sampleRows(7, c.rows, c.m)
+		if len(a) != c.m || !slices.Equal(a, b) {
+			t.Fatalf("%+v: %d rows, or not deterministic", c, len(a))
+		}
+		for i, v := range a {
+			if v < 0 || v >= c.rows || (i > 0 && v <= a[i-1]) {
+				t.Fatalf("%+v: row %d = %d (previous %v)", c, i, v, a[max(0, i-1)])
+			}
 		}
 	}
 }

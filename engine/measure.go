@@ -60,6 +60,33 @@ func evalCount(p *problem.Problem, cfg Config, rows int) int {
 	return m
 }
 
+// sampleRows returns m distinct nodes of [0, rows), seeded, sorted: the
+// first m of a seeded permutation up to 2¹⁶ nodes (as every earlier version
+// did, so the nodes measured at the paper's sizes stay the same), Floyd's
+// sampling beyond (O(m) instead of a permutation of every node).
+func sampleRows(seed uint64, rows, m int) []int {
+	r := rng.New(seed, streamEval)
+	var out []int
+	if rows <= 1<<16 {
+		perm := make([]int, rows)
+		r.Perm(perm)
+		out = slices.Clone(perm[:m])
+	} else {
+		seen := make(map[int]struct{}, m)
+		out = make([]int, 0, m)
+		for j := rows - m; j < rows; j++ {
+			v := r.IntN(j + 1)
+			if _, dup := seen[v]; dup {
+				v = j
+			}
+			seen[v] = struct{}{}
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func newMeasurer(s *state, workers int, ws *problem.Workspace) *measurer {
 	p, rows := s.prob, s.rows()
 	m := evalCount(p, s.cfg, rows)
@@ -70,11 +97,7 @@ func newMeasurer(s *state, workers int, ws *problem.Workspace) *measurer {
 			ms.rows[k] = k
 		}
 	} else {
-		// A seeded sample, sorted.
-		perm := make([]int, rows)
-		rng.New(s.cfg.Seed, streamEval).Perm(perm)
-		ms.rows = slices.Clone(perm[:m])
-		slices.Sort(ms.rows)
+		ms.rows = sampleRows(s.cfg.Seed, rows, m)
 	}
 	ms.eval = p.NewEvaluator(m, workers)
 	ms.obj = make([]float64, m)

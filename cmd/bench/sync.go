@@ -39,20 +39,24 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if err := useKernel(*kern); err != nil {
 		return err
 	}
+	tSetup := time.Now()
 	p, err := randomAUC(*n, *d, *seed)
 	if err != nil {
 		return err
 	}
+	tData := time.Now()
 	g, err := buildGraph(*kind, *n, *seed)
 	if err != nil {
 		return err
 	}
+	tGraph := time.Now()
 	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters + 1, GammaC: 1, Seed: *seed,
 		Workers: *workers, Pin: *pin, LogPoints: 1, EvalNodes: 1, Schedule: engine.Schedule(*schedule)})
 	if err != nil {
 		return usageError{Err: err}
 	}
 	defer s.Close()
+	tEngine := time.Now()
 	if err := s.Advance(1); err != nil { // warm-up: touches every page
 		return err
 	}
@@ -84,6 +88,10 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		"pinned_cpus": cpus, "pin_note": pinWhy,
 		"allocs_per_iteration": float64(ms1.Mallocs-ms0.Mallocs) / float64(*iters),
 		"graph":                g.Name, "gomaxprocs": runtime.GOMAXPROCS(0),
+		// Set-up, apart from the rounds: the random data and its problem,
+		// the graph, the engine's state and executor.
+		"setup_data_seconds": tData.Sub(tSetup).Seconds(), "setup_graph_seconds": tGraph.Sub(tData).Seconds(),
+		"setup_engine_seconds": tEngine.Sub(tGraph).Seconds(), "setup_seconds": tEngine.Sub(tSetup).Seconds(),
 	}
 	if serial+parallel > 0 {
 		// The serial fraction of one worker's time, estimated from this run
