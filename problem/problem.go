@@ -16,6 +16,19 @@
 //
 // Evaluation of many parameter vectors at once goes through BLAS: the scores
 // of every point under every θ are one matrix product S = Θ Xᵀ.
+//
+// Rounding: every product that is added to or subtracted from something in
+// the pairwise loss and gradient (PairLoss, PairGrad, AddOuterDiff, Dist,
+// margin), the regularisers (reg.go) and the evaluators' own loops is written
+// float64(x*y) + z. The Go spec lets a compiler fuse x*y + z into one FMA
+// instruction, possibly across statements (it does on arm64 and on amd64
+// with GOAMD64=v3), which rounds once instead of twice; an explicit
+// conversion rounds, so these results are the same on every architecture
+// and the engine's schedules stay bit-identical to its literal reference.
+// GOARCH=arm64 go build -gcflags=-S ./problem shows no FMADD/FMSUB in them.
+// The rank-one eigen-update and the optimum solver are not guarded: they
+// agree with themselves on one machine, which is all that is claimed, and
+// go through gonum's BLAS and optimize, which fuse on arm64 anyway.
 package problem
 
 import (
@@ -126,7 +139,7 @@ func (p *Problem) PairLoss(theta []float64, i, j int) float64 {
 	xi, xj := p.X.Row(i), p.X.Row(j)
 	if p.Loss.IsMetric() {
 		s := p.sign(i, j)
-		return math.Max(0, 1-s*(p.B-p.Dist(theta, xi, xj)))
+		return math.Max(0, 1-float64(s*(p.B-p.Dist(theta, xi, xj))))
 	}
 	if p.Label[i] <= p.Label[j] {
 		return 0
@@ -158,7 +171,7 @@ func (p *Problem) PairGrad(g []float64, scale float64, theta []float64, i, j int
 		return false
 	}
 	for a := range xi {
-		g[a] += w * (xi[a] - xj[a])
+		g[a] += float64(w * (xi[a] - xj[a]))
 	}
 	return true
 }
@@ -172,7 +185,7 @@ func AddOuterDiff(g []float64, w float64, xi, xj []float64) {
 		wa := w * (xi[a] - xj[a])
 		row := g[a*d : a*d+d]
 		for c := range row {
-			row[c] += wa * (xi[c] - xj[c])
+			row[c] += float64(wa * (xi[c] - xj[c]))
 		}
 	}
 }
@@ -188,7 +201,7 @@ func (p *Problem) sign(i, j int) float64 {
 func margin(theta, xi, xj []float64) float64 {
 	var m float64
 	for a := range xi {
-		m += (xi[a] - xj[a]) * theta[a]
+		m += float64((xi[a] - xj[a]) * theta[a])
 	}
 	return m
 }
@@ -206,9 +219,9 @@ func (p *Problem) Dist(theta, xi, xj []float64) float64 {
 		row := theta[a*d : a*d+d]
 		var r float64
 		for c := range row {
-			r += row[c] * (xi[c] - xj[c])
+			r += float64(row[c] * (xi[c] - xj[c]))
 		}
-		s += da * r
+		s += float64(da * r)
 	}
 	return s
 }
@@ -457,7 +470,7 @@ func (e *Evaluator) gram(sc *evalScratch, theta []float64) {
 func (e *Evaluator) metricSum(sc *evalScratch, theta []float64) float64 {
 	p := e.p
 	e.gram(sc, theta)
-	diag := math.Max(0, 1-p.B) * float64(p.N)
+	diag := float64(math.Max(0, 1-p.B) * float64(p.N))
 	var off float64
 	for i := 0; i < p.N; i++ {
 		gi := sc.g.Row(i)
@@ -468,11 +481,11 @@ func (e *Evaluator) metricSum(sc *evalScratch, theta []float64) float64 {
 			if p.Label[i] != p.Label[j] {
 				s = -1
 			}
-			r += math.Max(0, 1-s*(p.B-dij))
+			r += math.Max(0, 1-float64(s*(p.B-dij)))
 		}
 		off += r
 	}
-	return diag + 2*off
+	return diag + float64(2*off)
 }
 
 // Bias returns the bias term ε̄ᵀω of the paper (Sec. 3, Fig. 1c) averaged over
@@ -509,13 +522,13 @@ func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []f
 				dij := p.Dist(th, xk, p.X.Row(j))
 				s := p.sign(k, j)
 				if s*(p.B-dij) < 1 {
-					full += s * dOm(k, j)
+					full += float64(s * dOm(k, j))
 				}
 				if j == int(aux[k]) && s*(p.B-dij) < 1 {
 					est = s * dOm(k, j)
 				}
 			}
-			per[c] = est - full*invN
+			per[c] = est - float64(full*invN)
 		})
 	} else {
 		r := make([]float64, p.N)
@@ -529,13 +542,13 @@ func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []f
 			s := e.scores.Row(c) // s[j] = x_jᵀθ_k
 			var full float64
 			for _, j := range p.neg {
-				full += p.Loss.MarginDeriv(s[k]-s[j]) * (r[k] - r[j])
+				full += float64(p.Loss.MarginDeriv(s[k]-s[j]) * (r[k] - r[j]))
 			}
 			var est float64
 			if j := aux[k]; p.Label[j] == -1 {
 				est = p.Loss.MarginDeriv(s[k]-s[j]) * (r[k] - r[j])
 			}
-			per[c] = est - full*invN
+			per[c] = est - float64(full*invN)
 		})
 	}
 	var sum float64

@@ -98,7 +98,7 @@ func (r Regularizer) Value(theta []float64) float64 {
 	case RegL2Sq:
 		var s float64
 		for _, v := range theta {
-			s += v * v
+			s += float64(v * v)
 		}
 		return r.Lambda * s
 	case RegL1:
@@ -122,12 +122,12 @@ func (r Regularizer) Prox(dst, v []float64, tau float64, ws *Workspace) {
 	case RegNone:
 		copy(dst, v)
 	case RegL2Sq:
-		s := 1 / (1 + 2*tau*r.Lambda)
+		s := 1 / (1 + float64(2*tau*r.Lambda))
 		for i, x := range v {
 			dst[i] = s * x
 		}
 	case RegL1:
-		th := tau * r.Lambda
+		th := float64(tau * r.Lambda)
 		for i, x := range v {
 			switch {
 			case x > th:
@@ -181,7 +181,7 @@ func (r Regularizer) Smooth(theta, z []float64, gamma, t float64, ws *Workspace)
 func norm2(v []float64) float64 {
 	var s float64
 	for _, x := range v {
-		s += x * x
+		s += float64(x * x)
 	}
 	return math.Sqrt(s)
 }
