@@ -93,7 +93,7 @@ func reference(p *problem.Problem, g *graph.Graph, cfg Config) *refState {
 			p.PairGrad(r.z[0], 1, r.th[0], i, j)
 			p.Reg.Smooth(r.th[0], r.z[0], cfg.Gamma(tf), tf, ws)
 			for a := range r.bar[0] {
-				r.bar[0][a] = (1-1/tf)*r.bar[0][a] + (1/tf)*r.th[0][a]
+				r.bar[0][a] = float64((1-1/tf)*r.bar[0][a]) + float64((1/tf)*r.th[0][a])
 			}
 		case Sync:
 			e := g.Edges[edges.IntN(len(g.Edges))]
@@ -107,7 +107,7 @@ func reference(p *problem.Problem, g *graph.Graph, cfg Config) *refState {
 				p.PairGrad(r.z[k], 1, r.th[k], k, auxOf(k, t))
 				p.Reg.Smooth(r.th[k], r.z[k], cfg.Gamma(tf), tf, ws)
 				for a := range r.bar[k] {
-					r.bar[k][a] = (1-1/tf)*r.bar[k][a] + (1/tf)*r.th[k][a]
+					r.bar[k][a] = float64((1-1/tf)*r.bar[k][a]) + float64((1/tf)*r.th[k][a])
 				}
 			}
 		case Async:
@@ -126,7 +126,7 @@ func reference(p *problem.Problem, g *graph.Graph, cfg Config) *refState {
 				p.Reg.Smooth(r.th[k], r.z[k], cfg.Gamma(mk), mk, ws)
 				c := float64(r.cnt[k]) // m_k p_k, the activation count
 				for a := range r.bar[k] {
-					r.bar[k][a] = (1-1/c)*r.bar[k][a] + (1/c)*r.th[k][a]
+					r.bar[k][a] = float64((1-1/c)*r.bar[k][a]) + float64((1/c)*r.th[k][a])
 				}
 			}
 		}

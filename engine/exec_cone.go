@@ -144,7 +144,7 @@ func (cs *coneExec) scale(t int64) float64 {
 	tf := float64(t)
 	g := s.cfg.Gamma(tf)
 	if r := s.prob.Reg; r.Kind == problem.RegL2Sq {
-		return g / (1 + 2*tf*g*r.Lambda)
+		return g / (1 + float64(2*tf*g*r.Lambda))
 	}
 	return g
 }
@@ -162,7 +162,7 @@ func (cs *coneExec) round() error {
 	}
 	tf := float64(t)
 	cs.a, cs.b, cs.cNow = 1-1/tf, 1/tf, cs.scale(t)
-	a, bc := cs.a, cs.b*cs.cNow
+	a, bc := cs.a, float64(cs.b*cs.cNow)
 	prev, B := cs.c, p.B
 	lab, ylab := p.Label, s.ylab
 	q, alpha, beta := cs.q, cs.alpha, cs.beta
@@ -173,7 +173,7 @@ func (cs *coneExec) round() error {
 		if lab[k] != ylab[k] {
 			sg = -1
 		}
-		grad := sg*(B-prev*q[k]) < 1
+		grad := sg*(B-float64(prev*q[k])) < 1
 		if grad || k == i || k == j {
 			e := uint32(k)
 			if grad {
@@ -212,7 +212,7 @@ func (cs *coneExec) nodes(w, W int, tk *task) {
 	s, p := cs.s, cs.s.prob
 	d := p.D
 	delta, ws := cs.delta[w], cs.cr.ws[w]
-	bc := cs.b * cs.cNow
+	bc := float64(cs.b * cs.cNow)
 	for e := w; e < len(cs.act); e += W {
 		k := int(cs.act[e] &^ coneGrad)
 		z, u, bar := s.Z.Row(k), cs.U.Row(k), s.ThetaBar.Row(k)

@@ -130,7 +130,7 @@ func (ms *measurer) measure(s *state) Record {
 	r.AUCMean = aucSum / m
 	var ss float64
 	for _, v := range obj {
-		ss += (v - r.ObjMean) * (v - r.ObjMean)
+		ss += float64((v - r.ObjMean) * (v - r.ObjMean))
 	}
 	r.ObjStd = math.Sqrt(ss / m)
 
@@ -152,7 +152,7 @@ func (ms *measurer) measure(s *state) Record {
 	for k := 0; k < rows; k++ {
 		var d2 float64
 		for a, v := range s.ThetaBar.Row(k) {
-			d2 += (v - mean[a]) * (v - mean[a])
+			d2 += float64((v - mean[a]) * (v - mean[a]))
 		}
 		spread += math.Sqrt(d2)
 	}

@@ -203,7 +203,7 @@ func (s *state) gamma(t float64) float64 {
 // the regularisers whose smoothing operator is linear (none, squared ℓ2).
 func (s *state) linearScale(gamma, t float64) float64 {
 	if r := s.prob.Reg; r.Kind == problem.RegL2Sq {
-		return -gamma / (1 + 2*t*gamma*r.Lambda)
+		return -gamma / (1 + float64(2*t*gamma*r.Lambda))
 	}
 	return -gamma
 }
