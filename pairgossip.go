@@ -37,7 +37,9 @@ import (
 )
 
 // Config is everything that defines a run. Its JSON form is written to
-// summary.json and identifies a run in sweeps.
+// summary.json and identifies a run in sweeps. Each field is a parameter of
+// the table in params.go, which gives its flag, sweep key, JSON name, help
+// and validation (Validate).
 type Config struct {
 	// Problem is auc (logistic), auc-hinge, auc-squared-hinge or metric.
 	Problem string `json:"problem"`
@@ -53,7 +55,7 @@ type Config struct {
 	Graph      string  `json:"graph"`
 	GraphK     int     `json:"graph_k,omitempty"`      // Watts–Strogatz k
 	GraphP     float64 `json:"graph_p,omitempty"`      // Watts–Strogatz rewiring / Erdős–Rényi edge probability
-	GraphR     float64 `json:"graph_radius,omitempty"` // random geometric radius
+	GraphR     float64 `json:"graph_radius,omitempty"` // random geometric radius (--graph-radius)
 	GraphFile  string  `json:"graph_file,omitempty"`   // edge list, with Graph = file
 	GraphRows  int     `json:"graph_rows,omitempty"`   // grid / torus shape (0: near-square)
 	GraphCols  int     `json:"graph_cols,omitempty"`
@@ -66,6 +68,8 @@ type Config struct {
 	// Reg is none, l2, l1, l2-ball or psd (metric learning default: psd).
 	Reg    string  `json:"reg"`
 	Lambda float64 `json:"lambda,omitempty"`
+	// Radius is the ℓ2 ball's radius (--ball-radius, sweep key ball_radius;
+	// its JSON name stays "radius", which run ids hash).
 	Radius float64 `json:"radius,omitempty"`
 	// B is the metric-learning threshold b.
 	B          float64 `json:"b,omitempty"`
@@ -131,44 +135,28 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Prepare loads the data, builds the problem, the graph and the simulator,
-// validating every parameter with an error that names it.
+// Prepare loads the data, builds the problem, the graph and the simulator.
+// It validates the configuration first (Config.Validate: every error names
+// the parameter), then reports what only the data and the graph can tell
+// (a bad file, points per node that do not divide the data...).
 func Prepare(cfg Config) (*Run, error) {
-	loss, err := problem.ParseLoss(cfg.Problem)
-	if err != nil {
-		return nil, err
-	}
-	algo, err := engine.ParseAlgorithm(cfg.Algorithm)
-	if err != nil {
-		return nil, err
-	}
-	est, err := engine.ParseEstimator(cfg.Baseline)
-	if err != nil {
-		return nil, err
-	}
 	cfg = cfg.WithDefaults()
-	rk, err := problem.ParseReg(cfg.Reg)
-	if err != nil {
-		return nil, err
-	}
 	if cfg.PointsNode == 0 {
 		cfg.PointsNode = 1
 	}
-	if cfg.PointsNode < 1 {
-		return nil, fmt.Errorf("points per node must be >= 1, got %d", cfg.PointsNode)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
+	// Validate has parsed these names already.
+	loss, _ := problem.ParseLoss(cfg.Problem)
+	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
+	est, _ := engine.ParseEstimator(cfg.Baseline)
+	rk, _ := problem.ParseReg(cfg.Reg)
 	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
 		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, Pin: cfg.Pin, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
 		Schedule: engine.Schedule(cfg.Schedule)}
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
-	}
-	if algo == engine.Centralized || cfg.Graph == "" {
-		if algo != engine.Centralized {
-			return nil, fmt.Errorf("algorithm %s needs a graph", algo)
-		}
-	} else if !validKind(cfg.Graph) {
-		return nil, fmt.Errorf("unknown graph %q (valid: %v)", cfg.Graph, graph.Kinds)
 	}
 
 	ds, err := dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}})
@@ -225,15 +213,6 @@ func Prepare(cfg Config) (*Run, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-func validKind(k string) bool {
-	for _, v := range graph.Kinds {
-		if v == k {
-			return true
-		}
-	}
-	return false
 }
 
 // Close releases the run's workers.

@@ -20,14 +20,6 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 engine_tests='TestMatchesLiteralReference|TestBlockedIdenticalToPlain|TestDeterministicAcrossWorkers|TestParallelAsyncIdenticalToSerial|TestGoldenChecksums'
-# Known failure, not of the engine: the literal reference in
-# engine/engine_test.go (func reference, the three running-average lines
-# bar = (1-1/c)*bar + (1/c)*th) is itself unguarded, so on arm64 the *test*
-# fuses its running average while the engine (exec_reference.go) rounds each
-# product, and theta_bar differs in the last bit. With those three lines
-# written float64((1-1/c)*bar) + float64((1/c)*th) the test passes under
-# emulation for every case and variant. Remove this exclusion once they are.
-known_fail='TestMatchesLiteralReference'
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -68,11 +60,5 @@ fi
 
 run kernel -test.short
 run problem -test.short
-if [ "${ARM64_TEST_ALL:-0}" = 1 ]; then
-	run engine -test.run "^(${engine_tests})\$"
-else
-	echo "-- arm64: leaving out ${known_fail} (the test's own reference fuses on arm64: see the comment in $0)"
-	sel=$(printf '%s' "$engine_tests" | tr '|' '\n' | grep -vx "$known_fail" | paste -sd '|')
-	run engine -test.run "^(${sel})\$"
-fi
+run engine -test.run "^(${engine_tests})\$"
 echo "arm64 (emulated): identical-bits tests passed"

@@ -1,19 +1,13 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/pairgossip/pairgossip"
-	"github.com/pairgossip/pairgossip/dataset"
-	"github.com/pairgossip/pairgossip/engine"
-	"github.com/pairgossip/pairgossip/graph"
-	"github.com/pairgossip/pairgossip/problem"
 )
 
 // keyKind is the type of a configuration key's value.
@@ -38,20 +32,19 @@ func (k keyKind) String() string {
 	return "a number"
 }
 
-// key is one settable field of pairgossip.Config, named by its JSON name.
+// key is one parameter of pairgossip.Config that a sweep file may set, by
+// its sweep key (pairgossip.Param.Key).
 type key struct {
 	Name  string
-	field int
 	Kind  keyKind
-	// check validates a value on its own (dir: the sweep file's folder, for
-	// relative paths).
-	check func(v any, dir string) error
+	param *pairgossip.Param
 }
 
 // Keys are the configuration keys a sweep file may set, in the order of
-// pairgossip.Config (the order of its JSON form).
+// pairgossip.Config (the table pairgossip.Params).
 var Keys []*key
 
+// keyByName finds a key by its name or by a deprecated spelling.
 var keyByName = map[string]*key{}
 
 // KeyNames returns the names of Keys.
@@ -63,102 +56,83 @@ func KeyNames() []string {
 	return out
 }
 
+// DeprecatedKeys returns the deprecated spellings of keys that are still
+// read, each as "old (now new)".
+func DeprecatedKeys() []string {
+	var out []string
+	for _, k := range Keys {
+		for _, old := range k.param.OldKeys {
+			out = append(out, fmt.Sprintf("%s (now %s)", old, k.Name))
+		}
+	}
+	return out
+}
+
+// deprecation is the warning for a deprecated spelling of a key, "" for
+// the current one.
+func deprecation(name string) string {
+	k := keyByName[name]
+	if k == nil || k.Name == name {
+		return ""
+	}
+	return fmt.Sprintf("key %q is deprecated: use %s (%s)", name, k.Name, firstLine(k.param.Help))
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSuffix(s, ";")
+}
+
+// jsonName is the name a key's parameter has in the configuration JSON of
+// the runs table (the key itself, or an old spelling of it).
+func jsonName(name string) string {
+	if k := keyByName[name]; k != nil {
+		return k.param.JSON
+	}
+	return name
+}
+
 func init() {
-	t := reflect.TypeOf(pairgossip.Config{})
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
+	for _, p := range pairgossip.Params() {
+		if p.Key == "" {
 			continue
 		}
-		k := &key{Name: name, field: i}
-		switch f.Type.Kind() {
-		case reflect.String:
+		k := &key{Name: p.Key, param: p}
+		switch p.Kind() {
+		case pairgossip.KindString:
 			k.Kind = kString
-		case reflect.Int, reflect.Int64:
+		case pairgossip.KindInt:
 			k.Kind = kInt
-		case reflect.Uint64:
+		case pairgossip.KindUint:
 			k.Kind = kUint
-		case reflect.Float64:
+		case pairgossip.KindFloat:
 			k.Kind = kFloat
 		default:
-			panic("sweep: unsupported Config field type " + f.Type.String())
+			panic("sweep: unsupported kind of key " + p.Key)
 		}
-		k.check = checks[name]
 		Keys = append(Keys, k)
-		keyByName[name] = k
+		keyByName[p.Key] = k
+		for _, old := range p.OldKeys {
+			keyByName[old] = k
+		}
 	}
 }
 
-func oneOf(list []string) func(v any, dir string) error {
-	return func(v any, _ string) error {
-		s := v.(string)
-		for _, x := range list {
-			if x == s {
-				return nil
-			}
+// check validates a value of the key on its own (dir: the sweep file's
+// folder, for relative paths): a string must be one of the parameter's
+// choices, then pairgossip's validation of the parameter applies.
+func (k *key) check(v any, dir string) error {
+	if s, ok := v.(string); ok {
+		if !k.param.Allows(s) {
+			return fmt.Errorf("unknown value %q (valid: %s)", s, strings.Join(k.param.Choices, ", "))
 		}
-		return fmt.Errorf("unknown value %q (valid: %s)", s, strings.Join(list, ", "))
+		if k.param.Path { // the file as Resolved will name it
+			var cfg pairgossip.Config
+			k.set(&cfg, s)
+			v = k.param.Get(ptr(resolveConfig(dir, cfg)))
+		}
 	}
-}
-
-func fileExists(builtins ...string) func(v any, dir string) error {
-	return func(v any, dir string) error {
-		s := v.(string)
-		for _, b := range builtins {
-			if s == b {
-				return nil
-			}
-		}
-		if s == "" {
-			return nil
-		}
-		if _, err := os.Stat(ResolvePath(dir, s)); err != nil {
-			if len(builtins) > 0 {
-				return fmt.Errorf("%q: no such file (and not a built-in: %s)", s, strings.Join(builtins, ", "))
-			}
-			return fmt.Errorf("%q: no such file", s)
-		}
-		return nil
-	}
-}
-
-func numCheck(ok func(x float64) bool, want string) func(v any, dir string) error {
-	return func(v any, _ string) error {
-		x := toFloat(v)
-		if !ok(x) {
-			return fmt.Errorf("must be %s, got %s", want, formatValue(v))
-		}
-		return nil
-	}
-}
-
-var checks = map[string]func(v any, dir string) error{
-	"problem": func(v any, _ string) error { _, err := problem.ParseLoss(v.(string)); return err },
-	"data":    fileExists(dataset.SpecBreastCancer, dataset.SpecSynthetic),
-	"graph": func(v any, d string) error {
-		if v.(string) == "" {
-			return nil // centralized
-		}
-		return oneOf(graph.Kinds)(v, d)
-	},
-	"graph_file":      fileExists(),
-	"graph_p":         numCheck(func(x float64) bool { return x >= 0 && x <= 1 }, "in [0, 1]"),
-	"graph_k":         numCheck(func(x float64) bool { return x >= 0 }, ">= 0"),
-	"graph_radius":    numCheck(func(x float64) bool { return x >= 0 }, ">= 0"),
-	"graph_rows":      numCheck(func(x float64) bool { return x >= 0 }, ">= 0"),
-	"graph_cols":      numCheck(func(x float64) bool { return x >= 0 }, ">= 0"),
-	"points_per_node": numCheck(func(x float64) bool { return x >= 1 }, ">= 1"),
-	"algorithm":       func(v any, _ string) error { _, err := engine.ParseAlgorithm(v.(string)); return err },
-	"baseline":        func(v any, _ string) error { _, err := engine.ParseEstimator(v.(string)); return err },
-	"iters":           numCheck(func(x float64) bool { return x >= 1 }, ">= 1"),
-	"reg":             func(v any, _ string) error { _, err := problem.ParseReg(v.(string)); return err },
-	"lambda":          numCheck(func(x float64) bool { return x >= 0 }, ">= 0"),
-	"radius":          numCheck(func(x float64) bool { return x > 0 }, "> 0"),
-	"b":               numCheck(func(x float64) bool { return x > 0 }, "> 0"),
-	"gamma_c":         numCheck(func(x float64) bool { return x > 0 }, "> 0"),
-	"gamma_alpha":     numCheck(func(x float64) bool { return x >= 0 && x < 0.5 }, "in [0, 0.5)"),
-	"log_points":      numCheck(func(x float64) bool { return x >= 1 }, ">= 1"),
+	return k.param.CheckValue(v)
 }
 
 // ResolvePath resolves a file named in a sweep file: relative paths are
@@ -168,18 +142,6 @@ func ResolvePath(dir, p string) string {
 		return p
 	}
 	return filepath.Join(dir, p)
-}
-
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case int64:
-		return float64(x)
-	case uint64:
-		return float64(x)
-	case float64:
-		return x
-	}
-	return math.NaN()
 }
 
 // formatValue renders a key's value the way it is shown in labels and
@@ -198,17 +160,17 @@ func formatValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// set assigns v (already of the key's kind) to the key's field of cfg.
-func (k *key) set(cfg *pairgossip.Config, v any) {
-	f := reflect.ValueOf(cfg).Elem().Field(k.field)
-	switch k.Kind {
-	case kString:
-		f.SetString(v.(string))
-	case kInt:
-		f.SetInt(v.(int64))
-	case kUint:
-		f.SetUint(v.(uint64))
-	case kFloat:
-		f.SetFloat(v.(float64))
+// KeyError returns err with an invalid parameter named by its sweep key
+// (`key "iters": ...`) instead of its flag; other errors as they are.
+func KeyError(err error) error {
+	var pe *pairgossip.ParamError
+	if errors.As(err, &pe) {
+		return errors.New(pe.KeyMessage())
 	}
+	return err
 }
+
+func ptr[T any](v T) *T { return &v }
+
+// set assigns v (already of the key's kind) to the key's field of cfg.
+func (k *key) set(cfg *pairgossip.Config, v any) { k.param.Set(cfg, v) }

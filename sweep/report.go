@@ -74,10 +74,17 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 	if len(opt.Over) == 0 {
 		opt.Over = []string{"seed"}
 	}
-	for _, o := range opt.Over {
-		if keyByName[o] == nil {
+	over := map[string]bool{}
+	for i, o := range opt.Over {
+		k := keyByName[o]
+		if k == nil {
 			return nil, fmt.Errorf("--over: unknown key %q (valid: %s)", o, strings.Join(KeyNames(), ", "))
 		}
+		opt.Over[i] = k.Name // a deprecated spelling names the same key
+		over[k.Name] = true
+	}
+	if k := keyByName[opt.X]; k != nil {
+		opt.X = k.Name
 	}
 	runs, err := st.reportRuns()
 	if err != nil {
@@ -89,34 +96,9 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%s: no runs", st.Path)
 	}
-	// The swept keys: those whose value varies, in axis order.
-	order, err := st.axisKeys()
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range Keys {
-		order = append(order, k.Name)
-	}
-	over := map[string]bool{}
-	for _, o := range opt.Over {
-		over[o] = true
-	}
 	rep := &Report{Over: opt.Over, Metrics: ReportMetrics}
-	seen := map[string]bool{}
-	for _, k := range order {
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		first := string(runs[0].cfg[k])
-		for _, r := range runs[1:] {
-			if string(r.cfg[k]) != first {
-				if !over[k] {
-					rep.Keys = append(rep.Keys, k)
-				}
-				break
-			}
-		}
+	if rep.Keys, err = sweptKeys(st, runs, over); err != nil {
+		return nil, err
 	}
 	byKey := map[string]*Group{}
 	members := map[*Group][]*reportRun{}
@@ -124,8 +106,8 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 		var parts []string
 		raw := make([]json.RawMessage, len(rep.Keys))
 		for i, k := range rep.Keys {
-			raw[i] = r.cfg[k]
-			parts = append(parts, string(r.cfg[k]))
+			raw[i] = r.cfg[jsonName(k)]
+			parts = append(parts, string(raw[i]))
 		}
 		gk := strings.Join(parts, "\x00")
 		g := byKey[gk]
@@ -177,6 +159,42 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 	}
 	rep.Metrics = opt.Metrics
 	return rep, nil
+}
+
+// sweptKeys returns the keys whose value varies among the runs, but those
+// in over: the keys of the sweeps' axes first, in axis order, then the
+// others in the order of Keys. Deprecated spellings recorded in the
+// database count as their current names.
+func sweptKeys(st *Store, runs []*reportRun, over map[string]bool) ([]string, error) {
+	order, err := st.axisKeys()
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range Keys {
+		order = append(order, k.Name)
+	}
+	var swept []string
+	seen := map[string]bool{}
+	for _, name := range order {
+		if k := keyByName[name]; k != nil {
+			name = k.Name
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		j := jsonName(name)
+		first := string(runs[0].cfg[j])
+		for _, r := range runs[1:] {
+			if string(r.cfg[j]) != first {
+				if !over[name] {
+					swept = append(swept, name)
+				}
+				break
+			}
+		}
+	}
+	return swept, nil
 }
 
 func contains(list []string, s string) bool {

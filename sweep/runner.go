@@ -283,7 +283,7 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 	cfg.SkipOptimum = true
 	run, err := pairgossip.Prepare(cfg)
 	if err != nil {
-		return fail(err)
+		return fail(KeyError(err))
 	}
 	defer run.Close()
 	res, runErr := run.Execute(ctx, nil)

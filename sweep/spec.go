@@ -35,6 +35,9 @@ type Sweep struct {
 	// problem (default true).
 	Optimum bool
 	Runs    []Run
+	// Warnings are FILE:LINE: notes on what still works but should be
+	// changed (deprecated key spellings).
+	Warnings []string
 }
 
 // Axis is one swept dimension.
@@ -157,6 +160,17 @@ func Load(path string) (*Sweep, error) {
 type parser struct {
 	file string
 	dir  string
+	warn []string
+}
+
+// lookup returns the key a name (a key or an axis named after one) refers
+// to, noting a warning at n for a deprecated spelling.
+func (p *parser) lookup(n *yaml.Node, name string) *key {
+	k := keyByName[name]
+	if d := deprecation(name); d != "" {
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: %s", p.file, n.Line, d))
+	}
+	return k
 }
 
 func (p *parser) errf(n *yaml.Node, format string, a ...any) error {
@@ -228,8 +242,7 @@ func Parse(name string, data []byte) (*Sweep, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, p.errf(root, "expected a mapping with the keys %s, got %s", strings.Join(topKeys, ", "), describe(root))
 	}
-	base := pairgossip.DefaultConfig()
-	base.Reg = "" // resolved per run from the problem unless set
+	base := pairgossip.BaseConfig() // Reg is resolved per run from the problem unless set
 	s := &Sweep{File: name, Dir: p.dir, Optimum: true,
 		Name: strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))}
 	ks, vs, err := p.pairs(root)
@@ -291,11 +304,12 @@ func Parse(name string, data []byte) (*Sweep, error) {
 	if err := p.expand(s, axesNode); err != nil {
 		return nil, err
 	}
+	s.Warnings = p.warn
 	return s, nil
 }
 
 func (p *parser) configKey(n *yaml.Node) (*key, error) {
-	k := keyByName[n.Value]
+	k := p.lookup(n, n.Value)
 	if k == nil {
 		return nil, p.errf(n, "unknown key %q (valid: %s)", n.Value, strings.Join(KeyNames(), ", "))
 	}
@@ -347,10 +361,8 @@ func (p *parser) scalar(k *key, n *yaml.Node, ctx string) (any, error) {
 		}
 		v = x
 	}
-	if k.check != nil {
-		if err := k.check(v, p.dir); err != nil {
-			return nil, p.errf(n, "%s: %v", where, err)
-		}
+	if err := k.check(v, p.dir); err != nil {
+		return nil, p.errf(n, "%s: %v", where, err)
 	}
 	return v, nil
 }
@@ -410,7 +422,7 @@ func (p *parser) axes(s *Sweep, n *yaml.Node) error {
 					ax.Values = append(ax.Values, av)
 				}
 			} else {
-				k := keyByName[name]
+				k := p.lookup(nameNode, name)
 				if k == nil {
 					return p.errf(nameNode, "unknown key %q (valid: %s; an axis of mappings may have any name)", name, strings.Join(KeyNames(), ", "))
 				}
@@ -427,7 +439,7 @@ func (p *parser) axes(s *Sweep, n *yaml.Node) error {
 				}
 			}
 		case yaml.MappingNode:
-			k := keyByName[name]
+			k := p.lookup(nameNode, name)
 			if k == nil {
 				return p.errf(nameNode, "unknown key %q (valid: %s)", name, strings.Join(KeyNames(), ", "))
 			}
@@ -440,10 +452,8 @@ func (p *parser) axes(s *Sweep, n *yaml.Node) error {
 				return p.errf(nameNode, "axis %q is empty", name)
 			}
 			for _, val := range values {
-				if k.check != nil {
-					if err := k.check(val, p.dir); err != nil {
-						return p.errf(v, "axis %q: key %q: %v", name, k.Name, err)
-					}
+				if err := k.check(val, p.dir); err != nil {
+					return p.errf(v, "axis %q: key %q: %v", name, k.Name, err)
 				}
 				ax.Values = append(ax.Values, AxisValue{Label: formatValue(val), Line: v.Line, set: []setting{{k, val}}})
 			}
@@ -628,10 +638,12 @@ func Share(runs []Run, task, tasks int) []Run {
 // Resolved returns the configuration of a run with data and graph file
 // paths resolved relative to the sweep file's folder (the run id keeps the
 // paths as written).
-func (s *Sweep) Resolved(cfg pairgossip.Config) pairgossip.Config {
+func (s *Sweep) Resolved(cfg pairgossip.Config) pairgossip.Config { return resolveConfig(s.Dir, cfg) }
+
+func resolveConfig(dir string, cfg pairgossip.Config) pairgossip.Config {
 	if cfg.Data != "breast-cancer" && cfg.Data != "synthetic" {
-		cfg.Data = ResolvePath(s.Dir, cfg.Data)
+		cfg.Data = ResolvePath(dir, cfg.Data)
 	}
-	cfg.GraphFile = ResolvePath(s.Dir, cfg.GraphFile)
+	cfg.GraphFile = ResolvePath(dir, cfg.GraphFile)
 	return cfg
 }

@@ -471,3 +471,92 @@ func TestWorkers(t *testing.T) {
 		t.Errorf("metric async: %d", w)
 	}
 }
+
+// TestRadiusKeys: ball_radius is the ℓ2 ball's radius (JSON name radius,
+// so run ids do not change), graph_radius the geometric graph's; the old
+// key radius still sets the ball's, with a warning naming the line.
+func TestRadiusKeys(t *testing.T) {
+	old := mustParse(t, "base: {reg: l2-ball, radius: 0.5}\naxes:\n  seed: [1, 2]\n")
+	cur := mustParse(t, "base: {reg: l2-ball, ball_radius: 0.5}\naxes:\n  seed: [1, 2]\n")
+	if old.Runs[0].Config.Radius != 0.5 || old.Runs[0].Config.GraphR != 0 || old.PlanHash() != cur.PlanHash() {
+		t.Fatalf("radius: %+v; plans %s %s", old.Runs[0].Config, old.PlanHash(), cur.PlanHash())
+	}
+	if len(old.Warnings) != 1 || !strings.HasPrefix(old.Warnings[0], `s.yaml:1: key "radius" is deprecated: use ball_radius`) || len(cur.Warnings) != 0 {
+		t.Fatalf("warnings %q and %q", old.Warnings, cur.Warnings)
+	}
+	if b, _ := json.Marshal(cur.Runs[0].Config); !strings.Contains(string(b), `"radius":0.5`) {
+		t.Fatalf("the JSON name changed: %s", b)
+	}
+	g := mustParse(t, "base: {graph: geometric, graph_radius: 0.2}\n")
+	if g.Runs[0].Config.GraphR != 0.2 || g.Runs[0].Config.Radius != 1 {
+		t.Fatalf("graph_radius: %+v", g.Runs[0].Config)
+	}
+	ax := mustParse(t, "base: {reg: l2-ball}\naxes:\n  radius: [0.5, 1]\n")
+	if ax.Axes[0].Name != "radius" || ax.Axes[0].Keys[0] != "ball_radius" || ax.Runs[1].Config.Radius != 1 ||
+		len(ax.Warnings) != 1 || !strings.HasPrefix(ax.Warnings[0], "s.yaml:3:") {
+		t.Fatalf("axes %+v, runs %+v, warnings %q", ax.Axes, ax.Runs, ax.Warnings)
+	}
+	bx := mustParse(t, "base: {reg: l2-ball}\naxes:\n  x:\n    - {radius: 2}\n    - {ball_radius: 3}\n")
+	if bx.Axes[0].Keys[0] != "ball_radius" || bx.Runs[0].Labels[0] != "ball_radius=2" || bx.Runs[1].Labels[0] != "ball_radius=3" ||
+		bx.Runs[1].Config.Radius != 3 || len(bx.Warnings) != 1 || !strings.HasPrefix(bx.Warnings[0], "s.yaml:4:") {
+		t.Fatalf("axes %+v, runs %+v, warnings %q", bx.Axes, bx.Runs, bx.Warnings)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"base:\n  ball_radius: 0\n", `s.yaml:2: key "ball_radius": must be > 0, got 0`},
+		{"base:\n  radius: -1\n", `s.yaml:2: key "ball_radius": must be > 0, got -1`},
+		{"base:\n  graph_radius: -1\n", `s.yaml:2: key "graph_radius": must be >= 0, got -1`},
+		{"base:\n  schedule: fast\n", `s.yaml:2: key "schedule": unknown value "fast" (valid: auto, plain`},
+	} {
+		if _, err := parseString(t, c.text); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+}
+
+// TestReportOldKeys: a report of a database whose sweep swept the ball's
+// radius names the key ball_radius, whether the database recorded it so or
+// by its old name, and takes either name for --x and --over.
+func TestReportOldKeys(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, "base: {iters: 30, log_points: 2, eval_nodes: 4, reg: l2-ball}\noptimum: false\naxes:\n  radius: [0.5, 1]\n  seed: [1, 2]\n")
+	st := open(t, filepath.Join(dir, "r.db"))
+	if _, err := Execute(context.Background(), sw, sw.Runs, st, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 2; round++ {
+		for _, x := range []string{"", "radius", "ball_radius"} {
+			rep, err := LoadReport(st, ReportOptions{X: x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(rep.Keys, ",") != "ball_radius" || rep.X != "ball_radius" || len(rep.Groups) != 2 ||
+				rep.Groups[0].Values[0] != "0.5" || rep.Groups[1].Values[0] != "1" || rep.Groups[1].Complete != 2 {
+				t.Fatalf("round %d, --x %q: keys %v x %s groups %+v", round, x, rep.Keys, rep.X, rep.Groups)
+			}
+		}
+		rep, err := LoadReport(st, ReportOptions{Over: []string{"radius", "seed"}})
+		if err != nil || len(rep.Keys) != 0 || len(rep.Groups) != 1 || rep.Over[0] != "ball_radius" {
+			t.Fatalf("over radius: %+v %v", rep, err)
+		}
+		// A database written before the rename recorded the axis key as radius.
+		if _, err := st.db.Exec(`UPDATE meta SET value = 'radius' WHERE key LIKE 'keys:%'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestFailedRunNamesKey: a run refused by pairgossip's validation records
+// the error with the sweep key, not the flag.
+func TestFailedRunNamesKey(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, "base: {iters: 20, log_points: 2, eval_nodes: 4, graph: file}\noptimum: false\n")
+	st := open(t, filepath.Join(dir, "f.db"))
+	rep, err := Execute(context.Background(), sw, sw.Runs, st, Options{})
+	if err != nil || rep.Failed != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	errs, err := st.RunErrors()
+	if err != nil || len(errs) != 1 || errs[0].Error != `key "graph_file": must be given when the graph is file` {
+		t.Fatalf("%+v %v", errs, err)
+	}
+}

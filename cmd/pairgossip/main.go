@@ -32,7 +32,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -117,54 +116,24 @@ var (
 	parse      = cli.Parse
 )
 
-// graphFlags are shared by run and gap.
-type graphFlags struct {
-	kind, file    string
-	k             int
-	p, radius     float64
-	rows, cols    int
-	seed          uint64
-	pointsPerNode int
-}
+// isGraphParam selects the graph's parameters, the flags run and gap share.
+func isGraphParam(p *pairgossip.Param) bool { return p.Group == "graph" }
 
-func (g *graphFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.kind, "graph", "watts-strogatz", "topology: "+strings.Join(graph.Kinds, ", "))
-	fs.IntVar(&g.k, "k", 5, "Watts–Strogatz k: each node is joined to ⌊k/2⌋ neighbours on each side\nbefore rewiring (k = 5 gives degree 4, as in networkx and the paper)")
-	fs.Float64Var(&g.p, "p", 0.3, "Watts–Strogatz rewiring probability, or Erdős–Rényi edge probability")
-	fs.Float64Var(&g.radius, "radius", 0, "random geometric graph: connection radius in the unit square (0: 1.5·sqrt(log n / (π n)))")
-	fs.IntVar(&g.rows, "rows", 0, "grid/torus rows (0: near-square factorisation of n)")
-	fs.IntVar(&g.cols, "cols", 0, "grid/torus columns")
-	fs.StringVar(&g.file, "graph-file", "", "edge list for --graph file: whitespace-separated node ids, # comments")
-	fs.Uint64Var(&g.seed, "graph-seed", 1, "seed of the random graph; a disconnected draw is redrawn with a new sub-seed")
-	fs.IntVar(&g.pointsPerNode, "points-per-node", 1, "k data points per physical node: runs on G ⊗ K_k (paper appendix), gap/k")
-}
-
-func (g *graphFlags) validate() error {
-	if !contains(graph.Kinds, g.kind) {
-		return usagef("--graph: unknown graph %q (valid: %s)", g.kind, strings.Join(graph.Kinds, ", "))
+// parseConfigFlags parses args into the configuration whose flags
+// BindFlags defined on fs, warns of deprecated flag spellings, and calls
+// validate (a closure over that configuration: a method value would copy it
+// before the parse).
+func parseConfigFlags(fs *flag.FlagSet, args []string, stderr io.Writer, validate func() error) error {
+	if err := parse(fs, args); err != nil {
+		return err
 	}
-	if g.kind == "file" && g.file == "" {
-		return usagef("--graph file needs --graph-file PATH")
+	for _, w := range pairgossip.DeprecatedFlags(fs) {
+		fmt.Fprintln(stderr, "warning:", w)
 	}
-	if g.p < 0 || g.p > 1 {
-		return usagef("--p must be in [0, 1], got %g", g.p)
-	}
-	if g.radius < 0 {
-		return usagef("--radius must be >= 0, got %g", g.radius)
-	}
-	if g.pointsPerNode < 1 {
-		return usagef("--points-per-node must be >= 1, got %d", g.pointsPerNode)
+	if err := validate(); err != nil {
+		return usageError{Err: err}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func cmdGap(args []string, stdout, stderr io.Writer) error {
@@ -172,26 +141,24 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		"counting ordered pairs (twice the undirected edges). Closed forms for complete, cycle, star,\n"+
 		"path, grid and torus; a dense eigensolver for n ≤ 1024; Lanczos beyond.\n\n"+
 		"Example (Table 1 of the paper): pairgossip gap --graph cycle --n 699 --json", stderr)
-	var gf graphFlags
-	gf.register(fs)
+	cfg := pairgossip.BaseConfig()
+	pairgossip.BindFlags(fs, &cfg, isGraphParam)
 	n := fs.Int("n", 699, "number of (physical) nodes")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parse(fs, args); err != nil {
+	if err := parseConfigFlags(fs, args, stderr, func() error { return cfg.ValidateGraph() }); err != nil {
 		return err
 	}
-	if err := gf.validate(); err != nil {
-		return err
-	}
-	if *n < 2 && gf.kind != "file" {
+	if *n < 2 && cfg.Graph != "file" {
 		return usagef("--n must be >= 2, got %d", *n)
 	}
 	t0 := time.Now()
-	g, err := graph.Build(graph.Spec{Kind: gf.kind, N: *n, K: gf.k, P: gf.p, Radius: gf.radius, Rows: gf.rows, Cols: gf.cols, Seed: gf.seed, File: gf.file})
+	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: *n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
+		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
 	if err != nil {
 		return usageError{Err: err}
 	}
-	if gf.pointsPerNode > 1 {
-		if g, err = graph.Tensor(g, gf.pointsPerNode); err != nil {
+	if cfg.PointsNode > 1 {
+		if g, err = graph.Tensor(g, cfg.PointsNode); err != nil {
 			return usageError{Err: err}
 		}
 	}
@@ -217,7 +184,7 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		Tries           int      `json:"tries"`
 		Seconds         float64  `json:"seconds"`
 		Warnings        []string `json:"warnings,omitempty"`
-	}{gf.kind, g.Name, g.N, g.UndirectedEdges(), g.OrderedEdges(), g.MinDegree(), g.MaxDegree(),
+	}{cfg.Graph, g.Name, g.N, g.UndirectedEdges(), g.OrderedEdges(), g.MinDegree(), g.MaxDegree(),
 		gap.Value, gap.Lambda2L, gap.Method, g.Tries, time.Since(t0).Seconds(), warn}
 	if *asJSON {
 		_, err = stdout.Write(pairgossip.JSON(out))
@@ -231,80 +198,53 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
+// runArgs are the flags of pairgossip run: the configuration (flags bound
+// from pairgossip's parameter table) and where the outputs go.
+type runArgs struct {
+	cfg               pairgossip.Config
+	out, ckpt, resume string
+	every             time.Duration
+	asJSON            bool
+}
+
+func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	fs := newFlagSet("run", "pairgossip run: one simulation. Writes DIR/trace.csv (one row per log-spaced iteration) and\n"+
 		"DIR/summary.json (configuration, final values, centralized optimum, wall time).\n\n"+
 		"Conventions: θ = π_t(z) = prox_{tγψ}(−γz) with γ(t) = c/t^(1/2+α); |E| counts ordered pairs,\n"+
 		"p_k = 2d_k/|E|; the asynchronous clock is m_k = (activations of k)/p_k.\n\n"+
+		"Every flag but --out, --json and the checkpoint flags is a parameter of the run; in a sweep file\n"+
+		"its key is the flag's name with _ for - (graph_k for --k, graph_p for --p, graph_rows/graph_cols\n"+
+		"for --rows/--cols, algorithm for --algo; see pairgossip sweep --help). --radius is the deprecated\n"+
+		"name of --graph-radius (the geometric graph's); the ℓ2 ball's radius is --ball-radius.\n\n"+
 		"Example: pairgossip run --problem auc --data breast-cancer --graph watts-strogatz --algo sync --iters 5000 --out out", stderr)
-	def := pairgossip.DefaultConfig()
-	var gf graphFlags
-	gf.register(fs)
-	prob := fs.String("problem", "auc", "objective: auc (logistic), auc-hinge, auc-squared-hinge, metric")
-	data := fs.String("data", "breast-cancer", "breast-cancer (embedded), synthetic (paper's metric-learning set), or a CSV / LIBSVM file")
-	dataSeed := fs.Uint64("data-seed", 1, "seed of the synthetic data set")
-	labelCol := fs.Int("label-column", 0, "CSV: 1-based label column (0: last; negative counts from the end)")
-	algo := fs.String("algo", "sync", "algorithm: sync (Alg. 2), async (Alg. 3), centralized (Alg. 1)")
-	baseline := fs.String("baseline", "gossip", "gradient estimate: gossip (propagated y_k) or unbiased (x_j, j uniform, paper Fig. 2)")
-	iters := fs.Int64("iters", def.Iters, "iterations T: rounds (sync), edge events (async) or steps (centralized)")
-	reg := fs.String("reg", "", "regulariser ψ: none, l2 (λ‖θ‖²), l1 (λ‖θ‖₁), l2-ball (radius r), psd (cone; default for metric)")
-	lambda := fs.Float64("lambda", 0, "λ of the l2 and l1 regularisers")
-	ball := fs.Float64("ball-radius", 1, "radius of the l2-ball constraint")
-	b := fs.Float64("b", 2, "metric learning threshold b > 0")
-	gc := fs.Float64("gamma-c", 1, "step size constant c in γ(t) = c/t^(1/2+α) (metric learning wants ≈ 0.01)")
-	ga := fs.Float64("gamma-alpha", 0, "step size exponent α in [0, 0.5)")
-	seed := fs.Uint64("seed", 1, "seed of the edge stream and of every per-node draw")
-	workers := fs.Int("workers", 0, "worker goroutines (0: all cores); results do not depend on it")
-	pin := fs.Bool("pin", false, "pin each worker to a CPU of the process's affinity mask (Linux; a no-op, with the\nreason in summary.json, where it cannot help); results do not depend on it")
-	schedule := fs.String("schedule", "auto", "how the iterations are executed: auto (reduced where it applies, else blocked/plain/reference),\nplain, blocked (bit-identical to the literal algorithm with the generic kernels), reduced\n(scalar recurrences between touches: exact in real arithmetic, agrees to ~1e-15), reference")
-	logPoints := fs.Int("log-points", 30, "number of log-spaced iterations measured (the last is always one)")
-	evalNodes := fs.Int("eval-nodes", 0, "nodes whose θ̄_k are measured: 0 = all when cheap, else a seeded sample; -1 = all")
-	noOpt := fs.Bool("no-optimum", false, "skip the centralized full-batch optimum R_n(θ*)")
-	outDir := fs.String("out", "", "output directory (created if missing) [required]")
-	asJSON := fs.Bool("json", false, "also print summary.json on stdout")
-	ckpt := fs.String("checkpoint", "", "write the whole state to FILE every --checkpoint-every and at the end\n(atomically: temporary file, fsync, rename); SIGINT/SIGTERM save it before exiting")
-	every := fs.Duration("checkpoint-every", 5*time.Minute, "interval between checkpoints (e.g. 30s, 10m)")
-	resume := fs.String("resume", "", "continue the run saved in FILE; every other flag must be as in the saved run.\nCheckpoints go on to --checkpoint, or to FILE itself")
-	if err := parse(fs, args); err != nil {
+	a := runArgs{cfg: pairgossip.BaseConfig()}
+	pairgossip.BindFlags(fs, &a.cfg, nil)
+	fs.StringVar(&a.out, "out", "", "output directory (created if missing) [required]")
+	fs.BoolVar(&a.asJSON, "json", false, "also print summary.json on stdout")
+	fs.StringVar(&a.ckpt, "checkpoint", "", "write the whole state to FILE every --checkpoint-every and at the end\n(atomically: temporary file, fsync, rename); SIGINT/SIGTERM save it before exiting")
+	fs.DurationVar(&a.every, "checkpoint-every", 5*time.Minute, "interval between checkpoints (e.g. 30s, 10m)")
+	fs.StringVar(&a.resume, "resume", "", "continue the run saved in FILE; every other flag must be as in the saved run.\nCheckpoints go on to --checkpoint, or to FILE itself")
+	if err := parseConfigFlags(fs, args, stderr, func() error { return a.cfg.Validate() }); err != nil {
+		return nil, err
+	}
+	if a.every <= 0 {
+		return nil, usagef("--checkpoint-every must be > 0, got %s", a.every)
+	}
+	if a.ckpt == "" {
+		a.ckpt = a.resume
+	}
+	if a.out == "" {
+		return nil, usagef("--out DIR is required")
+	}
+	return &a, nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	a, err := parseRunArgs(args, stderr)
+	if err != nil {
 		return err
 	}
-	if err := gf.validate(); err != nil {
-		return err
-	}
-	if *every <= 0 {
-		return usagef("--checkpoint-every must be > 0, got %s", *every)
-	}
-	if *ckpt == "" {
-		*ckpt = *resume
-	}
-	if *outDir == "" {
-		return usagef("--out DIR is required")
-	}
-	if *iters <= 0 {
-		return usagef("--iters must be >= 1, got %d", *iters)
-	}
-	if !(*gc > 0) {
-		return usagef("--gamma-c must be > 0, got %g", *gc)
-	}
-	if *ga < 0 || *ga >= 0.5 {
-		return usagef("--gamma-alpha must be in [0, 0.5), got %g", *ga)
-	}
-	if *logPoints < 1 {
-		return usagef("--log-points must be >= 1, got %d", *logPoints)
-	}
-	if *workers < 0 {
-		return usagef("--workers must be >= 0, got %d", *workers)
-	}
-	if sc, err := engine.ParseSchedule(*schedule); err != nil {
-		return usagef("--schedule: %v", err)
-	} else if sc == engine.ScheduleAuto {
-		*schedule = ""
-	}
-	cfg := pairgossip.Config{Problem: *prob, Data: *data, DataSeed: *dataSeed, LabelColumn: *labelCol,
-		Graph: gf.kind, GraphK: gf.k, GraphP: gf.p, GraphR: gf.radius, GraphFile: gf.file, GraphRows: gf.rows,
-		GraphCols: gf.cols, GraphSeed: gf.seed, PointsNode: gf.pointsPerNode, Algorithm: *algo, Baseline: *baseline,
-		Iters: *iters, Reg: *reg, Lambda: *lambda, Radius: *ball, B: *b, GammaC: *gc, GammaAlpha: *ga, Seed: *seed,
-		LogPoints: *logPoints, EvalNodes: *evalNodes, Workers: *workers, Pin: *pin, Schedule: *schedule, SkipOptimum: *noOpt}
+	cfg := a.cfg
 	run, err := pairgossip.Prepare(cfg)
 	if err != nil {
 		return usageError{Err: err}
@@ -313,49 +253,49 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	for _, w := range run.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+	if err := os.MkdirAll(a.out, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	var trace []engine.Record
-	if *resume != "" {
-		if trace, err = run.Resume(*resume); err != nil {
+	if a.resume != "" {
+		if trace, err = run.Resume(a.resume); err != nil {
 			return usageError{Err: err}
 		}
-		fmt.Fprintf(stderr, "resuming from iteration %d of %d (%s)\n", run.Sim.Iter(), cfg.Iters, *resume)
+		fmt.Fprintf(stderr, "resuming from iteration %d of %d (%s)\n", run.Sim.Iter(), cfg.Iters, a.resume)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prog := newRunProgress(stderr, cfg.Iters)
-	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, Checkpoint: *ckpt, CheckpointEvery: *every, Trace: trace})
+	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
 	prog.line.Close()
 	sum := run.Summarize(res, runErr)
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
-		if *ckpt != "" {
-			fmt.Fprintf(stderr, "stopped at iteration %d; state saved to %s; continue with --resume %s\n", run.Sim.Iter(), *ckpt, *ckpt)
+		if a.ckpt != "" {
+			fmt.Fprintf(stderr, "stopped at iteration %d; state saved to %s; continue with --resume %s\n", run.Sim.Iter(), a.ckpt, a.ckpt)
 		}
 	}
 	var de *engine.DivergenceError
-	if errors.As(runErr, &de) && *ckpt != "" {
-		fmt.Fprintf(stderr, "the last good state is in %s\n", *ckpt)
+	if errors.As(runErr, &de) && a.ckpt != "" {
+		fmt.Fprintf(stderr, "the last good state is in %s\n", a.ckpt)
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(*outDir, "trace.csv"), pairgossip.TraceCSV(res.Trace)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSV(res.Trace)); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(*outDir, "summary.json"), pairgossip.JSON(sum)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
 		return err
 	}
 	if runErr != nil {
 		return runErr
 	}
-	if *asJSON {
+	if a.asJSON {
 		stdout.Write(pairgossip.JSON(sum))
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s %s on %s (%d nodes), %d iterations in %.2fs\n", cfg.Algorithm, cfg.Problem, cfg.Graph, run.Problem.N, sum.Iter, sum.WallSeconds)
+	fmt.Fprintf(stdout, "%s %s on %s (%d nodes), %d iterations in %.2fs\n", run.Config.Algorithm, run.Config.Problem, run.Config.Graph, run.Problem.N, sum.Iter, sum.WallSeconds)
 	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; centralized optimum %.6g; AUC %.4f\n",
 		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, float64(sum.OptimumObjective), float64(sum.AUCMean))
-	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(*outDir, "trace.csv"), filepath.Join(*outDir, "summary.json"))
+	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(a.out, "trace.csv"), filepath.Join(a.out, "summary.json"))
 	return nil
 }
 

@@ -156,3 +156,57 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFlagsFromTable: run's parameters are validated before any work
+// (nothing is created), the deprecated --radius still sets the geometric
+// graph's radius with a warning, and summary.json keeps its JSON names.
+func TestRunFlagsFromTable(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "never")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ball-radius", "0"}, "--ball-radius must be > 0, got 0"},
+		{[]string{"--graph-radius", "-1"}, "--graph-radius must be >= 0, got -1"},
+		{[]string{"--graph", "file"}, "--graph-file must be given when the graph is file"},
+		{[]string{"--schedule", "fast"}, `--schedule: unknown schedule "fast"`},
+		{[]string{"--algo", "centralized", "--baseline", "unbiased"}, "--baseline: unbiased applies to the gossip algorithms"},
+	} {
+		code, _, stderr := runCLI(append([]string{"run", "--out", out}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a rejected run created its --out folder")
+	}
+	code, _, stderr := runCLI("gap", "--graph", "geometric", "--n", "50", "--radius", "-1")
+	if code != 2 || !strings.Contains(stderr, "warning: --radius is deprecated: use --graph-radius") || !strings.Contains(stderr, "--graph-radius must be >= 0") {
+		t.Errorf("gap --radius -1: exit %d, stderr %q", code, stderr)
+	}
+
+	out = filepath.Join(dir, "geo")
+	code, _, stderr = runCLI("run", "--graph", "geometric", "--radius", "0.3", "--reg", "l2-ball", "--ball-radius", "2",
+		"--schedule", "auto", "--iters", "20", "--log-points", "2", "--eval-nodes", "4", "--no-optimum", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "warning: --radius is deprecated") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Config map[string]any `json:"config"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Config["graph_radius"] != 0.3 || sum.Config["radius"] != 2.0 || sum.Config["reg"] != "l2-ball" {
+		t.Fatalf("summary.json config %v", sum.Config)
+	}
+	if _, ok := sum.Config["schedule"]; ok {
+		t.Fatalf("--schedule auto is in the identity: %v", sum.Config)
+	}
+	code, _, stderr = runCLI("run", "--help")
+	if code != 0 || !strings.Contains(stderr, "-graph-radius") || !strings.Contains(stderr, "deprecated: the old name of --graph-radius") {
+		t.Errorf("run --help: %s", stderr)
+	}
+}

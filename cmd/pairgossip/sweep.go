@@ -50,7 +50,11 @@ The sweep file (YAML):
       - {reg: l2, lambda: 0.01}
   optimum: true                # solve R_n(θ*) once per distinct problem (default true)
 
-Keys (the JSON names of summary.json's config): ` + "%s" + `.
+Keys: ` + "%s" + `.
+They are pairgossip run's flags with _ for - (graph_k, graph_p, graph_rows, graph_cols and
+algorithm for --k, --p, --rows, --cols and --algo; pairgossip run --help says what each means),
+and the names of summary.json's config but ball_radius, which it calls radius. Deprecated
+spellings, still read with a warning: ` + "%s" + `.
 Relative data and graph_file paths are relative to the sweep file. A run's id is the
 first 16 hex digits of SHA-256 of its full configuration's JSON. Unknown keys, empty
 axes and values of the wrong type are rejected with FILE:LINE. Statuses: complete,
@@ -58,9 +62,14 @@ diverged (a result; not retried), failed (an error; retried by the next sweep ru
 Reference: docs/sweeps.md.
 `
 
+// sweepUsageText is the usage with the keys of the parameter table.
+func sweepUsageText() string {
+	return fmt.Sprintf(sweepUsage, strings.Join(sweep.KeyNames(), ", "), strings.Join(sweep.DeprecatedKeys(), ", "))
+}
+
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, sweepUsage, strings.Join(sweep.KeyNames(), ", "))
+		fmt.Fprint(stderr, sweepUsageText())
 		return usagef("missing command (plan, run, slurm, merge, status, report, diff)")
 	}
 	sub, rest := args[0], args[1:]
@@ -83,7 +92,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		if len(rest) > 0 {
 			return cmdSweep([]string{rest[0], "--help"}, stdout, stderr)
 		}
-		fmt.Fprintf(stdout, sweepUsage, strings.Join(sweep.KeyNames(), ", "))
+		fmt.Fprint(stdout, sweepUsageText())
 		return nil
 	}
 	return usagef("unknown sweep command %q (valid: plan, run, slurm, merge, status, report, diff)", sub)
@@ -113,10 +122,15 @@ func sweepParseArgs(fs *flag.FlagSet, args []string, lo, hi int, what string) ([
 	return pos, nil
 }
 
-func loadSweep(path string) (*sweep.Sweep, error) {
+// loadSweep reads a sweep file and prints its warnings (deprecated keys)
+// on stderr.
+func loadSweep(path string, stderr io.Writer) (*sweep.Sweep, error) {
 	sw, err := sweep.Load(path)
 	if err != nil {
 		return nil, usageError{Err: err} // a bad or missing sweep file
+	}
+	for _, w := range sw.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	return sw, nil
 }

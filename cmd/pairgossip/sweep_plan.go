@@ -22,7 +22,7 @@ func sweepPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sw, err := loadSweep(pos[0])
+	sw, err := loadSweep(pos[0], stderr)
 	if err != nil {
 		return err
 	}
@@ -44,17 +44,23 @@ func sweepPlan(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
-// sweepCheck prepares every run of the sweep (data, problem, graph) and
-// reports the first that fails, as a usage error.
+// sweepCheck validates every run of the sweep (pairgossip's Config.Validate,
+// which names the sweep key at fault), then prepares it (data, problem,
+// graph), and reports the first that fails, as a usage error.
 func sweepCheck(sw *sweep.Sweep) error {
 	for _, r := range sw.Runs {
 		cfg := sw.Resolved(r.Config)
 		cfg.Workers, cfg.SkipOptimum = 1, true
-		run, err := pairgossip.Prepare(cfg)
-		if err != nil {
-			return usagef("run %d (%s, id %s): %v", r.Index, strings.Join(r.Labels, " "), r.ID, err)
+		err := cfg.Validate()
+		if err == nil {
+			var run *pairgossip.Run
+			if run, err = pairgossip.Prepare(cfg); err == nil {
+				run.Close()
+			}
 		}
-		run.Close()
+		if err != nil {
+			return usagef("run %d (%s, id %s): %v", r.Index, strings.Join(r.Labels, " "), r.ID, sweep.KeyError(err))
+		}
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func sweepSlurm(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sw, err := loadSweep(a.file)
+	sw, err := loadSweep(a.file, stderr)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func sweepStatus(args []string, stdout, stderr io.Writer) error {
 	}
 	var only []string
 	if len(pos) == 1 {
-		sw, err := loadSweep(pos[0])
+		sw, err := loadSweep(pos[0], stderr)
 		if err != nil {
 			return err
 		}

@@ -302,3 +302,27 @@ func TestSweepProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepPlanCheckNamesKeys: sweep plan --check validates every run with
+// pairgossip's validation and names the sweep key at fault; a deprecated key
+// is read with a warning; the usage lists the keys of the parameter table.
+func TestSweepPlanCheckNamesKeys(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	os.WriteFile(file, []byte("base:\n  iters: 10\n  reg: l2-ball\n  radius: 0.5\naxes:\n  graph: [cycle, file]\n"), 0o644)
+	code, _, errs := runCLI("sweep", "plan", file, "--check")
+	if code != 2 || !strings.Contains(errs, `run 1 (file, id `) || !strings.Contains(errs, `key "graph_file": must be given when the graph is file`) {
+		t.Fatalf("plan --check: exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(errs, `warning: `+file+`:4: key "radius" is deprecated: use ball_radius`) {
+		t.Fatalf("no warning for the old key: %q", errs)
+	}
+	os.WriteFile(file, []byte("base:\n  iters: 10\n  reg: l2-ball\n  ball_radius: 0.5\naxes:\n  graph: [cycle, complete]\n"), 0o644)
+	if code, out, errs := runCLI("sweep", "plan", file, "--check"); code != 0 || errs != "" || !strings.Contains(out, "2 runs") {
+		t.Fatalf("plan --check of a valid sweep: exit %d %q %q", code, out, errs)
+	}
+	_, out, _ := runCLI("sweep", "--help")
+	if !strings.Contains(out, "graph_radius") || !strings.Contains(out, "ball_radius") || !strings.Contains(out, "radius (now ball_radius)") {
+		t.Errorf("sweep --help: %s", out)
+	}
+}

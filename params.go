@@ -1,0 +1,529 @@
+package pairgossip
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/pairgossip/pairgossip/dataset"
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Param is one parameter of Config, declared once in the table params:
+// the names it goes by (the flag of pairgossip run, the key of a sweep file,
+// the name in Config's JSON form), its help text, its default (the field of
+// DefaultConfig), its kind (the field's type) and its validation. The flags
+// of pairgossip run and gap are bound from the table (BindFlags), the sweep
+// keys come from it (package sweep), and Config.Validate runs its checks.
+type Param struct {
+	Field string // the Config field
+	Flag  string // pairgossip run's flag, without the dashes
+	// Key is the key of a sweep file ("": not settable in a sweep file: it
+	// does not change results, or the sweep sets it by other means).
+	Key string
+	// JSON is the field's name in Config's JSON form: summary.json, sweep
+	// databases and run ids ("-": kept out of it). The struct tag says the
+	// same (a test checks it).
+	JSON string
+	Help string
+	// Group "graph" marks the graph's parameters, which pairgossip gap
+	// takes too.
+	Group string
+	// Path: the value is a file name (a sweep file's relative paths are
+	// relative to the sweep file).
+	Path bool
+	// Choices, if not nil, lists the values a string parameter takes; the
+	// empty string is accepted too (it means Auto, or the default).
+	Choices []string
+	// Auto is what the command line calls the empty value ("auto" for the
+	// schedule), when it has a name.
+	Auto string
+	// Noun is what a value is called in errors ("unknown graph ...").
+	Noun string
+	// OldFlags and OldKeys are deprecated spellings, still accepted so that
+	// existing scripts and sweep files keep working.
+	OldFlags, OldKeys []string
+
+	check func(v any) error // the value on its own (nil: any value)
+}
+
+// Kind is the type of a parameter's value.
+type Kind int
+
+// The kinds of parameters. Get and Set exchange their values as string,
+// int64, uint64, float64 and bool.
+const (
+	KindString Kind = iota
+	KindInt
+	KindUint
+	KindFloat
+	KindBool
+)
+
+var params = []*Param{
+	{Field: "Problem", Flag: "problem", Key: "problem", JSON: "problem",
+		Help:  "objective: auc (logistic), auc-hinge, auc-squared-hinge, metric",
+		check: parsedBy(problem.ParseLoss)},
+	{Field: "Data", Flag: "data", Key: "data", JSON: "data", Path: true,
+		Help:  "breast-cancer (embedded), synthetic (paper's metric-learning set), or a CSV / LIBSVM file",
+		check: dataExists},
+	{Field: "DataSeed", Flag: "data-seed", Key: "data_seed", JSON: "data_seed",
+		Help: "seed of the synthetic data set"},
+	{Field: "LabelColumn", Flag: "label-column", Key: "label_column", JSON: "label_column",
+		Help: "CSV: 1-based label column (0: last; negative counts from the end)"},
+	{Field: "Graph", Flag: "graph", Key: "graph", JSON: "graph", Group: "graph", Choices: graph.Kinds, Noun: "graph",
+		Help: "topology: " + strings.Join(graph.Kinds, ", ")},
+	{Field: "GraphK", Flag: "k", Key: "graph_k", JSON: "graph_k", Group: "graph",
+		Help:  "Watts–Strogatz k: each node is joined to ⌊k/2⌋ neighbours on each side\nbefore rewiring (k = 5 gives degree 4, as in networkx and the paper)",
+		check: atLeast(0)},
+	{Field: "GraphP", Flag: "p", Key: "graph_p", JSON: "graph_p", Group: "graph",
+		Help:  "Watts–Strogatz rewiring probability, or Erdős–Rényi edge probability",
+		check: within(0, 1)},
+	{Field: "GraphR", Flag: "graph-radius", Key: "graph_radius", JSON: "graph_radius", Group: "graph", OldFlags: []string{"radius"},
+		Help:  "random geometric graph: connection radius in the unit square (0: 1.5·sqrt(log n / (π n)));\nnot the ℓ2 ball's radius, which is --ball-radius",
+		check: atLeast(0)},
+	{Field: "GraphFile", Flag: "graph-file", Key: "graph_file", JSON: "graph_file", Group: "graph", Path: true,
+		Help:  "edge list for --graph file: whitespace-separated node ids, # comments",
+		check: fileExists},
+	{Field: "GraphRows", Flag: "rows", Key: "graph_rows", JSON: "graph_rows", Group: "graph",
+		Help: "grid/torus rows (0: near-square factorisation of n)", check: atLeast(0)},
+	{Field: "GraphCols", Flag: "cols", Key: "graph_cols", JSON: "graph_cols", Group: "graph",
+		Help: "grid/torus columns", check: atLeast(0)},
+	{Field: "GraphSeed", Flag: "graph-seed", Key: "graph_seed", JSON: "graph_seed", Group: "graph",
+		Help: "seed of the random graph; a disconnected draw is redrawn with a new sub-seed"},
+	{Field: "PointsNode", Flag: "points-per-node", Key: "points_per_node", JSON: "points_per_node", Group: "graph",
+		Help:  "k data points per physical node: runs on G ⊗ K_k (paper appendix), gap/k",
+		check: atLeast(1)},
+	{Field: "Algorithm", Flag: "algo", Key: "algorithm", JSON: "algorithm",
+		Help:  "algorithm: sync (Alg. 2), async (Alg. 3), centralized (Alg. 1)",
+		check: parsedBy(engine.ParseAlgorithm)},
+	{Field: "Baseline", Flag: "baseline", Key: "baseline", JSON: "baseline",
+		Help:  "gradient estimate: gossip (propagated y_k) or unbiased (x_j, j uniform, paper Fig. 2)",
+		check: parsedBy(engine.ParseEstimator)},
+	{Field: "Iters", Flag: "iters", Key: "iters", JSON: "iters",
+		Help:  "iterations T: rounds (sync), edge events (async) or steps (centralized)",
+		check: atLeast(1)},
+	{Field: "Reg", Flag: "reg", Key: "reg", JSON: "reg",
+		Help:  "regulariser ψ: none, l2 (λ‖θ‖²), l1 (λ‖θ‖₁), l2-ball (radius --ball-radius), psd (cone)\n(default: psd for metric learning, none otherwise)",
+		check: parsedBy(problem.ParseReg)},
+	{Field: "Lambda", Flag: "lambda", Key: "lambda", JSON: "lambda",
+		Help: "λ of the l2 and l1 regularisers", check: atLeast(0)},
+	{Field: "Radius", Flag: "ball-radius", Key: "ball_radius", JSON: "radius", OldKeys: []string{"radius"},
+		Help:  "radius of the l2-ball constraint (--reg l2-ball); not the geometric graph's, which is --graph-radius",
+		check: above(0)},
+	{Field: "B", Flag: "b", Key: "b", JSON: "b",
+		Help: "metric learning threshold b > 0", check: above(0)},
+	{Field: "GammaC", Flag: "gamma-c", Key: "gamma_c", JSON: "gamma_c",
+		Help:  "step size constant c in γ(t) = c/t^(1/2+α) (metric learning wants ≈ 0.01)",
+		check: above(0)},
+	{Field: "GammaAlpha", Flag: "gamma-alpha", Key: "gamma_alpha", JSON: "gamma_alpha",
+		Help:  "step size exponent α in [0, 0.5)",
+		check: halfOpen(0, 0.5)},
+	{Field: "Seed", Flag: "seed", Key: "seed", JSON: "seed",
+		Help: "seed of the edge stream and of every per-node draw"},
+	{Field: "LogPoints", Flag: "log-points", Key: "log_points", JSON: "log_points",
+		Help: "number of log-spaced iterations measured (the last is always one)", check: atLeast(1)},
+	{Field: "EvalNodes", Flag: "eval-nodes", Key: "eval_nodes", JSON: "eval_nodes",
+		Help: "nodes whose θ̄_k are measured: 0 = all when cheap, else a seeded sample; -1 = all"},
+	{Field: "Schedule", Flag: "schedule", Key: "schedule", JSON: "schedule", Choices: scheduleNames(), Auto: string(engine.ScheduleAuto), Noun: "schedule",
+		Help: "how the iterations are executed: auto (reduced where it applies, else blocked/plain/reference),\nplain, blocked (bit-identical to the literal algorithm with the generic kernels), reduced\n(scalar recurrences between touches: exact in real arithmetic, agrees to ~1e-15), reference"},
+	{Field: "Workers", Flag: "workers", JSON: "-",
+		Help: "worker goroutines (0: all cores); results do not depend on it", check: atLeast(0)},
+	{Field: "Pin", Flag: "pin", JSON: "-",
+		Help: "pin each worker to a CPU of the process's affinity mask (Linux; a no-op, with the\nreason in summary.json, where it cannot help); results do not depend on it"},
+	{Field: "SkipOptimum", Flag: "no-optimum", JSON: "-",
+		Help: "skip the centralized full-batch optimum R_n(θ*)"},
+}
+
+func init() {
+	t := reflect.TypeOf(Config{})
+	for _, p := range params {
+		f, ok := t.FieldByName(p.Field)
+		if !ok {
+			panic("pairgossip: params names no field " + p.Field)
+		}
+		switch f.Type.Kind() {
+		case reflect.String, reflect.Int, reflect.Int64, reflect.Uint64, reflect.Float64, reflect.Bool:
+		default:
+			panic("pairgossip: unsupported Config field type " + f.Type.String())
+		}
+	}
+}
+
+// BaseConfig is the configuration the command line and sweep files start
+// from: DefaultConfig with Reg left empty, so that WithDefaults chooses it
+// from the problem (psd for metric learning, none otherwise).
+func BaseConfig() Config {
+	c := DefaultConfig()
+	c.Reg = ""
+	return c
+}
+
+// Params returns the table of Config's parameters, in the order of its
+// fields.
+func Params() []*Param { return slices.Clone(params) }
+
+// ParamByKey returns the parameter a sweep file's key names; deprecated is
+// true for an old spelling (Param.OldKeys).
+func ParamByKey(key string) (p *Param, deprecated bool) {
+	for _, p := range params {
+		if p.Key != "" && p.Key == key {
+			return p, false
+		}
+		if slices.Contains(p.OldKeys, key) {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// ParamByJSON returns the parameter with the given JSON name.
+func ParamByJSON(name string) *Param {
+	for _, p := range params {
+		if p.JSON == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// ptr returns a pointer to the parameter's field of c.
+func (p *Param) ptr(c *Config) any {
+	return reflect.ValueOf(c).Elem().FieldByName(p.Field).Addr().Interface()
+}
+
+// Kind is the kind of the parameter's value.
+func (p *Param) Kind() Kind {
+	switch p.ptr(&Config{}).(type) {
+	case *string:
+		return KindString
+	case *int, *int64:
+		return KindInt
+	case *uint64:
+		return KindUint
+	case *float64:
+		return KindFloat
+	}
+	return KindBool
+}
+
+// Get returns the parameter's value in c, as a string, int64, uint64,
+// float64 or bool (by Kind).
+func (p *Param) Get(c *Config) any {
+	switch f := p.ptr(c).(type) {
+	case *string:
+		return *f
+	case *int:
+		return int64(*f)
+	case *int64:
+		return *f
+	case *uint64:
+		return *f
+	case *float64:
+		return *f
+	case *bool:
+		return *f
+	}
+	panic("unreachable")
+}
+
+// Set sets the parameter's value in c; v is of the type Get returns.
+func (p *Param) Set(c *Config, v any) {
+	switch f := p.ptr(c).(type) {
+	case *string:
+		*f = v.(string)
+	case *int:
+		*f = int(v.(int64))
+	case *int64:
+		*f = v.(int64)
+	case *uint64:
+		*f = v.(uint64)
+	case *float64:
+		*f = v.(float64)
+	case *bool:
+		*f = v.(bool)
+	}
+}
+
+// Allows reports whether a string is one of the parameter's Choices (or
+// empty); true for a parameter without Choices.
+func (p *Param) Allows(s string) bool {
+	return p.Choices == nil || s == "" || slices.Contains(p.Choices, s)
+}
+
+// CheckValue validates a value of the parameter on its own (v of the type
+// Get returns). The error says what is wrong without naming the parameter;
+// Check and Config.Validate name it.
+func (p *Param) CheckValue(v any) error {
+	if x, ok := v.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		return fmt.Errorf("must be a finite number, got %v", x)
+	}
+	if s, ok := v.(string); ok && !p.Allows(s) {
+		return fmt.Errorf("unknown %s %q (valid: %s)", p.Noun, s, strings.Join(p.Choices, ", "))
+	}
+	if p.check != nil {
+		return p.check(v)
+	}
+	return nil
+}
+
+// Check validates the parameter's value in c on its own, as a *ParamError.
+func (p *Param) Check(c *Config) error {
+	if err := p.CheckValue(p.Get(c)); err != nil {
+		return &ParamError{Param: p, Err: err}
+	}
+	return nil
+}
+
+// ParamError is an invalid value of a parameter. Its message names the
+// parameter by its flag ("--iters must be >= 1, got 0"); KeyMessage names
+// it by its sweep key.
+type ParamError struct {
+	Param *Param
+	Err   error // what is wrong, without the parameter's name
+}
+
+func (e *ParamError) Error() string { return named("--"+e.Param.Flag, e.Err.Error()) }
+func (e *ParamError) Unwrap() error { return e.Err }
+
+// KeyMessage is the message naming the parameter by its sweep key
+// (`key "iters": must be >= 1, got 0`), or by its flag when it has none.
+func (e *ParamError) KeyMessage() string {
+	if e.Param.Key == "" {
+		return e.Error()
+	}
+	return fmt.Sprintf("key %q: %v", e.Param.Key, e.Err)
+}
+
+// named prefixes a message with the name of what it is about: "--iters
+// must be >= 1", "--graph: unknown graph ...".
+func named(name, msg string) string {
+	if strings.HasPrefix(msg, "must ") {
+		return name + " " + msg
+	}
+	return name + ": " + msg
+}
+
+// Validate checks every parameter on its own (Param.Check), then those
+// that go together: the algorithm and the graph, the graph file, the
+// baseline. The error is a *ParamError naming the parameter at fault by its
+// flag (ParamError.KeyMessage names its sweep key). Reg may be empty (it
+// is chosen by WithDefaults). Prepare calls Validate; the command line
+// calls it before any work, and pairgossip sweep plan --check for every run.
+func (c Config) Validate() error {
+	for _, p := range params {
+		if err := p.Check(&c); err != nil {
+			return err
+		}
+	}
+	algo, _ := engine.ParseAlgorithm(c.Algorithm)
+	est, _ := engine.ParseEstimator(c.Baseline)
+	switch {
+	case c.Graph == "" && algo != engine.Centralized:
+		return paramErrorf("Graph", "algorithm %s needs a graph", algo)
+	case algo == engine.Centralized && est == engine.Unbiased:
+		return paramErrorf("Baseline", "unbiased applies to the gossip algorithms (sync, async), not centralized")
+	}
+	return c.validateGraphFile()
+}
+
+// ValidateGraph checks the graph's parameters alone (Param.Group "graph"),
+// what pairgossip gap takes: a graph must be given.
+func (c Config) ValidateGraph() error {
+	for _, p := range params {
+		if p.Group == "graph" {
+			if err := p.Check(&c); err != nil {
+				return err
+			}
+		}
+	}
+	if c.Graph == "" {
+		return paramErrorf("Graph", "must be given (valid: %s)", strings.Join(graph.Kinds, ", "))
+	}
+	return c.validateGraphFile()
+}
+
+func (c Config) validateGraphFile() error {
+	if c.Graph == "file" && c.GraphFile == "" {
+		return paramErrorf("GraphFile", "must be given when the graph is file")
+	}
+	return nil
+}
+
+func paramErrorf(field, format string, a ...any) error {
+	for _, p := range params {
+		if p.Field == field {
+			return &ParamError{Param: p, Err: fmt.Errorf(format, a...)}
+		}
+	}
+	panic("pairgossip: no parameter " + field)
+}
+
+// toFloat returns a numeric value (int64, uint64 or float64) as a float64.
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
+}
+
+func atLeast(lo float64) func(v any) error {
+	return func(v any) error {
+		if toFloat(v) < lo {
+			return fmt.Errorf("must be >= %v, got %v", lo, v)
+		}
+		return nil
+	}
+}
+
+func above(lo float64) func(v any) error {
+	return func(v any) error {
+		if !(toFloat(v) > lo) {
+			return fmt.Errorf("must be > %v, got %v", lo, v)
+		}
+		return nil
+	}
+}
+
+// within: lo <= v <= hi.
+func within(lo, hi float64) func(v any) error {
+	return func(v any) error {
+		if x := toFloat(v); !(x >= lo && x <= hi) {
+			return fmt.Errorf("must be in [%v, %v], got %v", lo, hi, v)
+		}
+		return nil
+	}
+}
+
+// halfOpen: lo <= v < hi.
+func halfOpen(lo, hi float64) func(v any) error {
+	return func(v any) error {
+		if x := toFloat(v); !(x >= lo && x < hi) {
+			return fmt.Errorf("must be in [%v, %v), got %v", lo, hi, v)
+		}
+		return nil
+	}
+}
+
+// parsedBy checks a string with a parser of the library (problem.ParseLoss,
+// engine.ParseAlgorithm...), whose error lists the valid names.
+func parsedBy[T any](parse func(string) (T, error)) func(v any) error {
+	return func(v any) error {
+		_, err := parse(v.(string))
+		return err
+	}
+}
+
+// dataExists: a built-in data set or an existing file.
+func dataExists(v any) error {
+	s := v.(string)
+	if s == dataset.SpecBreastCancer || s == dataset.SpecSynthetic {
+		return nil
+	}
+	if s == "" {
+		return fmt.Errorf("no data set given (%s, %s or a file)", dataset.SpecBreastCancer, dataset.SpecSynthetic)
+	}
+	if _, err := os.Stat(s); err != nil {
+		return fmt.Errorf("%q: no such file (and not a built-in: %s, %s)", s, dataset.SpecBreastCancer, dataset.SpecSynthetic)
+	}
+	return nil
+}
+
+// fileExists: empty, or an existing file.
+func fileExists(v any) error {
+	if s := v.(string); s != "" {
+		if _, err := os.Stat(s); err != nil {
+			return fmt.Errorf("%q: no such file", s)
+		}
+	}
+	return nil
+}
+
+// BindFlags defines on fs a flag for each parameter that has one and that
+// which selects (nil: all), bound to c's field with c's value as the
+// default, and the deprecated spellings of those flags. Call
+// DeprecatedFlags after parsing to warn of the old spellings used.
+func BindFlags(fs *flag.FlagSet, c *Config, which func(*Param) bool) {
+	for _, p := range params {
+		if p.Flag == "" || (which != nil && !which(p)) {
+			continue
+		}
+		switch f := p.ptr(c).(type) {
+		case *string:
+			if p.Auto != "" {
+				fs.Var(&autoString{f, p.Auto}, p.Flag, p.Help)
+			} else {
+				fs.StringVar(f, p.Flag, *f, p.Help)
+			}
+		case *int:
+			fs.IntVar(f, p.Flag, *f, p.Help)
+		case *int64:
+			fs.Int64Var(f, p.Flag, *f, p.Help)
+		case *uint64:
+			fs.Uint64Var(f, p.Flag, *f, p.Help)
+		case *float64:
+			fs.Float64Var(f, p.Flag, *f, p.Help)
+		case *bool:
+			fs.BoolVar(f, p.Flag, *f, p.Help)
+		}
+		for _, old := range p.OldFlags {
+			fs.Var(fs.Lookup(p.Flag).Value, old, "deprecated: the old name of --"+p.Flag+" (same meaning)")
+		}
+	}
+}
+
+// DeprecatedFlags returns a warning for each deprecated flag spelling set
+// in fs (after Parse).
+func DeprecatedFlags(fs *flag.FlagSet) []string {
+	var out []string
+	fs.Visit(func(f *flag.Flag) {
+		for _, p := range params {
+			if slices.Contains(p.OldFlags, f.Name) {
+				out = append(out, fmt.Sprintf("--%s is deprecated: use --%s (the same parameter)", f.Name, p.Flag))
+			}
+		}
+	})
+	return out
+}
+
+// autoString is a string flag whose empty value is called Auto on the
+// command line ("auto" for the schedule): --schedule auto stores "".
+type autoString struct {
+	p    *string
+	auto string
+}
+
+func (a *autoString) String() string {
+	if a.p == nil || *a.p == "" {
+		return a.auto
+	}
+	return *a.p
+}
+
+func (a *autoString) Set(s string) error {
+	if s == a.auto {
+		s = ""
+	}
+	*a.p = s
+	return nil
+}
+
+// scheduleNames lists engine.Schedules as strings.
+func scheduleNames() []string {
+	out := make([]string, len(engine.Schedules))
+	for i, v := range engine.Schedules {
+		out[i] = string(v)
+	}
+	return out
+}

@@ -1,0 +1,255 @@
+package pairgossip
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestParamsCoverConfig: every field of Config has exactly one entry in the
+// table, whose JSON name is the field's struct tag, and whose flag, key and
+// deprecated spellings are unique.
+func TestParamsCoverConfig(t *testing.T) {
+	typ := reflect.TypeOf(Config{})
+	count := map[string]int{}
+	for _, p := range Params() {
+		count[p.Field]++
+	}
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		if count[f.Name] != 1 {
+			t.Errorf("field %s has %d entries in the table, want 1", f.Name, count[f.Name])
+		}
+		delete(count, f.Name)
+	}
+	for name := range count {
+		t.Errorf("the table names %s, which is not a field of Config", name)
+	}
+	if len(Params()) != typ.NumField() {
+		t.Errorf("%d entries for %d fields", len(Params()), typ.NumField())
+	}
+
+	flags, keys := map[string]string{}, map[string]string{}
+	claim := func(names map[string]string, name, field, what string) {
+		if name == "" {
+			return
+		}
+		if other, ok := names[name]; ok {
+			t.Errorf("%s %q is used by both %s and %s", what, name, other, field)
+		}
+		names[name] = field
+	}
+	for _, p := range Params() {
+		f, _ := typ.FieldByName(p.Field)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag != p.JSON {
+			t.Errorf("%s: table JSON name %q, struct tag %q", p.Field, p.JSON, tag)
+		}
+		if p.Flag == "" || p.Help == "" {
+			t.Errorf("%s: no flag or no help", p.Field)
+		}
+		claim(flags, p.Flag, p.Field, "flag")
+		claim(keys, p.Key, p.Field, "key")
+		for _, old := range p.OldFlags {
+			claim(flags, old, p.Field, "flag")
+		}
+		for _, old := range p.OldKeys {
+			claim(keys, old, p.Field, "key")
+		}
+		// The identity (JSON) and the sweep keys go together: a parameter kept
+		// out of the JSON is no sweep key, and one in it can be set by its JSON
+		// name (the key, or an old spelling of it), so sweep files and
+		// databases written before a rename still work.
+		switch {
+		case p.JSON == "-" && p.Key != "":
+			t.Errorf("%s: sweep key %q but kept out of the JSON identity", p.Field, p.Key)
+		case p.JSON != "-" && p.Key != p.JSON && !contains(p.OldKeys, p.JSON):
+			t.Errorf("%s: JSON name %q is neither its key %q nor an old spelling of it", p.Field, p.JSON, p.Key)
+		}
+		if q, _ := ParamByKey(p.Key); p.Key != "" && q != p {
+			t.Errorf("ParamByKey(%q) is not %s", p.Key, p.Field)
+		}
+		if ParamByJSON(p.JSON) != p && p.JSON != "-" {
+			t.Errorf("ParamByJSON(%q) is not %s", p.JSON, p.Field)
+		}
+		// Get and Set reach the field named.
+		var c Config
+		def := DefaultConfig()
+		p.Set(&c, p.Get(&def))
+		got := reflect.ValueOf(c).FieldByName(p.Field).Interface()
+		want := reflect.ValueOf(DefaultConfig()).FieldByName(p.Field).Interface()
+		if got != want {
+			t.Errorf("%s: Set(Get(DefaultConfig)) gave %v, want %v", p.Field, got, want)
+		}
+	}
+}
+
+// TestNoNameClash: the current names are unambiguous across vocabularies:
+// no flag, read as a key (- as _), is another parameter's key, and the sweep
+// key of every parameter is its flag with _ for - but for the short flags
+// named in pairgossip run --help.
+func TestNoNameClash(t *testing.T) {
+	short := map[string]string{"k": "graph_k", "p": "graph_p", "rows": "graph_rows", "cols": "graph_cols", "algo": "algorithm"}
+	for _, p := range Params() {
+		asKey := strings.ReplaceAll(p.Flag, "-", "_")
+		if q, _ := ParamByKey(asKey); q != nil && q != p {
+			t.Errorf("flag --%s of %s reads as the key of %s", p.Flag, p.Field, q.Field)
+		}
+		if p.Key == "" {
+			continue
+		}
+		if want, ok := short[p.Flag]; ok {
+			asKey = want
+		}
+		if p.Key != asKey {
+			t.Errorf("%s: key %q is not its flag --%s with _ for -", p.Field, p.Key, p.Flag)
+		}
+	}
+	// The two radii.
+	g, _ := ParamByKey("graph_radius")
+	b, _ := ParamByKey("ball_radius")
+	if g.Field != "GraphR" || g.Flag != "graph-radius" || b.Field != "Radius" || b.Flag != "ball-radius" {
+		t.Fatalf("graph radius %+v, ball radius %+v", g, b)
+	}
+	if old, deprecated := ParamByKey("radius"); old != b || !deprecated {
+		t.Errorf("the old key radius is not a deprecated spelling of ball_radius")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestBindFlags: the flags' defaults are DefaultConfig's (Reg: chosen by
+// the problem), they set the fields, --schedule auto is the empty schedule,
+// and the deprecated --radius sets the graph's radius with a warning.
+func TestBindFlags(t *testing.T) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c := BaseConfig()
+	BindFlags(fs, &c, nil)
+	def := DefaultConfig()
+	for _, p := range Params() {
+		f := fs.Lookup(p.Flag)
+		if f == nil {
+			t.Errorf("no flag --%s", p.Flag)
+			continue
+		}
+		want := fmt.Sprint(p.Get(&def))
+		switch p.Field {
+		case "Reg":
+			want = "" // chosen by WithDefaults from the problem
+		case "Schedule":
+			want = "auto"
+		}
+		if f.DefValue != want {
+			t.Errorf("--%s: default %q, want %q (DefaultConfig)", p.Flag, f.DefValue, want)
+		}
+	}
+	if err := fs.Parse([]string{"--iters", "77", "--graph", "cycle", "--radius", "0.25", "--ball-radius", "3",
+		"--schedule", "auto", "--pin", "--gamma-c", "0.5", "--seed", "9"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Iters != 77 || c.Graph != "cycle" || c.GraphR != 0.25 || c.Radius != 3 || c.Schedule != "" || !c.Pin || c.GammaC != 0.5 || c.Seed != 9 {
+		t.Fatalf("parsed %+v", c)
+	}
+	if w := DeprecatedFlags(fs); len(w) != 1 || !strings.Contains(w[0], "--radius is deprecated: use --graph-radius") {
+		t.Fatalf("warnings %q", w)
+	}
+	if err := fs.Parse([]string{"--schedule", "reduced"}); err != nil || c.Schedule != "reduced" {
+		t.Fatalf("--schedule reduced: %v %q", err, c.Schedule)
+	}
+
+	// The graph group, as pairgossip gap binds it.
+	gs := flag.NewFlagSet("gap", flag.ContinueOnError)
+	BindFlags(gs, &c, func(p *Param) bool { return p.Group == "graph" })
+	var names []string
+	gs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if got := strings.Join(names, " "); got != "cols graph graph-file graph-radius graph-seed k p points-per-node radius rows" {
+		t.Errorf("graph flags: %s", got)
+	}
+}
+
+// TestValidate: one message per parameter, naming its flag, or its key.
+func TestValidate(t *testing.T) {
+	for _, c := range []Config{DefaultConfig(), BaseConfig()} {
+		if err := c.Validate(); err != nil {
+			t.Fatalf("the defaults are invalid: %v", err)
+		}
+	}
+	cases := []struct {
+		set     func(c *Config)
+		msg, km string
+	}{
+		{func(c *Config) { c.Iters = 0 }, "--iters must be >= 1, got 0", `key "iters": must be >= 1, got 0`},
+		{func(c *Config) { c.GammaC = -1 }, "--gamma-c must be > 0, got -1", `key "gamma_c": must be > 0, got -1`},
+		{func(c *Config) { c.GammaAlpha = 0.5 }, "--gamma-alpha must be in [0, 0.5), got 0.5", `key "gamma_alpha": must be in [0, 0.5), got 0.5`},
+		{func(c *Config) { c.GraphP = 1.5 }, "--p must be in [0, 1], got 1.5", `key "graph_p": must be in [0, 1], got 1.5`},
+		{func(c *Config) { c.GraphR = -1 }, "--graph-radius must be >= 0, got -1", `key "graph_radius": must be >= 0, got -1`},
+		{func(c *Config) { c.Radius = 0 }, "--ball-radius must be > 0, got 0", `key "ball_radius": must be > 0, got 0`},
+		{func(c *Config) { c.Lambda = -0.1 }, "--lambda must be >= 0, got -0.1", `key "lambda": must be >= 0`},
+		{func(c *Config) { c.B = 0 }, "--b must be > 0, got 0", `key "b": must be > 0`},
+		{func(c *Config) { c.LogPoints = 0 }, "--log-points must be >= 1, got 0", `key "log_points": must be >= 1`},
+		{func(c *Config) { c.PointsNode = -1 }, "--points-per-node must be >= 1, got -1", `key "points_per_node"`},
+		{func(c *Config) { c.Workers = -1 }, "--workers must be >= 0, got -1", "--workers must be >= 0"},
+		{func(c *Config) { c.Lambda = posInf() }, "--lambda must be a finite number, got +Inf", `key "lambda": must be a finite number`},
+		{func(c *Config) { c.Problem = "ranking" }, `--problem: unknown loss "ranking"`, `key "problem": unknown loss "ranking"`},
+		{func(c *Config) { c.Algorithm = "magic" }, `--algo: unknown algorithm "magic"`, `key "algorithm": unknown algorithm`},
+		{func(c *Config) { c.Baseline = "biased" }, `--baseline: unknown baseline "biased"`, `key "baseline"`},
+		{func(c *Config) { c.Reg = "l3" }, `--reg: unknown regulariser "l3"`, `key "reg"`},
+		{func(c *Config) { c.Graph = "hypercube" }, `--graph: unknown graph "hypercube" (valid: complete,`, `key "graph": unknown graph`},
+		{func(c *Config) { c.Schedule = "fast" }, `--schedule: unknown schedule "fast" (valid: auto, plain,`, `key "schedule"`},
+		{func(c *Config) { c.Data = "no-such.csv" }, `--data: "no-such.csv": no such file`, `key "data": "no-such.csv": no such file`},
+		{func(c *Config) { c.Graph, c.GraphFile = "file", "no-such.txt" }, `--graph-file: "no-such.txt": no such file`, `key "graph_file"`},
+		{func(c *Config) { c.Graph = "file" }, "--graph-file must be given when the graph is file", `key "graph_file": must be given`},
+		{func(c *Config) { c.Graph = "" }, "--graph: algorithm sync needs a graph", `key "graph": algorithm sync needs a graph`},
+		{func(c *Config) { c.Algorithm, c.Baseline = "centralized", "unbiased" }, "--baseline: unbiased applies to the gossip algorithms", `key "baseline"`},
+	}
+	for _, tc := range cases {
+		c := DefaultConfig()
+		tc.set(&c)
+		err := c.Validate()
+		var pe *ParamError
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: error %v is not a ParamError", tc.msg, err)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), tc.msg) || !strings.HasPrefix(pe.KeyMessage(), tc.km) {
+			t.Errorf("got %q / %q, want %q / %q", err, pe.KeyMessage(), tc.msg, tc.km)
+		}
+		// Prepare refuses it with the same message, before loading anything.
+		if run, perr := Prepare(c); perr == nil || perr.Error() != err.Error() {
+			t.Errorf("Prepare: %v, want %v", perr, err)
+			if run != nil {
+				run.Close()
+			}
+		}
+	}
+	// Valid extremes.
+	c := DefaultConfig()
+	c.Graph, c.Algorithm, c.Schedule, c.GraphP, c.GammaAlpha = "", "centralized", "auto", 1, 0.499
+	if err := c.Validate(); err != nil {
+		t.Errorf("centralized without a graph: %v", err)
+	}
+	c = DefaultConfig()
+	c.Graph = ""
+	if err := c.ValidateGraph(); err == nil || !strings.Contains(err.Error(), "--graph must be given") {
+		t.Errorf("ValidateGraph without a graph: %v", err)
+	}
+	c.Graph, c.GraphP, c.Iters = "cycle", 2, 0 // ValidateGraph looks at the graph's parameters only
+	if err := c.ValidateGraph(); err == nil || !strings.HasPrefix(err.Error(), "--p must be in [0, 1]") {
+		t.Errorf("ValidateGraph: %v", err)
+	}
+}
+
+func posInf() float64 { return math.Inf(1) }
