@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,6 +55,9 @@ type LoadOptions struct {
 	CSV CSVOptions
 	// LIBSVM is used when the specification is a LIBSVM file.
 	LIBSVM LIBSVMOptions
+	// NPY is used when the specification is a NumPy .npy or .npz file; its
+	// Workers and MaxElements default to the ones above when 0.
+	NPY NPYOptions
 }
 
 // Load returns the data set named by spec:
@@ -67,11 +71,14 @@ type LoadOptions struct {
 //     K = opt.Classes (zeros: 1000, 40, 10), S = min(5, D), MeanScale = 1,
 //     Sigma = 0.5 and opt.Seed — the paper's model at any size, from the
 //     counter-based generator (so not the same numbers as "synthetic");
-//   - otherwise spec is a file path. Files ending in .svm or .libsvm are read
-//     as LIBSVM and files ending in .csv as CSV; for any other name (.txt,
-//     .data, none, ...) the first non-blank, non-comment line decides: if its
-//     second white-space-separated token looks like index:value, LIBSVM,
-//     otherwise CSV.
+//   - otherwise spec is a file path. Files ending in .npy are read with
+//     LoadNPY (the labels from opt.NPY.Labels or the y.npy beside an X.npy,
+//     see NPYLabelsPath), files ending in .npz with LoadNPZ, files ending in
+//     .svm or .libsvm as LIBSVM and files ending in .csv as CSV. For any
+//     other name (.txt, .data, none, ...) the content decides: NumPy's magic
+//     bytes mean .npy, a zip archive means .npz, and otherwise the first
+//     non-blank, non-comment line: if its second white-space-separated token
+//     looks like index:value, LIBSVM, otherwise CSV.
 //
 // A path that does not exist is an error naming it and the built-in names.
 func Load(spec string, opt LoadOptions) (*Dataset, error) {
@@ -100,10 +107,66 @@ func Load(spec string, opt LoadOptions) (*Dataset, error) {
 		}
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	if isLIBSVMPath(spec) {
+	npy := opt.NPY
+	if npy.Workers == 0 {
+		npy.Workers = opt.Workers
+	}
+	if npy.MaxElements == 0 {
+		npy.MaxElements = opt.MaxElements
+	}
+	switch sniffFormat(spec) {
+	case formatNPY:
+		return LoadNPY(spec, npy)
+	case formatNPZ:
+		return LoadNPZ(spec, npy)
+	case formatLIBSVM:
 		return LoadLIBSVM(spec, opt.LIBSVM)
 	}
 	return LoadCSV(spec, opt.CSV)
+}
+
+// File formats Load tells apart.
+const (
+	formatCSV = iota
+	formatLIBSVM
+	formatNPY
+	formatNPZ
+)
+
+// sniffFormat decides the format of a file for Load: by extension, then by
+// content.
+func sniffFormat(path string) int {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return formatNPY
+	case ".npz":
+		return formatNPZ
+	case ".svm", ".libsvm":
+		return formatLIBSVM
+	case ".csv":
+		return formatCSV
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return formatCSV // LoadCSV will report the error
+	}
+	defer f.Close()
+	var magic [6]byte
+	if n, _ := io.ReadFull(f, magic[:]); n == 6 {
+		switch {
+		case string(magic[:]) == npyMagic:
+			return formatNPY
+		case string(magic[:4]) == "PK\x03\x04":
+			return formatNPZ
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return formatCSV
+	}
+	if sniffLIBSVM(bufio.NewReaderSize(f, 64<<10)) {
+		return formatLIBSVM
+	}
+	return formatCSV
 }
 
 // builtinNames lists the names Load accepts besides file paths.
@@ -188,22 +251,6 @@ func sizeOpt(spec, name string, v, least int, dst *int) error {
 	}
 	*dst = v
 	return nil
-}
-
-// isLIBSVMPath decides the format of a file for Load.
-func isLIBSVMPath(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svm", ".libsvm":
-		return true
-	case ".csv":
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false // LoadCSV will report the error
-	}
-	defer f.Close()
-	return sniffLIBSVM(bufio.NewReaderSize(f, 64<<10))
 }
 
 // sniffLIBSVM looks at the first non-blank, non-comment line (within the
