@@ -319,6 +319,14 @@ func (ls *labelSet) add(text string) int32 {
 	return id
 }
 
+// addClone is add for text that must be copied before it is kept.
+func (ls *labelSet) addClone(text string) int32 {
+	if id, ok := ls.ids[text]; ok {
+		return id
+	}
+	return ls.add(strings.Clone(text))
+}
+
 // finish returns the class names in class-index order and the map from
 // provisional id to class index. If every label is a finite number, equal
 // values merge (named by the first spelling seen) and classes are ordered by
