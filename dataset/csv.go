@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -136,7 +137,8 @@ func (p *csvParser) sizeErr() error {
 			ErrTooLarge, p.lim.bytes, humanBytes(float64(p.lim.bytes)))}
 }
 
-func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
+// prepare resolves the options; it reports invalid ones.
+func (p *csvParser) prepare() error {
 	p.lim = resolveLimits(p.opt.MaxFileBytes, p.opt.MaxElements)
 	p.missing = p.opt.Missing
 	if p.missing == "" {
@@ -148,33 +150,119 @@ func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
 	case ImputeMedian, ImputeMean, ImputeError:
 		p.impute = p.opt.Impute
 	default:
-		return nil, p.errf(0, 0, "CSVOptions.Impute: unknown method %q (want %q, %q or %q)",
+		return p.errf(0, 0, "CSVOptions.Impute: unknown method %q (want %q, %q or %q)",
 			p.opt.Impute, ImputeMedian, ImputeMean, ImputeError)
 	}
 	switch p.opt.Header {
 	case HeaderAuto, HeaderPresent, HeaderAbsent:
 	default:
-		return nil, p.errf(0, 0, "CSVOptions.Header: unknown mode %d", int(p.opt.Header))
+		return p.errf(0, 0, "CSVOptions.Header: unknown mode %d", int(p.opt.Header))
 	}
+	return nil
+}
 
+// csvFormat is what the first non-blank line of a file fixes.
+type csvFormat struct {
+	comma      bool
+	nf         int   // fields per line
+	label      int   // 0-based label column
+	keep       []int // 0-based feature columns, in order
+	firstLine  int   // line number of the first non-blank line
+	headerLine int   // line number of the header, 0 if none
+}
+
+// firstLine reads the format from the first non-blank line (number lineNo)
+// and reports whether it is a header. fields is reused and returned split.
+func (p *csvParser) firstLine(f *csvFormat, line string, lineNo int, fields []string) ([]string, bool, error) {
+	f.firstLine = lineNo
+	f.comma = strings.IndexByte(line, ',') >= 0
+	fields = splitFields(fields, line, f.comma)
+	f.nf = len(fields)
+	var msg string
+	f.label, f.keep, msg = resolveColumns(f.nf, p.opt.LabelColumn, p.opt.DropColumns)
+	if msg != "" {
+		return fields, false, p.errf(lineNo, 0, "%s", msg)
+	}
+	if p.opt.Header == HeaderPresent || (p.opt.Header == HeaderAuto && p.looksLikeHeader(fields, f.keep)) {
+		f.headerLine = lineNo
+		return fields, true, nil
+	}
+	return fields, false, nil
+}
+
+// row parses the data line lineNo, split into fields, the data set's row
+// number rowsBefore (0-based): the features into out (NaN for a missing
+// value, counted in nMissing) and the label into labels, whose provisional
+// id it returns. out may be nil only when the row is over the element limit
+// (reported before anything is written). With clone, label text is copied
+// before labels keeps it (for lines that point into memory the caller
+// releases).
+func (p *csvParser) row(f *csvFormat, fields []string, lineNo, rowsBefore int, out []float64, nMissing []int, labels *labelSet, clone bool) (int32, error) {
+	hint := ""
+	if lineNo == f.firstLine && p.opt.Header == HeaderAuto {
+		hint = fmt.Sprintf(" (if line %d is a header, set CSVOptions.Header to HeaderPresent)", lineNo)
+	}
+	if len(fields) != f.nf {
+		return 0, p.errf(lineNo, 0, "expected %d fields, got %d%s", f.nf, len(fields), hint)
+	}
+	if p.lim.overElements(int64(rowsBefore+1), int64(len(f.keep))) {
+		return 0, &ParseError{File: p.name, Line: lineNo, Err: ErrTooLarge,
+			Msg: p.lim.elementsMsg(int64(rowsBefore+1), int64(len(f.keep)), true, raiseElements)}
+	}
+	for k, c := range f.keep {
+		fv := fields[c]
+		if fv == p.missing || (f.comma && fv == "") {
+			if p.impute == ImputeError {
+				return 0, p.errf(lineNo, c+1, "missing value %q (CSVOptions.Impute is %q)", fv, ImputeError)
+			}
+			nMissing[k]++
+			out[k] = nan
+			continue
+		}
+		v, msg := parseValue(fv)
+		if msg != "" {
+			return 0, p.errf(lineNo, c+1, "%s%s", msg, hint)
+		}
+		out[k] = v
+	}
+	lt := fields[f.label]
+	if lt == p.missing {
+		lt = ""
+	}
+	if msg := checkLabel(lt); msg != "" {
+		return 0, p.errf(lineNo, f.label+1, "%s%s", msg, hint)
+	}
+	if clone {
+		return labels.addClone(lt), nil
+	}
+	return labels.add(lt), nil
+}
+
+// noRows is the error for a file without data lines.
+func (p *csvParser) noRows(f *csvFormat) error {
+	if f.headerLine > 0 {
+		return p.errf(0, 0, "no data lines after the header on line %d", f.headerLine)
+	}
+	return p.errf(0, 0, "empty file (no data lines)")
+}
+
+func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
+	if err := p.prepare(); err != nil {
+		return nil, err
+	}
 	p.lr = &limitedReader{r: r, limit: p.lim.bytes}
 	sc := newLineScanner(p.lr, p.lim.bytes)
 
 	var (
-		lineNo     int
-		started    bool
-		comma      bool
-		nf         int   // fields per line
-		label      int   // 0-based label column
-		keep       []int // 0-based feature columns, in order
-		firstLine  int   // line number of the first non-blank line
-		headerLine int   // line number of the header, 0 if none
-		fields     []string
-		x          []float64 // row-major, NaN marks a missing value
-		prov       []int32   // provisional label id per row
-		labels     labelSet
-		nMissing   []int // per kept column
-		rows       int
+		f        csvFormat
+		lineNo   int
+		started  bool
+		fields   []string
+		x        []float64 // row-major, NaN marks a missing value
+		prov     []int32   // provisional label id per row
+		labels   labelSet
+		nMissing []int // per kept column
+		rows     int
 	)
 	for sc.Scan() {
 		lineNo++
@@ -187,58 +275,25 @@ func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
 		}
 		if !started {
 			started = true
-			firstLine = lineNo
-			comma = strings.IndexByte(line, ',') >= 0
-			fields = splitFields(fields, line, comma)
-			nf = len(fields)
-			var msg string
-			label, keep, msg = resolveColumns(nf, p.opt.LabelColumn, p.opt.DropColumns)
-			if msg != "" {
-				return nil, p.errf(lineNo, 0, "%s", msg)
+			var header bool
+			var err error
+			if fields, header, err = p.firstLine(&f, line, lineNo, fields); err != nil {
+				return nil, err
 			}
-			nMissing = make([]int, len(keep))
-			if p.opt.Header == HeaderPresent || (p.opt.Header == HeaderAuto && p.looksLikeHeader(fields, keep)) {
-				headerLine = lineNo
+			nMissing = make([]int, len(f.keep))
+			if header {
 				continue
 			}
 		} else {
-			fields = splitFields(fields, line, comma)
+			fields = splitFields(fields, line, f.comma)
 		}
-		hint := ""
-		if lineNo == firstLine && p.opt.Header == HeaderAuto {
-			hint = fmt.Sprintf(" (if line %d is a header, set CSVOptions.Header to HeaderPresent)", lineNo)
+		d := len(f.keep)
+		x = slices.Grow(x, d)[:len(x)+d]
+		id, err := p.row(&f, fields, lineNo, rows, x[len(x)-d:], nMissing, &labels, false)
+		if err != nil {
+			return nil, err
 		}
-		if len(fields) != nf {
-			return nil, p.errf(lineNo, 0, "expected %d fields, got %d%s", nf, len(fields), hint)
-		}
-		if p.lim.overElements(int64(rows+1), int64(len(keep))) {
-			return nil, &ParseError{File: p.name, Line: lineNo, Err: ErrTooLarge,
-				Msg: p.lim.elementsMsg(int64(rows+1), int64(len(keep)), true, raiseElements)}
-		}
-		for k, c := range keep {
-			f := fields[c]
-			if f == p.missing || (comma && f == "") {
-				if p.impute == ImputeError {
-					return nil, p.errf(lineNo, c+1, "missing value %q (CSVOptions.Impute is %q)", f, ImputeError)
-				}
-				nMissing[k]++
-				x = append(x, nan)
-				continue
-			}
-			v, msg := parseValue(f)
-			if msg != "" {
-				return nil, p.errf(lineNo, c+1, "%s%s", msg, hint)
-			}
-			x = append(x, v)
-		}
-		lt := fields[label]
-		if lt == p.missing {
-			lt = ""
-		}
-		if msg := checkLabel(lt); msg != "" {
-			return nil, p.errf(lineNo, label+1, "%s%s", msg, hint)
-		}
-		prov = append(prov, labels.add(lt))
+		prov = append(prov, id)
 		rows++
 	}
 	if err := sc.Err(); err != nil {
@@ -251,12 +306,8 @@ func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
 		return nil, &ParseError{File: p.name, Line: lineNo, Msg: "read error: " + err.Error(), Err: err}
 	}
 	if rows == 0 {
-		if headerLine > 0 {
-			return nil, p.errf(0, 0, "no data lines after the header on line %d", headerLine)
-		}
-		return nil, p.errf(0, 0, "empty file (no data lines)")
+		return nil, p.noRows(&f)
 	}
-
 	names, remap := labels.finish()
 	if len(names) < 2 {
 		return nil, p.errf(0, 0, "only one class (%q) — pairwise objectives need at least two", names[0])
@@ -265,15 +316,19 @@ func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
 	for i, id := range prov {
 		class[i] = remap[id]
 	}
+	return p.build(&f, x, rows, class, names, nMissing)
+}
 
-	d := len(keep)
+// build imputes, standardizes and describes the parsed data.
+func (p *csvParser) build(f *csvFormat, x []float64, rows int, class []int32, names []string, nMissing []int) (*Dataset, error) {
+	d := len(f.keep)
 	imputed := 0
 	for k, m := range nMissing {
 		if m == 0 {
 			continue
 		}
 		if m == rows {
-			return nil, p.errf(0, keep[k]+1, "all %d values are missing (nothing to impute from; drop the column)", rows)
+			return nil, p.errf(0, f.keep[k]+1, "all %d values are missing (nothing to impute from; drop the column)", rows)
 		}
 		obs := make([]float64, 0, rows-m)
 		for i := 0; i < rows; i++ {
@@ -307,12 +362,12 @@ func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
 		ClassNames: names,
 	}
 	var src strings.Builder
-	fmt.Fprintf(&src, "%s: CSV, %d rows, %d features, label column %d", p.name, rows, d, label+1)
-	if len(keep)+1 < nf {
+	fmt.Fprintf(&src, "%s: CSV, %d rows, %d features, label column %d", p.name, rows, d, f.label+1)
+	if len(f.keep)+1 < f.nf {
 		fmt.Fprintf(&src, ", dropped columns %v", p.opt.DropColumns)
 	}
-	if headerLine > 0 {
-		fmt.Fprintf(&src, ", header on line %d", headerLine)
+	if f.headerLine > 0 {
+		fmt.Fprintf(&src, ", header on line %d", f.headerLine)
 	}
 	if imputed > 0 {
 		fmt.Fprintf(&src, ", %d missing values imputed with the column %s", imputed, p.impute)

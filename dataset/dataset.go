@@ -25,6 +25,29 @@ type Dataset struct {
 	// Source records where the data came from and how it was preprocessed
 	// (a citation for the built-in data sets).
 	Source string
+
+	// mapping is the memory-mapped file X points into, if any (LoadNPY,
+	// LoadNPZ); Close releases it.
+	mapping []byte
+}
+
+// Mapped reports whether X points into a memory-mapped file (see LoadNPY)
+// rather than into memory of its own.
+func (ds *Dataset) Mapped() bool { return ds.mapping != nil }
+
+// Close releases the memory mapping behind X when X is mapped from a file
+// (LoadNPY, LoadNPZ; see Mapped), and sets X to nil: X, and every slice of
+// it the caller kept, must not be used afterwards (the memory is gone; a
+// read would crash the program). Without Close the mapping lasts until the
+// process exits; it is never released by the garbage collector. Close does
+// nothing for data sets that are not mapped, and a second Close does nothing.
+func (ds *Dataset) Close() error {
+	if ds.mapping == nil {
+		return nil
+	}
+	m := ds.mapping
+	ds.mapping, ds.X = nil, nil
+	return unmapFile(m)
 }
 
 // Row returns row i of X (a view, not a copy; its capacity ends with the row).
@@ -294,6 +317,14 @@ func (ls *labelSet) add(text string) int32 {
 	ls.ids[text] = id
 	ls.texts = append(ls.texts, text)
 	return id
+}
+
+// addClone is add for text that must be copied before it is kept.
+func (ls *labelSet) addClone(text string) int32 {
+	if id, ok := ls.ids[text]; ok {
+		return id
+	}
+	return ls.add(strings.Clone(text))
 }
 
 // finish returns the class names in class-index order and the map from

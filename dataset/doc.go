@@ -27,11 +27,22 @@
 // SyntheticConfig; every random draw comes from the project's seeded streams
 // (internal/rng), so a seed fixes the data set bit for bit.
 //
+// For large n (10⁷ points and more) SyntheticMetric draws the same model and
+// SyntheticAUC a two-Gaussian binary set (see SyntheticAUCConfig for the
+// exact model), both in parallel over blocks of rows from counter-based
+// streams keyed by (seed, row) (internal/crng), so the data are bit-identical
+// for any number of workers. Load names them "synthetic-metric" and
+// "synthetic-auc" and sizes them with LoadOptions.N, Dim and Classes;
+// "synthetic" stays the paper's set from the sequential generator.
+//
 // # Users' own data
 //
 // LoadCSV / ParseCSV read delimited text (comma- or whitespace-separated), and
-// LoadLIBSVM / ParseLIBSVM read the sparse LIBSVM format. Load picks one of the
-// built-in sets or a file by a single specification string. The parsers are
+// LoadLIBSVM / ParseLIBSVM read the sparse LIBSVM format. LoadNPY and LoadNPZ
+// read NumPy's binary .npy files (features X.npy with labels y.npy beside
+// them) and .npz archives (arrays X and y), memory-mapping the features when
+// they are float64 in C order. Load picks one of the built-in sets or a file
+// by a single specification string. The parsers are
 // strict: every problem is reported as a *ParseError naming the file and, where
 // there is one, the 1-based line and column. The embedded breast-cancer file
 // goes through the same CSV parser.

@@ -3,7 +3,10 @@ package dataset
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +96,59 @@ func FuzzParseLIBSVM(f *testing.F) {
 		if ds != nil && d > 0 && ds.D != d {
 			t.Fatalf("forced D = %d, got %d", d, ds.D)
 		}
+	})
+}
+
+// npyFixture returns a file of testdata/npy (for seed corpora).
+func npyFixture(f *testing.F, name string) []byte {
+	b, err := os.ReadFile(filepath.Join("testdata", "npy", name))
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
+// checkNPY checks what ParseNPY and ParseNPZ promise: an error comes with no
+// dataset, a dataset is valid and within the element limit.
+func checkNPY(t *testing.T, ds *Dataset, err error) {
+	t.Helper()
+	if err != nil {
+		if ds != nil {
+			t.Fatalf("non-nil dataset with error %v", err)
+		}
+		return
+	}
+	if err := ds.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if int64(ds.N)*int64(ds.D) > fuzzMaxElements || ds.Mapped() {
+		t.Fatalf("N×D = %d×%d, mapped %v", ds.N, ds.D, ds.Mapped())
+	}
+}
+
+func FuzzParseNPY(f *testing.F) {
+	for _, p := range [][2]string{{"X.npy", "y.npy"}, {"f4_X.npy", "f4_y.npy"}, {"fortran_X.npy", "fortran_y.npy"},
+		{"v2_X.npy", "v2_y.npy"}, {"v3_X.npy", "v3_y.npy"}, {"be_X.npy", "be_y.npy"}, {"int_X.npy", "int_y.npy"}} {
+		f.Add(npyFixture(f, p[0]), npyFixture(f, p[1]))
+	}
+	y := npyFixture(f, "y.npy")
+	f.Add([]byte(npyMagic+"\x01\x00\xff\xff{"), y)
+	f.Add([]byte(npyMagic+"\x02\x00\xff\xff\xff\x7f"), y)
+	f.Add([]byte(npyMagic+"\x01\x00\x40\x00{'descr': '<f8', 'fortran_order': False, 'shape': (1125899906842624, 9), }\n"), y)
+	f.Add([]byte(npyMagic+"\x01\x00\x30\x00{'descr':'|b1','fortran_order':True,'shape':(5L,)}\n"), y)
+	f.Fuzz(func(t *testing.T, x, y []byte) {
+		ds, err := ParseNPY(bytes.NewReader(x), bytes.NewReader(y), "fuzz.npy", NPYOptions{MaxElements: fuzzMaxElements})
+		checkNPY(t, ds, err)
+	})
+}
+
+func FuzzParseNPZ(f *testing.F) {
+	for _, name := range []string{"data.npz", "compressed.npz", "positional.npz"} {
+		f.Add(npyFixture(f, name))
+	}
+	f.Add([]byte("PK\x05\x06" + strings.Repeat("\x00", 18)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ds, err := ParseNPZ(bytes.NewReader(data), int64(len(data)), "fuzz.npz", NPYOptions{MaxElements: fuzzMaxElements})
+		checkNPY(t, ds, err)
 	})
 }

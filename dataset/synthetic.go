@@ -38,6 +38,13 @@ type SyntheticConfig struct {
 	MeanScale float64 // scale of the class means (default 1); finite, >= 0
 	Sigma     float64 // noise standard deviation σ (default 0.5); finite, > 0
 	Seed      uint64  // the user seed
+
+	// Workers is the number of goroutines SyntheticMetric generates with
+	// (0: GOMAXPROCS); the data do not depend on it. Synthetic ignores it.
+	Workers int
+	// MaxElements limits N·D: 0 means DefaultMaxElements, negative means no
+	// limit.
+	MaxElements int64
 }
 
 // SyntheticStream is the sub-stream id (the second argument of rng.New) of
@@ -71,9 +78,12 @@ func (cfg SyntheticConfig) Validate() error {
 	case !(cfg.MeanScale >= 0) || math.IsInf(cfg.MeanScale, 0):
 		return bad("MeanScale = %v: need a finite MeanScale >= 0", cfg.MeanScale)
 	}
-	lim := resolveLimits(0, 0)
+	if cfg.N > math.MaxInt/cfg.D {
+		return bad("N, D = %d, %d: N·D overflows int", cfg.N, cfg.D)
+	}
+	lim := resolveLimits(0, cfg.MaxElements)
 	if lim.overElements(int64(cfg.N), int64(cfg.D)) {
-		return bad("N, D = %d, %d: %s", cfg.N, cfg.D, lim.elementsMsg(int64(cfg.N), int64(cfg.D), false, " (DefaultMaxElements)"))
+		return bad("N, D = %d, %d: %s", cfg.N, cfg.D, lim.elementsMsg(int64(cfg.N), int64(cfg.D), false, "; raise SyntheticConfig.MaxElements to allow more"))
 	}
 	return nil
 }
@@ -99,28 +109,8 @@ func synthetic(cfg SyntheticConfig) (ds *Dataset, u, means []float64, err error)
 	for i := range g {
 		g[i] = st.Normal()
 	}
-	a := blas64.General{Rows: d, Cols: s, Stride: s, Data: g}
-	tau := make([]float64, s)
-	work := make([]float64, 1)
-	lapack64.Geqrf(a, tau, work, -1)
-	work = make([]float64, max(int(work[0]), d))
-	lapack64.Geqrf(a, tau, work, len(work))
-	sign := make([]float64, s)
-	for j := 0; j < s; j++ {
-		r := g[j*s+j]
-		if r == 0 || math.IsNaN(r) { // probability zero for Gaussian G
-			return nil, nil, nil, fmt.Errorf("dataset: synthetic: degenerate random subspace (seed %d)", cfg.Seed)
-		}
-		sign[j] = math.Copysign(1, r)
-	}
-	lapack64.Orgqr(a, tau, work, -1)
-	work = make([]float64, max(int(work[0]), s))
-	lapack64.Orgqr(a, tau, work, len(work))
-	u = g
-	for i := 0; i < d; i++ {
-		for j := 0; j < s; j++ {
-			u[i*s+j] *= sign[j]
-		}
+	if u, err = orthonormalize(g, d, s, cfg.Seed); err != nil {
+		return nil, nil, nil, err
 	}
 
 	// 2. Class means μ_c = MeanScale · U a_c.
@@ -183,4 +173,35 @@ func synthetic(cfg SyntheticConfig) (ds *Dataset, u, means []float64, err error)
 			n, d, k, s, cfg.MeanScale, cfg.Sigma, cfg.Seed),
 	}
 	return ds, u, means, nil
+}
+
+// orthonormalize replaces the d×s row-major matrix g by U, the Q factor of
+// its thin QR factorization with the signs of U's columns chosen so that R
+// has a positive diagonal (the Gram–Schmidt orthonormalization of g's
+// columns), and returns it.
+func orthonormalize(g []float64, d, s int, seed uint64) ([]float64, error) {
+	a := blas64.General{Rows: d, Cols: s, Stride: s, Data: g}
+	tau := make([]float64, s)
+	work := make([]float64, 1)
+	lapack64.Geqrf(a, tau, work, -1)
+	work = make([]float64, max(int(work[0]), d))
+	lapack64.Geqrf(a, tau, work, len(work))
+	sign := make([]float64, s)
+	for j := 0; j < s; j++ {
+		r := g[j*s+j]
+		if r == 0 || math.IsNaN(r) { // probability zero for Gaussian G
+			return nil, fmt.Errorf("dataset: synthetic: degenerate random subspace (seed %d)", seed)
+		}
+		sign[j] = math.Copysign(1, r)
+	}
+	lapack64.Orgqr(a, tau, work, -1)
+	work = make([]float64, max(int(work[0]), s))
+	lapack64.Orgqr(a, tau, work, len(work))
+	u := g
+	for i := 0; i < d; i++ {
+		for j := 0; j < s; j++ {
+			u[i*s+j] *= sign[j]
+		}
+	}
+	return u, nil
 }

@@ -44,3 +44,27 @@ func For(n, workers int, body func(worker, i int)) {
 	}
 	wg.Wait()
 }
+
+// Blocks calls body(worker, lo, hi) once for each block [lo, hi) of a static
+// partition of [0, n) into at most workers contiguous, non-empty blocks of
+// near-equal size, one goroutine each (worker = block number, in order).
+// With one worker (or n <= 1) it runs on the calling goroutine.
+func Blocks(n, workers int, body func(worker, lo, hi int)) {
+	workers = min(Workers(workers), n)
+	if workers <= 1 {
+		if n > 0 {
+			body(0, 0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+}

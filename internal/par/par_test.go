@@ -1,0 +1,39 @@
+package par
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+func TestBlocksCoversOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 100} {
+		for _, w := range []int{1, 2, 3, 8, 200} {
+			hits := make([]atomic.Int32, n)
+			blocks := make([][2]int, min(w, max(n, 1)))
+			var calls atomic.Int32
+			Blocks(n, w, func(worker, lo, hi int) {
+				calls.Add(1)
+				if lo >= hi {
+					t.Errorf("n=%d w=%d: empty block [%d, %d)", n, w, lo, hi)
+				}
+				blocks[worker] = [2]int{lo, hi}
+				for i := lo; i < hi; i++ {
+					hits[i].Add(1)
+				}
+			})
+			for i := range hits {
+				if hits[i].Load() != 1 {
+					t.Fatalf("n=%d w=%d: index %d covered %d times", n, w, i, hits[i].Load())
+				}
+			}
+			if want := min(w, n); int(calls.Load()) != want {
+				t.Errorf("n=%d w=%d: %d blocks, want %d", n, w, calls.Load(), want)
+			}
+			for k := 1; k < int(calls.Load()); k++ {
+				if blocks[k][0] != blocks[k-1][1] {
+					t.Errorf("n=%d w=%d: block %d starts at %d, the previous ends at %d", n, w, k, blocks[k][0], blocks[k-1][1])
+				}
+			}
+		}
+	}
+}
