@@ -50,6 +50,11 @@ type Config struct {
 	DataSeed uint64 `json:"data_seed"`
 	// LabelColumn is the 1-based label column of a CSV file (0: last).
 	LabelColumn int `json:"label_column,omitempty"`
+	// N, Dim and Classes size the synthetic-auc and synthetic-metric data
+	// sets (0: their defaults); they must be 0 for the other data.
+	N       int `json:"n,omitempty"`
+	Dim     int `json:"dim,omitempty"`
+	Classes int `json:"classes,omitempty"`
 	// Graph is complete, cycle, star, path, watts-strogatz, erdos-renyi,
 	// grid, torus, geometric or file; the node count comes from the data.
 	Graph      string  `json:"graph"`
@@ -159,7 +164,8 @@ func Prepare(cfg Config) (*Run, error) {
 		return nil, err
 	}
 
-	ds, err := dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}})
+	ds, err := dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, N: cfg.N, Dim: cfg.Dim, Classes: cfg.Classes,
+		Workers: cfg.Workers, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}})
 	if err != nil {
 		return nil, err
 	}

@@ -71,8 +71,20 @@ var params = []*Param{
 		Help:  "objective: auc (logistic), auc-hinge, auc-squared-hinge, metric",
 		check: parsedBy(problem.ParseLoss)},
 	{Field: "Data", Flag: "data", Key: "data", JSON: "data", Path: true,
-		Help:  "breast-cancer (embedded), synthetic (paper's metric-learning set), or a CSV / LIBSVM file",
+		Help: "breast-cancer (embedded), synthetic (the paper's metric-learning set), synthetic-auc\n" +
+			"(two Gaussian classes, any --n and --dim), synthetic-metric (the paper's mixture at any\n" +
+			"--n, --dim, --classes), or a file: CSV, LIBSVM, NumPy .npy (labels from the y.npy beside\n" +
+			"it) or .npz",
 		check: dataExists},
+	{Field: "N", Flag: "n", Key: "n", JSON: "n",
+		Help:  "points (nodes) of synthetic-auc / synthetic-metric (0: their default, 1000)",
+		check: atLeast(0)},
+	{Field: "Dim", Flag: "dim", Key: "dim", JSON: "dim",
+		Help:  "dimension of synthetic-auc / synthetic-metric (0: 16 / 40)",
+		check: atLeast(0)},
+	{Field: "Classes", Flag: "classes", Key: "classes", JSON: "classes",
+		Help:  "classes of synthetic-metric (0: 10)",
+		check: atLeast(0)},
 	{Field: "DataSeed", Flag: "data-seed", Key: "data_seed", JSON: "data_seed",
 		Help: "seed of the synthetic data set"},
 	{Field: "LabelColumn", Flag: "label-column", Key: "label_column", JSON: "label_column",
@@ -428,14 +440,15 @@ func parsedBy[T any](parse func(string) (T, error)) func(v any) error {
 // dataExists: a built-in data set or an existing file.
 func dataExists(v any) error {
 	s := v.(string)
-	if s == dataset.SpecBreastCancer || s == dataset.SpecSynthetic {
+	builtins := []string{dataset.SpecBreastCancer, dataset.SpecSynthetic, dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric}
+	if slices.Contains(builtins, s) {
 		return nil
 	}
 	if s == "" {
-		return fmt.Errorf("no data set given (%s, %s or a file)", dataset.SpecBreastCancer, dataset.SpecSynthetic)
+		return fmt.Errorf("no data set given (%s or a file)", strings.Join(builtins, ", "))
 	}
 	if _, err := os.Stat(s); err != nil {
-		return fmt.Errorf("%q: no such file (and not a built-in: %s, %s)", s, dataset.SpecBreastCancer, dataset.SpecSynthetic)
+		return fmt.Errorf("%q: no such file (and not a built-in: %s)", s, strings.Join(builtins, ", "))
 	}
 	return nil
 }
