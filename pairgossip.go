@@ -104,8 +104,17 @@ func DefaultConfig() Config {
 		Lambda: 0, Radius: 1, B: 2, GammaC: 1, GammaAlpha: 0, Seed: 1, LogPoints: 30}
 }
 
+// SetupTimes is where Prepare's time went.
+type SetupTimes struct {
+	Data, Problem, Graph, Engine time.Duration
+}
+
+// Total is the whole set-up.
+func (t SetupTimes) Total() time.Duration { return t.Data + t.Problem + t.Graph + t.Engine }
+
 // Run is a prepared run.
 type Run struct {
+	Setup    SetupTimes // how long Prepare took, by part
 	Config   Config
 	Data     *dataset.Dataset
 	Problem  *problem.Problem
@@ -123,6 +132,9 @@ type Result struct {
 	Final   engine.Record
 	Optimum *problem.Optimum // nil when skipped
 	Wall    time.Duration    // simulation and measurement, optimum excluded
+	// Measure is the part of Wall spent measuring, OptimumTime the
+	// centralized solve.
+	Measure, OptimumTime time.Duration
 }
 
 // WithDefaults returns cfg with the defaults that depend on other fields
@@ -184,10 +196,17 @@ func Prepare(cfg Config) (*Run, error) {
 			labels[i] = int32(v)
 		}
 	}
-	prob, err := problem.New(loss, problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, cfg.B, ds.N, ds.D, ds.X, labels)
+	// The problem reads the data in place where its layout allows (no copy
+	// at d a multiple of 8), and has its own padded copy otherwise; either
+	// way the data set's reference is dropped so that one copy is held.
+	prob, err := problem.NewShared(loss, problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, cfg.B, ds.N, ds.D, ds.X, labels)
 	if err != nil {
 		return nil, err
 	}
+	if len(ds.X) > 0 && &prob.X.Data[0] != &ds.X[0] {
+		ds.Close() // the problem copied it: release a mapped file now
+	}
+	ds.X = nil
 	r := &Run{Config: cfg, Data: ds, Problem: prob}
 	if algo != engine.Centralized {
 		if ds.N%cfg.PointsNode != 0 {
@@ -283,7 +302,9 @@ func (r *Run) Identity() []byte {
 	h := sha256.New()
 	cj, _ := json.Marshal(r.Config)
 	h.Write(cj)
-	binary.Write(h, binary.LittleEndian, r.Data.X)
+	for i := 0; i < r.Problem.N; i++ { // the data, as dense rows (the bytes of the data set's X)
+		binary.Write(h, binary.LittleEndian, r.Problem.X.Row(i))
+	}
 	binary.Write(h, binary.LittleEndian, r.Data.Class)
 	if r.Graph != nil {
 		binary.Write(h, binary.LittleEndian, r.Graph.Edges)

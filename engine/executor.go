@@ -192,6 +192,7 @@ type crew struct {
 	// serial and parallel: wall time the executor spent with the caller
 	// alone, and with the pool's workers (Sim.Profile).
 	serial, parallel time.Duration
+	measure          time.Duration // in Sim.Measure
 	n                int
 	cpus             []int  // CPU of each worker (nil: not pinned)
 	why              string // why not pinned

@@ -122,22 +122,27 @@ func (s *Sim) RankOneUpdates() int64 {
 	return 0
 }
 
-// Profile is where an executor's time went: with the caller alone
-// (drawing a block's edges, the touched nodes in event order) and with the
-// pool's workers (the per-node passes). Only the blocked and reduced
-// executors keep it; for the others both are zero.
+// Profile is where a run's time went. Serial and Parallel: the
+// executor's time with the caller alone (drawing a block's edges, the
+// touched nodes in event order) and with the pool's workers (the per-node
+// passes); only the blocked and reduced executors keep them, for the others
+// both are zero. Measure: the time in Measure.
 type Profile struct {
-	Serial, Parallel time.Duration
+	Serial, Parallel, Measure time.Duration
 }
 
-// Profile returns the time the run's executor spent so far, serial and
-// parallel (see Profile).
-func (s *Sim) Profile() Profile { return Profile{Serial: s.crew.serial, Parallel: s.crew.parallel} }
+// Profile returns where the run's time went so far (see Profile).
+func (s *Sim) Profile() Profile {
+	return Profile{Serial: s.crew.serial, Parallel: s.crew.parallel, Measure: s.crew.measure}
+}
 
 // Measure evaluates the current state.
 func (s *Sim) Measure() Record {
+	t0 := time.Now()
 	s.materialize(s.meas.rows)
-	return s.meas.measure(s.state)
+	r := s.meas.measure(s.state)
+	s.crew.measure += time.Since(t0)
+	return r
 }
 
 // materialize writes θ_k into the state's Theta for the given rows (all

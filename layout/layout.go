@@ -80,6 +80,21 @@ func FromDense(rows, cols int, a []float64) Matrix {
 	return m
 }
 
+// Adopt returns a rows×cols Matrix over a itself when a already has the
+// layout of one (cols a multiple of LineFloats, so no padding, and a's
+// first element 64-byte aligned), and a padded copy (FromDense) otherwise.
+// It reports whether a was adopted: then the Matrix and a share their
+// memory.
+func Adopt(rows, cols int, a []float64) (m Matrix, adopted bool) {
+	if len(a) != rows*cols {
+		panic(fmt.Sprintf("layout: Adopt: len %d != %d×%d", len(a), rows, cols))
+	}
+	if cols > 0 && cols == Stride(cols) && len(a) > 0 && uintptr(unsafe.Pointer(&a[0]))%64 == 0 {
+		return Matrix{Rows: rows, Cols: cols, Stride: cols, Data: a}, true
+	}
+	return FromDense(rows, cols, a), false
+}
+
 // Row returns row i (length Cols, capacity up to the end of its padded row).
 func (m Matrix) Row(i int) []float64 {
 	o := i * m.Stride

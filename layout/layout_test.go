@@ -87,3 +87,35 @@ func TestNewRecords(t *testing.T) {
 		t.Fatal("General view")
 	}
 }
+
+// TestAdopt: a slice already laid out as a Matrix (cols a multiple of 8,
+// 64-byte aligned) is adopted without a copy; any other is copied, padded.
+func TestAdopt(t *testing.T) {
+	a := AlignedFloats(5 * 16)
+	for i := range a {
+		a[i] = float64(i)
+	}
+	m, ok := Adopt(5, 16, a)
+	if !ok || &m.Data[0] != &a[0] || m.Stride != 16 || m.Row(3)[2] != 50 {
+		t.Fatalf("aligned 5×16 not adopted: ok=%v stride=%d", ok, m.Stride)
+	}
+	for _, c := range []struct {
+		rows, cols int
+		a          []float64
+	}{{5, 9, AlignedFloats(45)}, {5, 16, AlignedFloats(5*16 + 1)[1:]}} {
+		for i := range c.a {
+			c.a[i] = float64(i)
+		}
+		m, ok := Adopt(c.rows, c.cols, c.a)
+		if ok || &m.Data[0] == &c.a[0] || m.Stride != Stride(c.cols) {
+			t.Fatalf("%d×%d: adopted=%v, stride %d", c.rows, c.cols, ok, m.Stride)
+		}
+		for i := 0; i < c.rows; i++ {
+			for j := 0; j < c.cols; j++ {
+				if m.Row(i)[j] != c.a[i*c.cols+j] {
+					t.Fatalf("%d×%d: element (%d,%d) differs", c.rows, c.cols, i, j)
+				}
+			}
+		}
+	}
+}
