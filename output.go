@@ -88,11 +88,27 @@ type Summary struct {
 	Consensus        Float `json:"consensus"`
 	EvalNodes        int   `json:"eval_nodes"`
 	// The centralized optimum R_n(θ*).
-	OptimumObjective Float    `json:"optimum_objective"`
-	OptimumMethod    string   `json:"optimum_method,omitempty"`
-	OptimumConverged bool     `json:"optimum_converged"`
-	WallSeconds      float64  `json:"wall_seconds"`
-	Warnings         []string `json:"warnings,omitempty"`
+	OptimumObjective Float   `json:"optimum_objective"`
+	OptimumMethod    string  `json:"optimum_method,omitempty"`
+	OptimumConverged bool    `json:"optimum_converged"`
+	WallSeconds      float64 `json:"wall_seconds"`
+	// Timing splits the run's time: set-up (data, problem, graph, engine),
+	// the iterations and the measurements (together WallSeconds), the
+	// optimum.
+	Timing   Timing   `json:"timing"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Timing is where a run's time went, in seconds.
+type Timing struct {
+	SetupData     float64 `json:"setup_data_seconds"`
+	SetupProblem  float64 `json:"setup_problem_seconds"`
+	SetupGraph    float64 `json:"setup_graph_seconds"`
+	SetupEngine   float64 `json:"setup_engine_seconds"`
+	Setup         float64 `json:"setup_seconds"`
+	Iterations    float64 `json:"iterations_seconds"`
+	Measurement   float64 `json:"measurement_seconds"`
+	OptimumSolver float64 `json:"optimum_seconds"`
 }
 
 // Execution describes how a run was executed.
@@ -137,6 +153,9 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 	s.Execution = Execution{Schedule: string(r.Sim.Schedule()), Kernel: kernel.Active(), Workers: r.Sim.Workers()}
 	s.Execution.PinnedCPUs, s.Execution.PinNote = r.Sim.Pinned()
 	s.Warnings = r.Warnings
+	st := r.Setup
+	s.Timing = Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),
+		SetupEngine: st.Engine.Seconds(), Setup: st.Total().Seconds()}
 	s.OptimumObjective = Float(math.NaN())
 	if res != nil {
 		f := res.Final
@@ -153,6 +172,8 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			s.OptimumConverged = res.Optimum.Converged
 		}
 		s.WallSeconds = res.Wall.Seconds()
+		s.Timing.Iterations, s.Timing.Measurement = (res.Wall - res.Measure).Seconds(), res.Measure.Seconds()
+		s.Timing.OptimumSolver = res.OptimumTime.Seconds()
 	}
 	return s
 }

@@ -176,6 +176,7 @@ func Prepare(cfg Config) (*Run, error) {
 		return nil, err
 	}
 
+	t0 := time.Now()
 	ds, err := dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, N: cfg.N, Dim: cfg.Dim, Classes: cfg.Classes,
 		Workers: cfg.Workers, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}})
 	if err != nil {
@@ -184,6 +185,7 @@ func Prepare(cfg Config) (*Run, error) {
 	if err := checkMemory(cfg, ds.N, ds.D, cfg.Workers); err != nil {
 		return nil, err
 	}
+	t1 := time.Now()
 	labels := make([]int32, ds.N)
 	if loss.IsMetric() {
 		copy(labels, ds.Class)
@@ -207,6 +209,7 @@ func Prepare(cfg Config) (*Run, error) {
 		ds.Close() // the problem copied it: release a mapped file now
 	}
 	ds.X = nil
+	t2 := time.Now()
 	r := &Run{Config: cfg, Data: ds, Problem: prob}
 	if algo != engine.Centralized {
 		if ds.N%cfg.PointsNode != 0 {
@@ -233,10 +236,12 @@ func Prepare(cfg Config) (*Run, error) {
 		r.Warnings = append(r.Warnings, warn...)
 		r.Graph = g
 	}
+	t3 := time.Now()
 	r.Sim, err = engine.New(prob, r.Graph, ecfg)
 	if err != nil {
 		return nil, err
 	}
+	r.Setup = SetupTimes{Data: t1.Sub(t0), Problem: t2.Sub(t1), Graph: t3.Sub(t2), Engine: time.Since(t3)}
 	return r, nil
 }
 
@@ -271,8 +276,9 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 		ro.CheckpointEvery = opt.CheckpointEvery
 		ro.Checkpoint = func(trace []engine.Record) error { return r.SaveCheckpoint(opt.Checkpoint, trace) }
 	}
+	m0 := r.Sim.Profile().Measure
 	trace, err := r.Sim.RunWith(ctx, ro, opt.Trace)
-	res := &Result{Trace: trace, Wall: time.Since(t0)}
+	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0}
 	if len(trace) > 0 {
 		res.Final = trace[len(trace)-1]
 	}
@@ -286,7 +292,9 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 		return res, err
 	}
 	if !r.Config.SkipOptimum {
+		t1 := time.Now()
 		o, err := r.Problem.Solve(problem.OptimumOptions{})
+		res.OptimumTime = time.Since(t1)
 		if err != nil {
 			return res, err
 		}
