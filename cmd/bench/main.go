@@ -4,6 +4,7 @@
 //
 //	bench async --n N --d D --events E --workers W [--graph G] [--kernel K] [--pin] --json
 //	bench metric --n N --d D --iters T --workers W [--schedule auto|reference] [--exact-psd] --json
+//	bench e2e   --n N --d D --iters T --workers W --json
 //	bench sync  --n N --d D --iters T --workers W [--schedule auto|plain|blocked|reduced] [--kernel auto|generic|avx2|avx512] [--pin] --json
 //
 // Each subcommand prints one JSON object (with --json) or a short text
@@ -39,6 +40,8 @@ Usage:
                                                           asynchronous events: serial loop vs parallel executor
   bench metric --n N --d D --iters T --workers W --json  metric learning (PSD cone) on the synthetic set: ms per round,
                                                           eigendecompositions per round, which LAPACK
+  bench e2e --n N --d D --iters T --workers W --json     the whole job of pairgossip run at large n: set-up,
+                                                          rounds and measurements timed apart, peak RSS
   bench help COMMAND                                      the flags of a command
 `
 
@@ -57,6 +60,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdMetric(args[1:], stdout, stderr)
 	case "sync":
 		err = cmdSync(args[1:], stdout, stderr)
+	case "e2e":
+		err = cmdE2E(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return realMain([]string{args[1], "--help"}, stdout, stderr)
