@@ -77,16 +77,38 @@ type CSVOptions struct {
 	// MaxElements limits N·D: 0 means DefaultMaxElements, negative means no
 	// limit.
 	MaxElements int64
+	// Workers is the number of goroutines LoadCSV parses a file with
+	// (0: GOMAXPROCS, 1: the streaming parser of ParseCSV). The result, and
+	// any error, do not depend on it.
+	Workers int
 }
 
 // LoadCSV reads a delimited text file; see ParseCSV. Errors name the path.
 // The dataset's Name is the file name without its extension.
+//
+// A regular file is parsed in parallel unless opt.Workers is 1: it is
+// memory-mapped (or read whole where mapping is not possible) for the time
+// of the parse, cut at line boundaries into one chunk per worker, and the
+// chunks are parsed at once into their places in one N×D matrix; the data
+// set and the errors (the first in file order, with its line and column) are
+// exactly those of the streaming parser.
 func LoadCSV(path string, opt CSVOptions) (*Dataset, error) {
-	f, err := openData(path, resolveLimits(opt.MaxFileBytes, 0).bytes)
+	lim := resolveLimits(opt.MaxFileBytes, 0)
+	f, err := openData(path, lim.bytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && opt.Workers != 1 && (lim.bytes >= 0 || st.Size() <= DefaultMaxFileBytes) {
+		ds, ok, err := loadCSVParallel(f, st.Size(), path, opt)
+		if ok {
+			if err != nil {
+				return nil, err
+			}
+			ds.Name = baseName(path)
+			return ds, nil
+		}
+	}
 	ds, err := ParseCSV(f, path, opt)
 	if err != nil {
 		return nil, err

@@ -387,8 +387,55 @@ func checkLabel(text string) string {
 	return ""
 }
 
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastDecimal parses the common plain decimals ("-12.375", "0.5", "7")
+// whose digits form an integer m <= 2^53 with at most 22 of them after the
+// point: the value is then m / 10^k, one correctly rounded division of
+// exact operands (Clinger's fast path, the one strconv.ParseFloat takes for
+// them too), so the result has ParseFloat's bits. ok is false for anything
+// else, which goes to ParseFloat.
+func fastDecimal(s string) (v float64, ok bool) {
+	i, neg := 0, false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg, i = s[0] == '-', 1
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if digits++; digits > 19 {
+				return 0, false
+			}
+			m = m*10 + uint64(c-'0')
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || m > 1<<53 || frac > 22 {
+		return 0, false
+	}
+	v = float64(m) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
 // parseValue parses a feature value. It returns a message (empty if ok).
 func parseValue(s string) (float64, string) {
+	if v, ok := fastDecimal(s); ok {
+		return v, ""
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {

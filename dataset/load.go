@@ -114,6 +114,10 @@ func Load(spec string, opt LoadOptions) (*Dataset, error) {
 	if npy.MaxElements == 0 {
 		npy.MaxElements = opt.MaxElements
 	}
+	csv := opt.CSV
+	if csv.Workers == 0 {
+		csv.Workers = opt.Workers
+	}
 	switch sniffFormat(spec) {
 	case formatNPY:
 		return LoadNPY(spec, npy)
@@ -122,7 +126,7 @@ func Load(spec string, opt LoadOptions) (*Dataset, error) {
 	case formatLIBSVM:
 		return LoadLIBSVM(spec, opt.LIBSVM)
 	}
-	return LoadCSV(spec, opt.CSV)
+	return LoadCSV(spec, csv)
 }
 
 // File formats Load tells apart.

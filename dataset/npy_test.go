@@ -517,3 +517,49 @@ func TestNPYAllocationBound(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadNPY10M loads a 10⁷×16 float64 X.npy (1.2 GiB, memory-mapped)
+// with int64 labels; "read" is the same with NoMap (read and converted).
+func BenchmarkLoadNPY10M(b *testing.B) {
+	const n, d = 10_000_000, 16
+	dir := b.TempDir()
+	writeBig := func(name, dict string, elem int, fill func(k int, dst []byte)) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Write(npyFile(1, dict, nil))
+		buf := make([]byte, 1<<20)
+		for k := 0; k < n*elem; {
+			m := min(len(buf)/8, n*elem-k)
+			for e := 0; e < m; e++ {
+				fill(k+e, buf[8*e:])
+			}
+			if _, err := f.Write(buf[:8*m]); err != nil {
+				b.Fatal(err)
+			}
+			k += m
+		}
+		f.Close()
+	}
+	writeBig("X.npy", fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", n, d), d, func(k int, dst []byte) {
+		binary.LittleEndian.PutUint64(dst, math.Float64bits(float64(k%1000)*0.001))
+	})
+	writeBig("y.npy", fmt.Sprintf("{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }", n), 1, func(k int, dst []byte) {
+		binary.LittleEndian.PutUint64(dst, uint64(k%2))
+	})
+	for _, mode := range []struct {
+		name string
+		opt  NPYOptions
+	}{{"mapped", NPYOptions{}}, {"read", NPYOptions{NoMap: true}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			for b.Loop() {
+				ds, err := LoadNPY(filepath.Join(dir, "X.npy"), mode.opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ds.Close()
+			}
+		})
+	}
+}

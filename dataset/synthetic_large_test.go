@@ -330,3 +330,22 @@ func BenchmarkSyntheticMetric10M(b *testing.B) {
 		}
 	}
 }
+
+func TestDivider(t *testing.T) {
+	for _, d := range []int{1, 2, 3, 7, 10, 1000, 999_999_937, 1<<32 - 1, 1 << 32, 1<<40 + 3} {
+		dv := newDivider(d)
+		for _, n := range []int{0, 1, d - 1, d, d + 1, 2*d - 1, 1<<32 - 1, 1 << 32, 1<<32 + 5, 1<<62 + 11, 123456789} {
+			if n < 0 {
+				continue
+			}
+			if got := dv.div(n); got != n/d {
+				t.Errorf("%d / %d = %d, want %d", n, d, got, n/d)
+			}
+		}
+		for n := 0; n < 100000; n++ {
+			if dv.div(n) != n/d {
+				t.Fatalf("%d / %d", n, d)
+			}
+		}
+	}
+}
