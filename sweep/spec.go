@@ -22,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/dataset"
 )
 
 // Sweep is a parsed sweep file with its runs.
@@ -641,7 +642,9 @@ func Share(runs []Run, task, tasks int) []Run {
 func (s *Sweep) Resolved(cfg pairgossip.Config) pairgossip.Config { return resolveConfig(s.Dir, cfg) }
 
 func resolveConfig(dir string, cfg pairgossip.Config) pairgossip.Config {
-	if cfg.Data != "breast-cancer" && cfg.Data != "synthetic" {
+	switch cfg.Data {
+	case dataset.SpecBreastCancer, dataset.SpecSynthetic, dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric:
+	default:
 		cfg.Data = ResolvePath(dir, cfg.Data)
 	}
 	cfg.GraphFile = ResolvePath(dir, cfg.GraphFile)
