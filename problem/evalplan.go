@@ -150,21 +150,28 @@ func (o EvalOptions) withDefaults() EvalOptions {
 	return o
 }
 
-// Cost model, in units of about 1 ns of one core of the development machine
-// (2 shared cores; calibrated with BenchmarkEvalCosts in evalplan_test.go):
-// a multiply-add streamed from X (the scores, memory-bound), a pair loss of
-// the pairwise method, a radix-sorted score, one sampled pair's gathering.
-// The estimates are per measurement of m vectors and divided by the workers
-// (the vectors are shared out among them).
+// Cost model, in units of about 1 ns of CPU time on the development machine
+// (2 shared cores of a Xeon VM; "about 1 ns per flop-equivalent"), measured
+// with BenchmarkMeasureLarge (engine), BenchmarkEvalPairwise and
+// BenchmarkRadixSort (problem), in CPU time:
+// a multiply-add streamed from X (the scores, memory-bound), of a
+// cache-resident block product, a pair of the pairwise method, a score
+// radix-sorted and swept, a row of X gathered at random, a loss or
+// derivative evaluated. Estimates are per measurement of m vectors divided
+// by the workers (the vectors, blocks or segments are shared out among
+// them), so the budget of 10⁹ units is about one second of wall time on
+// two idle cores. They are estimates: a loaded machine takes longer.
 const (
-	costScore    = 2.5 // per multiply-add of X·θ, streaming X
-	costGemm     = 0.4 // per multiply-add of a cache-resident block product
-	costPair     = 1.0 // per pair of the pairwise method (AUC)
-	costSortKey  = 25  // per score sorted (radix sort, sweep, scatter)
-	costGather   = 40  // per row of X gathered at random
-	costHinge    = 2   // per hinge loss evaluated
-	costSoftplus = 20  // per logistic loss evaluated
-	costMetricPr = 3   // per pair of the metric pairwise method, beyond the Gram product
+	costScore       = 0.8 // per multiply-add of X·θ, streaming X
+	costGemm        = 0.4 // per multiply-add of a cache-resident block product
+	costPairLogit   = 1.8 // per pair of the pairwise method, logistic (one log per pair)
+	costPairHinge   = 0.8 // per pair of the pairwise method, hinge losses (active pairs only)
+	costMetricPr    = 12  // per unordered pair of the metric pairwise method, beyond the Gram product
+	costSortKey     = 50  // per score radix-sorted and swept
+	costGather      = 40  // per row of X gathered at random
+	costHinge       = 2   // per hinge loss or derivative
+	costSoftplus    = 20  // per logistic loss
+	costSigmoidCall = 15  // per logistic derivative
 )
 
 // EvalPlan is the Evaluator's choice of methods and its cost estimates.
@@ -227,11 +234,11 @@ func (sh evalShape) costs(m, workers int) planCosts {
 	}
 	np, nn := float64(sh.npos), float64(sh.nneg)
 	scores := mf * n * d * costScore
-	loss := float64(costHinge)
+	loss, deriv, pair := float64(costHinge), float64(costHinge), float64(costPairHinge)
 	if sh.loss == AUCLogistic {
-		loss = costSoftplus
+		loss, deriv, pair = costSoftplus, costSigmoidCall, costPairLogit
 	}
-	c.pairwise = (scores + mf*np*nn*costPair) / w
+	c.pairwise = (scores + mf*np*nn*pair) / w
 	c.pairwiseBytes = int64(m)*int64(sh.n)*8 + int64(workers)*3*int64(sh.n)*8 + int64(m)*int64(sh.p)*8
 	c.sorted = (scores + mf*n*costSortKey) / w
 	if sh.loss == AUCLogistic {
@@ -240,8 +247,8 @@ func (sh evalShape) costs(m, workers int) planCosts {
 		c.streamed = c.sorted
 	}
 	c.perPair = (2*costGather + 2*d + mf*(d*costGemm+loss)) / w
-	c.biasStream = (nn*(d+1)*costScore + mf*nn*(d*costGemm+costSoftplus)) / w
-	c.perBiasJ = (costGather + mf*(d*costGemm+costSoftplus)) / w
+	c.biasStream = (nn*(d+1)*costScore + mf*nn*(d*costGemm+deriv)) / w
+	c.perBiasJ = (costGather + mf*(d*costGemm+deriv)) / w
 	return c
 }
 
@@ -256,8 +263,13 @@ func (sh evalShape) costs(m, workers int) planCosts {
 //     MaxPairs, at least the pilot).
 //
 // The bias term is the pairwise one with the pairwise method, else summed
-// exactly over every j in blocks (streamed) when that fits the budget left,
-// else sampled: never skipped.
+// exactly over every j in blocks (streamed) when that fits in what is left
+// of the budget and in a quarter of it, else sampled (at most
+// maxBiasSamples j's and a quarter of the budget): never skipped.
+//
+// The budget covers the evaluator alone; the engine's passes over the whole
+// state (mean θ̄, consensus, z̄: three reads of n·P values, about 0.2 s at
+// n = 10⁷, d = 16) come on top.
 //
 // EvalExact takes the pairwise method when its buffers fit, else the sorted
 // or streamed forms; EvalSampled samples everything.
@@ -305,7 +317,7 @@ func planEval(sh evalShape, m, workers int, o EvalOptions) EvalPlan {
 			}
 		}
 		if pl.Obj != MethodPairwise {
-			if c.biasStream <= math.Max(left, o.Budget/4) {
+			if c.biasStream <= math.Min(left, o.Budget/4) {
 				pl.Bias = MethodStreamed
 			} else {
 				pl.Bias = MethodSampled

@@ -3,6 +3,7 @@ package problem
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -42,53 +43,64 @@ const (
 	radixPasses  = 6
 )
 
-// sortKey maps a float64 to a uint64 with the same order (−0 before +0).
-func sortKey(v float64) uint64 {
-	b := math.Float64bits(v)
-	if b>>63 != 0 {
-		return ^b
-	}
-	return b | 1<<63
-}
-
 // radixSort sorts a ascending (no NaNs) with tmp (len ≥ len(a)) and hist
 // (radixPasses·radixBuckets) as scratch: a least-significant-digit radix
-// sort, passes in which every key has the same digit skipped.
+// sort of the scores' bits mapped to order-preserving integer keys (negative
+// values complemented, positive ones with the sign bit set; −0 sorts before
+// +0), passes in which every key has the same digit skipped. The keys live
+// in a's and tmp's own memory, viewed as uint64.
 func radixSort(a, tmp []float64, hist []int) {
 	n := len(a)
 	if n < 256 {
 		slices.Sort(a)
 		return
 	}
-	clear(hist)
-	for _, v := range a {
-		k := sortKey(v)
-		for p := 0; p < radixPasses; p++ {
-			hist[p*radixBuckets+int(k>>(p*radixBits))&(radixBuckets-1)]++
+	u := unsafe.Slice((*uint64)(unsafe.Pointer(&a[0])), n)
+	v := unsafe.Slice((*uint64)(unsafe.Pointer(&tmp[0])), n)
+	h := (*[radixPasses * radixBuckets]int)(hist)
+	clear(h[:])
+	const mask = radixBuckets - 1
+	for i, k := range u {
+		if int64(k) < 0 {
+			k = ^k
+		} else {
+			k |= 1 << 63
 		}
+		u[i] = k
+		h[0*radixBuckets+int(k&mask)]++
+		h[1*radixBuckets+int(k>>(1*radixBits)&mask)]++
+		h[2*radixBuckets+int(k>>(2*radixBits)&mask)]++
+		h[3*radixBuckets+int(k>>(3*radixBits)&mask)]++
+		h[4*radixBuckets+int(k>>(4*radixBits)&mask)]++
+		h[5*radixBuckets+int(k>>(5*radixBits)&mask)]++
 	}
-	src, dst := a, tmp[:n]
+	src, dst := u, v
 	for p := 0; p < radixPasses; p++ {
-		h := hist[p*radixBuckets : (p+1)*radixBuckets]
-		k0 := int(sortKey(src[0])>>(p*radixBits)) & (radixBuckets - 1)
-		if h[k0] == n {
+		hp := (*[radixBuckets]int)(h[p*radixBuckets:])
+		shift := uint(p * radixBits)
+		if hp[int(src[0]>>shift&mask)] == n {
 			continue // every key has this digit
 		}
 		off := 0
-		for b, c := range h {
-			h[b] = off
+		for b, c := range hp {
+			hp[b] = off
 			off += c
 		}
-		shift := p * radixBits
-		for _, v := range src {
-			b := int(sortKey(v)>>shift) & (radixBuckets - 1)
-			dst[h[b]] = v
-			h[b]++
+		dst = dst[:n]
+		for _, k := range src {
+			b := int(k >> shift & mask)
+			dst[hp[b]] = k
+			hp[b]++
 		}
 		src, dst = dst, src
 	}
-	if &src[0] != &a[0] {
-		copy(a, src)
+	for i, k := range src {
+		if int64(k) < 0 {
+			k &^= 1 << 63
+		} else {
+			k = ^k
+		}
+		u[i] = k
 	}
 }
 
