@@ -95,7 +95,7 @@ func (e *Evaluator) sampleBlockSums(sc *evalScratch, blk, m int, wantAUC bool) {
 	if !metric {
 		prod := blas64.General{Rows: sampleBlock, Cols: m, Stride: sc.prod.Stride, Data: sc.prod.Data}
 		tt := blas64.General{Rows: d, Cols: m, Stride: e.thetaT.Stride, Data: e.thetaT.Data}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, dl, tt, 0, prod)
+		gemm(blas.NoTrans, dl, tt, prod)
 		for t := 0; t < sampleBlock; t++ {
 			row := sc.prod.Row(t)[:m]
 			var g, ga float64
@@ -122,7 +122,7 @@ func (e *Evaluator) sampleBlockSums(sc *evalScratch, blk, m int, wantAUC bool) {
 		prod := blas64.General{Rows: sampleBlock, Cols: d, Stride: sc.prod.Stride, Data: sc.prod.Data}
 		for c := 0; c < m; c++ {
 			th := blas64.General{Rows: d, Cols: d, Stride: d, Data: e.theta.Row(c)}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, dl, th, 0, prod)
+			gemm(blas.NoTrans, dl, th, prod)
 			for t := 0; t < sampleBlock; t++ {
 				dr, pr := sc.delta.Row(t), sc.prod.Row(t)
 				var dist float64
@@ -375,7 +375,7 @@ func (e *Evaluator) biasBlock(sc *evalScratch, rows []int, omega []float64, firs
 	xb := blas64.General{Rows: cnt, Cols: d, Stride: sc.delta.Stride, Data: sc.delta.Data}
 	prod := blas64.General{Rows: cnt, Cols: m, Stride: sc.prod.Stride, Data: sc.prod.Data}
 	tt := blas64.General{Rows: d, Cols: m, Stride: e.thetaT.Stride, Data: e.thetaT.Data}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, xb, tt, 0, prod)
+	gemm(blas.NoTrans, xb, tt, prod)
 	sk, rk := e.per[m:2*m], e.per[2*m:3*m]
 	for t := 0; t < cnt; t++ {
 		rj := dot(omega, sc.delta.Row(t))
@@ -390,6 +390,29 @@ func (e *Evaluator) biasBlock(sc *evalScratch, rows []int, omega []float64, firs
 			h += v
 		}
 		sc.f[t] = h * inv
+	}
+}
+
+// gemm sets c = a·op(b) (a not transposed) with gonum's serial kernel: the
+// product is cut into pieces of at most serialRows×serialCols, below the
+// size from which blas64.Gemm starts goroutines (4 blocks of 64×64), since
+// the callers already run one per worker.
+func gemm(tB blas.Transpose, a, b, c blas64.General) {
+	const serialRows, serialCols = 192, 64
+	for i := 0; i < c.Rows; i += serialRows {
+		ni := min(serialRows, c.Rows-i)
+		as := blas64.General{Rows: ni, Cols: a.Cols, Stride: a.Stride, Data: a.Data[i*a.Stride:]}
+		for j := 0; j < c.Cols; j += serialCols {
+			nj := min(serialCols, c.Cols-j)
+			cs := blas64.General{Rows: ni, Cols: nj, Stride: c.Stride, Data: c.Data[i*c.Stride+j:]}
+			var bs blas64.General
+			if tB == blas.NoTrans {
+				bs = blas64.General{Rows: b.Rows, Cols: nj, Stride: b.Stride, Data: b.Data[j:]}
+			} else {
+				bs = blas64.General{Rows: nj, Cols: b.Cols, Stride: b.Stride, Data: b.Data[j*b.Stride:]}
+			}
+			blas64.Gemm(blas.NoTrans, tB, 1, as, bs, 0, cs)
+		}
 	}
 }
 

@@ -301,7 +301,7 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	for lo := 0; lo < n; lo += metricTile {
 		hi := min(lo+metricTile, n)
 		ta := blas64.General{Rows: hi - lo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, rowsOf(lo, hi), th, 0, ta)
+		gemm(blas.NoTrans, rowsOf(lo, hi), th, ta)
 		for i := lo; i < hi; i++ {
 			var q float64
 			xi, ai := x.Row(i), sc.ta.Row(i-lo)
@@ -316,11 +316,11 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	for ilo := 0; ilo < n; ilo += metricTile {
 		ihi := min(ilo+metricTile, n)
 		ta := blas64.General{Rows: ihi - ilo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, rowsOf(ilo, ihi), ths, 0, ta)
+		gemm(blas.NoTrans, rowsOf(ilo, ihi), ths, ta)
 		for jlo := ilo; jlo < n; jlo += metricTile {
 			jhi := min(jlo+metricTile, n)
 			tg := blas64.General{Rows: ihi - ilo, Cols: jhi - jlo, Stride: sc.tg.Stride, Data: sc.tg.Data}
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, ta, rowsOf(jlo, jhi), 0, tg)
+			gemm(blas.Trans, ta, rowsOf(jlo, jhi), tg)
 			for i := ilo; i < ihi; i++ {
 				gi := sc.tg.Row(i - ilo)
 				j0 := jlo
@@ -350,6 +350,9 @@ func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []f
 	m := len(rows)
 	n2 := float64(p.N) * float64(p.N)
 	est := Estimate{Obj: pl.Obj, AUC: pl.AUC}
+	if m == 0 {
+		return est
+	}
 	if p.Loss.IsMetric() {
 		if pl.Obj == MethodStreamed {
 			par.For(m, e.workers, func(w, c int) {
