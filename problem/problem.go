@@ -539,9 +539,10 @@ func (e *Evaluator) metricSum(sc *evalScratch, theta []float64) float64 {
 // the estimate node k would use with its current auxiliary point, where θ_k is
 // row k of theta; omega is π_t(z̄).
 //
-// It uses (x_k − x_j)ᵀω = r_k − r_j with r = Xω for the AUC losses and
-// δᵀΩδ from the Gram matrix XΩXᵀ for metric learning, so no gradient vector
-// is formed.
+// The pairwise method uses (x_k − x_j)ᵀω = r_k − r_j with r = Xω for the AUC
+// losses and δᵀΩδ from the Gram matrix XΩXᵀ for metric learning, so no
+// gradient vector is formed; at large n the sum over j is streamed in
+// blocks or sampled (biasLarge, sampled.go).
 func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []float64) float64 {
 	return e.BiasEstimate(theta, aux, rows, omega).Value
 }
