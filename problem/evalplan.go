@@ -268,8 +268,8 @@ func (sh evalShape) costs(m, workers int) planCosts {
 // maxBiasSamples j's and a quarter of the budget): never skipped.
 //
 // The budget covers the evaluator alone; the engine's passes over the whole
-// state (mean θ̄, consensus, z̄: three reads of n·P values, about 0.2 s at
-// n = 10⁷, d = 16) come on top.
+// state (mean θ̄, consensus, z̄: three reads of n·P values, most of a
+// measurement at n = 10⁷ in BenchmarkMeasureLarge) come on top.
 //
 // EvalExact takes the pairwise method when its buffers fit, else the sorted
 // or streamed forms; EvalSampled samples everything.
