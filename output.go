@@ -5,15 +5,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/kernel"
 )
 
-// TraceColumns are the columns of trace.csv, in order.
+// TraceColumns are the first columns of trace.csv, in order: the metrics
+// every run has had (the sweep database stores these).
 var TraceColumns = []string{"iter", "grad_evals", "grad_evals_nonzero", "objective_mean", "objective_std",
 	"objective_min", "objective_max", "auc_mean", "bias", "consensus"}
+
+// TraceMeasureColumns follow TraceColumns in trace.csv: the standard errors
+// of objective_mean, auc_mean and bias (0 when exact, as at small n; NaN for
+// the AUC of metric learning) and the pairs sampled for the objective and
+// AUC (0 when exact). They come last so that readers of the first columns
+// keep working.
+var TraceMeasureColumns = []string{"objective_stderr", "auc_stderr", "bias_stderr", "measure_pairs"}
 
 // Float is a float64 whose JSON form is null when it is NaN or infinite.
 type Float float64
@@ -44,7 +53,7 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // equal traces give equal bytes).
 func TraceCSV(trace []engine.Record) []byte {
 	var b bytes.Buffer
-	for i, c := range TraceColumns {
+	for i, c := range append(slices.Clone(TraceColumns), TraceMeasureColumns...) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -52,11 +61,30 @@ func TraceCSV(trace []engine.Record) []byte {
 	}
 	b.WriteByte('\n')
 	for _, r := range trace {
-		fmt.Fprintf(&b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", r.Iter, r.GradEvals, r.GradEvalsNonzero,
+		fmt.Fprintf(&b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", r.Iter, r.GradEvals, r.GradEvalsNonzero,
 			fmtFloat(r.ObjMean), fmtFloat(r.ObjStd), fmtFloat(r.ObjMin), fmtFloat(r.ObjMax),
-			fmtFloat(r.AUCMean), fmtFloat(r.Bias), fmtFloat(r.Consensus))
+			fmtFloat(r.AUCMean), fmtFloat(r.Bias), fmtFloat(r.Consensus),
+			fmtFloat(r.ObjStdErr), fmtFloat(aucStdErr(r)), fmtFloat(r.BiasStdErr), r.MeasurePairs)
 	}
 	return b.Bytes()
+}
+
+// aucStdErr is r.AUCStdErr, NaN where there is no AUC (metric learning).
+func aucStdErr(r engine.Record) float64 {
+	if math.IsNaN(r.AUCMean) {
+		return math.NaN()
+	}
+	return r.AUCStdErr
+}
+
+// measureModes names how r's objective, AUC and bias were measured
+// (problem.EvalMethod names; "none" for the AUC of metric learning).
+func measureModes(r engine.Record) (obj, auc, bias string) {
+	auc = r.Measure.AUC.String()
+	if math.IsNaN(r.AUCMean) {
+		auc = "none"
+	}
+	return r.Measure.Obj.String(), auc, r.Measure.Bias.String()
 }
 
 // Summary is the content of summary.json.
@@ -87,6 +115,16 @@ type Summary struct {
 	Bias             Float `json:"bias"`
 	Consensus        Float `json:"consensus"`
 	EvalNodes        int   `json:"eval_nodes"`
+	// The final measurement's standard errors (0 when exact) and sample
+	// size (0 when exact), and how it was taken: exact, exact-sorted,
+	// exact-streamed or sampled (docs in problem/evalplan.go).
+	ObjectiveStdErr Float  `json:"objective_stderr"`
+	AUCStdErr       Float  `json:"auc_stderr"`
+	BiasStdErr      Float  `json:"bias_stderr"`
+	MeasurePairs    int64  `json:"measure_pairs"`
+	MeasureMode     string `json:"measure_mode"`
+	MeasureModeAUC  string `json:"measure_mode_auc"`
+	MeasureModeBias string `json:"measure_mode_bias"`
 	// The centralized optimum R_n(θ*).
 	OptimumObjective Float   `json:"optimum_objective"`
 	OptimumMethod    string  `json:"optimum_method,omitempty"`
@@ -162,6 +200,7 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 		s.Iter, s.GradEvals, s.GradEvalsNonzero = f.Iter, f.GradEvals, f.GradEvalsNonzero
 		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = Float(f.ObjMean), Float(f.ObjStd), Float(f.ObjMin), Float(f.ObjMax)
 		s.AUCMean, s.Bias, s.Consensus = Float(f.AUCMean), Float(f.Bias), Float(f.Consensus)
+		s.setMeasure(f, len(res.Trace))
 		if len(res.Trace) == 0 {
 			s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = Float(math.NaN()), Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
 			s.AUCMean, s.Bias, s.Consensus = Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
@@ -176,6 +215,20 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 		s.Timing.OptimumSolver = res.OptimumTime.Seconds()
 	}
 	return s
+}
+
+// setMeasure sets the measurement fields from the final record f of a trace
+// of traceLen records (none: null errors, no mode).
+func (s *Summary) setMeasure(f engine.Record, traceLen int) {
+	if traceLen == 0 {
+		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
+		s.MeasurePairs = 0
+		s.MeasureMode, s.MeasureModeAUC, s.MeasureModeBias = "", "", ""
+		return
+	}
+	s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = Float(f.ObjStdErr), Float(aucStdErr(f)), Float(f.BiasStdErr)
+	s.MeasurePairs = f.MeasurePairs
+	s.MeasureMode, s.MeasureModeAUC, s.MeasureModeBias = measureModes(f)
 }
 
 // JSON renders v indented, with a final newline.

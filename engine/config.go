@@ -108,6 +108,13 @@ type Config struct {
 	// are measured at: 0 picks automatically (all nodes when that is cheap,
 	// else a seeded sample), a negative value means all nodes.
 	EvalNodes int
+	// Measure is how the objective, AUC and bias are measured at those
+	// nodes: auto (the default: exactly while that is affordable, else by
+	// sorting or by sampling pairs, problem/evalplan.go), exact or sampled.
+	Measure MeasureMode
+	// MeasurePrecision is the relative standard error a sampled measurement
+	// aims at (0: 0.01, problem.DefaultPrecision).
+	MeasurePrecision float64
 }
 
 // Validate checks the configuration on its own.
@@ -126,6 +133,12 @@ func (c Config) Validate() error {
 	}
 	if c.Workers < 0 || c.LogPoints < 0 {
 		return fmt.Errorf("workers and log points must be >= 0")
+	}
+	if c.Measure < MeasureAuto || c.Measure > MeasureSampled {
+		return fmt.Errorf("unknown measurement mode %d", int(c.Measure))
+	}
+	if math.IsNaN(c.MeasurePrecision) || math.IsInf(c.MeasurePrecision, 0) || c.MeasurePrecision < 0 {
+		return fmt.Errorf("measurement precision must be finite and >= 0, got %g", c.MeasurePrecision)
 	}
 	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -25,7 +27,57 @@ type Record struct {
 	Bias float64
 	// Consensus is the mean over all nodes of ‖θ̄_k − mean θ̄‖.
 	Consensus float64
+
+	// ObjStdErr is the standard error of ObjMean as an estimate of the mean
+	// of R_n(θ̄_k) over the evaluated nodes, AUCStdErr that of AUCMean and
+	// BiasStdErr that of Bias: 0 when the value is exact (always at small
+	// n). ObjStd, ObjMin and ObjMax are then over the nodes' estimates.
+	ObjStdErr, AUCStdErr, BiasStdErr float64
+	// MeasurePairs is the number of pairs sampled for the objective and AUC
+	// (0 when neither was sampled).
+	MeasurePairs int64
+	// Measure is how the values were computed; the zero value is exact
+	// pair by pair, the small-n method.
+	Measure MeasureMethods
 }
+
+// MeasureMethods says how a record's objective, AUC and bias term were
+// computed.
+type MeasureMethods struct {
+	Obj, AUC, Bias problem.EvalMethod
+}
+
+// Pack encodes m in one integer (Obj | AUC<<8 | Bias<<16), for fixed
+// binary layouts such as the checkpoint's; the zero value packs to 0.
+func (m MeasureMethods) Pack() int64 {
+	return int64(m.Obj) | int64(m.AUC)<<8 | int64(m.Bias)<<16
+}
+
+// UnpackMeasureMethods inverts Pack.
+func UnpackMeasureMethods(v int64) MeasureMethods {
+	return MeasureMethods{problem.EvalMethod(v), problem.EvalMethod(v >> 8), problem.EvalMethod(v >> 16)}
+}
+
+// MeasureMode selects how a run measures (Config.Measure): see
+// problem.EvalMode.
+type MeasureMode = problem.EvalMode
+
+// The measurement modes.
+const (
+	MeasureAuto    = problem.EvalAuto
+	MeasureExact   = problem.EvalExact
+	MeasureSampled = problem.EvalSampled
+)
+
+// MeasureModeNames lists the accepted names of ParseMeasureMode.
+var MeasureModeNames = problem.EvalModeNames
+
+// ParseMeasureMode maps a name (auto, exact, sampled; "" is auto) to a mode.
+func ParseMeasureMode(s string) (MeasureMode, error) { return problem.ParseEvalMode(s) }
+
+// hashMeasure keys the measurement's pair stream off the run's seed (apart
+// from the sub-streams of state.go).
+const hashMeasure = 0x6d656173 // "meas"
 
 // autoEvalCost is the budget, in pair-loss evaluations per measurement, under
 // which all nodes are measured when EvalNodes = 0.
@@ -39,19 +91,95 @@ type measurer struct {
 	ws                          *problem.Workspace // for π_t(z̄)
 	obj, auc, zbar, omega, mean []float64
 	aux                         []int32
+	workers                     int
+	seg                         []float64 // reduceSegments partial sums of P (large runs)
+}
+
+// The sums over all nodes of a measurement (mean θ̄, consensus spread, z̄)
+// read the whole state: from parallelRows rows on they run on the workers,
+// in reduceSegments fixed segments added in segment order (so the result
+// does not depend on the number of workers); below, serially in row order
+// as they always have (the golden checksums hold these bits).
+const (
+	parallelRows   = 1 << 16
+	reduceSegments = 64
+)
+
+// rowMean sets out to the mean of the first rows rows of x.
+func (ms *measurer) rowMean(out []float64, x layout.Matrix, rows int) {
+	clear(out)
+	if rows < parallelRows {
+		for k := 0; k < rows; k++ {
+			for a, v := range x.Row(k) {
+				out[a] += v
+			}
+		}
+	} else {
+		P := len(out)
+		par.For(reduceSegments, ms.workers, func(_, g int) {
+			part := ms.seg[g*P : (g+1)*P]
+			clear(part)
+			for k := g * rows / reduceSegments; k < (g+1)*rows/reduceSegments; k++ {
+				for a, v := range x.Row(k) {
+					part[a] += v
+				}
+			}
+		})
+		for g := 0; g < reduceSegments; g++ {
+			for a, v := range ms.seg[g*P : (g+1)*P] {
+				out[a] += v
+			}
+		}
+	}
+	for a := range out {
+		out[a] /= float64(rows)
+	}
+}
+
+// spread returns Σ_k ‖x_k − mean‖ over the first rows rows of x.
+func (ms *measurer) spread(x layout.Matrix, mean []float64, rows int) float64 {
+	dist := func(k int) float64 {
+		var d2 float64
+		for a, v := range x.Row(k) {
+			d2 += float64((v - mean[a]) * (v - mean[a]))
+		}
+		return math.Sqrt(d2)
+	}
+	var spread float64
+	if rows < parallelRows {
+		for k := 0; k < rows; k++ {
+			spread += dist(k)
+		}
+		return spread
+	}
+	par.For(reduceSegments, ms.workers, func(_, g int) {
+		var part float64
+		for k := g * rows / reduceSegments; k < (g+1)*rows/reduceSegments; k++ {
+			part += dist(k)
+		}
+		ms.seg[g] = part
+	})
+	for g := 0; g < reduceSegments; g++ {
+		spread += ms.seg[g]
+	}
+	return spread
 }
 
 // evalCount is the number of nodes measured: EvalNodes, or all nodes when
 // that costs under autoEvalCost pair-loss evaluations, else a sample.
 func evalCount(p *problem.Problem, cfg Config, rows int) int {
+	return evalCountShape(p.Loss, p.N, len(p.Positives()), p.D, cfg, rows)
+}
+
+func evalCountShape(loss problem.Loss, n, npos, d int, cfg Config, rows int) int {
 	m := rows
 	switch {
 	case cfg.EvalNodes > 0:
 		m = min(cfg.EvalNodes, rows)
 	case cfg.EvalNodes == 0:
-		per := float64(len(p.Positives())) * float64(len(p.Negatives()))
-		if p.Loss.IsMetric() {
-			per = float64(p.N) * float64(p.N) * float64(p.D) * 2
+		per := float64(npos) * float64(n-npos)
+		if loss.IsMetric() {
+			per = float64(n) * float64(n) * float64(d) * 2
 		}
 		if float64(rows)*per > autoEvalCost {
 			m = max(16, min(rows, int(autoEvalCost/per)))
@@ -87,6 +215,27 @@ func sampleRows(seed uint64, rows, m int) []int {
 	return out
 }
 
+// evalOptions are the evaluator's options of a run: its mode and precision,
+// and a pair stream seeded by the run's seed.
+func evalOptions(cfg Config) problem.EvalOptions {
+	return problem.EvalOptions{Mode: cfg.Measure, Precision: cfg.MeasurePrecision, Seed: rng.Hash(cfg.Seed, hashMeasure, 0)}
+}
+
+// MeasureMemory returns the bytes the measurement of a run of cfg on a
+// problem of shape sh holds (the evaluator's buffers), before building it.
+// It assumes balanced AUC labels; the pairwise method's buffers, the only
+// ones that grow with the number of evaluated nodes, are at most
+// problem.DefaultMemBudget whatever the balance.
+func MeasureMemory(sh Shape, cfg Config) int64 {
+	rows := sh.rows(cfg.Algorithm)
+	npos := sh.N / 2
+	if sh.Loss.IsMetric() {
+		npos = 0
+	}
+	m := evalCountShape(sh.Loss, sh.N, npos, sh.D, cfg, rows)
+	return problem.EvalMemory(sh.Loss, sh.N, npos, sh.D, m, par.Workers(cfg.Workers), evalOptions(cfg))
+}
+
 func newMeasurer(s *state, workers int, ws *problem.Workspace) *measurer {
 	p, rows := s.prob, s.rows()
 	m := evalCount(p, s.cfg, rows)
@@ -99,13 +248,17 @@ func newMeasurer(s *state, workers int, ws *problem.Workspace) *measurer {
 	} else {
 		ms.rows = sampleRows(s.cfg.Seed, rows, m)
 	}
-	ms.eval = p.NewEvaluator(m, workers)
+	ms.eval = p.NewEvaluatorWith(m, workers, evalOptions(s.cfg))
 	ms.obj = make([]float64, m)
 	ms.auc = make([]float64, m)
 	ms.zbar = make([]float64, p.P)
 	ms.omega = make([]float64, p.P)
 	ms.mean = make([]float64, p.P)
 	ms.aux = make([]int32, rows)
+	ms.workers = workers
+	if rows >= parallelRows {
+		ms.seg = make([]float64, reduceSegments*p.P)
+	}
 	return ms
 }
 
@@ -116,7 +269,9 @@ func (ms *measurer) measure(s *state) Record {
 	rows := s.rows()
 	r := Record{Iter: s.t, GradEvals: s.gradEvals, GradEvalsNonzero: s.nonzero}
 	obj, auc := ms.obj, ms.auc
-	ms.eval.Eval(s.ThetaBar, ms.rows, obj, auc)
+	est := ms.eval.Estimate(s.ThetaBar, ms.rows, obj, auc)
+	r.ObjStdErr, r.AUCStdErr, r.MeasurePairs = est.ObjStdErr, est.AUCStdErr, est.Pairs
+	r.Measure.Obj, r.Measure.AUC = est.Obj, est.AUC
 	r.ObjMin, r.ObjMax = math.Inf(1), math.Inf(-1)
 	var sum, aucSum float64
 	for c := range obj {
@@ -139,44 +294,22 @@ func (ms *measurer) measure(s *state) Record {
 	}
 	// Consensus spread.
 	mean := ms.mean
-	clear(mean)
-	for k := 0; k < rows; k++ {
-		for a, v := range s.ThetaBar.Row(k) {
-			mean[a] += v
-		}
-	}
-	for a := range mean {
-		mean[a] /= float64(rows)
-	}
-	var spread float64
-	for k := 0; k < rows; k++ {
-		var d2 float64
-		for a, v := range s.ThetaBar.Row(k) {
-			d2 += float64((v - mean[a]) * (v - mean[a]))
-		}
-		spread += math.Sqrt(d2)
-	}
-	r.Consensus = spread / float64(rows)
+	ms.rowMean(mean, s.ThetaBar, rows)
+	r.Consensus = ms.spread(s.ThetaBar, mean, rows) / float64(rows)
 
 	// Bias: ω = π_t(z̄), clock t (the event count for Async, whose m_k are
 	// unbiased estimates of it).
 	if s.t > 0 {
 		zbar := ms.zbar
-		clear(zbar)
-		for k := 0; k < rows; k++ {
-			for a, v := range s.Z.Row(k) {
-				zbar[a] += v
-			}
-		}
-		for a := range zbar {
-			zbar[a] /= float64(rows)
-		}
+		ms.rowMean(zbar, s.Z, rows)
 		tf := float64(s.t)
 		p.Reg.Smooth(ms.omega, zbar, s.cfg.Gamma(tf), tf, ms.ws)
-		for k := range ms.aux {
+		// Only the evaluated nodes' auxiliary points are read.
+		for _, k := range ms.rows {
 			ms.aux[k] = int32(s.aux(k, s.t+1))
 		}
-		r.Bias = ms.eval.Bias(s.Theta, ms.aux, ms.rows, ms.omega)
+		b := ms.eval.BiasEstimate(s.Theta, ms.aux, ms.rows, ms.omega)
+		r.Bias, r.BiasStdErr, r.Measure.Bias = b.Value, b.StdErr, b.Method
 	}
 	return r
 }

@@ -269,14 +269,22 @@ func (p *Problem) PartialGrad(g, theta []float64, k int) {
 
 // Evaluator computes objectives, AUCs and bias terms for many parameter
 // vectors at once, in parallel over a fixed number of workers, with buffers
-// allocated once. Results do not depend on the number of workers.
+// allocated once. Results do not depend on the number of workers. How it
+// measures (exactly pair by pair, by sorting, or by sampling pairs) is chosen
+// when it is built: see EvalOptions and evalplan.go.
 type Evaluator struct {
 	p       *Problem
 	workers int
 	m       int           // capacity in parameter vectors
 	theta   layout.Matrix // gathered θ rows, m×P
-	scores  layout.Matrix // AUC: m×n scores Θ Xᵀ
+	scores  layout.Matrix // AUC, pairwise method: m×n scores Θ Xᵀ
 	scratch []evalScratch
+
+	opt    EvalOptions
+	plan   EvalPlan
+	thetaT layout.Matrix // AUC, sampled and streamed paths: d×m, Θ_selᵀ
+	blocks []float64     // per-block (or per-segment) sums, blockStride(m) each
+	per    []float64     // per-vector values of the bias term
 }
 
 type evalScratch struct {
@@ -285,16 +293,51 @@ type evalScratch struct {
 	a          layout.Matrix // metric: n×d, X·θ
 	g          layout.Matrix // metric: n×n Gram
 	q          []float64
+
+	// Sorted and streamed paths (sorted.go).
+	tmp  []float64 // radix sort buffer
+	blk  []float64 // a block of scores
+	hist []int     // radix histograms
+	ta   layout.Matrix
+	tg   layout.Matrix
+	ths  []float64
+	// Sampled paths (sampled.go).
+	delta, prod layout.Matrix // a block of differences (or rows) and its products
+	f, fa, sgn  []float64
 }
 
-// NewEvaluator returns an evaluator for up to m parameter vectors per call.
+// NewEvaluator returns an evaluator for up to m parameter vectors per call,
+// with the automatic choice of method (EvalOptions{}).
 func (p *Problem) NewEvaluator(m, workers int) *Evaluator {
+	return p.NewEvaluatorWith(m, workers, EvalOptions{})
+}
+
+// NewEvaluatorWith returns an evaluator for up to m parameter vectors per
+// call, measuring as opt says. It allocates only the buffers of the methods
+// it chose (EvalPlan.Bytes).
+func (p *Problem) NewEvaluatorWith(m, workers int, opt EvalOptions) *Evaluator {
 	workers = par.Workers(workers)
-	e := &Evaluator{p: p, workers: workers, m: m, theta: layout.New(m, p.P)}
+	opt = opt.withDefaults()
+	e := &Evaluator{p: p, workers: workers, m: m, theta: layout.New(m, p.P), opt: opt}
+	e.plan = planEval(p.shape(), m, workers, opt)
+	if e.plan.Obj == MethodPairwise {
+		e.allocPairwise()
+	} else {
+		e.allocLarge()
+	}
+	return e
+}
+
+// Plan returns the methods the evaluator uses and their estimated costs.
+func (e *Evaluator) Plan() EvalPlan { return e.plan }
+
+// allocPairwise allocates the pairwise method's buffers.
+func (e *Evaluator) allocPairwise() {
+	p, m := e.p, e.m
 	if !p.Loss.IsMetric() {
 		e.scores = layout.New(m, p.N)
 	}
-	e.scratch = make([]evalScratch, workers)
+	e.scratch = make([]evalScratch, e.workers)
 	for w := range e.scratch {
 		sc := &e.scratch[w]
 		if p.Loss.IsMetric() {
@@ -307,7 +350,6 @@ func (p *Problem) NewEvaluator(m, workers int) *Evaluator {
 			sc.en = make([]float64, len(p.neg))
 		}
 	}
-	return e
 }
 
 // gather copies rows of src (P columns) into e.theta.
@@ -330,8 +372,25 @@ func (e *Evaluator) scoresFor(m int) {
 
 // Eval sets obj[c] = R_n(θ_{rows[c]}) (ψ included) and, for the AUC losses,
 // auc[c] = AUC(θ_{rows[c]}) (NaN for metric learning), where θ_r is row r of
-// thetas. auc may be nil.
+// thetas. auc may be nil. Sampled values are estimates: Estimate returns
+// their standard errors.
 func (e *Evaluator) Eval(thetas layout.Matrix, rows []int, obj, auc []float64) {
+	e.Estimate(thetas, rows, obj, auc)
+}
+
+// Estimate is Eval, and returns how the values were computed and, for
+// sampled ones, the standard errors of their means over rows.
+func (e *Evaluator) Estimate(thetas layout.Matrix, rows []int, obj, auc []float64) Estimate {
+	if e.plan.Obj == MethodPairwise {
+		e.evalPairwise(thetas, rows, obj, auc)
+		return Estimate{}
+	}
+	return e.estimateLarge(thetas, rows, obj, auc)
+}
+
+// evalPairwise is the pairwise method: the exact double sums from the m×n
+// scores (AUC) or the Gram matrices (metric learning).
+func (e *Evaluator) evalPairwise(thetas layout.Matrix, rows []int, obj, auc []float64) {
 	p := e.p
 	e.gather(thetas, rows)
 	m := len(rows)
@@ -511,10 +570,25 @@ func (e *Evaluator) metricSum(sc *evalScratch, theta []float64) float64 {
 // the estimate node k would use with its current auxiliary point, where θ_k is
 // row k of theta; omega is π_t(z̄).
 //
-// It uses (x_k − x_j)ᵀω = r_k − r_j with r = Xω for the AUC losses and
-// δᵀΩδ from the Gram matrix XΩXᵀ for metric learning, so no gradient vector
-// is formed.
+// The pairwise method uses (x_k − x_j)ᵀω = r_k − r_j with r = Xω for the AUC
+// losses and δᵀΩδ from the Gram matrix XΩXᵀ for metric learning, so no
+// gradient vector is formed; at large n the sum over j is streamed in
+// blocks or sampled (biasLarge, sampled.go).
 func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []float64) float64 {
+	return e.BiasEstimate(theta, aux, rows, omega).Value
+}
+
+// BiasEstimate is Bias, with how it was computed and, when sampled, its
+// standard error.
+func (e *Evaluator) BiasEstimate(theta layout.Matrix, aux []int32, rows []int, omega []float64) BiasEstimate {
+	if e.plan.Bias != MethodPairwise {
+		return e.biasLarge(theta, aux, rows, omega)
+	}
+	return BiasEstimate{Value: e.biasPairwise(theta, aux, rows, omega)}
+}
+
+// biasPairwise is Bias by the pairwise method.
+func (e *Evaluator) biasPairwise(theta layout.Matrix, aux []int32, rows []int, omega []float64) float64 {
 	p := e.p
 	if len(rows) == 0 {
 		return 0

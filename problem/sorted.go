@@ -1,0 +1,395 @@
+package problem
+
+import (
+	"math"
+	"slices"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/layout"
+)
+
+// Exact measurement in bounded memory: the scores of one parameter vector at
+// a time (O(n) per worker, never m×n), sorted by a radix sort, and the pair
+// sums of the hinge losses and the AUC read off the sorted scores in one
+// sweep; the logistic loss and metric learning pair by pair in blocks.
+
+// Estimate says how Estimate computed its values.
+type Estimate struct {
+	Obj, AUC EvalMethod
+	// ObjStdErr and AUCStdErr are the standard errors of the means over the
+	// evaluated vectors of the objective and AUC estimates (0 when exact).
+	ObjStdErr, AUCStdErr float64
+	// Pairs is the number of pairs sampled (0 when nothing was sampled).
+	Pairs int64
+}
+
+// BiasEstimate is the bias term and how it was computed.
+type BiasEstimate struct {
+	Value, StdErr float64
+	Method        EvalMethod
+	// Samples is the number of points j sampled (0 when exact).
+	Samples int64
+}
+
+// radixBits is the digit width of the radix sort: 6 passes of 11 bits cover
+// the 64-bit keys with 2048-bucket histograms (16 KiB, in L1).
+const (
+	radixBits    = 11
+	radixBuckets = 1 << radixBits
+	radixPasses  = 6
+)
+
+// radixSort sorts a ascending (no NaNs) with tmp (len ≥ len(a)) and hist
+// (radixPasses·radixBuckets) as scratch: a least-significant-digit radix
+// sort of the scores' bits mapped to order-preserving integer keys (negative
+// values complemented, positive ones with the sign bit set; −0 sorts before
+// +0), passes in which every key has the same digit skipped. The keys live
+// in a's and tmp's own memory, viewed as uint64.
+func radixSort(a, tmp []float64, hist []int) {
+	n := len(a)
+	if n < 256 {
+		slices.Sort(a)
+		return
+	}
+	u := unsafe.Slice((*uint64)(unsafe.Pointer(&a[0])), n)
+	v := unsafe.Slice((*uint64)(unsafe.Pointer(&tmp[0])), n)
+	h := (*[radixPasses * radixBuckets]int)(hist)
+	clear(h[:])
+	const mask = radixBuckets - 1
+	for i, k := range u {
+		if int64(k) < 0 {
+			k = ^k
+		} else {
+			k |= 1 << 63
+		}
+		u[i] = k
+		h[0*radixBuckets+int(k&mask)]++
+		h[1*radixBuckets+int(k>>(1*radixBits)&mask)]++
+		h[2*radixBuckets+int(k>>(2*radixBits)&mask)]++
+		h[3*radixBuckets+int(k>>(3*radixBits)&mask)]++
+		h[4*radixBuckets+int(k>>(4*radixBits)&mask)]++
+		h[5*radixBuckets+int(k>>(5*radixBits)&mask)]++
+	}
+	src, dst := u, v
+	for p := 0; p < radixPasses; p++ {
+		hp := (*[radixBuckets]int)(h[p*radixBuckets:])
+		shift := uint(p * radixBits)
+		if hp[int(src[0]>>shift&mask)] == n {
+			continue // every key has this digit
+		}
+		off := 0
+		for b, c := range hp {
+			hp[b] = off
+			off += c
+		}
+		dst = dst[:n]
+		for _, k := range src {
+			b := int(k >> shift & mask)
+			dst[hp[b]] = k
+			hp[b]++
+		}
+		src, dst = dst, src
+	}
+	for i, k := range src {
+		if int64(k) < 0 {
+			k &^= 1 << 63
+		} else {
+			k = ^k
+		}
+		u[i] = k
+	}
+}
+
+// dd is an unevaluated sum hi + lo (double-double): the sorted pair sums
+// accumulate in it so that the expansion Σ(a + s_j)² = cnt·a² + 2a·Σs_j +
+// Σs_j² does not lose the cancellation's digits.
+type dd struct{ hi, lo float64 }
+
+func (x *dd) add(v float64) {
+	s := x.hi + v
+	bb := s - x.hi
+	x.lo += (x.hi - (s - bb)) + (v - bb)
+	x.hi = s
+}
+
+// addProd adds a·b, exactly up to the final rounding of lo.
+func (x *dd) addProd(a, b float64) {
+	p := a * b
+	x.add(p)
+	x.lo += math.FMA(a, b, -p)
+}
+
+func (x dd) value() float64 { return x.hi + x.lo }
+
+// sortedPairSum returns Σ_{i∈P, j∈N} φ(s_i − s_j) for the hinge (φ(m) =
+// [1 − m]₊) or squared hinge loss from the sorted scores: the positives in
+// decreasing order see a growing set of active negatives (s_j > s_i − 1),
+// whose count, Σs_j and Σs_j² give the row sums cnt·a + Σs_j and
+// cnt·a² + 2aΣs_j + Σs_j², a = 1 − s_i. O(n) after sorting.
+func sortedPairSum(loss Loss, posS, negS []float64) float64 {
+	k := len(negS)
+	var s1, s2, total dd
+	for i := len(posS) - 1; i >= 0; i-- {
+		si := posS[i]
+		for k > 0 && negS[k-1] > si-1 {
+			k--
+			v := negS[k]
+			s1.add(v)
+			s2.addProd(v, v)
+		}
+		cnt := float64(len(negS) - k)
+		if cnt == 0 {
+			continue
+		}
+		a := 1 - si
+		if loss == AUCSquaredHinge {
+			r := s2
+			r.addProd(2*a, s1.hi)
+			r.addProd(2*a, s1.lo)
+			aa := a * a
+			r.addProd(cnt, aa)
+			r.addProd(cnt, math.FMA(a, a, -aa))
+			total.add(r.hi)
+			total.add(r.lo)
+		} else {
+			r := s1
+			r.addProd(cnt, a)
+			total.add(r.hi)
+			total.add(r.lo)
+		}
+	}
+	return total.value()
+}
+
+// sortedAUC returns the AUC (ties one half) of sorted scores: the counts of
+// aucSorted, by one sweep.
+func sortedAUC(posS, negS []float64) float64 {
+	var twice int64
+	lo, hi := 0, 0
+	for _, si := range posS {
+		for lo < len(negS) && negS[lo] < si {
+			lo++
+		}
+		if hi < lo {
+			hi = lo
+		}
+		for hi < len(negS) && negS[hi] <= si {
+			hi++
+		}
+		twice += 2*int64(lo) + int64(hi-lo)
+	}
+	return float64(twice) / (2 * float64(len(posS)) * float64(len(negS)))
+}
+
+// allocLarge allocates the buffers of the sorted, streamed and sampled
+// paths (the plan's).
+func (e *Evaluator) allocLarge() {
+	p, m, pl := e.p, e.m, e.plan
+	e.scratch = make([]evalScratch, e.workers)
+	e.per = make([]float64, 3*m)
+	sorted := pl.Obj == MethodSorted || pl.Obj == MethodStreamed || pl.AUC == MethodSorted
+	sampled := pl.Obj == MethodSampled || pl.AUC == MethodSampled || pl.Bias != MethodPairwise
+	if !p.Loss.IsMetric() {
+		e.thetaT = layout.New(p.D, m)
+	}
+	if sampled {
+		nb := int(max(pl.MaxPairs, maxBiasSamples)/sampleBlock) + 1
+		e.blocks = make([]float64, max(nb, streamSegments)*blockStride(m))
+	}
+	for w := range e.scratch {
+		sc := &e.scratch[w]
+		if sorted {
+			if p.Loss.IsMetric() {
+				sc.q = make([]float64, p.N)
+				sc.ta = layout.New(metricTile, p.D)
+				sc.tg = layout.New(metricTile, metricTile)
+				sc.ths = make([]float64, p.P)
+			} else {
+				sc.posS = make([]float64, len(p.pos))
+				sc.negS = make([]float64, len(p.neg))
+				sc.tmp = make([]float64, max(len(p.pos), len(p.neg)))
+				sc.blk = make([]float64, streamBlock)
+				sc.hist = make([]int, radixPasses*radixBuckets)
+				if p.Loss == AUCLogistic && pl.Obj == MethodStreamed {
+					sc.en = make([]float64, len(p.neg))
+				}
+			}
+		}
+		if sampled {
+			sc.delta = layout.New(sampleBlock, p.D)
+			sc.prod = layout.New(sampleBlock, max(m, p.D))
+			sc.f = make([]float64, sampleBlock)
+			sc.fa = make([]float64, sampleBlock)
+			sc.sgn = make([]float64, sampleBlock)
+		}
+	}
+}
+
+// splitScores sets sc.posS and sc.negS to the scores x_iᵀθ of the positives
+// and negatives, in index order, streaming X in blocks. It reports whether
+// no score is NaN.
+func (e *Evaluator) splitScores(sc *evalScratch, theta []float64) bool {
+	p := e.p
+	x := p.X
+	ip, in := 0, 0
+	ok := true
+	for lo := 0; lo < p.N; lo += streamBlock {
+		hi := min(lo+streamBlock, p.N)
+		blk := sc.blk[:hi-lo]
+		sub := blas64.General{Rows: hi - lo, Cols: p.D, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
+		blas64.Gemv(blas.NoTrans, 1, sub, blas64.Vector{N: p.D, Inc: 1, Data: theta}, 0, blas64.Vector{N: hi - lo, Inc: 1, Data: blk})
+		for t, v := range blk {
+			if v != v {
+				ok = false
+			}
+			if p.Label[lo+t] == 1 {
+				sc.posS[ip] = v
+				ip++
+			} else {
+				sc.negS[in] = v
+				in++
+			}
+		}
+	}
+	return ok
+}
+
+// sortedEval computes, for vector c, the exact objective pair sum (hinge
+// losses by sorting, logistic pair by pair) when obj is set, and the AUC
+// when auc is set.
+func (e *Evaluator) sortedEval(sc *evalScratch, theta []float64, obj, auc bool) (sum, a float64) {
+	p := e.p
+	if !e.splitScores(sc, theta) {
+		return math.NaN(), math.NaN()
+	}
+	if obj && p.Loss == AUCLogistic {
+		sum = logisticPairSum(sc.posS, sc.negS, sc.en)
+	}
+	if (obj && p.Loss != AUCLogistic) || auc {
+		radixSort(sc.posS, sc.tmp, sc.hist)
+		radixSort(sc.negS, sc.tmp, sc.hist)
+	}
+	if obj && p.Loss != AUCLogistic {
+		sum = sortedPairSum(p.Loss, sc.posS, sc.negS)
+	}
+	if auc {
+		a = sortedAUC(sc.posS, sc.negS)
+	}
+	return sum, a
+}
+
+// metricStreamSum is metricSum in O(n + tile²) memory: with θs = θ + θᵀ and
+// q_i = x_iᵀθx_i, D_ij = q_i + q_j − x_iᵀθs x_j, by tiles of X θs Xᵀ.
+func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
+	p := e.p
+	d, n := p.D, p.N
+	x := p.X
+	th := blas64.General{Rows: d, Cols: d, Stride: d, Data: theta}
+	for a := 0; a < d; a++ {
+		for c := 0; c < d; c++ {
+			sc.ths[a*d+c] = theta[a*d+c] + theta[c*d+a]
+		}
+	}
+	ths := blas64.General{Rows: d, Cols: d, Stride: d, Data: sc.ths}
+	rowsOf := func(lo, hi int) blas64.General {
+		return blas64.General{Rows: hi - lo, Cols: d, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
+	}
+	for lo := 0; lo < n; lo += metricTile {
+		hi := min(lo+metricTile, n)
+		ta := blas64.General{Rows: hi - lo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
+		gemm(blas.NoTrans, rowsOf(lo, hi), th, ta)
+		for i := lo; i < hi; i++ {
+			var q float64
+			xi, ai := x.Row(i), sc.ta.Row(i-lo)
+			for c := 0; c < d; c++ {
+				q += ai[c] * xi[c]
+			}
+			sc.q[i] = q
+		}
+	}
+	diag := math.Max(0, 1-p.B) * float64(n)
+	var off float64
+	for ilo := 0; ilo < n; ilo += metricTile {
+		ihi := min(ilo+metricTile, n)
+		ta := blas64.General{Rows: ihi - ilo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
+		gemm(blas.NoTrans, rowsOf(ilo, ihi), ths, ta)
+		for jlo := ilo; jlo < n; jlo += metricTile {
+			jhi := min(jlo+metricTile, n)
+			tg := blas64.General{Rows: ihi - ilo, Cols: jhi - jlo, Stride: sc.tg.Stride, Data: sc.tg.Data}
+			gemm(blas.Trans, ta, rowsOf(jlo, jhi), tg)
+			for i := ilo; i < ihi; i++ {
+				gi := sc.tg.Row(i - ilo)
+				j0 := jlo
+				if jlo == ilo {
+					j0 = i + 1
+				}
+				var r float64
+				for j := j0; j < jhi; j++ {
+					dij := sc.q[i] + sc.q[j] - gi[j-jlo]
+					s := 1.0
+					if p.Label[i] != p.Label[j] {
+						s = -1
+					}
+					r += math.Max(0, 1-s*(p.B-dij))
+				}
+				off += r
+			}
+		}
+	}
+	return diag + 2*off
+}
+
+// estimateLarge is Estimate by the sorted, streamed and sampled methods.
+func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []float64) Estimate {
+	p, pl := e.p, e.plan
+	e.gather(thetas, rows)
+	m := len(rows)
+	n2 := float64(p.N) * float64(p.N)
+	est := Estimate{Obj: pl.Obj, AUC: pl.AUC}
+	if m == 0 {
+		return est
+	}
+	if p.Loss.IsMetric() {
+		if pl.Obj == MethodStreamed {
+			par.For(m, e.workers, func(w, c int) {
+				obj[c] = e.metricStreamSum(&e.scratch[w], e.theta.Row(c))/n2 + p.Reg.Value(e.theta.Row(c))
+			})
+		} else {
+			est.ObjStdErr, _, est.Pairs = e.sampled(m, obj, nil)
+		}
+		if auc != nil {
+			for c := range m {
+				auc[c] = math.NaN()
+			}
+		}
+		return est
+	}
+	exactObj := pl.Obj != MethodSampled
+	exactAUC := auc != nil && pl.AUC == MethodSorted
+	if exactObj || exactAUC {
+		par.For(m, e.workers, func(w, c int) {
+			sum, a := e.sortedEval(&e.scratch[w], e.theta.Row(c), exactObj, exactAUC)
+			if exactObj {
+				obj[c] = sum/n2 + p.Reg.Value(e.theta.Row(c))
+			}
+			if exactAUC {
+				auc[c] = a
+			}
+		})
+	}
+	if !exactObj || (auc != nil && !exactAUC) {
+		var so, sa []float64
+		if !exactObj {
+			so = obj
+		}
+		if auc != nil && !exactAUC {
+			sa = auc
+		}
+		est.ObjStdErr, est.AUCStdErr, est.Pairs = e.sampled(m, so, sa)
+	}
+	return est
+}
