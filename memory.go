@@ -97,16 +97,16 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 		// count the state alone.
 		m.State += 3*rows*row + 2*int64(n)*int64(layout.Stride(d))*8
 	}
-	evalN := int64(cfg.EvalNodes)
-	if evalN <= 0 || evalN > rows {
-		evalN = rows // an upper bound for the automatic choice
-	}
+	// The measurement's buffers: the evaluator's own estimate (bounded by
+	// its memory budget: sorted or sampled methods where pairwise would not
+	// fit), plus each node's auxiliary index.
+	mode, _ := engine.ParseMeasureMode(cfg.Measure)
+	m.Measure = engine.MeasureMemory(sh, engine.Config{Algorithm: algo, Workers: workers, EvalNodes: cfg.EvalNodes,
+		Measure: mode, MeasurePrecision: cfg.MeasurePrecision}) + rows*4
 	workers = max(workers, 1)
 	if metric {
-		m.Measure = int64(workers)*(int64(n)*int64(n)+int64(n)*int64(d))*8 + evalN*row
 		m.Solver = (int64(n)*int64(n) + 2*int64(n)*int64(d)) * 8
 	} else {
-		m.Measure = evalN*int64(n)*8 + evalN*row
 		m.Solver = 4 * int64(n) * 8
 	}
 	if cfg.SkipOptimum {

@@ -83,6 +83,12 @@ type Config struct {
 	Seed       uint64  `json:"seed"`
 	LogPoints  int     `json:"log_points"`
 	EvalNodes  int     `json:"eval_nodes"`
+	// Measure is how the objective, AUC and bias are measured: auto (empty:
+	// exact while affordable, else exact by sorting, else sampled), exact
+	// or sampled; MeasurePrecision the relative standard error a sampled
+	// measurement aims at (0: 1%).
+	Measure          string  `json:"measure,omitempty"`
+	MeasurePrecision float64 `json:"measure_precision,omitempty"`
 	// Schedule is auto (empty), plain, blocked, reduced or reference
 	// (engine.Config.Schedule). Schedules agree to rounding, not bit for bit,
 	// so it is part of the identity.
@@ -171,7 +177,8 @@ func Prepare(cfg Config) (*Run, error) {
 	rk, _ := problem.ParseReg(cfg.Reg)
 	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
 		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, Pin: cfg.Pin, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
-		Schedule: engine.Schedule(cfg.Schedule)}
+		Schedule: engine.Schedule(cfg.Schedule), MeasurePrecision: cfg.MeasurePrecision}
+	ecfg.Measure, _ = engine.ParseMeasureMode(cfg.Measure)
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -143,6 +143,14 @@ var params = []*Param{
 		Help: "number of log-spaced iterations measured (the last is always one)", check: atLeast(1)},
 	{Field: "EvalNodes", Flag: "eval-nodes", Key: "eval_nodes", JSON: "eval_nodes",
 		Help: "nodes whose θ̄_k are measured: 0 = all when cheap, else a seeded sample; -1 = all"},
+	{Field: "Measure", Flag: "measure", Key: "measure", JSON: "measure", Choices: problem.EvalModeNames, Auto: "auto", Noun: "measurement mode",
+		Help: "how the objective, AUC and bias are measured: auto (exact pair by pair while that costs\n" +
+			"under about a second a measurement, else exact by sorting for the hinge losses and the AUC,\n" +
+			"else an incomplete U-statistic: a seeded sample of pairs, with its standard error in\n" +
+			"trace.csv), exact, or sampled"},
+	{Field: "MeasurePrecision", Flag: "measure-precision", Key: "measure_precision", JSON: "measure_precision",
+		Help:  "relative standard error a sampled measurement aims at (0: 0.01)",
+		check: atLeast(0)},
 	{Field: "Schedule", Flag: "schedule", Key: "schedule", JSON: "schedule", Choices: scheduleNames(), Auto: string(engine.ScheduleAuto), Noun: "schedule",
 		Help: "how the iterations are executed: auto (reduced where it applies, else blocked/plain/reference),\nplain, blocked (bit-identical to the literal algorithm with the generic kernels), reduced\n(scalar recurrences between touches: exact in real arithmetic, agrees to ~1e-15), reference"},
 	{Field: "Workers", Flag: "workers", JSON: "-",

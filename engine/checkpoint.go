@@ -25,15 +25,20 @@ import (
 //	saves (executor.writeSaved: the margins as rows float64 on the
 //	synchronous fast path, the cached eigendecompositions of the reduced
 //	metric schedule)
-//	trace: TraceLen records of 3 int64 and 7 float64
+//	trace: TraceLen records of 5 int64 (iteration, gradient counts, pairs
+//	sampled, measurement methods packed) and 10 float64 (mean, std, min, max
+//	objective, AUC, bias, consensus, the three standard errors); version 1
+//	files, read too, have 3 int64 and 7 float64 (an exact measurement)
 //	SHA-256 of every byte above
 //
 // A checkpoint is read completely and its checksum verified before any of it
 // is applied, so a corrupt, truncated or mismatched file is refused whole.
 const (
-	checkpointMagic = "PGCKPT\x00\x01"
-	// CheckpointVersion is the format version written and the only one read.
-	CheckpointVersion = 1
+	checkpointMagic = "PGCKPT\x00\x02"
+	// CheckpointVersion is the format version written; version 1 (records
+	// without the measurement's standard errors) is read too.
+	CheckpointVersion = 2
+	checkpointMagicV1 = "PGCKPT\x00\x01"
 	// maxHeader bounds the header so that a corrupt length cannot allocate.
 	maxHeader = 1 << 20
 )
@@ -65,6 +70,11 @@ func (s *Sim) identity(caller []byte) []byte {
 	fmt.Fprintf(h, "|%d|%d|%d|%x|%x|%d|%d|%d|%d|%d|%d|%v|%s|%s|%v", c.Algorithm, c.Estimator, c.Iters,
 		math.Float64bits(c.GammaC), math.Float64bits(c.GammaAlpha), c.Seed, c.LogPoints, len(s.meas.rows),
 		s.prob.N, s.prob.D, s.prob.P, s.prob.Loss, s.kind.schedule, kernel.Active(), c.ExactPSD)
+	if c.Measure != 0 || c.MeasurePrecision != 0 {
+		// They change the trace at large n (the default keeps the identity
+		// of the checkpoints written before they existed).
+		fmt.Fprintf(h, "|measure %d %x", c.Measure, math.Float64bits(c.MeasurePrecision))
+	}
 	return h.Sum(nil)
 }
 
@@ -102,8 +112,9 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 		return err
 	}
 	for _, r := range trace {
-		binary.Write(hw, binary.LittleEndian, [3]int64{r.Iter, r.GradEvals, r.GradEvalsNonzero})
-		binary.Write(hw, binary.LittleEndian, [7]float64{r.ObjMean, r.ObjStd, r.ObjMin, r.ObjMax, r.AUCMean, r.Bias, r.Consensus})
+		binary.Write(hw, binary.LittleEndian, [5]int64{r.Iter, r.GradEvals, r.GradEvalsNonzero, r.MeasurePairs, r.Measure.Pack()})
+		binary.Write(hw, binary.LittleEndian, [10]float64{r.ObjMean, r.ObjStd, r.ObjMin, r.ObjMax, r.AUCMean, r.Bias, r.Consensus,
+			r.ObjStdErr, r.AUCStdErr, r.BiasStdErr})
 	}
 	if _, err := bw.Write(hw.h.Sum(nil)); err != nil {
 		return err
@@ -169,9 +180,9 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	h := sha256.New()
 	tr := io.TeeReader(bufio.NewReaderSize(r, 1<<20), h)
 	var magic [8]byte
-	if _, err := io.ReadFull(tr, magic[:]); err != nil || string(magic[:]) != checkpointMagic {
+	if _, err := io.ReadFull(tr, magic[:]); err != nil || (string(magic[:]) != checkpointMagic && string(magic[:]) != checkpointMagicV1) {
 		if err == nil && string(magic[:6]) == checkpointMagic[:6] {
-			return nil, ckptErr("format version %d, this program reads version %d", int(magic[6])<<8|int(magic[7]), CheckpointVersion)
+			return nil, ckptErr("format version %d, this program reads versions 1 to %d", int(magic[6])<<8|int(magic[7]), CheckpointVersion)
 		}
 		return nil, ckptErr("not a pairgossip checkpoint")
 	}
@@ -187,8 +198,8 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	if err := json.Unmarshal(hj, &hdr); err != nil {
 		return nil, ckptErr("corrupt header: %v", err)
 	}
-	if hdr.Version != CheckpointVersion {
-		return nil, ckptErr("format version %d, this program reads version %d", hdr.Version, CheckpointVersion)
+	if hdr.Version != int(magic[7]) || hdr.Version < 1 || hdr.Version > CheckpointVersion {
+		return nil, ckptErr("format version %d, this program reads versions 1 to %d", hdr.Version, CheckpointVersion)
 	}
 	if !bytes.Equal(hdr.Identity, s.identity(identity)) {
 		return nil, ckptErr("written by a run with another configuration, data or graph (resume needs the same flags)")
@@ -228,14 +239,19 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		}
 	}
 	trace := make([]Record, hdr.TraceLen)
+	ni, nf := 5, 10
+	if hdr.Version == 1 {
+		ni, nf = 3, 7
+	}
 	for i := range trace {
-		var ints [3]int64
-		var fl [7]float64
-		if binary.Read(tr, binary.LittleEndian, &ints) != nil || binary.Read(tr, binary.LittleEndian, &fl) != nil {
+		var ints [5]int64
+		var fl [10]float64
+		if binary.Read(tr, binary.LittleEndian, ints[:ni]) != nil || binary.Read(tr, binary.LittleEndian, fl[:nf]) != nil {
 			return nil, ckptErr("truncated trace")
 		}
 		trace[i] = Record{Iter: ints[0], GradEvals: ints[1], GradEvalsNonzero: ints[2], ObjMean: fl[0], ObjStd: fl[1],
-			ObjMin: fl[2], ObjMax: fl[3], AUCMean: fl[4], Bias: fl[5], Consensus: fl[6]}
+			ObjMin: fl[2], ObjMax: fl[3], AUCMean: fl[4], Bias: fl[5], Consensus: fl[6],
+			MeasurePairs: ints[3], Measure: UnpackMeasureMethods(ints[4]), ObjStdErr: fl[7], AUCStdErr: fl[8], BiasStdErr: fl[9]}
 	}
 	sum := h.Sum(nil)
 	var stored [32]byte

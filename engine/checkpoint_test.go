@@ -3,6 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -96,7 +99,7 @@ func TestCheckpointRefused(t *testing.T) {
 		"flipped sum":    {flip(len(g) - 1), "id"},
 		"trailing bytes": {append(bytes.Clone(g), 0), "id"},
 		"other config":   {g, "other"},
-		"other version":  {append([]byte("PGCKPT\x00\x02"), g[8:]...), "id"},
+		"other version":  {append([]byte("PGCKPT\x00\x03"), g[8:]...), "id"},
 	}
 	for name, c := range cases {
 		// A state other than the file's, so that a partial apply shows.
@@ -136,4 +139,57 @@ func FuzzReadCheckpoint(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCheckpointVersion1: a version-1 checkpoint (records of 3 int64 and 7
+// float64, no standard errors) is still read, its records as an exact
+// measurement's. The file is made from a version-2 one by rewriting its
+// magic, header and records, and checksumming it again.
+func TestCheckpointVersion1(t *testing.T) {
+	a := checkpointSim(t, Sync, 600)
+	trace, err := a.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v2 bytes.Buffer
+	if err := a.WriteCheckpoint(&v2, []byte("id"), trace); err != nil {
+		t.Fatal(err)
+	}
+	raw := v2.Bytes()
+	hl := int(binary.LittleEndian.Uint32(raw[8:12]))
+	var hdr checkpointHeader
+	if err := json.Unmarshal(raw[12:12+hl], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	hdr.Version = 1
+	hj, _ := json.Marshal(hdr)
+	recs := len(trace) * (5*8 + 10*8)
+	body := raw[12+hl : len(raw)-32-recs]
+	var v1 bytes.Buffer
+	v1.WriteString(checkpointMagicV1)
+	binary.Write(&v1, binary.LittleEndian, uint32(len(hj)))
+	v1.Write(hj)
+	v1.Write(body)
+	for _, r := range trace {
+		binary.Write(&v1, binary.LittleEndian, [3]int64{r.Iter, r.GradEvals, r.GradEvalsNonzero})
+		binary.Write(&v1, binary.LittleEndian, [7]float64{r.ObjMean, r.ObjStd, r.ObjMin, r.ObjMax, r.AUCMean, r.Bias, r.Consensus})
+	}
+	sum := sha256.Sum256(v1.Bytes())
+	v1.Write(sum[:])
+	b := checkpointSim(t, Sync, 600)
+	got, err := b.ReadCheckpoint(bytes.NewReader(v1.Bytes()), []byte("id"))
+	if err != nil {
+		t.Fatalf("version 1 refused: %v", err)
+	}
+	if len(got) != len(trace) {
+		t.Fatalf("%d records, want %d", len(got), len(trace))
+	}
+	for i := range got {
+		if !sameRecord(got[i], trace[i]) || got[i].ObjStdErr != 0 || got[i].MeasurePairs != 0 {
+			t.Fatalf("record %d: %+v, want %+v", i, got[i], trace[i])
+		}
+	}
+	if !bytes.Equal(stateBytes(t, b), stateBytes(t, a)) {
+		t.Fatal("state read from version 1 differs")
+	}
 }

@@ -108,7 +108,7 @@ const (
 	// DefaultBudget is the time one measurement may take when it is chosen
 	// automatically, in cost units (about 1 ns each on the development
 	// machine: see the cost constants).
-	DefaultBudget = 1e9
+	DefaultBudget = 2.5e8
 	// DefaultMemBudget bounds the buffers of the pairwise method (the m×n
 	// score matrix, or the per-worker n×n Gram matrices).
 	DefaultMemBudget = 256 << 20
