@@ -250,9 +250,10 @@ func TestSampledDeterministic(t *testing.T) {
 }
 
 // TestEvalPlan: the automatic rule picks the pairwise method at small n
-// (today's numbers), the sorted forms at n = 10⁶ for the hinge losses and
-// the AUC, and sampling at n = 10⁷; the buffers never hold m×n scores
-// outside the pairwise method.
+// (today's numbers, the paper's sizes), sampling at n = 10⁶ and 10⁷ under
+// the default budget, and — under a budget of 10⁹ units — the sorted forms
+// at n = 10⁶ for the hinge losses and the AUC; the buffers never hold m×n
+// scores outside the pairwise method.
 func TestEvalPlan(t *testing.T) {
 	for _, c := range []struct {
 		loss       Loss
@@ -260,19 +261,23 @@ func TestEvalPlan(t *testing.T) {
 		obj, auc   EvalMethod
 		bias       EvalMethod
 		maxSeconds float64
+		budget     float64 // 0: DefaultBudget
 	}{
-		{AUCLogistic, 683, 75, MethodPairwise, MethodPairwise, MethodPairwise, 1},
-		{AUCHinge, 5000, 16, MethodPairwise, MethodPairwise, MethodPairwise, 1},
-		{MetricHinge, 1000, 16, MethodPairwise, MethodPairwise, MethodPairwise, 1},
-		{AUCHinge, 1_000_000, 16, MethodSorted, MethodSorted, MethodStreamed, 1.5},
-		{AUCSquaredHinge, 1_000_000, 16, MethodSorted, MethodSorted, MethodStreamed, 1.5},
-		{AUCLogistic, 1_000_000, 16, MethodSampled, MethodSorted, MethodStreamed, 1.5},
-		{AUCHinge, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 1},
-		{AUCLogistic, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 1},
-		{MetricHinge, 10_000_000, 16, MethodSampled, MethodPairwise, MethodSampled, 1},
+		{AUCLogistic, 683, 75, MethodPairwise, MethodPairwise, MethodPairwise, 1, 0},
+		{AUCHinge, 5000, 16, MethodPairwise, MethodPairwise, MethodPairwise, 1, 0},
+		{MetricHinge, 1000, 16, MethodPairwise, MethodPairwise, MethodPairwise, 1, 0},
+		{AUCHinge, 1_000_000, 16, MethodSampled, MethodSampled, MethodStreamed, 0.3, 0},
+		{AUCLogistic, 1_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 0.3, 0},
+		{AUCHinge, 1_000_000, 16, MethodSorted, MethodSorted, MethodStreamed, 1.5, 1e9},
+		{AUCSquaredHinge, 1_000_000, 16, MethodSorted, MethodSorted, MethodStreamed, 1.5, 1e9},
+		{AUCLogistic, 1_000_000, 16, MethodSampled, MethodSorted, MethodStreamed, 1.5, 1e9},
+		{AUCHinge, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 1, 1e9},
+		{AUCLogistic, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 1, 1e9},
+		{AUCLogistic, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 0.3, 0},
+		{MetricHinge, 10_000_000, 16, MethodSampled, MethodPairwise, MethodSampled, 1, 1e9},
 	} {
 		sh := evalShape{c.loss, c.n, c.n / 2, c.n - c.n/2, 16, c.loss.ParamDim(16)}
-		pl := planEval(sh, c.m, 2, EvalOptions{}.withDefaults())
+		pl := planEval(sh, c.m, 2, EvalOptions{Budget: c.budget}.withDefaults())
 		if pl.Obj != c.obj || pl.AUC != c.auc || pl.Bias != c.bias {
 			t.Errorf("%s n=%d: plan obj %s auc %s bias %s, want %s %s %s", c.loss, c.n, pl.Obj, pl.AUC, pl.Bias, c.obj, c.auc, c.bias)
 		}
