@@ -65,13 +65,16 @@ func Complete(n int) (*Graph, error) {
 	if err := checkEdgeCount("complete", float64(n)*float64(n-1)/2); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, n*(n-1)/2)
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			edges = append(edges, [2]int32{int32(i), int32(j)})
-		}
-	}
-	g := newGraph(fmt.Sprintf("complete(n=%d)", n), "complete", n, edges)
+	g := fromNeighbours(fmt.Sprintf("complete(n=%d)", n), "complete", n,
+		func(int) int { return n - 1 },
+		func(k int, nb []int32) {
+			for i := range nb {
+				nb[i] = int32(i)
+				if i >= k {
+					nb[i]++
+				}
+			}
+		})
 	g.closed = closedForm{kind: "complete"}
 	return g, nil
 }
@@ -81,12 +84,18 @@ func Cycle(n int) (*Graph, error) {
 	if err := checkN("cycle", n, 3); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, n)
-	edges = append(edges, [2]int32{0, 1}, [2]int32{0, int32(n - 1)})
-	for i := 1; i < n-1; i++ {
-		edges = append(edges, [2]int32{int32(i), int32(i + 1)})
-	}
-	g := newGraph(fmt.Sprintf("cycle(n=%d)", n), "cycle", n, edges)
+	g := fromNeighbours(fmt.Sprintf("cycle(n=%d)", n), "cycle", n,
+		func(int) int { return 2 },
+		func(k int, nb []int32) {
+			switch k {
+			case 0:
+				nb[0], nb[1] = 1, int32(n-1)
+			case n - 1:
+				nb[0], nb[1] = 0, int32(n-2)
+			default:
+				nb[0], nb[1] = int32(k-1), int32(k+1)
+			}
+		})
 	g.closed = closedForm{kind: "cycle"}
 	return g, nil
 }
@@ -97,11 +106,22 @@ func Star(n int) (*Graph, error) {
 	if err := checkN("star", n, 2); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, n-1)
-	for i := 1; i < n; i++ {
-		edges = append(edges, [2]int32{0, int32(i)})
-	}
-	g := newGraph(fmt.Sprintf("star(n=%d)", n), "star", n, edges)
+	g := fromNeighbours(fmt.Sprintf("star(n=%d)", n), "star", n,
+		func(k int) int {
+			if k == 0 {
+				return n - 1
+			}
+			return 1
+		},
+		func(k int, nb []int32) {
+			if k > 0 {
+				nb[0] = 0
+				return
+			}
+			for i := range nb {
+				nb[i] = int32(i + 1)
+			}
+		})
 	g.closed = closedForm{kind: "star"}
 	return g, nil
 }
@@ -111,11 +131,23 @@ func Path(n int) (*Graph, error) {
 	if err := checkN("path", n, 2); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, n-1)
-	for i := 0; i+1 < n; i++ {
-		edges = append(edges, [2]int32{int32(i), int32(i + 1)})
-	}
-	g := newGraph(fmt.Sprintf("path(n=%d)", n), "path", n, edges)
+	g := fromNeighbours(fmt.Sprintf("path(n=%d)", n), "path", n,
+		func(k int) int {
+			if k == 0 || k == n-1 {
+				return 1
+			}
+			return 2
+		},
+		func(k int, nb []int32) {
+			switch k {
+			case 0:
+				nb[0] = 1
+			case n - 1:
+				nb[0] = int32(n - 2)
+			default:
+				nb[0], nb[1] = int32(k-1), int32(k+1)
+			}
+		})
 	g.closed = closedForm{kind: "path"}
 	return g, nil
 }
@@ -141,21 +173,36 @@ func Grid(rows, cols int) (*Graph, error) {
 	if err := checkDims("grid", rows, cols, 1); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, 2*rows*cols)
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			u := int32(r*cols + c)
-			if c+1 < cols {
-				edges = append(edges, [2]int32{u, u + 1})
+	// Node u = r·cols + c: its neighbours up, left, right, down are in
+	// increasing order.
+	g := fromNeighbours(fmt.Sprintf("grid(rows=%d,cols=%d)", rows, cols), "grid", rows*cols,
+		func(u int) int {
+			r, c := u/cols, u%cols
+			return b2i(r > 0) + b2i(c > 0) + b2i(c+1 < cols) + b2i(r+1 < rows)
+		},
+		func(u int, nb []int32) {
+			r, c := u/cols, u%cols
+			i := 0
+			for _, e := range [4]struct {
+				ok bool
+				v  int
+			}{{r > 0, u - cols}, {c > 0, u - 1}, {c+1 < cols, u + 1}, {r+1 < rows, u + cols}} {
+				if e.ok {
+					nb[i] = int32(e.v)
+					i++
+				}
 			}
-			if r+1 < rows {
-				edges = append(edges, [2]int32{u, u + int32(cols)})
-			}
-		}
-	}
-	g := newGraph(fmt.Sprintf("grid(rows=%d,cols=%d)", rows, cols), "grid", rows*cols, edges)
+		})
 	g.closed = closedForm{kind: "grid", rows: rows, cols: cols}
 	return g, nil
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Torus returns the rows×cols torus (grid with wrap-around in both
@@ -166,20 +213,17 @@ func Torus(rows, cols int) (*Graph, error) {
 	if err := checkDims("torus", rows, cols, 3); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, 2*rows*cols)
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			u := int32(r*cols + c)
-			right := int32(r*cols + (c+1)%cols)
-			down := int32(((r+1)%rows)*cols + c)
-			edges = append(edges, [2]int32{min(u, right), max(u, right)}, [2]int32{min(u, down), max(u, down)})
-		}
-	}
-	g, err := FromEdges(fmt.Sprintf("torus(rows=%d,cols=%d)", rows, cols), rows*cols, edges)
-	if err != nil {
-		return nil, err
-	}
-	g.Kind = "torus"
+	// rows, cols >= 3: the four neighbours of every node are distinct.
+	g := fromNeighbours(fmt.Sprintf("torus(rows=%d,cols=%d)", rows, cols), "torus", rows*cols,
+		func(int) int { return 4 },
+		func(u int, nb []int32) {
+			r, c := u/cols, u%cols
+			nb[0] = int32(((r+rows-1)%rows)*cols + c)
+			nb[1] = int32(r*cols + (c+cols-1)%cols)
+			nb[2] = int32(r*cols + (c+1)%cols)
+			nb[3] = int32(((r+1)%rows)*cols + c)
+			sortSmall(nb)
+		})
 	g.closed = closedForm{kind: "torus", rows: rows, cols: cols}
 	return g, nil
 }
