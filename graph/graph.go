@@ -41,6 +41,10 @@ type Graph struct {
 	// Seed is the seed given to a random generator (0 for the others).
 	Seed uint64
 
+	// comps is the number of connected components when the constructor
+	// knows it (the generators: their graphs are connected), 0 otherwise.
+	comps int
+
 	// closed records the generator family and its dimensions, for which
 	// SpectralGap knows the Laplacian spectrum in closed form. It is set only
 	// by the generators themselves, never for loaded or hand-built graphs.
@@ -153,10 +157,14 @@ func (g *Graph) MinDegree() int {
 	return m
 }
 
-// Components returns the number of connected components, by a parallel
-// union–find over the edges.
+// Components returns the number of connected components: known from
+// construction for the generated graphs (connected), otherwise counted by a
+// parallel union–find, block-local first.
 func (g *Graph) Components() int {
-	return countComponents(g.N, [][][2]int32{g.Edges})
+	if g.comps > 0 {
+		return g.comps
+	}
+	return components(g.N, g.Offsets, g.Adj)
 }
 
 // Connected reports whether the graph has exactly one connected component.

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"math/bits"
 	"slices"
 	"sync/atomic"
 
@@ -95,89 +96,231 @@ func sortSmall(a []int32) {
 // assemble builds the graph on n nodes whose undirected edges are the pairs
 // of lists: in any order and orientation, repeats allowed (they are
 // merged), ids in [0, n) and no self-loops (the caller has checked). It
-// takes the lists over and drops them once the adjacency is built, so that
-// their memory can be reused for the edge list.
+// takes the lists over and drops them once they are read, so that their
+// memory can be reused.
 //
-// The CSR adjacency is built without sorting the edges: degrees are counted
-// with atomic adds, a parallel prefix sum gives the offsets, the pairs are
-// scattered with atomic cursors (in an order that depends on the
-// scheduling), and each node's list is then sorted and cleared of repeats,
-// which makes the result independent of that order. The edge list is read
-// off the adjacency (the larger neighbours of each node, node by node), so
-// it comes out sorted. Extra memory: a 4-byte counter per node.
+// The CSR adjacency is built by a two-level counting sort, with no atomic
+// operation and no global sort, so that the random accesses stay in cache:
+// the nodes are cut into buckets of 2^shift consecutive ids, and
+//
+//  1. each piece of the input counts its half-edges (a→b and b→a) per
+//     bucket of their source;
+//  2. a prefix sum over (bucket, piece) gives every piece its own runs of
+//     slots, and the pieces write their half-edges there (bucket by bucket
+//     the half-edges are then in input order, whatever the scheduling);
+//  3. each bucket, on its own, counts its nodes' degrees, writes their
+//     offsets, scatters the targets into its slice of the adjacency (which
+//     fits in cache), sorts each node's list and drops repeats.
+//
+// The edge list is read off the adjacency (the larger neighbours of each
+// node, node by node), so it comes out sorted. Extra memory: 8 bytes per
+// half-edge, freed before the edge list is allocated.
 func assemble(name, kind string, n int, lists [][][2]int32) *Graph {
-	deg := make([]int32, n)
-	forPairs(lists, func(pairs [][2]int32) {
-		for _, e := range pairs {
-			atomic.AddInt32(&deg[e[0]], 1)
-			atomic.AddInt32(&deg[e[1]], 1)
-		}
-	})
-	offsets := make([]int, n+1)
-	prefixOffsets(deg, offsets, true)
-	adj := make([]int32, offsets[n])
-	forPairs(lists, func(pairs [][2]int32) {
-		for _, e := range pairs {
-			a, b := e[0], e[1]
-			adj[atomic.AddInt32(&deg[a], 1)-1] = b
-			adj[atomic.AddInt32(&deg[b], 1)-1] = a
-		}
-	})
+	m := 0
+	for _, l := range lists {
+		m += len(l)
+	}
+	shift := bucketShift(n, 2*m)
+	nb := (n + 1<<shift - 1) >> shift
+	start, half := partition(lists, nb, shift, true)
 	clear(lists)
-	// Sort each list and drop repeats; deg becomes the number of distinct
-	// neighbours.
+	// 3. Per bucket: degrees, offsets, scatter, sort, repeats.
+	offsets := make([]int, n+1)
+	offsets[n] = start[nb]
+	adj := make([]int32, start[nb])
+	upper := make([]int, nb+1)
 	var repeats atomic.Bool
-	forChunks(n, chunk, func(lo, hi int) {
-		rep := false
-		for k := lo; k < hi; k++ {
-			nb := adj[offsets[k]:offsets[k+1]]
-			sortSmall(nb)
-			d := len(slices.Compact(nb))
-			rep = rep || d != len(nb)
-			deg[k] = int32(d)
+	forChunks(nb, 1, func(b, _ int) {
+		lo, hi := b<<shift, min((b+1)<<shift, n)
+		cur := make([]int32, hi-lo)
+		hs := half[start[b]:start[b+1]]
+		for _, h := range hs {
+			cur[uint32(h>>32)-uint32(lo)]++
 		}
+		o := 0
+		for k := range cur {
+			offsets[lo+k] = start[b] + o
+			o, cur[k] = o+int(cur[k]), int32(o)
+		}
+		region := adj[start[b]:start[b+1]]
+		for _, h := range hs {
+			k := uint32(h>>32) - uint32(lo)
+			region[cur[k]] = int32(uint32(h))
+			cur[k]++
+		}
+		rep, up := false, 0
+		for k := range cur {
+			list := region[offsets[lo+k]-start[b] : cur[k]]
+			sortSmall(list)
+			for i := 1; i < len(list) && !rep; i++ {
+				rep = list[i] == list[i-1]
+			}
+			up += countAbove(list, int32(lo+k))
+		}
+		upper[b+1] = up
 		if rep {
 			repeats.Store(true)
 		}
 	})
-	if repeats.Load() {
-		compact := make([]int, n+1)
-		prefixOffsets(deg, compact, false)
-		out := make([]int32, compact[n])
-		forChunks(n, chunk, func(lo, hi int) {
-			for k := lo; k < hi; k++ {
-				copy(out[compact[k]:compact[k+1]], adj[offsets[k]:])
-			}
-		})
-		offsets, adj = compact, out
-	}
+	half = nil
 	g := &Graph{Name: name, Kind: kind, N: n, Offsets: offsets, Adj: adj, Tries: 1}
-	g.Edges = edgesFromCSR(n, offsets, adj, deg)
+	if repeats.Load() {
+		g.Offsets, g.Adj = dropRepeats(n, offsets, adj)
+		g.Edges = edgesFromCSR(n, g.Offsets, g.Adj)
+	} else {
+		g.Edges = edgesFromBlocks(n, shift, offsets, adj, upper)
+	}
 	return g
+}
+
+// partition groups the half-edges of lists by bucket of their source
+// (bucket b holds the nodes [b·2^shift, (b+1)·2^shift)): pair (a, b) gives
+// the half-edge a→b, and also b→a when both is true. The half-edges of
+// bucket b are half[start[b]:start[b+1]], each packed as source<<32 |
+// target, in input order whatever the scheduling: each piece of the input
+// counts its half-edges per bucket, a prefix sum over (bucket, piece) gives
+// every piece its own runs of slots, and the pieces write them there.
+func partition(lists [][][2]int32, nb, shift int, both bool) (start []int, half []uint64) {
+	m := 0
+	for _, l := range lists {
+		m += len(l)
+	}
+	pieces := cutPairs(lists, max(1<<16, (m+511)/512))
+	pos := make([]int, len(pieces)*nb)
+	forChunks(len(pieces), 1, func(t, _ int) {
+		c := pos[t*nb : (t+1)*nb]
+		for _, e := range pieces[t] {
+			c[e[0]>>shift]++
+			if both {
+				c[e[1]>>shift]++
+			}
+		}
+	})
+	start = make([]int, nb+1)
+	run := 0
+	for b := 0; b < nb; b++ {
+		start[b] = run
+		for t := range pieces {
+			c := pos[t*nb+b]
+			pos[t*nb+b] = run
+			run += c
+		}
+	}
+	start[nb] = run
+	half = make([]uint64, run)
+	forChunks(len(pieces), 1, func(t, _ int) {
+		c := pos[t*nb : (t+1)*nb]
+		for _, e := range pieces[t] {
+			a, b := uint32(e[0]), uint32(e[1])
+			half[c[a>>shift]] = uint64(a)<<32 | uint64(b)
+			c[a>>shift]++
+			if both {
+				half[c[b>>shift]] = uint64(b)<<32 | uint64(a)
+				c[b>>shift]++
+			}
+		}
+	})
+	return start, half
+}
+
+// countAbove returns the number of entries of the sorted list greater
+// than k.
+func countAbove(list []int32, k int32) int {
+	i := len(list)
+	for i > 0 && list[i-1] > k {
+		i--
+	}
+	return len(list) - i
+}
+
+// bucketShift chooses the bucket size 2^shift of assemble: about 2^18
+// half-edges per bucket, so that a bucket's counters and adjacency stay in
+// cache, and at most 1024 buckets, so that the pieces do not write to too
+// many places at once.
+func bucketShift(n, halfEdges int) int {
+	per := float64(1<<18) * float64(n) / float64(max(halfEdges, 1))
+	shift := 6
+	for shift < 16 && float64(int(1)<<(shift+1)) <= per {
+		shift++
+	}
+	for n>>shift > 1024 {
+		shift++
+	}
+	return shift
+}
+
+// cutPairs cuts the lists into pieces of at most size pairs.
+func cutPairs(lists [][][2]int32, size int) [][][2]int32 {
+	var pieces [][][2]int32
+	for _, l := range lists {
+		for lo := 0; lo < len(l); lo += size {
+			pieces = append(pieces, l[lo:min(lo+size, len(l))])
+		}
+	}
+	return pieces
+}
+
+// dropRepeats removes the repeated entries of a CSR adjacency whose lists
+// are sorted.
+func dropRepeats(n int, offsets []int, adj []int32) ([]int, []int32) {
+	deg := make([]int32, n)
+	forChunks(n, chunk, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			nbrs := adj[offsets[k]:offsets[k+1]]
+			d := min(len(nbrs), 1)
+			for i := 1; i < len(nbrs); i++ {
+				if nbrs[i] != nbrs[i-1] {
+					d++
+				}
+			}
+			deg[k] = int32(d)
+		}
+	})
+	compact := make([]int, n+1)
+	prefixOffsets(deg, compact, false)
+	out := make([]int32, compact[n])
+	forChunks(n, chunk, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			copy(out[compact[k]:compact[k+1]], slices.Compact(adj[offsets[k]:offsets[k+1]]))
+		}
+	})
+	return compact, out
 }
 
 // edgesFromCSR lists each edge (i, j), i < j, of a sorted CSR adjacency once,
 // in lexicographic order: node by node, the neighbours larger than the
-// node. scratch (one entry per node) is overwritten.
-func edgesFromCSR(n int, offsets []int, adj []int32, scratch []int32) [][2]int32 {
-	// scratch[k] = number of neighbours of k larger than k.
-	forChunks(n, chunk, func(lo, hi int) {
+// node.
+func edgesFromCSR(n int, offsets []int, adj []int32) [][2]int32 {
+	const shift = 14
+	upper := make([]int, (n+1<<shift-1)>>shift+1)
+	forChunks(n, 1<<shift, func(lo, hi int) {
+		s := 0
 		for k := lo; k < hi; k++ {
-			nb := adj[offsets[k]:offsets[k+1]]
-			i, _ := slices.BinarySearch(nb, int32(k)+1)
-			scratch[k] = int32(len(nb) - i)
+			s += countAbove(adj[offsets[k]:offsets[k+1]], int32(k))
 		}
+		upper[lo>>shift+1] = s
 	})
-	start := make([]int, n+1)
-	prefixOffsets(scratch, start, false)
-	edges := make([][2]int32, start[n])
-	forChunks(n, chunk, func(lo, hi int) {
+	return edgesFromBlocks(n, shift, offsets, adj, upper)
+}
+
+// edgesFromBlocks is edgesFromCSR when the number of edges (i, j), i < j,
+// of each block of nodes [b·2^shift, (b+1)·2^shift) is known: upper[b+1]
+// (upper[0] = 0). It overwrites upper with its prefix sums and writes the
+// blocks in parallel.
+func edgesFromBlocks(n, shift int, offsets []int, adj []int32, upper []int) [][2]int32 {
+	blocks := len(upper) - 1
+	for b := 0; b < blocks; b++ {
+		upper[b+1] += upper[b]
+	}
+	edges := make([][2]int32, upper[blocks])
+	forChunks(n, 1<<shift, func(lo, hi int) {
+		out := edges[upper[lo>>shift]:upper[lo>>shift+1]]
+		i := 0
 		for k := lo; k < hi; k++ {
-			nb := adj[offsets[k]:offsets[k+1]]
-			up := nb[len(nb)-int(scratch[k]):]
-			out := edges[start[k]:]
-			for i, v := range up {
+			list := adj[offsets[k]:offsets[k+1]]
+			for _, v := range list[len(list)-countAbove(list, int32(k)):] {
 				out[i] = [2]int32{int32(k), v}
+				i++
 			}
 		}
 	})
@@ -189,22 +332,35 @@ func edgesFromCSR(n int, offsets []int, adj []int32, scratch []int32) [][2]int32
 // in increasing order into nb (of length degree(k)). Both run in parallel
 // over node blocks.
 func fromNeighbours(name, kind string, n int, degree func(k int) int, fill func(k int, nb []int32)) *Graph {
-	deg := make([]int32, n)
+	blocks := (n + chunk - 1) / chunk
+	sums := make([]int, blocks+1)
 	forChunks(n, chunk, func(lo, hi int) {
+		s := 0
 		for k := lo; k < hi; k++ {
-			deg[k] = int32(degree(k))
+			s += degree(k)
 		}
+		sums[lo/chunk+1] = s
 	})
+	for b := 0; b < blocks; b++ {
+		sums[b+1] += sums[b]
+	}
 	offsets := make([]int, n+1)
-	prefixOffsets(deg, offsets, false)
-	adj := make([]int32, offsets[n])
+	offsets[n] = sums[blocks]
+	adj := make([]int32, sums[blocks])
+	upper := make([]int, blocks+1)
 	forChunks(n, chunk, func(lo, hi int) {
+		o, up := sums[lo/chunk], 0
 		for k := lo; k < hi; k++ {
-			fill(k, adj[offsets[k]:offsets[k+1]])
+			d := degree(k)
+			offsets[k] = o
+			fill(k, adj[o:o+d])
+			up += countAbove(adj[o:o+d], int32(k))
+			o += d
 		}
+		upper[lo/chunk+1] = up
 	})
 	g := &Graph{Name: name, Kind: kind, N: n, Offsets: offsets, Adj: adj, Tries: 1}
-	g.Edges = edgesFromCSR(n, offsets, adj, deg)
+	g.Edges = edgesFromBlocks(n, bits.TrailingZeros(chunk), offsets, adj, upper)
 	return g
 }
 
@@ -243,44 +399,174 @@ func (u unionFind) find(x int32) int32 {
 }
 
 // union joins the sets of a and b.
-func (u unionFind) union(a, b int32) {
+func (u unionFind) union(a, b int32) { u.unionJoined(a, b) }
+
+// unionJoined joins the sets of a and b and reports whether they were
+// apart (exactly one of several concurrent unions of two sets reports it).
+func (u unionFind) unionJoined(a, b int32) bool {
 	for {
 		a, b = u.find(a), u.find(b)
 		if a == b {
-			return
+			return false
 		}
 		if a < b {
 			a, b = b, a
 		}
 		if atomic.CompareAndSwapInt32(&u[a], a, b) {
-			return
+			return true
 		}
 	}
 }
 
-// roots counts the sets.
-func (u unionFind) roots() int {
-	var total atomic.Int64
-	forChunks(len(u), chunk, func(lo, hi int) {
-		c := 0
-		for k := lo; k < hi; k++ {
-			if u[k] == int32(k) {
-				c++
-			}
-		}
-		total.Add(int64(c))
-	})
-	return int(total.Load())
+// compShift is the block size 2^compShift of the connectivity check: a
+// block's union–find (4 bytes a node) stays in cache, and a node's number
+// within its block fits in 16 bits.
+const compShift = 16
+
+// blockComps numbers the connected components of a graph in two steps that
+// keep most accesses in cache (see components):
+//
+//  1. each block of 2^compShift consecutive nodes runs its own union–find
+//     over the edges inside the block (setBlock numbers its components, the
+//     largest one 0, and marks the nodes of that one in a bit set);
+//  2. the edges between blocks join those numbers in a shared lock-free
+//     union–find (join), which stops as soon as everything is joined. A
+//     node's number is that of its block's largest component when its bit
+//     is set (the bit set, n/8 bytes, stays in cache), and is read from the
+//     array of local numbers only for the others.
+//
+// For graphs with locality (lattices, Watts–Strogatz, geometric graphs in
+// cell order) step 2 works on a few numbers per block; for others it is a
+// union–find over the nodes.
+type blockComps struct {
+	count  []int    // count[b] = first number of block b; count[blocks] = total
+	inMain []uint64 // node is in its block's largest local component
+	local  []uint16 // node → its local component's number within its block
 }
 
-// countComponents returns the number of connected components of the graph
-// on n nodes with the edges of lists (parallel union–find).
-func countComponents(n int, lists [][][2]int32) int {
-	u := newUnionFind(n)
-	forPairs(lists, func(pairs [][2]int32) {
-		for _, e := range pairs {
-			u.union(e[0], e[1])
+// newBlockComps returns the numbering of a graph on n nodes, to be filled
+// by setBlock for every block and then closed by prefix.
+func newBlockComps(n int) *blockComps {
+	return &blockComps{
+		count:  make([]int, (n+1<<compShift-1)>>compShift+1),
+		inMain: make([]uint64, (n+63)/64),
+		local:  make([]uint16, n),
+	}
+}
+
+// setBlock numbers the components of the block that starts at node lo,
+// given its union–find forest (parent[i] for node lo+i, parents smaller
+// than children), which it flattens.
+func (bc *blockComps) setBlock(lo int, parent []int32) {
+	size := make([]int32, len(parent))
+	for i, p := range parent {
+		parent[i] = parent[p] // parents come first: already flat
+		size[parent[i]]++
+	}
+	main := int32(0)
+	for i, s := range size {
+		if s > size[main] {
+			main = int32(i)
+		}
+	}
+	c := 1
+	for i, r := range parent {
+		switch {
+		case r == main:
+			bc.local[lo+i] = 0
+			bc.inMain[(lo+i)>>6] |= 1 << ((lo + i) & 63)
+		case r == int32(i):
+			bc.local[lo+i] = uint16(c)
+			c++
+		default:
+			bc.local[lo+i] = bc.local[lo+int(r)]
+		}
+	}
+	bc.count[lo>>compShift+1] = c
+}
+
+// prefix turns the per-block counts into first numbers and returns the
+// total.
+func (bc *blockComps) prefix() int {
+	for b := 0; b+1 < len(bc.count); b++ {
+		bc.count[b+1] += bc.count[b]
+	}
+	return bc.count[len(bc.count)-1]
+}
+
+// id returns the number of node v's local component.
+func (bc *blockComps) id(v int32) int32 {
+	if bit(bc.inMain, int(v)) {
+		return int32(bc.count[v>>compShift])
+	}
+	return int32(bc.count[v>>compShift]) + int32(bc.local[v])
+}
+
+// join runs step 2: cross(t, union) must call union(a, b) for the edges
+// between blocks of task t (t < tasks), each edge in one task. It returns
+// the number of components.
+func (bc *blockComps) join(tasks int, cross func(t int, union func(a, b int32))) int {
+	total := bc.prefix()
+	u := newUnionFind(total)
+	var joins atomic.Int64
+	forChunks(tasks, 1, func(t, _ int) {
+		if joins.Load() >= int64(total-1) {
+			return // everything is joined already
+		}
+		j := int64(0)
+		cross(t, func(a, b int32) {
+			if u.unionJoined(bc.id(a), bc.id(b)) {
+				j++
+			}
+		})
+		joins.Add(j)
+	})
+	return total - int(joins.Load())
+}
+
+// localFind is the sequential union–find of one block.
+func localFind(parent []int32, x int32) int32 {
+	for parent[x] != x {
+		parent[x] = parent[parent[x]]
+		x = parent[x]
+	}
+	return x
+}
+
+// localUnion joins a and b in the block's union–find, the larger root
+// below the smaller.
+func localUnion(parent []int32, a, b int32) {
+	a, b = localFind(parent, a), localFind(parent, b)
+	if a != b {
+		parent[max(a, b)] = min(a, b)
+	}
+}
+
+// components returns the number of connected components of a CSR graph
+// (see blockComps).
+func components(n int, offsets []int, adj []int32) int {
+	bc := newBlockComps(n)
+	forChunks(n, 1<<compShift, func(lo, hi int) {
+		parent := make([]int32, hi-lo)
+		for i := range parent {
+			parent[i] = int32(i)
+		}
+		for k := lo; k < hi; k++ {
+			for _, v := range adj[offsets[k]:offsets[k+1]] {
+				if int(v) >= lo && int(v) < k {
+					localUnion(parent, int32(k-lo), v-int32(lo))
+				}
+			}
+		}
+		bc.setBlock(lo, parent)
+	})
+	return bc.join((n+chunk-1)/chunk, func(t int, union func(a, b int32)) {
+		for k := t * chunk; k < min((t+1)*chunk, n); k++ {
+			for _, v := range adj[offsets[k]:offsets[k+1]] {
+				if int(v)>>compShift != k>>compShift && int(v) > k {
+					union(int32(k), v)
+				}
+			}
 		}
 	})
-	return u.roots()
 }
