@@ -49,6 +49,20 @@ func boundedHash(h, sub uint64, n int) int {
 	}
 }
 
+// insertAfter sorts list whose first sorted entries are already in order,
+// inserting the others one by one.
+func insertAfter(list []int32, sorted int) {
+	for i := max(sorted, 1); i < len(list); i++ {
+		x := list[i]
+		j := i
+		for j > 0 && list[j-1] > x {
+			list[j] = list[j-1]
+			j--
+		}
+		list[j] = x
+	}
+}
+
 // bit reports bit i of a bit set.
 func bit(set []uint64, i int) bool { return set[i>>6]>>(i&63)&1 != 0 }
 
@@ -59,6 +73,7 @@ type wsDraw struct {
 	rew                 []uint64 // lattice edge idx drew a rewiring in round 0
 	lost                []uint64 // ... and lost its round-0 pair to a smaller index
 	back                []uint64 // ... and found no free pair: it stays a lattice edge
+	up                  []uint64 // a rewired edge's target is larger than its source
 	moves               []wsMove // the losers' outcomes, by increasing idx
 }
 
@@ -96,12 +111,16 @@ func (d *wsDraw) firstClaim(u, w int) int {
 func (d *wsDraw) rewired(idx int) bool { return bit(d.rew, idx) && !bit(d.back, idx) }
 
 // rewiredIn returns the number of lattice edges in [lo, hi) that are
-// rewired in the drawn graph (word-wise popcounts).
-func (d *wsDraw) rewiredIn(lo, hi int) int {
+// rewired in the drawn graph (word-wise popcounts), only those rewired to a
+// larger target if upOnly.
+func (d *wsDraw) rewiredIn(lo, hi int, upOnly bool) int {
 	c := 0
 	for lo < hi {
 		w := lo >> 6
 		word := d.rew[w] &^ d.back[w]
+		if upOnly {
+			word &= d.up[w]
+		}
 		word >>= lo & 63
 		span := min(64-lo&63, hi-lo)
 		if span < 64 {
@@ -159,7 +178,7 @@ func (d *wsDraw) end(idx, u int) (int, bool) {
 func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph {
 	m := n * half
 	d := &wsDraw{n: n, half: half, m: m, targets: n - 1 - 2*half, key: key,
-		rew: make([]uint64, (m+63)/64), lost: make([]uint64, (m+63)/64), back: make([]uint64, (m+63)/64)}
+		rew: make([]uint64, (m+63)/64), lost: make([]uint64, (m+63)/64), back: make([]uint64, (m+63)/64), up: make([]uint64, (m+63)/64)}
 	if d.targets > 0 && p > 0 {
 		forChunks(m, chunk, func(lo, hi int) {
 			for idx := lo; idx < hi; idx++ {
@@ -185,6 +204,9 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 				if d.firstClaim(u, w) < idx {
 					lost = append(lost, int32(idx))
 					continue
+				}
+				if w > u {
+					d.up[wi] |= 1 << (idx & 63)
 				}
 				in = append(in, [2]int32{int32(w), int32(u)})
 			}
@@ -223,6 +245,9 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 			if w < 0 {
 				d.back[idx>>6] |= 1 << (idx & 63)
 			} else {
+				if w > u {
+					d.up[idx>>6] |= 1 << (idx & 63)
+				}
 				taken = append(taken, normPair(u, w))
 				in = append(in, [2]int32{int32(w), int32(u)})
 			}
@@ -245,39 +270,62 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 					s += n
 				}
 				base := (j-1)*n + s
-				kept += r[1] - r[0] - d.rewiredIn(base, base+r[1]-r[0])
+				kept += r[1] - r[0] - d.rewiredIn(base, base+r[1]-r[0], false)
 			}
 		}
 		return kept
 	}
-	// Degrees per block: every node has its half own edges (to k+j, or
-	// rewired), the kept lattice edges from k−j and the incoming rewired
-	// ones.
+	// Degrees and larger neighbours per block: every node has its half own
+	// edges (to k+j, or rewired), the kept lattice edges from k−j and the
+	// incoming rewired ones.
 	sums := make([]int, nb+1)
+	upper := make([]int, nb+1)
 	forChunks(nb, 1, func(b, _ int) {
 		lo, hi := b<<shift, min((b+1)<<shift, n)
 		total := half*(hi-lo) + start[b+1] - start[b]
+		up := 0
+		for _, h := range inc[start[b]:start[b+1]] {
+			if uint32(h) > uint32(h>>32) {
+				up++
+			}
+		}
 		for j := 1; j <= half; j++ {
 			total += keptIn(j, lo, hi)
+			base := (j - 1) * n
+			if e := min(hi, n-j); e > lo { // own lattice ends k+j < n
+				up += e - lo - d.rewiredIn(base+lo, base+e, false)
+			}
+			up += d.rewiredIn(base+lo, base+hi, true)
+			for k := lo; k < min(hi, j); k++ { // kept k−j+n > k
+				if !d.rewired(base + k - j + n) {
+					up++
+				}
+			}
 		}
-		sums[b+1] = total
+		sums[b+1], upper[b+1] = total, up
 	})
 	for b := 0; b < nb; b++ {
 		sums[b+1] += sums[b]
+		upper[b+1] += upper[b]
 	}
 	offsets := make([]int, n+1)
 	offsets[n] = sums[nb]
 	adj := make([]int32, sums[nb])
-	upper := make([]int, nb+1)
+	edges := make([][2]int32, upper[nb])
 	bc := newBlockComps(n)
 	forChunks(nb, 1, func(b, _ int) {
 		lo, hi := b<<shift, min((b+1)<<shift, n)
-		cur := make([]int32, hi-lo) // incoming rewired edges, then next free slot
+		cur := getScratch(hi - lo) // incoming rewired edges, then next free slot
+		defer putScratch(cur)
 		for _, h := range inc[start[b]:start[b+1]] {
 			cur[int(h>>32)-lo]++
 		}
-		// Each list: the kept lattice edges from k−half..k−1, the own edges,
-		// then (below) the incoming rewired ones; nearly sorted.
+		// Each list: the kept lattice edges from k−half..k−1, the kept own
+		// lattice edges to k+1..k+half, the rewired own edges, then (below)
+		// the incoming rewired ones: only the rewired ones are out of order
+		// (and the lattice edges that wrap around the ring).
+		lattice := getScratch(hi - lo) // length of the sorted lattice part
+		defer putScratch(lattice)
 		o := sums[b]
 		for k := lo; k < hi; k++ {
 			offsets[k] = o
@@ -293,9 +341,22 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 				}
 			}
 			for j := 1; j <= half; j++ {
-				w, _ := d.end((j-1)*n+k, k)
-				adj[i] = int32(w)
-				i++
+				if !d.rewired((j-1)*n + k) {
+					v := k + j
+					if v >= n {
+						v -= n
+					}
+					adj[i] = int32(v)
+					i++
+				}
+			}
+			lattice[k-lo] = int32(i - o)
+			for j := 1; j <= half; j++ {
+				if idx := (j-1)*n + k; d.rewired(idx) {
+					w, _ := d.end(idx, k)
+					adj[i] = int32(w)
+					i++
+				}
 			}
 			o = i + int(cur[k-lo])
 			cur[k-lo] = int32(i)
@@ -308,33 +369,40 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 			adj[cur[k]] = int32(uint32(h))
 			cur[k]++
 		}
-		// Sort, count the larger neighbours, and join the block's own
-		// edges.
-		parent := make([]int32, hi-lo)
-		for i := range parent {
-			parent[i] = int32(i)
-		}
-		up := 0
+		// Sort, write the edges to larger neighbours, and join the block's
+		// own edges.
+		parent := getScratch(hi - lo)
+		defer putScratch(parent)
+		e := upper[b]
 		for k := lo; k < hi; k++ {
 			list := adj[offsets[k]:cur[k-lo]]
-			sortSmall(list)
-			up += countAbove(list, int32(k))
-			for _, v := range list {
-				if int(v) >= k {
-					break
-				}
-				if int(v) >= lo {
-					localUnion(parent, int32(k-lo), v-int32(lo))
-				}
+			if k < half || k >= n-half {
+				sortSmall(list) // the lattice part wraps around the ring
+			} else {
+				insertAfter(list, int(lattice[k-lo]))
+			}
+			joinSmaller(parent, int32(k-lo), list, int32(lo))
+			for _, v := range list[len(list)-countAbove(list, int32(k)):] {
+				edges[e] = [2]int32{int32(k), v}
+				e++
 			}
 		}
-		upper[b+1] = up
+		if e != upper[b+1] {
+			panic("graph: watts-strogatz: edge count and adjacency disagree")
+		}
 		bc.setBlock(lo, parent)
 	})
-	g := &Graph{Name: name, Kind: "watts-strogatz", N: n, Offsets: offsets, Adj: adj, Tries: 1}
+	g := &Graph{Name: name, Kind: "watts-strogatz", N: n, Edges: edges, Offsets: offsets, Adj: adj, Tries: 1}
 	// The edges between blocks: incoming rewired edges from another block,
 	// and lattice edges (k−j, k) from another block.
-	g.comps = bc.join(nb, func(b int, union func(a, b int32)) {
+	outside := func(v int32, union func(a, b int32)) {
+		for _, w := range adj[offsets[v]:offsets[v+1]] {
+			if w>>shift != v>>shift {
+				union(v, w)
+			}
+		}
+	}
+	g.comps = bc.join(n, outside, nb, func(b int, union func(a, b int32)) {
 		lo, hi := b<<shift, min((b+1)<<shift, n)
 		for _, h := range inc[start[b]:start[b+1]] {
 			if int(uint32(h))>>shift != b {
@@ -353,8 +421,6 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 			}
 		}
 	})
-	inc = nil
-	g.Edges = edgesFromBlocks(n, shift, offsets, adj, upper)
 	return g
 }
 

@@ -3,6 +3,7 @@ package graph
 import (
 	"math/bits"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/pairgossip/pairgossip/internal/par"
@@ -24,6 +25,22 @@ const chunk = 1 << 14
 // forChunks calls body(lo, hi) for the chunks of [0, n) of length size, on
 // the builders' workers.
 func forChunks(n, size int, body func(lo, hi int)) { par.Chunks(n, size, workers, body) }
+
+// scratchPool recycles the per-block scratch arrays (2^16 entries at most)
+// of assemble, components and the large Watts–Strogatz builder, so that a
+// build does not fault in fresh pages for each block.
+var scratchPool = sync.Pool{New: func() any { return new([1 << compShift]int32) }}
+
+// getScratch returns a zeroed scratch array of length n <= 2^compShift, to
+// be handed back with putScratch.
+func getScratch(n int) []int32 {
+	s := scratchPool.Get().(*[1 << compShift]int32)[:n]
+	clear(s)
+	return s
+}
+
+// putScratch recycles a scratch array of getScratch.
+func putScratch(s []int32) { scratchPool.Put((*[1 << compShift]int32)(s[:1<<compShift])) }
 
 // pairTask is a piece of one slice of a list of pair slices.
 type pairTask struct{ list, lo, hi int }
@@ -132,7 +149,8 @@ func assemble(name, kind string, n int, lists [][][2]int32) *Graph {
 	var repeats atomic.Bool
 	forChunks(nb, 1, func(b, _ int) {
 		lo, hi := b<<shift, min((b+1)<<shift, n)
-		cur := make([]int32, hi-lo)
+		cur := getScratch(hi - lo)
+		defer putScratch(cur)
 		hs := half[start[b]:start[b+1]]
 		for _, h := range hs {
 			cur[uint32(h>>32)-uint32(lo)]++
@@ -439,9 +457,10 @@ const compShift = 16
 // cell order) step 2 works on a few numbers per block; for others it is a
 // union–find over the nodes.
 type blockComps struct {
-	count  []int    // count[b] = first number of block b; count[blocks] = total
-	inMain []uint64 // node is in its block's largest local component
-	local  []uint16 // node → its local component's number within its block
+	count  []int        // count[b] = first number of block b; count[blocks] = total
+	inMain []uint64     // node is in its block's largest local component
+	local  []uint16     // node → its local component's number within its block
+	minor  atomic.Int64 // nodes outside their block's largest component
 }
 
 // newBlockComps returns the numbering of a graph on n nodes, to be filled
@@ -458,7 +477,8 @@ func newBlockComps(n int) *blockComps {
 // given its union–find forest (parent[i] for node lo+i, parents smaller
 // than children), which it flattens.
 func (bc *blockComps) setBlock(lo int, parent []int32) {
-	size := make([]int32, len(parent))
+	size := getScratch(len(parent))
+	defer putScratch(size)
 	for i, p := range parent {
 		parent[i] = parent[p] // parents come first: already flat
 		size[parent[i]]++
@@ -469,6 +489,7 @@ func (bc *blockComps) setBlock(lo int, parent []int32) {
 			main = int32(i)
 		}
 	}
+	bc.minor.Add(int64(len(parent)) - int64(size[main]))
 	c := 1
 	for i, r := range parent {
 		switch {
@@ -502,24 +523,46 @@ func (bc *blockComps) id(v int32) int32 {
 	return int32(bc.count[v>>compShift]) + int32(bc.local[v])
 }
 
-// join runs step 2: cross(t, union) must call union(a, b) for the edges
-// between blocks of task t (t < tasks), each edge in one task. It returns
-// the number of components.
-func (bc *blockComps) join(tasks int, cross func(t int, union func(a, b int32))) int {
+// join runs step 2. When the nodes outside their block's largest component
+// (each block's smaller pieces) are at most an eighth of the graph, it
+// first joins across their edges, edges(v, union) calling union(v, w) for
+// the neighbours w of v in other blocks; then across all the edges between
+// blocks, cross(t, union) calling union(a, b) for those of task t < tasks,
+// each edge in one task, and stopping as soon as everything is joined. With
+// locality, the smaller pieces are joined first and a few tasks then join
+// the blocks' largest components to each other, so that most edges are
+// never looked at; without, the count is exact all the same. It returns the
+// number of components.
+func (bc *blockComps) join(n int, edges func(v int32, union func(a, b int32)), tasks int, cross func(t int, union func(a, b int32))) int {
 	total := bc.prefix()
 	u := newUnionFind(total)
 	var joins atomic.Int64
-	forChunks(tasks, 1, func(t, _ int) {
-		if joins.Load() >= int64(total-1) {
-			return // everything is joined already
-		}
+	run := func(body func(union func(a, b int32))) {
 		j := int64(0)
-		cross(t, func(a, b int32) {
+		body(func(a, b int32) {
 			if u.unionJoined(bc.id(a), bc.id(b)) {
 				j++
 			}
 		})
 		joins.Add(j)
+	}
+	if bc.minor.Load()*8 <= int64(n) {
+		forChunks(n, 1<<compShift, func(lo, hi int) {
+			run(func(union func(a, b int32)) {
+				for w := lo >> 6; w<<6 < hi; w++ {
+					for word := ^bc.inMain[w]; word != 0; word &= word - 1 {
+						if v := w<<6 + bits.TrailingZeros64(word); v < hi {
+							edges(int32(v), union)
+						}
+					}
+				}
+			})
+		})
+	}
+	forChunks(tasks, 1, func(t, _ int) {
+		if joins.Load() < int64(total-1) {
+			run(func(union func(a, b int32)) { cross(t, union) })
+		}
 	})
 	return total - int(joins.Load())
 }
@@ -533,13 +576,34 @@ func localFind(parent []int32, x int32) int32 {
 	return x
 }
 
-// localUnion joins a and b in the block's union–find, the larger root
-// below the smaller.
-func localUnion(parent []int32, a, b int32) {
-	a, b = localFind(parent, a), localFind(parent, b)
-	if a != b {
-		parent[max(a, b)] = min(a, b)
+// joinSmaller joins, in the union–find of the block that starts at node lo,
+// node lo+k to its neighbours in the block that are smaller than it (the
+// sorted list nb holds all its neighbours). Blocks visit their nodes in
+// increasing order, so node lo+k is still alone when its turn comes: it
+// takes the root of its first such neighbour as parent, and later roots
+// are linked below the smallest.
+func joinSmaller(parent []int32, k int32, nb []int32, lo int32) {
+	r := k
+	for _, v := range nb {
+		v -= lo
+		if v >= k {
+			break
+		}
+		if v < 0 {
+			continue
+		}
+		rv := localFind(parent, v)
+		switch {
+		case r == k:
+			r = rv
+		case rv < r:
+			parent[r] = rv
+			r = rv
+		case rv > r:
+			parent[rv] = r
+		}
 	}
+	parent[k] = r
 }
 
 // components returns the number of connected components of a CSR graph
@@ -547,20 +611,24 @@ func localUnion(parent []int32, a, b int32) {
 func components(n int, offsets []int, adj []int32) int {
 	bc := newBlockComps(n)
 	forChunks(n, 1<<compShift, func(lo, hi int) {
-		parent := make([]int32, hi-lo)
+		parent := getScratch(hi - lo)
+		defer putScratch(parent)
 		for i := range parent {
 			parent[i] = int32(i)
 		}
 		for k := lo; k < hi; k++ {
-			for _, v := range adj[offsets[k]:offsets[k+1]] {
-				if int(v) >= lo && int(v) < k {
-					localUnion(parent, int32(k-lo), v-int32(lo))
-				}
-			}
+			joinSmaller(parent, int32(k-lo), adj[offsets[k]:offsets[k+1]], int32(lo))
 		}
 		bc.setBlock(lo, parent)
 	})
-	return bc.join((n+chunk-1)/chunk, func(t int, union func(a, b int32)) {
+	outside := func(v int32, union func(a, b int32)) {
+		for _, w := range adj[offsets[v]:offsets[v+1]] {
+			if w>>compShift != v>>compShift {
+				union(v, w)
+			}
+		}
+	}
+	return bc.join(n, outside, (n+chunk-1)/chunk, func(t int, union func(a, b int32)) {
 		for k := t * chunk; k < min((t+1)*chunk, n); k++ {
 			for _, v := range adj[offsets[k]:offsets[k+1]] {
 				if int(v)>>compShift != k>>compShift && int(v) > k {
