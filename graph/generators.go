@@ -361,7 +361,7 @@ func ErdosRenyi(n int, p float64, seed uint64) (*Graph, error) {
 	name := fmt.Sprintf("erdos-renyi(n=%d,p=%g,seed=%d)", n, p, seed)
 	g := drawConnected(seed, func(t int) *Graph {
 		if n >= largeN && p < 1 {
-			return assemble(name, gen, n, erdosRenyiLarge(n, p, attemptKey(seed, streamErdosRenyi, t)))
+			return fromLower(name, gen, n, erdosRenyiLarge(n, p, attemptKey(seed, streamErdosRenyi, t)))
 		}
 		return assemble(name, gen, n, [][][2]int32{erdosRenyiEdges(n, p, attemptStream(seed, streamErdosRenyi, t))})
 	})

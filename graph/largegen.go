@@ -257,7 +257,7 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 	// The incoming rewired half-edges (w ← u), grouped by block of w.
 	const shift = compShift
 	nb := (n + 1<<shift - 1) >> shift
-	start, inc := partition(incoming, nb, shift, false)
+	start, inc := partition(incoming, nb, shift, byFirst)
 	clear(incoming)
 	// Lattice edges (k−j, k) with k in [lo, hi) that are kept: their
 	// indices (j−1)·n + (k−j mod n) form at most two runs.
@@ -468,7 +468,9 @@ func erdosRenyiLarge(n int, p float64, key uint64) [][][2]int32 {
 		s := rng.New(key, uint64(b))
 		v, w := v0, -1
 		for v < v1 {
-			skip := math.Floor(math.Log1p(-s.Float64()) / lp)
+			// log of a uniform draw in (0, 1] (math.Log is about twice as
+			// fast as math.Log1p).
+			skip := math.Floor(math.Log(float64(s.Uint64()>>11+1)*0x1p-53) / lp)
 			if skip > limit {
 				break
 			}

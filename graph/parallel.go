@@ -116,89 +116,155 @@ func sortSmall(a []int32) {
 // takes the lists over and drops them once they are read, so that their
 // memory can be reused.
 //
-// The CSR adjacency is built by a two-level counting sort, with no atomic
-// operation and no global sort, so that the random accesses stay in cache:
-// the nodes are cut into buckets of 2^shift consecutive ids, and
-//
-//  1. each piece of the input counts its half-edges (a→b and b→a) per
-//     bucket of their source;
-//  2. a prefix sum over (bucket, piece) gives every piece its own runs of
-//     slots, and the pieces write their half-edges there (bucket by bucket
-//     the half-edges are then in input order, whatever the scheduling);
-//  3. each bucket, on its own, counts its nodes' degrees, writes their
-//     offsets, scatters the targets into its slice of the adjacency (which
-//     fits in cache), sorts each node's list and drops repeats.
-//
-// The edge list is read off the adjacency (the larger neighbours of each
-// node, node by node), so it comes out sorted. Extra memory: 8 bytes per
-// half-edge, freed before the edge list is allocated.
+// No global sort and no atomic operation: the pairs are grouped by block of
+// their larger end (partition, a two-level counting sort whose random
+// accesses stay in cache), each block sorts its nodes' lists of smaller
+// neighbours (half the degree) and drops repeats, and fromLower does the
+// rest.
 func assemble(name, kind string, n int, lists [][][2]int32) *Graph {
 	m := 0
 	for _, l := range lists {
 		m += len(l)
 	}
-	shift := bucketShift(n, 2*m)
+	shift := bucketShift(n, m)
 	nb := (n + 1<<shift - 1) >> shift
-	start, half := partition(lists, nb, shift, true)
+	start, half := partition(lists, nb, shift, byMax)
 	clear(lists)
-	// 3. Per bucket: degrees, offsets, scatter, sort, repeats.
-	offsets := make([]int, n+1)
-	offsets[n] = start[nb]
-	adj := make([]int32, start[nb])
-	upper := make([]int, nb+1)
-	var repeats atomic.Bool
+	ws := make([]int32, len(half))
+	lower := make([][2]int32, len(half))
+	pieces := make([][][2]int32, nb)
 	forChunks(nb, 1, func(b, _ int) {
 		lo, hi := b<<shift, min((b+1)<<shift, n)
+		hs := half[start[b]:start[b+1]]
 		cur := getScratch(hi - lo)
 		defer putScratch(cur)
-		hs := half[start[b]:start[b+1]]
 		for _, h := range hs {
-			cur[uint32(h>>32)-uint32(lo)]++
+			cur[int(h>>32)-lo]++
 		}
-		o := 0
-		for k := range cur {
-			offsets[lo+k] = start[b] + o
-			o, cur[k] = o+int(cur[k]), int32(o)
+		o := int32(0)
+		for k, c := range cur {
+			cur[k] = o
+			o += c
 		}
-		region := adj[start[b]:start[b+1]]
+		region := ws[start[b]:start[b+1]]
 		for _, h := range hs {
-			k := uint32(h>>32) - uint32(lo)
+			k := int(h>>32) - lo
 			region[cur[k]] = int32(uint32(h))
 			cur[k]++
 		}
-		rep, up := false, 0
+		out := lower[start[b]:start[b]]
+		from := int32(0)
 		for k := range cur {
-			list := region[offsets[lo+k]-start[b] : cur[k]]
+			list := region[from:cur[k]]
+			from = cur[k]
 			sortSmall(list)
-			for i := 1; i < len(list) && !rep; i++ {
-				rep = list[i] == list[i-1]
+			for i, w := range list {
+				if i == 0 || w != list[i-1] {
+					out = append(out, [2]int32{w, int32(lo + k)})
+				}
 			}
-			up += countAbove(list, int32(lo+k))
 		}
-		upper[b+1] = up
-		if rep {
-			repeats.Store(true)
+		pieces[b] = out
+	})
+	half, ws = nil, nil
+	return fromLower(name, kind, n, pieces)
+}
+
+// fromLower builds the graph on n nodes whose edges are the pairs (w, v),
+// w < v, of pieces: without repeats, the concatenation of the pieces sorted
+// by (v, w), and the pairs of each v in one piece. That is each node's list
+// of smaller neighbours, in order: the lower half of the adjacency. The
+// upper half, which is also the sorted edge list, is its transpose: the
+// pairs grouped by block of w (partition keeps their order), then by w
+// within each block, come out sorted by (w, v). Each node's adjacency is
+// then its lower list followed by its upper list, already in order: no
+// sorting at all.
+func fromLower(name, kind string, n int, pieces [][][2]int32) *Graph {
+	m := 0
+	for _, l := range pieces {
+		m += len(l)
+	}
+	shift := bucketShift(n, m)
+	nb := (n + 1<<shift - 1) >> shift
+	start, half := partition(pieces, nb, shift, byFirst)
+	edges := make([][2]int32, m)
+	deg := make([]int32, n)   // upper, then total degrees
+	lower := make([]int32, n) // lower degrees
+	forChunks(nb, 1, func(b, _ int) {
+		lo, hi := b<<shift, min((b+1)<<shift, n)
+		hs := half[start[b]:start[b+1]]
+		cur := getScratch(hi - lo)
+		defer putScratch(cur)
+		for _, h := range hs {
+			cur[int(h>>32)-lo]++
+		}
+		o := int32(0)
+		for k, c := range cur {
+			deg[lo+k] = c
+			cur[k] = o
+			o += c
+		}
+		region := edges[start[b]:start[b+1]]
+		for _, h := range hs {
+			k := int(h>>32) - lo
+			region[cur[k]] = [2]int32{int32(h >> 32), int32(uint32(h))}
+			cur[k]++
 		}
 	})
 	half = nil
-	g := &Graph{Name: name, Kind: kind, N: n, Offsets: offsets, Adj: adj, Tries: 1}
-	if repeats.Load() {
-		g.Offsets, g.Adj = dropRepeats(n, offsets, adj)
-		g.Edges = edgesFromCSR(n, g.Offsets, g.Adj)
-	} else {
-		g.Edges = edgesFromBlocks(n, shift, offsets, adj, upper)
+	runs := func(pairs [][2]int32, col int, f func(k int, run [][2]int32)) {
+		for i := 0; i < len(pairs); {
+			j := i + 1
+			for j < len(pairs) && pairs[j][col] == pairs[i][col] {
+				j++
+			}
+			f(int(pairs[i][col]), pairs[i:j])
+			i = j
+		}
 	}
-	return g
+	forChunks(len(pieces), 1, func(t, _ int) {
+		runs(pieces[t], 1, func(v int, run [][2]int32) {
+			lower[v] = int32(len(run))
+			deg[v] += int32(len(run))
+		})
+	})
+	offsets := make([]int, n+1)
+	prefixOffsets(deg, offsets, false)
+	adj := make([]int32, offsets[n])
+	forChunks(len(pieces), 1, func(t, _ int) {
+		runs(pieces[t], 1, func(v int, run [][2]int32) {
+			out := adj[offsets[v]:]
+			for i, e := range run {
+				out[i] = e[0]
+			}
+		})
+	})
+	clear(pieces)
+	forChunks(nb, 1, func(b, _ int) {
+		runs(edges[start[b]:start[b+1]], 0, func(w int, run [][2]int32) {
+			out := adj[offsets[w]+int(lower[w]):]
+			for i, e := range run {
+				out[i] = e[1]
+			}
+		})
+	})
+	return &Graph{Name: name, Kind: kind, N: n, Edges: edges, Offsets: offsets, Adj: adj, Tries: 1}
 }
 
-// partition groups the half-edges of lists by bucket of their source
-// (bucket b holds the nodes [b·2^shift, (b+1)·2^shift)): pair (a, b) gives
-// the half-edge a→b, and also b→a when both is true. The half-edges of
-// bucket b are half[start[b]:start[b+1]], each packed as source<<32 |
-// target, in input order whatever the scheduling: each piece of the input
-// counts its half-edges per bucket, a prefix sum over (bucket, piece) gives
-// every piece its own runs of slots, and the pieces write them there.
-func partition(lists [][][2]int32, nb, shift int, both bool) (start []int, half []uint64) {
+// Keys of partition: the first end of each pair, or its larger end.
+const (
+	byFirst = iota
+	byMax
+)
+
+// partition groups the pairs of lists by block of a key end (bucket b
+// holds the nodes [b·2^shift, (b+1)·2^shift)): the first end for byFirst,
+// the larger one for byMax. The entries of bucket b are half[start[b]:
+// start[b+1]], each packed as key<<32 | other end, in input order whatever
+// the scheduling: each piece of the input counts its pairs per bucket, a
+// prefix sum over (bucket, piece) gives every piece its own runs of slots,
+// and the pieces write them there.
+func partition(lists [][][2]int32, nb, shift, by int) (start []int, half []uint64) {
 	m := 0
 	for _, l := range lists {
 		m += len(l)
@@ -208,10 +274,11 @@ func partition(lists [][][2]int32, nb, shift int, both bool) (start []int, half 
 	forChunks(len(pieces), 1, func(t, _ int) {
 		c := pos[t*nb : (t+1)*nb]
 		for _, e := range pieces[t] {
-			c[e[0]>>shift]++
-			if both {
-				c[e[1]>>shift]++
+			k := e[0]
+			if by == byMax {
+				k = max(e[0], e[1])
 			}
+			c[k>>shift]++
 		}
 	})
 	start = make([]int, nb+1)
@@ -229,13 +296,12 @@ func partition(lists [][][2]int32, nb, shift int, both bool) (start []int, half 
 	forChunks(len(pieces), 1, func(t, _ int) {
 		c := pos[t*nb : (t+1)*nb]
 		for _, e := range pieces[t] {
-			a, b := uint32(e[0]), uint32(e[1])
-			half[c[a>>shift]] = uint64(a)<<32 | uint64(b)
-			c[a>>shift]++
-			if both {
-				half[c[b>>shift]] = uint64(b)<<32 | uint64(a)
-				c[b>>shift]++
+			k, v := uint32(e[0]), uint32(e[1])
+			if by == byMax && v > k {
+				k, v = v, k
 			}
+			half[c[k>>shift]] = uint64(k)<<32 | uint64(v)
+			c[k>>shift]++
 		}
 	})
 	return start, half
@@ -251,17 +317,13 @@ func countAbove(list []int32, k int32) int {
 	return len(list) - i
 }
 
-// bucketShift chooses the bucket size 2^shift of assemble: about 2^18
-// half-edges per bucket, so that a bucket's counters and adjacency stay in
-// cache, and at most 1024 buckets, so that the pieces do not write to too
-// many places at once.
-func bucketShift(n, halfEdges int) int {
-	per := float64(1<<18) * float64(n) / float64(max(halfEdges, 1))
+// bucketShift chooses the bucket size 2^shift of partition: about 2^18
+// entries per bucket, so that a bucket's counters and entries stay in
+// cache, and at most 2^compShift nodes (the size of the scratch arrays).
+func bucketShift(n, entries int) int {
+	per := float64(1<<18) * float64(n) / float64(max(entries, 1))
 	shift := 6
-	for shift < 16 && float64(int(1)<<(shift+1)) <= per {
-		shift++
-	}
-	for n>>shift > 1024 {
+	for shift < compShift && float64(int(1)<<(shift+1)) <= per {
 		shift++
 	}
 	return shift
@@ -278,53 +340,11 @@ func cutPairs(lists [][][2]int32, size int) [][][2]int32 {
 	return pieces
 }
 
-// dropRepeats removes the repeated entries of a CSR adjacency whose lists
-// are sorted.
-func dropRepeats(n int, offsets []int, adj []int32) ([]int, []int32) {
-	deg := make([]int32, n)
-	forChunks(n, chunk, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			nbrs := adj[offsets[k]:offsets[k+1]]
-			d := min(len(nbrs), 1)
-			for i := 1; i < len(nbrs); i++ {
-				if nbrs[i] != nbrs[i-1] {
-					d++
-				}
-			}
-			deg[k] = int32(d)
-		}
-	})
-	compact := make([]int, n+1)
-	prefixOffsets(deg, compact, false)
-	out := make([]int32, compact[n])
-	forChunks(n, chunk, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			copy(out[compact[k]:compact[k+1]], slices.Compact(adj[offsets[k]:offsets[k+1]]))
-		}
-	})
-	return compact, out
-}
-
-// edgesFromCSR lists each edge (i, j), i < j, of a sorted CSR adjacency once,
-// in lexicographic order: node by node, the neighbours larger than the
-// node.
-func edgesFromCSR(n int, offsets []int, adj []int32) [][2]int32 {
-	const shift = 14
-	upper := make([]int, (n+1<<shift-1)>>shift+1)
-	forChunks(n, 1<<shift, func(lo, hi int) {
-		s := 0
-		for k := lo; k < hi; k++ {
-			s += countAbove(adj[offsets[k]:offsets[k+1]], int32(k))
-		}
-		upper[lo>>shift+1] = s
-	})
-	return edgesFromBlocks(n, shift, offsets, adj, upper)
-}
-
-// edgesFromBlocks is edgesFromCSR when the number of edges (i, j), i < j,
-// of each block of nodes [b·2^shift, (b+1)·2^shift) is known: upper[b+1]
-// (upper[0] = 0). It overwrites upper with its prefix sums and writes the
-// blocks in parallel.
+// edgesFromBlocks lists each edge (i, j), i < j, of a sorted CSR adjacency
+// once, in lexicographic order (node by node, the neighbours larger than
+// the node), given the number of such edges of each block of nodes
+// [b·2^shift, (b+1)·2^shift): upper[b+1] (upper[0] = 0). It overwrites
+// upper with its prefix sums and writes the blocks in parallel.
 func edgesFromBlocks(n, shift int, offsets []int, adj []int32, upper []int) [][2]int32 {
 	blocks := len(upper) - 1
 	for b := 0; b < blocks; b++ {
@@ -606,35 +626,66 @@ func joinSmaller(parent []int32, k int32, nb []int32, lo int32) {
 	parent[k] = r
 }
 
-// components returns the number of connected components of a CSR graph
-// (see blockComps).
+// components returns the number of connected components of a CSR graph by
+// Afforest (Sutton, Ben-Nun and Barak, IPDPS 2018) on the lock-free
+// union–find: first every node is joined to its first two neighbours (a
+// forest that already spans most of the large components), then the
+// largest component is estimated from a fixed sample of nodes, and only the
+// nodes outside it join their other neighbours. An edge skipped that way
+// has an end in that component when it is skipped, and the other end
+// either is in it too or joins through its own edges, so the count is
+// exact; most edges of a connected graph are never looked at.
 func components(n int, offsets []int, adj []int32) int {
-	bc := newBlockComps(n)
-	forChunks(n, 1<<compShift, func(lo, hi int) {
-		parent := getScratch(hi - lo)
-		defer putScratch(parent)
-		for i := range parent {
-			parent[i] = int32(i)
-		}
-		for k := lo; k < hi; k++ {
-			joinSmaller(parent, int32(k-lo), adj[offsets[k]:offsets[k+1]], int32(lo))
-		}
-		bc.setBlock(lo, parent)
-	})
-	outside := func(v int32, union func(a, b int32)) {
-		for _, w := range adj[offsets[v]:offsets[v+1]] {
-			if w>>compShift != v>>compShift {
-				union(v, w)
-			}
-		}
+	if n == 0 {
+		return 0
 	}
-	return bc.join(n, outside, (n+chunk-1)/chunk, func(t int, union func(a, b int32)) {
-		for k := t * chunk; k < min((t+1)*chunk, n); k++ {
-			for _, v := range adj[offsets[k]:offsets[k+1]] {
-				if int(v)>>compShift != k>>compShift && int(v) > k {
-					union(int32(k), v)
+	const rounds = 2
+	u := newUnionFind(n)
+	for r := range rounds {
+		forChunks(n, chunk, func(lo, hi int) {
+			for v := lo; v < hi; v++ {
+				if offsets[v]+r < offsets[v+1] {
+					u.union(int32(v), adj[offsets[v]+r])
 				}
 			}
+		})
+	}
+	// The most frequent root of a fixed sample (the smallest on a tie).
+	sample := make([]int32, 1024)
+	for i := range sample {
+		sample[i] = u.find(int32(i * n / len(sample)))
+	}
+	slices.Sort(sample)
+	giant, best := sample[0], 0
+	for i := 0; i < len(sample); {
+		j := i + 1
+		for j < len(sample) && sample[j] == sample[i] {
+			j++
+		}
+		if j-i > best {
+			giant, best = sample[i], j-i
+		}
+		i = j
+	}
+	forChunks(n, chunk, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			if u.find(int32(v)) == giant {
+				continue
+			}
+			for _, w := range adj[min(offsets[v]+rounds, offsets[v+1]):offsets[v+1]] {
+				u.union(int32(v), w)
+			}
 		}
 	})
+	var roots atomic.Int64
+	forChunks(n, chunk, func(lo, hi int) {
+		c := 0
+		for v := lo; v < hi; v++ {
+			if u[v] == int32(v) {
+				c++
+			}
+		}
+		roots.Add(int64(c))
+	})
+	return int(roots.Load())
 }
