@@ -53,19 +53,30 @@ func BenchmarkBuild(b *testing.B) {
 }
 
 // BenchmarkCheck times Check (connected components and bipartiteness) on
-// the same graphs.
+// the same graphs: "built" as Build returns them (the generators know they
+// are connected; the closed-form families know whether they are
+// bipartite), "edges" on a copy made by FromEdges, which knows neither.
 func BenchmarkCheck(b *testing.B) {
 	for _, spec := range benchSpecs() {
 		g, err := Build(spec)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("%s/n=1e%d", spec.Kind, int(math.Round(math.Log10(float64(spec.N))))), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := Check(g); err != nil {
-					b.Fatal(err)
+		copied, err := FromEdges("copy", g.N, g.Edges)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range []struct {
+			how string
+			g   *Graph
+		}{{"built", g}, {"edges", copied}} {
+			b.Run(fmt.Sprintf("%s/n=1e%d/%s", spec.Kind, int(math.Round(math.Log10(float64(spec.N)))), c.how), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := Check(c.g); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -468,9 +468,10 @@ func erdosRenyiLarge(n int, p float64, key uint64) [][][2]int32 {
 		s := rng.New(key, uint64(b))
 		v, w := v0, -1
 		for v < v1 {
-			// log of a uniform draw in (0, 1] (math.Log is about twice as
-			// fast as math.Log1p).
-			skip := math.Floor(math.Log(float64(s.Uint64()>>11+1)*0x1p-53) / lp)
+			// math.Log1p, as in erdosRenyiEdges: math.Log would be faster,
+			// but it has an assembly version on amd64 only, and the skips
+			// must come out the same on every platform.
+			skip := math.Floor(math.Log1p(-s.Float64()) / lp)
 			if skip > limit {
 				break
 			}

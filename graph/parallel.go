@@ -641,13 +641,16 @@ func components(n int, offsets []int, adj []int32) int {
 	}
 	const rounds = 2
 	u := newUnionFind(n)
+	var joins atomic.Int64 // successful unions: the count drops by one each
 	for r := range rounds {
 		forChunks(n, chunk, func(lo, hi int) {
+			j := int64(0)
 			for v := lo; v < hi; v++ {
-				if offsets[v]+r < offsets[v+1] {
-					u.union(int32(v), adj[offsets[v]+r])
+				if offsets[v]+r < offsets[v+1] && u.unionJoined(int32(v), adj[offsets[v]+r]) {
+					j++
 				}
 			}
+			joins.Add(j)
 		})
 	}
 	// The most frequent root of a fixed sample (the smallest on a tie).
@@ -668,24 +671,18 @@ func components(n int, offsets []int, adj []int32) int {
 		i = j
 	}
 	forChunks(n, chunk, func(lo, hi int) {
+		j := int64(0)
 		for v := lo; v < hi; v++ {
 			if u.find(int32(v)) == giant {
 				continue
 			}
 			for _, w := range adj[min(offsets[v]+rounds, offsets[v+1]):offsets[v+1]] {
-				u.union(int32(v), w)
+				if u.unionJoined(int32(v), w) {
+					j++
+				}
 			}
 		}
+		joins.Add(j)
 	})
-	var roots atomic.Int64
-	forChunks(n, chunk, func(lo, hi int) {
-		c := 0
-		for v := lo; v < hi; v++ {
-			if u[v] == int32(v) {
-				c++
-			}
-		}
-		roots.Add(int64(c))
-	})
-	return int(roots.Load())
+	return n - int(joins.Load())
 }
