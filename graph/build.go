@@ -21,6 +21,11 @@ var Kinds = []string{
 //	grid, torus                   Rows and Cols, or N (see Build)
 //	geometric                     N, Radius, Seed
 //	file                          File (see ParseEdgeList)
+//
+// A seed gives the same random graph as earlier releases only for N below
+// 131072; from there on the random families are drawn in parallel from
+// counter-based streams (same models, different graphs than before this
+// change, identical for any number of workers).
 type Spec struct {
 	Kind       string
 	N, K       int

@@ -11,6 +11,18 @@
 // by the edge-list loader or by Build, and are immutable afterwards: the
 // slices are shared and must not be modified.
 //
+// # Construction at scale
+//
+// The edge list and the CSR adjacency are built in parallel without maps
+// and without a global sort (two-level counting sorts by blocks of nodes,
+// each node's smaller neighbours sorted, the rest a transpose), the
+// closed-form families are written straight into CSR, and connectivity is a
+// parallel union–find. Every result (Edges, Offsets, Adj, Tries) is
+// identical whatever the number of workers or GOMAXPROCS: the work is cut
+// into chunks that depend only on the sizes, and every random draw of the
+// large generators is keyed by what it decides (an edge, a node, a block of
+// rows), never by the worker that makes it.
+//
 // # Conventions (docs/design.md §2.2, §2.3, §2.11)
 //
 // |E| counts ORDERED pairs, twice the number of undirected edges:
@@ -39,6 +51,15 @@
 // generators (WattsStrogatz, ErdosRenyi, RandomGeometric) redraw with a new
 // sub-seed until the graph is connected and record the number of attempts in
 // Graph.Tries.
+//
+// Seeds: below 131072 nodes the random generators draw exactly as in
+// earlier releases, so a seed gives the same graph as before. From 131072
+// nodes on they use parallel, counter-based draws (same models; for
+// Watts–Strogatz a rewired edge never lands on a lattice pair, an event of
+// probability about k·p/n in the sequential process), so a seed gives a
+// different graph than releases before this change did, and the same one
+// on any number of workers. The deterministic families (complete, cycle,
+// star, path, grid, torus) are unchanged at every size.
 //
 // Tensor(G, k) is the graph G ⊗ K_k of the paper's appendix (several data
 // points per physical node); its spectral gap is gap(G)/k when G is connected,

@@ -65,14 +65,17 @@ func Complete(n int) (*Graph, error) {
 	if err := checkEdgeCount("complete", float64(n)*float64(n-1)/2); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, n*(n-1)/2)
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			edges = append(edges, [2]int32{int32(i), int32(j)})
-		}
-	}
-	g := newGraph(fmt.Sprintf("complete(n=%d)", n), "complete", n, edges)
-	g.closed = closedForm{kind: "complete"}
+	g := fromNeighbours(fmt.Sprintf("complete(n=%d)", n), "complete", n,
+		func(int) int { return n - 1 },
+		func(k int, nb []int32) {
+			for i := range nb {
+				nb[i] = int32(i)
+				if i >= k {
+					nb[i]++
+				}
+			}
+		})
+	g.closed, g.comps = closedForm{kind: "complete"}, 1
 	return g, nil
 }
 
@@ -81,13 +84,19 @@ func Cycle(n int) (*Graph, error) {
 	if err := checkN("cycle", n, 3); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, n)
-	edges = append(edges, [2]int32{0, 1}, [2]int32{0, int32(n - 1)})
-	for i := 1; i < n-1; i++ {
-		edges = append(edges, [2]int32{int32(i), int32(i + 1)})
-	}
-	g := newGraph(fmt.Sprintf("cycle(n=%d)", n), "cycle", n, edges)
-	g.closed = closedForm{kind: "cycle"}
+	g := fromNeighbours(fmt.Sprintf("cycle(n=%d)", n), "cycle", n,
+		func(int) int { return 2 },
+		func(k int, nb []int32) {
+			switch k {
+			case 0:
+				nb[0], nb[1] = 1, int32(n-1)
+			case n - 1:
+				nb[0], nb[1] = 0, int32(n-2)
+			default:
+				nb[0], nb[1] = int32(k-1), int32(k+1)
+			}
+		})
+	g.closed, g.comps = closedForm{kind: "cycle"}, 1
 	return g, nil
 }
 
@@ -97,12 +106,23 @@ func Star(n int) (*Graph, error) {
 	if err := checkN("star", n, 2); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, n-1)
-	for i := 1; i < n; i++ {
-		edges = append(edges, [2]int32{0, int32(i)})
-	}
-	g := newGraph(fmt.Sprintf("star(n=%d)", n), "star", n, edges)
-	g.closed = closedForm{kind: "star"}
+	g := fromNeighbours(fmt.Sprintf("star(n=%d)", n), "star", n,
+		func(k int) int {
+			if k == 0 {
+				return n - 1
+			}
+			return 1
+		},
+		func(k int, nb []int32) {
+			if k > 0 {
+				nb[0] = 0
+				return
+			}
+			for i := range nb {
+				nb[i] = int32(i + 1)
+			}
+		})
+	g.closed, g.comps = closedForm{kind: "star"}, 1
 	return g, nil
 }
 
@@ -111,12 +131,24 @@ func Path(n int) (*Graph, error) {
 	if err := checkN("path", n, 2); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, n-1)
-	for i := 0; i+1 < n; i++ {
-		edges = append(edges, [2]int32{int32(i), int32(i + 1)})
-	}
-	g := newGraph(fmt.Sprintf("path(n=%d)", n), "path", n, edges)
-	g.closed = closedForm{kind: "path"}
+	g := fromNeighbours(fmt.Sprintf("path(n=%d)", n), "path", n,
+		func(k int) int {
+			if k == 0 || k == n-1 {
+				return 1
+			}
+			return 2
+		},
+		func(k int, nb []int32) {
+			switch k {
+			case 0:
+				nb[0] = 1
+			case n - 1:
+				nb[0] = int32(n - 2)
+			default:
+				nb[0], nb[1] = int32(k-1), int32(k+1)
+			}
+		})
+	g.closed, g.comps = closedForm{kind: "path"}, 1
 	return g, nil
 }
 
@@ -141,21 +173,36 @@ func Grid(rows, cols int) (*Graph, error) {
 	if err := checkDims("grid", rows, cols, 1); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, 2*rows*cols)
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			u := int32(r*cols + c)
-			if c+1 < cols {
-				edges = append(edges, [2]int32{u, u + 1})
+	// Node u = r·cols + c: its neighbours up, left, right, down are in
+	// increasing order.
+	g := fromNeighbours(fmt.Sprintf("grid(rows=%d,cols=%d)", rows, cols), "grid", rows*cols,
+		func(u int) int {
+			r, c := u/cols, u%cols
+			return b2i(r > 0) + b2i(c > 0) + b2i(c+1 < cols) + b2i(r+1 < rows)
+		},
+		func(u int, nb []int32) {
+			r, c := u/cols, u%cols
+			i := 0
+			for _, e := range [4]struct {
+				ok bool
+				v  int
+			}{{r > 0, u - cols}, {c > 0, u - 1}, {c+1 < cols, u + 1}, {r+1 < rows, u + cols}} {
+				if e.ok {
+					nb[i] = int32(e.v)
+					i++
+				}
 			}
-			if r+1 < rows {
-				edges = append(edges, [2]int32{u, u + int32(cols)})
-			}
-		}
-	}
-	g := newGraph(fmt.Sprintf("grid(rows=%d,cols=%d)", rows, cols), "grid", rows*cols, edges)
-	g.closed = closedForm{kind: "grid", rows: rows, cols: cols}
+		})
+	g.closed, g.comps = closedForm{kind: "grid", rows: rows, cols: cols}, 1
 	return g, nil
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Torus returns the rows×cols torus (grid with wrap-around in both
@@ -166,21 +213,18 @@ func Torus(rows, cols int) (*Graph, error) {
 	if err := checkDims("torus", rows, cols, 3); err != nil {
 		return nil, err
 	}
-	edges := make([][2]int32, 0, 2*rows*cols)
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			u := int32(r*cols + c)
-			right := int32(r*cols + (c+1)%cols)
-			down := int32(((r+1)%rows)*cols + c)
-			edges = append(edges, [2]int32{min(u, right), max(u, right)}, [2]int32{min(u, down), max(u, down)})
-		}
-	}
-	g, err := FromEdges(fmt.Sprintf("torus(rows=%d,cols=%d)", rows, cols), rows*cols, edges)
-	if err != nil {
-		return nil, err
-	}
-	g.Kind = "torus"
-	g.closed = closedForm{kind: "torus", rows: rows, cols: cols}
+	// rows, cols >= 3: the four neighbours of every node are distinct.
+	g := fromNeighbours(fmt.Sprintf("torus(rows=%d,cols=%d)", rows, cols), "torus", rows*cols,
+		func(int) int { return 4 },
+		func(u int, nb []int32) {
+			r, c := u/cols, u%cols
+			nb[0] = int32(((r+rows-1)%rows)*cols + c)
+			nb[1] = int32(r*cols + (c+cols-1)%cols)
+			nb[2] = int32(r*cols + (c+1)%cols)
+			nb[3] = int32(((r+1)%rows)*cols + c)
+			sortSmall(nb)
+		})
+	g.closed, g.comps = closedForm{kind: "torus", rows: rows, cols: cols}, 1
 	return g, nil
 }
 
@@ -192,6 +236,16 @@ func Torus(rows, cols int) (*Graph, error) {
 // (u, w), w uniform over the nodes other than u and not already adjacent to
 // u (the rewire is skipped when u is adjacent to every node). Rewiring keeps
 // the number of edges, n·⌊k/2⌋.
+//
+// From n = 131072 (largeN) on, the draw is made in parallel from
+// counter-based draws keyed by the lattice edge (see wattsStrogatzLarge):
+// each lattice edge is still rewired with probability p, to a node w drawn
+// uniformly among those farther than ⌊k/2⌋ around the ring from u and not
+// already joined to u by a rewired edge (the one difference from the
+// sequential process: it never lands on a lattice pair whose edge was
+// rewired away, an event of probability about k·p/n). The graph of a given
+// seed is then not the one earlier releases drew; below that size it is.
+// Either way it is the same whatever the number of workers.
 //
 // A draw that is not connected is discarded and the graph is redrawn from
 // the next sub-seed, up to MaxTries draws; Graph.Tries reports how many were
@@ -212,11 +266,14 @@ func WattsStrogatz(n, k int, p float64, seed uint64) (*Graph, error) {
 		return nil, err
 	}
 	name := fmt.Sprintf("watts-strogatz(n=%d,k=%d,p=%g,seed=%d)", n, k, p, seed)
-	g, err := drawConnected(name, gen, n, seed, streamWattsStrogatz, func(s *rng.Stream) [][2]int32 {
-		return wattsStrogatzEdges(n, half, p, s)
+	g := drawConnected(seed, func(t int) *Graph {
+		if n >= largeN {
+			return wattsStrogatzLarge(name, n, half, p, attemptKey(seed, streamWattsStrogatz, t))
+		}
+		return assemble(name, gen, n, [][][2]int32{wattsStrogatzEdges(n, half, p, attemptStream(seed, streamWattsStrogatz, t))})
 	})
-	if g != nil || err != nil {
-		return g, err
+	if g != nil {
+		return g, nil
 	}
 	return nil, fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, k=%d, p=%g); increase k or decrease p", gen, MaxTries, n, k, p)
 }
@@ -283,10 +340,13 @@ func hasKey(set map[uint64]struct{}, k uint64) bool {
 // ErdosRenyi returns a connected Erdős–Rényi graph G(n, p): each of the
 // n(n−1)/2 pairs is an edge independently with probability p. The pairs are
 // visited with geometric skips (Batagelj–Brandes), so a draw costs
-// O(n + edges). A draw that is not connected is discarded and the graph is
-// redrawn from the next sub-seed, up to MaxTries draws; Graph.Tries reports
-// how many were made. Requires n >= 2 and 0 < p <= 1; connectivity needs p
-// somewhat above ln(n)/n.
+// O(n + edges). From n = 131072 (largeN) on, with p < 1, the rows are cut
+// into blocks scanned in parallel, each with its own stream (see
+// erdosRenyiLarge): the same G(n, p), but not the graph earlier releases
+// drew for the seed. A draw that is not connected is discarded and the
+// graph is redrawn from the next sub-seed, up to MaxTries draws; Graph.Tries
+// reports how many were made. Requires n >= 2 and 0 < p <= 1; connectivity
+// needs p somewhat above ln(n)/n.
 func ErdosRenyi(n int, p float64, seed uint64) (*Graph, error) {
 	const gen = "erdos-renyi"
 	if err := checkN(gen, n, 2); err != nil {
@@ -299,11 +359,14 @@ func ErdosRenyi(n int, p float64, seed uint64) (*Graph, error) {
 		return nil, err
 	}
 	name := fmt.Sprintf("erdos-renyi(n=%d,p=%g,seed=%d)", n, p, seed)
-	g, err := drawConnected(name, gen, n, seed, streamErdosRenyi, func(s *rng.Stream) [][2]int32 {
-		return erdosRenyiEdges(n, p, s)
+	g := drawConnected(seed, func(t int) *Graph {
+		if n >= largeN && p < 1 {
+			return fromLower(name, gen, n, erdosRenyiLarge(n, p, attemptKey(seed, streamErdosRenyi, t)))
+		}
+		return assemble(name, gen, n, [][][2]int32{erdosRenyiEdges(n, p, attemptStream(seed, streamErdosRenyi, t))})
 	})
-	if g != nil || err != nil {
-		return g, err
+	if g != nil {
+		return g, nil
 	}
 	return nil, fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, p=%g); increase p (connectivity needs p above about ln(n)/n = %.3g)",
 		gen, MaxTries, n, p, math.Log(float64(n))/float64(n))
@@ -344,10 +407,13 @@ func erdosRenyiEdges(n int, p float64, s *rng.Stream) [][2]int32 {
 // RandomGeometric returns a connected random geometric graph: n points
 // uniform in the unit square, two nodes adjacent when their Euclidean
 // distance is <= radius. Neighbours are found through a cell grid of side >=
-// radius. A draw that is not connected is discarded and the points are
-// redrawn from the next sub-seed, up to MaxTries draws; Graph.Tries reports
-// how many were made. Requires n >= 2 and radius > 0; connectivity needs a
-// radius somewhat above sqrt(ln(n)/(π n)).
+// radius. From n = 131072 (largeN) on, the points are counter-based draws
+// keyed by the node and the binning and the neighbour search run in
+// parallel (see geometricLarge): the same model, but not the points earlier
+// releases drew for the seed. A draw that is not connected is discarded
+// and the points are redrawn from the next sub-seed, up to MaxTries draws;
+// Graph.Tries reports how many were made. Requires n >= 2 and radius > 0;
+// connectivity needs a radius somewhat above sqrt(ln(n)/(π n)).
 func RandomGeometric(n int, radius float64, seed uint64) (*Graph, error) {
 	const gen = "geometric"
 	if err := checkN(gen, n, 2); err != nil {
@@ -360,11 +426,14 @@ func RandomGeometric(n int, radius float64, seed uint64) (*Graph, error) {
 		return nil, err
 	}
 	name := fmt.Sprintf("geometric(n=%d,radius=%g,seed=%d)", n, radius, seed)
-	g, err := drawConnected(name, gen, n, seed, streamRandomGeometric, func(s *rng.Stream) [][2]int32 {
-		return geometricEdges(n, radius, s)
+	g := drawConnected(seed, func(t int) *Graph {
+		if n >= largeN {
+			return assemble(name, gen, n, geometricLarge(n, radius, attemptKey(seed, streamRandomGeometric, t)))
+		}
+		return assemble(name, gen, n, [][][2]int32{geometricEdges(n, radius, attemptStream(seed, streamRandomGeometric, t))})
 	})
-	if g != nil || err != nil {
-		return g, err
+	if g != nil {
+		return g, nil
 	}
 	return nil, fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, radius=%g); increase radius (connectivity needs about sqrt(ln(n)/(π n)) = %.3g)",
 		gen, MaxTries, n, radius, math.Sqrt(math.Log(float64(n))/(math.Pi*float64(n))))
@@ -468,19 +537,16 @@ func Tensor(g *Graph, k int) (*Graph, error) {
 	return out, nil
 }
 
-// drawConnected draws edge lists from the sub-seeds of (seed, stream) until
-// one gives a connected graph, up to MaxTries draws. It returns (nil, nil)
-// when none did, so that the caller can say which parameter to change.
-func drawConnected(name, gen string, n int, seed, stream uint64, draw func(*rng.Stream) [][2]int32) (*Graph, error) {
+// drawConnected builds draw(t) for the attempts t = 0, 1, ... until one is
+// connected, up to MaxTries draws, and records the attempts and the seed.
+// It returns nil when none was, so that the caller can say which parameter
+// to change.
+func drawConnected(seed uint64, draw func(t int) *Graph) *Graph {
 	for t := 0; t < MaxTries; t++ {
-		g, err := FromEdges(name, n, draw(attemptStream(seed, stream, t)))
-		if err != nil {
-			return nil, err
-		}
-		if g.Connected() {
-			g.Kind, g.Tries, g.Seed = gen, t+1, seed
-			return g, nil
+		if g := draw(t); g.Connected() {
+			g.Tries, g.Seed, g.comps = t+1, seed, 1
+			return g
 		}
 	}
-	return nil, nil
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // maxEdges bounds the number of undirected edges a generator will build
@@ -40,6 +41,10 @@ type Graph struct {
 	// Seed is the seed given to a random generator (0 for the others).
 	Seed uint64
 
+	// comps is the number of connected components when the constructor
+	// knows it (the generators: their graphs are connected), 0 otherwise.
+	comps int
+
 	// closed records the generator family and its dimensions, for which
 	// SpectralGap knows the Laplacian spectrum in closed form. It is set only
 	// by the generators themselves, never for loaded or hand-built graphs.
@@ -65,24 +70,31 @@ func FromEdges(name string, n int, edges [][2]int32) (*Graph, error) {
 		return nil, fmt.Errorf("graph: %s: n must be <= %d (node ids are int32), got n=%d", name, math.MaxInt32, n)
 	}
 	norm := make([][2]int32, len(edges))
-	for idx, e := range edges {
-		a, b := e[0], e[1]
-		if a < 0 || b < 0 || int(a) >= n || int(b) >= n {
-			return nil, fmt.Errorf("graph: %s: edge %d (%d, %d) has a node id outside [0, %d)", name, idx, a, b, n)
+	// Normalise in parallel; each block reports its first bad edge, and the
+	// first of those is the one named, as a serial scan would.
+	bad := make([]int, (len(edges)+chunk-1)/chunk)
+	forChunks(len(edges), chunk, func(lo, hi int) {
+		bad[lo/chunk] = -1
+		for idx := lo; idx < hi; idx++ {
+			a, b := edges[idx][0], edges[idx][1]
+			if a < 0 || b < 0 || int(a) >= n || int(b) >= n || a == b {
+				bad[lo/chunk] = idx
+				return
+			}
+			norm[idx] = [2]int32{min(a, b), max(a, b)}
 		}
-		if a == b {
+	})
+	for _, idx := range bad {
+		if idx < 0 {
+			continue
+		}
+		a, b := edges[idx][0], edges[idx][1]
+		if a == b && a >= 0 && int(a) < n {
 			return nil, fmt.Errorf("graph: %s: edge %d (%d, %d) is a self-loop", name, idx, a, b)
 		}
-		if a > b {
-			a, b = b, a
-		}
-		norm[idx] = [2]int32{a, b}
+		return nil, fmt.Errorf("graph: %s: edge %d (%d, %d) has a node id outside [0, %d)", name, idx, a, b, n)
 	}
-	if !slices.IsSortedFunc(norm, compareEdges) {
-		slices.SortFunc(norm, compareEdges)
-	}
-	norm = slices.Compact(norm)
-	return newGraph(name, "edges", n, slices.Clip(norm)), nil
+	return assemble(name, "edges", n, [][][2]int32{norm}), nil
 }
 
 // compareEdges orders edges lexicographically.
@@ -91,33 +103,6 @@ func compareEdges(x, y [2]int32) int {
 		return c
 	}
 	return cmp.Compare(x[1], y[1])
-}
-
-// newGraph wraps an already normalised, sorted, duplicate-free edge list and
-// builds the CSR adjacency.
-func newGraph(name, kind string, n int, edges [][2]int32) *Graph {
-	g := &Graph{Name: name, Kind: kind, N: n, Edges: edges, Tries: 1}
-	g.Offsets = make([]int, n+1)
-	for _, e := range edges {
-		g.Offsets[e[0]+1]++
-		g.Offsets[e[1]+1]++
-	}
-	for k := 0; k < n; k++ {
-		g.Offsets[k+1] += g.Offsets[k]
-	}
-	g.Adj = make([]int32, 2*len(edges))
-	next := slices.Clone(g.Offsets[:n])
-	// Edges are sorted, so every edge (i, k) with i < k comes before any
-	// edge (k, j): each node receives its smaller neighbours in increasing
-	// order, then its larger ones in increasing order.
-	for _, e := range edges {
-		a, b := e[0], e[1]
-		g.Adj[next[a]] = b
-		next[a]++
-		g.Adj[next[b]] = a
-		next[b]++
-	}
-	return g
 }
 
 // Degree returns the number of neighbours of node k.
@@ -172,30 +157,14 @@ func (g *Graph) MinDegree() int {
 	return m
 }
 
-// Components returns the number of connected components.
+// Components returns the number of connected components: known from
+// construction for the generated graphs (connected), otherwise counted by a
+// parallel union–find, block-local first.
 func (g *Graph) Components() int {
-	seen := make([]bool, g.N)
-	stack := make([]int32, 0, 64)
-	comps := 0
-	for s := 0; s < g.N; s++ {
-		if seen[s] {
-			continue
-		}
-		comps++
-		seen[s] = true
-		stack = append(stack[:0], int32(s))
-		for len(stack) > 0 {
-			u := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, v := range g.Neighbors(int(u)) {
-				if !seen[v] {
-					seen[v] = true
-					stack = append(stack, v)
-				}
-			}
-		}
+	if g.comps > 0 {
+		return g.comps
 	}
-	return comps
+	return components(g.N, g.Offsets, g.Adj)
 }
 
 // Connected reports whether the graph has exactly one connected component.
@@ -205,30 +174,80 @@ func (g *Graph) Connected() bool { return g.N > 0 && g.Components() == 1 }
 // joins two colours (checked on every component). The gossip matrix of a
 // bipartite graph has eigenvalue −1 when the graph is regular, and the
 // convergence theory assumes a non-bipartite graph.
+//
+// The generated families with a closed form answer at once. Otherwise a
+// depth-first 2-colouring from node 0 looks for a conflict among its first
+// few thousand nodes (most graphs that are not bipartite have short odd
+// cycles everywhere), and when it finds none the answer comes from a
+// parallel union–find on the bipartite double cover: G is bipartite exactly
+// when no node v has its two copies (v, 0) and (v, 1) in one component.
 func (g *Graph) Bipartite() bool {
-	color := make([]int8, g.N) // 0 unvisited, ±1 colours
-	stack := make([]int32, 0, 64)
-	for s := 0; s < g.N; s++ {
-		if color[s] != 0 {
-			continue
+	if b, ok := g.closed.bipartite(g.N); ok {
+		return b
+	}
+	if g.N == 0 || len(g.Edges) == 0 {
+		return true
+	}
+	if oddCycleNear(g, 0, 1<<12) {
+		return false
+	}
+	u := newUnionFind(2 * g.N)
+	n := int32(g.N)
+	forPairs([][][2]int32{g.Edges}, func(pairs [][2]int32) {
+		for _, e := range pairs {
+			u.union(e[0], e[1]+n)
+			u.union(e[0]+n, e[1])
 		}
-		color[s] = 1
-		stack = append(stack[:0], int32(s))
-		for len(stack) > 0 {
-			u := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, v := range g.Neighbors(int(u)) {
-				switch color[v] {
-				case 0:
-					color[v] = -color[u]
-					stack = append(stack, v)
-				case color[u]:
-					return false
-				}
+	})
+	var odd atomic.Bool
+	forChunks(g.N, chunk, func(lo, hi int) {
+		for k := lo; k < hi && !odd.Load(); k++ {
+			if u.find(int32(k)) == u.find(int32(k)+n) {
+				odd.Store(true)
+			}
+		}
+	})
+	return !odd.Load()
+}
+
+// bipartite answers Bipartite for a closed-form family on n nodes; ok is
+// false when c is not one.
+func (c closedForm) bipartite(n int) (b, ok bool) {
+	switch c.kind {
+	case "complete":
+		return n == 2, true
+	case "cycle":
+		return n%2 == 0, true
+	case "star", "path", "grid":
+		return true, true
+	case "torus":
+		return c.rows%2 == 0 && c.cols%2 == 0, true
+	}
+	return false, false
+}
+
+// oddCycleNear 2-colours, depth first from node s, at most budget nodes of
+// the component of s and reports whether it met an edge between two nodes
+// of one colour (so an odd cycle: the graph is not bipartite). false means
+// only that none was found within the budget.
+func oddCycleNear(g *Graph, s, budget int) bool {
+	color := make(map[int32]int8, budget)
+	color[int32(s)] = 1
+	stack := []int32{int32(s)}
+	for len(stack) > 0 && len(color) < budget {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, v := range g.Neighbors(int(u)) {
+			switch color[v] {
+			case 0:
+				color[v] = -color[u]
+				stack = append(stack, v)
+			case color[u]:
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 // Validate checks the structural invariants documented on Graph: edges

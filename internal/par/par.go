@@ -7,6 +7,7 @@ package par
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Workers returns w if w > 0, else GOMAXPROCS.
@@ -64,6 +65,44 @@ func Blocks(n, workers int, body func(worker, lo, hi int)) {
 		go func() {
 			defer wg.Done()
 			body(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// Chunks calls body(lo, hi) for the consecutive chunks [lo, hi) of [0, n),
+// each of length chunk (the last one shorter), on at most workers
+// goroutines that take the chunks in turn from a shared counter, so that a
+// slow core does not hold the others back. The chunks themselves depend
+// only on n and chunk, never on workers: code that keys its work on the
+// chunk bounds is deterministic whatever the worker count.
+func Chunks(n, chunk, workers int, body func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	chunk = max(chunk, 1)
+	count := (n + chunk - 1) / chunk
+	workers = min(Workers(workers), count)
+	if workers <= 1 {
+		for lo := 0; lo < n; lo += chunk {
+			body(lo, min(lo+chunk, n))
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= count {
+					return
+				}
+				lo := c * chunk
+				body(lo, min(lo+chunk, n))
+			}
 		}()
 	}
 	wg.Wait()
