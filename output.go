@@ -205,6 +205,9 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = Float(math.NaN()), Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
 			s.AUCMean, s.Bias, s.Consensus = Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
 		}
+		if res.OptimumSkipped != "" {
+			s.OptimumMethod = res.OptimumSkipped
+		}
 		if res.Optimum != nil {
 			s.OptimumObjective = Float(res.Optimum.Value)
 			s.OptimumMethod = res.Optimum.Method

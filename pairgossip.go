@@ -141,6 +141,31 @@ type Result struct {
 	// Measure is the part of Wall spent measuring, OptimumTime the
 	// centralized solve.
 	Measure, OptimumTime time.Duration
+	// OptimumSkipped says why the optimum was not solved although asked
+	// for (the full-batch objective is out of reach at this size).
+	OptimumSkipped string
+}
+
+// optimumPairBudget bounds the pair-loss evaluations of one evaluation of
+// the full-batch objective that the centralized solver is run on: it
+// evaluates R_n hundreds of times, so beyond about 10⁹ pairs (a second
+// each) the solve would dwarf the simulation.
+const optimumPairBudget = 1e9
+
+// optimumOutOfReach returns why the centralized optimum is not solved for
+// this problem ("" when it is): the exact objective costs |P|·|N| pair
+// losses (AUC) or n²·d² (metric learning) an evaluation.
+func (r *Run) optimumOutOfReach() string {
+	p := r.Problem
+	pairs := float64(len(p.Positives())) * float64(len(p.Negatives()))
+	if p.Loss.IsMetric() {
+		pairs = float64(p.N) * float64(p.N) * float64(p.P)
+	}
+	if pairs <= optimumPairBudget {
+		return ""
+	}
+	return fmt.Sprintf("not solved: one evaluation of the full-batch objective costs %.2g pair losses at n = %d (the solver's limit is %.0g); compare with the measured objective instead",
+		pairs, p.N, float64(optimumPairBudget))
 }
 
 // WithDefaults returns cfg with the defaults that depend on other fields
@@ -298,7 +323,9 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 	if err != nil {
 		return res, err
 	}
-	if !r.Config.SkipOptimum {
+	if why := r.optimumOutOfReach(); why != "" && !r.Config.SkipOptimum {
+		res.OptimumSkipped = why
+	} else if !r.Config.SkipOptimum {
 		t1 := time.Now()
 		o, err := r.Problem.Solve(problem.OptimumOptions{})
 		res.OptimumTime = time.Since(t1)
