@@ -44,25 +44,6 @@ func getScratch(n int) []int32 {
 // putScratch recycles a scratch array of getScratch.
 func putScratch(s []int32) { scratchPool.Put((*[1 << compShift]int32)(s[:1<<compShift])) }
 
-// pairTask is a piece of one slice of a list of pair slices.
-type pairTask struct{ list, lo, hi int }
-
-// forPairs calls body on pieces of at most chunk pairs of every slice of
-// lists, in parallel.
-func forPairs(lists [][][2]int32, body func(pairs [][2]int32)) {
-	var tasks []pairTask
-	for l, pairs := range lists {
-		for lo := 0; lo < len(pairs); lo += chunk {
-			tasks = append(tasks, pairTask{l, lo, min(lo+chunk, len(pairs))})
-		}
-	}
-	forChunks(len(tasks), 1, func(lo, hi int) {
-		for _, t := range tasks[lo:hi] {
-			body(lists[t.list][t.lo:t.hi])
-		}
-	})
-}
-
 // prefixOffsets sets offsets[k] = Σ_{i<k} deg[k] for k = 0..n (len(offsets) =
 // len(deg)+1) and, when cursor is true, overwrites deg[k] with offsets[k] (as
 // the scatter cursor of node k). It runs in parallel over blocks: block
@@ -437,9 +418,6 @@ func (u unionFind) find(x int32) int32 {
 		x = gp
 	}
 }
-
-// union joins the sets of a and b.
-func (u unionFind) union(a, b int32) { u.unionJoined(a, b) }
 
 // unionJoined joins the sets of a and b and reports whether they were
 // apart (exactly one of several concurrent unions of two sets reports it).
