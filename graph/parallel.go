@@ -550,19 +550,65 @@ func joinSmaller(parent []int32, k int32, nb []int32, lo int32) {
 	parent[k] = r
 }
 
-// components returns the number of connected components of a CSR graph by
-// Afforest (Sutton, Ben-Nun and Barak, IPDPS 2018) on the lock-free
-// union–find: first every node is joined to its first two neighbours (a
-// forest that already spans most of the large components), then the
-// largest component is estimated from a fixed sample of nodes, and only the
-// nodes outside it join their other neighbours. An edge skipped that way
-// has an end in that component when it is skipped, and the other end
-// either is in it too or joins through its own edges, so the count is
-// exact; most edges of a connected graph are never looked at.
+// components returns the number of connected components of a CSR graph.
+// A fixed sample of nodes tells whether the graph has locality (most edges
+// inside blocks of 2^compShift consecutive nodes: lattices, rings, loaded
+// meshes); if so the blocks run sequential union–finds in cache and only the
+// edges between blocks go through the shared one (blockComponents);
+// otherwise Afforest (afforest).
 func components(n int, offsets []int, adj []int32) int {
 	if n == 0 {
 		return 0
 	}
+	inside, all := 0, 0
+	for i := range 1024 {
+		k := i * n / 1024
+		for _, v := range adj[offsets[k]:offsets[k+1]] {
+			if int(v)>>compShift == k>>compShift {
+				inside++
+			}
+			all++
+		}
+	}
+	if 2*inside >= all {
+		return blockComponents(n, offsets, adj)
+	}
+	return afforest(n, offsets, adj)
+}
+
+// blockComponents counts components with blockComps: a sequential
+// union–find per block over its inner edges, then the edges between blocks
+// in node order until everything is joined.
+func blockComponents(n int, offsets []int, adj []int32) int {
+	bc := newBlockComps(n)
+	forChunks(n, 1<<compShift, func(lo, hi int) {
+		parent := getScratch(hi - lo)
+		defer putScratch(parent)
+		for k := lo; k < hi; k++ {
+			joinSmaller(parent, int32(k-lo), adj[offsets[k]:offsets[k+1]], int32(lo))
+		}
+		bc.setBlock(lo, parent)
+	})
+	return bc.join((n+chunk-1)/chunk, func(t int, union func(a, b int32)) {
+		for k := t * chunk; k < min((t+1)*chunk, n); k++ {
+			for _, v := range adj[offsets[k]:offsets[k+1]] {
+				if int(v)>>compShift != k>>compShift && int(v) > k {
+					union(int32(k), v)
+				}
+			}
+		}
+	})
+}
+
+// afforest counts components by Afforest (Sutton, Ben-Nun and Barak, IPDPS
+// 2018) on the lock-free union–find: first every node is joined to its
+// first two neighbours (a forest that already spans most of the large
+// components), then the largest component is estimated from a fixed sample
+// of nodes, and only the nodes outside it join their other neighbours. An
+// edge skipped that way has an end in that component when it is skipped,
+// and the other end either is in it too or joins through its own edges, so
+// the count is exact; most edges of a connected graph are never looked at.
+func afforest(n int, offsets []int, adj []int32) int {
 	const rounds = 2
 	u := newUnionFind(n)
 	var joins atomic.Int64 // successful unions: the count drops by one each
