@@ -89,18 +89,18 @@ func (d *wsDraw) target(idx, u, round int) int {
 	return w
 }
 
-// firstClaim returns the smallest index of a lattice edge whose round-0
-// rewiring makes the pair {u, w}, or m if there is none. Only the half
-// lattice edges of u and the half of w can.
-func (d *wsDraw) firstClaim(u, w int) int {
-	best := d.m
-	for i := u; i < d.m; i += d.n {
-		if i < best && bit(d.rew, i) && d.target(i, u, 0) == w {
+// firstClaim returns the smallest index below limit of a lattice edge
+// whose round-0 rewiring makes the pair {u, w}, or limit if there is none.
+// Only the half lattice edges of u and the half of w can.
+func (d *wsDraw) firstClaim(u, w, limit int) int {
+	best := limit
+	for i := u; i < best; i += d.n {
+		if bit(d.rew, i) && d.target(i, u, 0) == w {
 			best = i
 		}
 	}
-	for i := w; i < d.m; i += d.n {
-		if i < best && bit(d.rew, i) && d.target(i, w, 0) == u {
+	for i := w; i < best; i += d.n {
+		if bit(d.rew, i) && d.target(i, w, 0) == u {
 			best = i
 		}
 	}
@@ -201,7 +201,7 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 				idx := wi<<6 + bits.TrailingZeros64(word)
 				u := idx % n
 				w := d.target(idx, u, 0)
-				if d.firstClaim(u, w) < idx {
+				if d.firstClaim(u, w, idx) < idx {
 					lost = append(lost, int32(idx))
 					continue
 				}
@@ -216,7 +216,7 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 	// The losers, in index order.
 	var taken [][2]int32
 	free := func(u, w int) bool {
-		return d.firstClaim(u, w) == m && !slices.Contains(taken, normPair(u, w))
+		return d.firstClaim(u, w, m) == m && !slices.Contains(taken, normPair(u, w))
 	}
 	var in [][2]int32
 	for _, lost := range losers {
@@ -340,24 +340,19 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 					i++
 				}
 			}
+			i0, r := i, i+half // own edges: kept ones up from i0, rewired ones down from i0+half
 			for j := 1; j <= half; j++ {
-				if !d.rewired((j-1)*n + k) {
-					v := k + j
-					if v >= n {
-						v -= n
-					}
-					adj[i] = int32(v)
-					i++
-				}
-			}
-			lattice[k-lo] = int32(i - o)
-			for j := 1; j <= half; j++ {
-				if idx := (j-1)*n + k; d.rewired(idx) {
-					w, _ := d.end(idx, k)
+				w, rewired := d.end((j-1)*n+k, k)
+				if rewired {
+					r--
+					adj[r] = int32(w)
+				} else {
 					adj[i] = int32(w)
 					i++
 				}
 			}
+			lattice[k-lo] = int32(i - o)
+			i = i0 + half
 			o = i + int(cur[k-lo])
 			cur[k-lo] = int32(i)
 		}
@@ -395,14 +390,7 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 	g := &Graph{Name: name, Kind: "watts-strogatz", N: n, Edges: edges, Offsets: offsets, Adj: adj, Tries: 1}
 	// The edges between blocks: incoming rewired edges from another block,
 	// and lattice edges (k−j, k) from another block.
-	outside := func(v int32, union func(a, b int32)) {
-		for _, w := range adj[offsets[v]:offsets[v+1]] {
-			if w>>shift != v>>shift {
-				union(v, w)
-			}
-		}
-	}
-	g.comps = bc.join(n, outside, nb, func(b int, union func(a, b int32)) {
+	g.comps = bc.join(nb, func(b int, union func(a, b int32)) {
 		lo, hi := b<<shift, min((b+1)<<shift, n)
 		for _, h := range inc[start[b]:start[b+1]] {
 			if int(uint32(h))>>shift != b {

@@ -12,9 +12,11 @@ import (
 // workers is the number of goroutines the builders use (0: GOMAXPROCS).
 // Nothing a builder returns depends on it: the work is cut into chunks
 // whose bounds depend only on the sizes, every random draw is keyed by what
-// it decides (an edge, a node, a block of rows), and whatever is gathered in
-// an order that depends on the scheduling (the CSR scatter) is sorted
-// afterwards. The tests change it to check exactly that.
+// it decides (an edge, a node, a block of rows), the counting sorts give
+// each chunk its own slots, what is gathered in an order that depends on
+// the scheduling (the members of a geometric cell) is sorted afterwards,
+// and the union–finds only ever answer with counts. The tests change it to
+// check exactly that.
 var workers = 0
 
 // chunk is the default number of nodes or edges in one unit of parallel
@@ -41,25 +43,6 @@ func getScratch(n int) []int32 {
 
 // putScratch recycles a scratch array of getScratch.
 func putScratch(s []int32) { scratchPool.Put((*[1 << compShift]int32)(s[:1<<compShift])) }
-
-// pairTask is a piece of one slice of a list of pair slices.
-type pairTask struct{ list, lo, hi int }
-
-// forPairs calls body on pieces of at most chunk pairs of every slice of
-// lists, in parallel.
-func forPairs(lists [][][2]int32, body func(pairs [][2]int32)) {
-	var tasks []pairTask
-	for l, pairs := range lists {
-		for lo := 0; lo < len(pairs); lo += chunk {
-			tasks = append(tasks, pairTask{l, lo, min(lo+chunk, len(pairs))})
-		}
-	}
-	forChunks(len(tasks), 1, func(lo, hi int) {
-		for _, t := range tasks[lo:hi] {
-			body(lists[t.list][t.lo:t.hi])
-		}
-	})
-}
 
 // prefixOffsets sets offsets[k] = Σ_{i<k} deg[k] for k = 0..n (len(offsets) =
 // len(deg)+1) and, when cursor is true, overwrites deg[k] with offsets[k] (as
@@ -436,9 +419,6 @@ func (u unionFind) find(x int32) int32 {
 	}
 }
 
-// union joins the sets of a and b.
-func (u unionFind) union(a, b int32) { u.unionJoined(a, b) }
-
 // unionJoined joins the sets of a and b and reports whether they were
 // apart (exactly one of several concurrent unions of two sets reports it).
 func (u unionFind) unionJoined(a, b int32) bool {
@@ -462,127 +442,71 @@ func (u unionFind) unionJoined(a, b int32) bool {
 const compShift = 16
 
 // blockComps numbers the connected components of a graph in two steps that
-// keep most accesses in cache (see components):
+// keep most accesses in cache (the large Watts–Strogatz builder uses it as
+// it writes the adjacency):
 //
 //  1. each block of 2^compShift consecutive nodes runs its own union–find
-//     over the edges inside the block (setBlock numbers its components, the
-//     largest one 0, and marks the nodes of that one in a bit set);
-//  2. the edges between blocks join those numbers in a shared lock-free
-//     union–find (join), which stops as soon as everything is joined. A
-//     node's number is that of its block's largest component when its bit
-//     is set (the bit set, n/8 bytes, stays in cache), and is read from the
-//     array of local numbers only for the others.
-//
-// For graphs with locality (lattices, Watts–Strogatz, geometric graphs in
-// cell order) step 2 works on a few numbers per block; for others it is a
-// union–find over the nodes.
+//     over the edges inside the block, and setBlock numbers its components;
+//  2. join joins those numbers across the edges between blocks in a shared
+//     lock-free union–find, and stops as soon as everything is joined.
 type blockComps struct {
-	count  []int        // count[b] = first number of block b; count[blocks] = total
-	inMain []uint64     // node is in its block's largest local component
-	local  []uint16     // node → its local component's number within its block
-	minor  atomic.Int64 // nodes outside their block's largest component
+	count []int    // count[b] = first number of block b; count[blocks] = total
+	local []uint16 // node → its local component's number within its block
 }
 
 // newBlockComps returns the numbering of a graph on n nodes, to be filled
-// by setBlock for every block and then closed by prefix.
+// by setBlock for every block and then joined.
 func newBlockComps(n int) *blockComps {
 	return &blockComps{
-		count:  make([]int, (n+1<<compShift-1)>>compShift+1),
-		inMain: make([]uint64, (n+63)/64),
-		local:  make([]uint16, n),
+		count: make([]int, (n+1<<compShift-1)>>compShift+1),
+		local: make([]uint16, n),
 	}
 }
 
 // setBlock numbers the components of the block that starts at node lo,
 // given its union–find forest (parent[i] for node lo+i, parents smaller
-// than children), which it flattens.
+// than children), in order of their smallest node.
 func (bc *blockComps) setBlock(lo int, parent []int32) {
-	size := getScratch(len(parent))
-	defer putScratch(size)
+	c := 0
 	for i, p := range parent {
-		parent[i] = parent[p] // parents come first: already flat
-		size[parent[i]]++
-	}
-	main := int32(0)
-	for i, s := range size {
-		if s > size[main] {
-			main = int32(i)
-		}
-	}
-	bc.minor.Add(int64(len(parent)) - int64(size[main]))
-	c := 1
-	for i, r := range parent {
-		switch {
-		case r == main:
-			bc.local[lo+i] = 0
-			bc.inMain[(lo+i)>>6] |= 1 << ((lo + i) & 63)
-		case r == int32(i):
+		if int(p) == i {
 			bc.local[lo+i] = uint16(c)
 			c++
-		default:
+		} else {
+			r := parent[p] // parents come first: already flat
+			parent[i] = r
 			bc.local[lo+i] = bc.local[lo+int(r)]
 		}
 	}
 	bc.count[lo>>compShift+1] = c
 }
 
-// prefix turns the per-block counts into first numbers and returns the
-// total.
-func (bc *blockComps) prefix() int {
-	for b := 0; b+1 < len(bc.count); b++ {
-		bc.count[b+1] += bc.count[b]
-	}
-	return bc.count[len(bc.count)-1]
-}
-
 // id returns the number of node v's local component.
 func (bc *blockComps) id(v int32) int32 {
-	if bit(bc.inMain, int(v)) {
-		return int32(bc.count[v>>compShift])
-	}
 	return int32(bc.count[v>>compShift]) + int32(bc.local[v])
 }
 
-// join runs step 2. When the nodes outside their block's largest component
-// (each block's smaller pieces) are at most an eighth of the graph, it
-// first joins across their edges, edges(v, union) calling union(v, w) for
-// the neighbours w of v in other blocks; then across all the edges between
-// blocks, cross(t, union) calling union(a, b) for those of task t < tasks,
-// each edge in one task, and stopping as soon as everything is joined. With
-// locality, the smaller pieces are joined first and a few tasks then join
-// the blocks' largest components to each other, so that most edges are
-// never looked at; without, the count is exact all the same. It returns the
-// number of components.
-func (bc *blockComps) join(n int, edges func(v int32, union func(a, b int32)), tasks int, cross func(t int, union func(a, b int32))) int {
-	total := bc.prefix()
+// join runs step 2: cross(t, union) must call union(a, b) for the edges
+// between blocks of task t < tasks, each edge in one task. It stops as soon
+// as everything is joined, and returns the number of components.
+func (bc *blockComps) join(tasks int, cross func(t int, union func(a, b int32))) int {
+	for b := 0; b+1 < len(bc.count); b++ {
+		bc.count[b+1] += bc.count[b]
+	}
+	total := bc.count[len(bc.count)-1]
 	u := newUnionFind(total)
 	var joins atomic.Int64
-	run := func(body func(union func(a, b int32))) {
+	forChunks(tasks, 1, func(t, _ int) {
+		if joins.Load() >= int64(total-1) {
+			return
+		}
 		j := int64(0)
-		body(func(a, b int32) {
+		cross(t, func(a, b int32) {
 			if u.unionJoined(bc.id(a), bc.id(b)) {
 				j++
 			}
 		})
 		joins.Add(j)
-	}
-	if bc.minor.Load()*8 <= int64(n) {
-		forChunks(n, 1<<compShift, func(lo, hi int) {
-			run(func(union func(a, b int32)) {
-				for w := lo >> 6; w<<6 < hi; w++ {
-					for word := ^bc.inMain[w]; word != 0; word &= word - 1 {
-						if v := w<<6 + bits.TrailingZeros64(word); v < hi {
-							edges(int32(v), union)
-						}
-					}
-				}
-			})
-		})
-	}
-	forChunks(tasks, 1, func(t, _ int) {
-		if joins.Load() < int64(total-1) {
-			run(func(union func(a, b int32)) { cross(t, union) })
-		}
 	})
 	return total - int(joins.Load())
 }
@@ -626,19 +550,65 @@ func joinSmaller(parent []int32, k int32, nb []int32, lo int32) {
 	parent[k] = r
 }
 
-// components returns the number of connected components of a CSR graph by
-// Afforest (Sutton, Ben-Nun and Barak, IPDPS 2018) on the lock-free
-// union–find: first every node is joined to its first two neighbours (a
-// forest that already spans most of the large components), then the
-// largest component is estimated from a fixed sample of nodes, and only the
-// nodes outside it join their other neighbours. An edge skipped that way
-// has an end in that component when it is skipped, and the other end
-// either is in it too or joins through its own edges, so the count is
-// exact; most edges of a connected graph are never looked at.
+// components returns the number of connected components of a CSR graph.
+// A fixed sample of nodes tells whether the graph has locality (most edges
+// inside blocks of 2^compShift consecutive nodes: lattices, rings, loaded
+// meshes); if so the blocks run sequential union–finds in cache and only the
+// edges between blocks go through the shared one (blockComponents);
+// otherwise Afforest (afforest).
 func components(n int, offsets []int, adj []int32) int {
 	if n == 0 {
 		return 0
 	}
+	inside, all := 0, 0
+	for i := range 1024 {
+		k := i * n / 1024
+		for _, v := range adj[offsets[k]:offsets[k+1]] {
+			if int(v)>>compShift == k>>compShift {
+				inside++
+			}
+			all++
+		}
+	}
+	if 2*inside >= all {
+		return blockComponents(n, offsets, adj)
+	}
+	return afforest(n, offsets, adj)
+}
+
+// blockComponents counts components with blockComps: a sequential
+// union–find per block over its inner edges, then the edges between blocks
+// in node order until everything is joined.
+func blockComponents(n int, offsets []int, adj []int32) int {
+	bc := newBlockComps(n)
+	forChunks(n, 1<<compShift, func(lo, hi int) {
+		parent := getScratch(hi - lo)
+		defer putScratch(parent)
+		for k := lo; k < hi; k++ {
+			joinSmaller(parent, int32(k-lo), adj[offsets[k]:offsets[k+1]], int32(lo))
+		}
+		bc.setBlock(lo, parent)
+	})
+	return bc.join((n+chunk-1)/chunk, func(t int, union func(a, b int32)) {
+		for k := t * chunk; k < min((t+1)*chunk, n); k++ {
+			for _, v := range adj[offsets[k]:offsets[k+1]] {
+				if int(v)>>compShift != k>>compShift && int(v) > k {
+					union(int32(k), v)
+				}
+			}
+		}
+	})
+}
+
+// afforest counts components by Afforest (Sutton, Ben-Nun and Barak, IPDPS
+// 2018) on the lock-free union–find: first every node is joined to its
+// first two neighbours (a forest that already spans most of the large
+// components), then the largest component is estimated from a fixed sample
+// of nodes, and only the nodes outside it join their other neighbours. An
+// edge skipped that way has an end in that component when it is skipped,
+// and the other end either is in it too or joins through its own edges, so
+// the count is exact; most edges of a connected graph are never looked at.
+func afforest(n int, offsets []int, adj []int32) int {
 	const rounds = 2
 	u := newUnionFind(n)
 	var joins atomic.Int64 // successful unions: the count drops by one each

@@ -344,3 +344,30 @@ func TestRandomGeometricLargeMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestComponentsBothWays: the block union–find and Afforest agree with BFS
+// whatever the locality.
+func TestComponentsBothWays(t *testing.T) {
+	mk := must(t)
+	r := rng.New(3, 4)
+	const n = 3<<compShift + 77
+	for _, m := range []int{n / 3, n - 500, n, 3 * n} {
+		for _, local := range []bool{false, true} {
+			edges := make([][2]int32, 0, m)
+			for range m {
+				a, b := r.IntN(n), r.IntN(n)
+				if local {
+					b = (a + 1 + r.IntN(5)) % n
+				}
+				if a != b {
+					edges = append(edges, [2]int32{int32(a), int32(b)})
+				}
+			}
+			g := mk(FromEdges("random", n, edges))
+			want := bfsComponents(g)
+			if b, a := blockComponents(g.N, g.Offsets, g.Adj), afforest(g.N, g.Offsets, g.Adj); b != want || a != want {
+				t.Errorf("m=%d local=%v: block union-find %d, Afforest %d, BFS %d", m, local, b, a, want)
+			}
+		}
+	}
+}
