@@ -151,8 +151,10 @@ func (c Config) Gamma(t float64) float64 {
 	return c.GammaC / math.Pow(t, 0.5+c.GammaAlpha)
 }
 
-// LogSchedule returns up to points distinct iterations in [1, T], spaced
-// evenly in log t, always including T.
+// LogSchedule returns min(points, T) distinct iterations in [1, T], spaced
+// evenly in log t and always including T: where two log-spaced values round
+// to the same iteration (early on), the later one moves to the next
+// iteration, so a run measures as many times as it was asked to.
 func LogSchedule(T int64, points int) []int64 {
 	if points <= 0 {
 		points = 30
@@ -160,7 +162,7 @@ func LogSchedule(T int64, points int) []int64 {
 	if T < 1 {
 		return nil
 	}
-	out := make([]int64, 0, points)
+	out := make([]int64, 0, min(int64(points), T))
 	lt := math.Log(float64(T))
 	for i := 0; i < points; i++ {
 		var v int64
@@ -170,12 +172,16 @@ func LogSchedule(T int64, points int) []int64 {
 			v = int64(math.Round(math.Exp(lt * float64(i) / float64(points-1))))
 		}
 		v = max(1, min(v, T))
-		if len(out) == 0 || v > out[len(out)-1] {
-			out = append(out, v)
+		if len(out) > 0 && v <= out[len(out)-1] {
+			v = out[len(out)-1] + 1
 		}
+		if v > T {
+			break
+		}
+		out = append(out, v)
 	}
 	if out[len(out)-1] != T {
-		out = append(out, T)
+		out[len(out)-1] = T
 	}
 	return out
 }

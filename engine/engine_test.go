@@ -592,3 +592,22 @@ func TestSampleRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLogScheduleCount: as many distinct measured iterations as asked for
+// (at most T), increasing, ending at T.
+func TestLogScheduleCount(t *testing.T) {
+	for _, c := range []struct {
+		T      int64
+		points int
+	}{{10000, 30}, {5000, 30}, {30, 30}, {29, 30}, {100, 100}, {1 << 40, 30}, {1, 30}, {2, 1}} {
+		s := LogSchedule(c.T, c.points)
+		if want := int(min(int64(c.points), c.T)); len(s) != want || s[len(s)-1] != c.T || s[0] < 1 {
+			t.Fatalf("T=%d points=%d: %v (%d), want %d ending at T", c.T, c.points, s, len(s), want)
+		}
+		for i := 1; i < len(s); i++ {
+			if s[i] <= s[i-1] {
+				t.Fatalf("T=%d points=%d: not increasing: %v", c.T, c.points, s)
+			}
+		}
+	}
+}
