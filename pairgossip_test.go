@@ -149,3 +149,35 @@ func TestRegDefault(t *testing.T) {
 		t.Fatalf("Prepare: Config.Reg %q, regulariser %s", run.Config.Reg, run.Problem.Reg.Kind)
 	}
 }
+
+// TestLargeNIdenticalAcrossWorkers: a run large enough for the parallel
+// set-up (synthetic data in parallel blocks, the parallel Watts–Strogatz
+// generator from n = 131072, the engine's pool, the sampled measurement)
+// gives the same trace, record for record and bit for bit, with 1, 2 and 8
+// workers.
+func TestLargeNIdenticalAcrossWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("n = 150000")
+	}
+	var ref []Record
+	for _, w := range []int{1, 2, 8} {
+		cfg := DefaultConfig()
+		cfg.Data, cfg.N, cfg.Dim, cfg.Iters, cfg.LogPoints, cfg.Workers, cfg.SkipOptimum = "synthetic-auc", 150_000, 8, 3000, 6, w, true
+		res := execute(t, cfg)
+		if len(res.Trace) != 6 {
+			t.Fatalf("workers %d: %d records", w, len(res.Trace))
+		}
+		if res.Final.MeasurePairs == 0 {
+			t.Fatalf("workers %d: the measurement was not sampled (pairs %d)", w, res.Final.MeasurePairs)
+		}
+		if ref == nil {
+			ref = res.Trace
+			continue
+		}
+		for i, r := range res.Trace {
+			if r != ref[i] {
+				t.Fatalf("workers %d: record %d differs:\n%+v\n%+v", w, i, r, ref[i])
+			}
+		}
+	}
+}
