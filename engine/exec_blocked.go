@@ -114,15 +114,8 @@ func (e *blockedExec) advance(stop int64) error {
 	tBegin := time.Now()
 	B := bl.begin(e.linearSync, stop, nil)
 	// Untouched nodes: B rounds each, in parallel.
-	t0 := time.Now()
-	if e.cr.pool != nil && s.prob.N*s.prob.P*B >= poolMinWork {
-		e.cr.pool.run(e.fn, task{})
-	} else {
-		e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
-	}
-	t1 := time.Now()
-	e.cr.parallel += t1.Sub(t0)
-	defer func() { e.cr.serial += time.Since(t1) + t0.Sub(tBegin) }()
+	t1 := e.cr.timedPass(tBegin, s.prob.N*s.prob.P*B >= poolMinWork, e.fn, s.prob.N)
+	defer func() { e.cr.serial += time.Since(t1) }()
 	// Touched nodes: round by round, in event order.
 	nonzero := e.cr.nonzero()
 	first := firstOf(e.cr.bad)

@@ -335,15 +335,8 @@ func (e *reducedExec) advance(stop int64) error {
 		rs.cSum[r] = rs.cSum[r-1] + bl.coef[r].c
 	}
 	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
-	t0 := time.Now()
-	if e.cr.pool != nil && s.prob.N*s.prob.P >= reducedMinPoolWork {
-		e.cr.pool.run(e.fn, task{})
-	} else {
-		e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
-	}
-	t1 := time.Now()
-	e.cr.parallel += t1.Sub(t0)
-	defer func() { e.cr.serial += time.Since(t1) + t0.Sub(tBegin) }()
+	t1 := e.cr.timedPass(tBegin, s.prob.N*s.prob.P >= reducedMinPoolWork, e.fn, s.prob.N)
+	defer func() { e.cr.serial += time.Since(t1) }()
 	nonzero := e.cr.nonzero()
 	first := firstOf(e.cr.bad)
 	// Touched nodes, in event order: the contributing ones advance packed,

@@ -236,6 +236,23 @@ func (cr *crew) nonzero() int64 {
 	return n
 }
 
+// timedPass runs fn over every shard of rows — on the pool when there is one
+// and big says the work is worth it, else on the caller as one shard — and
+// counts its time as parallel and the time since begin as serial (Profile).
+// It returns when it ended: the caller counts its time after that as serial.
+func (cr *crew) timedPass(begin time.Time, big bool, fn func(w int, r layout.Range, tk *task), rows int) time.Time {
+	t0 := time.Now()
+	cr.serial += t0.Sub(begin)
+	if cr.pool != nil && big {
+		cr.pool.run(fn, task{})
+	} else {
+		fn(0, layout.Range{Lo: 0, Hi: rows}, nil)
+	}
+	t1 := time.Now()
+	cr.parallel += t1.Sub(t0)
+	return t1
+}
+
 // close stops the pool's workers.
 func (cr *crew) close() {
 	if cr.pool != nil {
