@@ -118,7 +118,7 @@ func goldenSum(t *testing.T, c goldenCase) string {
 // some), so the same kernel and LAPACK need not give the same bits there.
 // amd64 keys carry no suffix, so the committed amd64 checksums stay valid.
 func goldenKey(impl string) string {
-	key := impl + "+" + problem.LAPACK
+	key := impl + "+" + problem.LAPACK + goldenBuild
 	if runtime.GOARCH != "amd64" {
 		key += "/" + runtime.GOARCH
 	}
