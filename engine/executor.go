@@ -265,11 +265,10 @@ func (cr *crew) close() {
 // pinCaller pins the calling goroutine, worker 0, when the run's workers are
 // pinned and a pool runs; Undo the result when done.
 func (cr *crew) pinCaller() affinity.Pinning {
-	if !cr.pooled || cr.cpus == nil {
+	if !cr.pooled {
 		return affinity.Pinning{}
 	}
-	pinned, _ := affinity.Pin(cr.cpus[0]) // on error: the zero Pinning
-	return pinned
+	return pinFirst(cr.cpus)
 }
 
 // Memory is what a run holds in the engine, in bytes: the state (node

@@ -175,10 +175,18 @@ func (p *pool) run(fn func(w int, r layout.Range, tk *task), tk task) {
 // pinCaller pins the calling goroutine to worker 0's CPU when the pool is
 // pinned; Undo the result when done.
 func (p *pool) pinCaller() affinity.Pinning {
-	if p == nil || p.cpus == nil {
+	if p == nil {
 		return affinity.Pinning{}
 	}
-	pinned, _ := affinity.Pin(p.cpus[0]) // on error: the zero Pinning
+	return pinFirst(p.cpus)
+}
+
+// pinFirst pins the calling goroutine to cpus[0] (nil: not pinned).
+func pinFirst(cpus []int) affinity.Pinning {
+	if cpus == nil {
+		return affinity.Pinning{}
+	}
+	pinned, _ := affinity.Pin(cpus[0]) // on error: the zero Pinning
 	return pinned
 }
 

@@ -22,28 +22,11 @@ func Workers(w int) int {
 // workers contiguous blocks, one goroutine each. worker is in [0, workers)
 // and identifies the block, so body can use per-worker scratch.
 func For(n, workers int, body func(worker, i int)) {
-	workers = Workers(workers)
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			body(0, i)
+	Blocks(n, workers, func(w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			body(w, i)
 		}
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				body(w, i)
-			}
-		}()
-	}
-	wg.Wait()
+	})
 }
 
 // Blocks calls body(worker, lo, hi) once for each block [lo, hi) of a static
