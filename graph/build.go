@@ -78,7 +78,13 @@ func Build(spec Spec) (*Graph, error) {
 		}
 		return Torus(rows, cols)
 	case "geometric":
-		return RandomGeometric(spec.N, spec.Radius, spec.Seed)
+		r := spec.Radius
+		if r == 0 && spec.N > 1 {
+			// The documented default: about 1.5× the connectivity threshold.
+			n := float64(spec.N)
+			r = 1.5 * math.Sqrt(math.Log(n)/(math.Pi*n))
+		}
+		return RandomGeometric(spec.N, r, spec.Seed)
 	case "file":
 		if spec.File == "" {
 			return nil, fmt.Errorf("graph: file: no file name given")

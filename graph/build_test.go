@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -107,5 +108,22 @@ func TestBuildErrors(t *testing.T) {
 	}
 	if _, err := Build(Spec{Kind: "watts-strogatz", N: 100, K: 1, P: 0.3}); err == nil || !strings.Contains(err.Error(), "k must be") {
 		t.Errorf("bad k: %v", err)
+	}
+}
+
+// TestGeometricDefaultRadius: Radius 0 means the documented default
+// 1.5·√(log n/(πn)), the same graph as that radius given explicitly.
+func TestGeometricDefaultRadius(t *testing.T) {
+	g, err := Build(Spec{Kind: "geometric", N: 699, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := 1.5 * math.Sqrt(math.Log(699)/(math.Pi*699))
+	h, err := Build(Spec{Kind: "geometric", N: 699, Radius: r, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Edges) == 0 || !slices.Equal(g.Edges, h.Edges) {
+		t.Fatalf("default radius: %d edges, explicit %g: %d", len(g.Edges), r, len(h.Edges))
 	}
 }
