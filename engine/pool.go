@@ -36,7 +36,7 @@ type pool struct {
 	_       [56]byte
 	pending atomic.Int64 // shards of the current round not done
 	_       [56]byte
-	waiting atomic.Bool // the caller sleeps on done
+	waiting atomic.Uint64 // the epoch whose end the caller sleeps on (0: none)
 	closed  atomic.Bool
 	done    chan struct{}
 	wk      []poolWorker
@@ -49,6 +49,12 @@ type poolWorker struct {
 	wake     chan struct{}
 	_        [48]byte
 }
+
+// poolLastHook, when set (by tests only), runs in the worker that finished
+// the last shard of a round, between its count and its wake-up of the
+// caller: the window in which a descheduled worker once woke the caller out
+// of the next round.
+var poolLastHook func()
 
 // poolSpin is how long a waiting worker or caller spins before it sleeps.
 var poolSpin = 200 * time.Microsecond
@@ -91,8 +97,17 @@ func (p *pool) worker(w int, started chan<- struct{}) {
 			return
 		}
 		p.fn(w, p.shards[w], &p.tk)
-		if p.pending.Add(-1) == 0 && p.waiting.CompareAndSwap(true, false) {
-			p.done <- struct{}{}
+		// The flag names the epoch: a worker that finished the last shard
+		// of a round but was descheduled before this check must not wake
+		// the caller out of a later round (the caller may have seen the
+		// count reach zero by spinning and gone on).
+		if p.pending.Add(-1) == 0 {
+			if poolLastHook != nil {
+				poolLastHook()
+			}
+			if p.waiting.CompareAndSwap(seen, 0) {
+				p.done <- struct{}{}
+			}
 		}
 	}
 }
@@ -155,7 +170,7 @@ func (p *pool) run(fn func(w int, r layout.Range, tk *task), tk task) {
 	p.runs++
 	p.fn, p.tk = fn, tk
 	p.pending.Store(int64(len(p.shards) - 1))
-	p.epoch.Add(1)
+	epoch := p.epoch.Add(1)
 	for w := 1; w < len(p.shards); w++ {
 		if p.wk[w].sleeping.CompareAndSwap(true, false) {
 			p.wk[w].wake <- struct{}{}
@@ -163,9 +178,9 @@ func (p *pool) run(fn func(w int, r layout.Range, tk *task), tk task) {
 	}
 	fn(0, p.shards[0], &p.tk)
 	if !spinUntil(p.spin, func() bool { return p.pending.Load() == 0 }) {
-		p.waiting.Store(true)
+		p.waiting.Store(epoch)
 		// The last worker may have finished before it could see the flag.
-		if p.pending.Load() != 0 || !p.waiting.CompareAndSwap(true, false) {
+		if p.pending.Load() != 0 || !p.waiting.CompareAndSwap(epoch, 0) {
 			<-p.done
 		}
 	}

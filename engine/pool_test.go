@@ -55,6 +55,48 @@ func TestPoolRounds(t *testing.T) {
 	}
 }
 
+// TestPoolNoStaleWakeup: the worker that finishes a round's last shard may be
+// descheduled between its count and its wake-up of the caller, while the
+// caller, spinning, sees the count reach zero and starts the next round. Its
+// late wake-up must not end the next round before all shards ran (it once
+// did: run returned early and the shard counts went wrong, and under
+// emulated arm64 the pool deadlocked).
+func TestPoolNoStaleWakeup(t *testing.T) {
+	defer func(s time.Duration) { poolSpin = s }(poolSpin)
+	defer func() { poolLastHook = nil }()
+	poolSpin = 2 * time.Millisecond // the caller spins through the worker's delay...
+	var late atomic.Bool
+	poolLastHook = func() {
+		if late.Load() {
+			time.Sleep(5 * time.Millisecond) // ...while this worker is held up
+		}
+	}
+	p := newPool(layout.Shards(64*2, 2), nil)
+	defer p.close()
+	var count atomic.Int64
+	for round := 1; round <= 40; round++ {
+		late.Store(round%2 == 1)
+		if round%2 == 0 {
+			poolSpin = 0 // ...and then sleeps in the next round
+		} else {
+			poolSpin = 10 * time.Millisecond
+		}
+		p.spin = poolSpin
+		p.run(func(w int, r layout.Range, _ *task) {
+			if w == 0 && round%2 == 0 {
+				time.Sleep(time.Millisecond) // the caller's shard ends after the late wake-up arrives...
+			}
+			if w == 1 && round%2 == 0 {
+				time.Sleep(3 * time.Millisecond) // ...and before worker 1's
+			}
+			count.Add(1)
+		}, task{t: int64(round)})
+		if got := count.Load(); got != int64(2*round) {
+			t.Fatalf("run returned from round %d after %d shard calls, want %d", round, got, 2*round)
+		}
+	}
+}
+
 // TestPoolPinned: a pinned pool's workers run on their CPUs, and the caller
 // is pinned while pinCaller is in effect and restored after.
 func TestPoolPinned(t *testing.T) {
