@@ -64,30 +64,22 @@ func TestPoolRounds(t *testing.T) {
 func TestPoolNoStaleWakeup(t *testing.T) {
 	defer func(s time.Duration) { poolSpin = s }(poolSpin)
 	defer func() { poolLastHook = nil }()
-	poolSpin = 2 * time.Millisecond // the caller spins through the worker's delay...
-	var late atomic.Bool
+	poolSpin = 5 * time.Millisecond
+	var lasts atomic.Int64 // the hook runs once a round: in rounds 1, 3, 5, ...
 	poolLastHook = func() {
-		if late.Load() {
-			time.Sleep(5 * time.Millisecond) // ...while this worker is held up
+		if lasts.Add(1)%2 == 1 {
+			// Longer than the caller's spin: it sees the count reach zero,
+			// returns, starts the next round and falls asleep in it.
+			time.Sleep(4 * poolSpin)
 		}
 	}
 	p := newPool(layout.Shards(64*2, 2), nil)
 	defer p.close()
 	var count atomic.Int64
-	for round := 1; round <= 40; round++ {
-		late.Store(round%2 == 1)
-		if round%2 == 0 {
-			poolSpin = 0 // ...and then sleeps in the next round
-		} else {
-			poolSpin = 10 * time.Millisecond
-		}
-		p.spin = poolSpin
+	for round := 1; round <= 20; round++ {
 		p.run(func(w int, r layout.Range, _ *task) {
-			if w == 0 && round%2 == 0 {
-				time.Sleep(time.Millisecond) // the caller's shard ends after the late wake-up arrives...
-			}
-			if w == 1 && round%2 == 0 {
-				time.Sleep(3 * time.Millisecond) // ...and before worker 1's
+			if w == 1 {
+				time.Sleep(poolSpin / 2) // a late wake-up arrives before this shard ends
 			}
 			count.Add(1)
 		}, task{t: int64(round)})
