@@ -40,7 +40,6 @@ import (
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/cli"
-	"github.com/pairgossip/pairgossip/internal/progress"
 )
 
 // usageError is a bad flag or input: exit status 2.
@@ -245,11 +244,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := a.cfg
-	run, err := pairgossip.Prepare(cfg)
+	prog := newRunProgress(stderr)
+	defer prog.close()
+	run, err := pairgossip.PrepareWith(cfg, pairgossip.PrepareOptions{OnStage: prog.update})
 	if err != nil {
+		prog.close()
 		return usageError{Err: err}
 	}
 	defer run.Close()
+	prog.clear()
 	for _, w := range run.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
@@ -265,9 +268,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	prog := newRunProgress(stderr, cfg.Iters)
-	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
-	prog.line.Close()
+	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, OnProgress: prog.update,
+		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
+	prog.close()
 	sum := run.Summarize(res, runErr)
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
@@ -297,27 +300,4 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, float64(sum.OptimumObjective), float64(sum.AUCMean))
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(a.out, "trace.csv"), filepath.Join(a.out, "summary.json"))
 	return nil
-}
-
-// runProgress is pairgossip run's status line (package progress): the
-// iterations done, the objective and the time left, on stderr when it is a
-// terminal.
-type runProgress struct {
-	line  *progress.Line
-	total int64
-}
-
-func newRunProgress(w io.Writer, total int64) *runProgress {
-	return &runProgress{line: progress.NewLine(w), total: total}
-}
-
-func (p *runProgress) record(r engine.Record) {
-	if !p.line.On() {
-		return
-	}
-	eta := "?"
-	if d, ok := progress.ETA(p.line.Elapsed(), float64(r.Iter), float64(p.total)); ok {
-		eta = d.Round(time.Second).String()
-	}
-	p.line.Draw(fmt.Sprintf("%5.1f%%  iter %d/%d  objective %.5g  ETA %s", 100*float64(r.Iter)/float64(p.total), r.Iter, p.total, r.ObjMean, eta))
 }
