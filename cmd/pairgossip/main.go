@@ -296,8 +296,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s %s on %s (%d nodes), %d iterations in %.2fs\n", run.Config.Algorithm, run.Config.Problem, run.Config.Graph, run.Problem.N, sum.Iter, sum.WallSeconds)
-	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; centralized optimum %.6g; AUC %.4f\n",
-		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, float64(sum.OptimumObjective), float64(sum.AUCMean))
+	opt := "not solved (--no-optimum)"
+	if res.Optimum != nil {
+		opt = fmt.Sprintf("%.6g", float64(sum.OptimumObjective))
+	} else if res.OptimumSkipped != "" {
+		opt = "not solved (too large: see summary.json)"
+	}
+	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; centralized optimum %s; AUC %.4f\n",
+		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, opt, float64(sum.AUCMean))
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(a.out, "trace.csv"), filepath.Join(a.out, "summary.json"))
 	return nil
 }
