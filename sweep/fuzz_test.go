@@ -16,6 +16,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("axes:\n  reg:\n    - {reg: l1, lambda: 0.1}\n    - {reg: none}\n"))
 	f.Add([]byte("base:\n  iters: abc\n"))
 	f.Add([]byte("- [a, b]\n"))
+	// Numbers: YAML's non-decimal spellings, and range ends at the limits
+	// of 64-bit integers (issue #15).
+	f.Add([]byte("base:\n  iters: 010\n  gamma_c: 1_0.5\naxes:\n  seed: [0x10, 0o7, 0b1]\n"))
+	f.Add([]byte("axes:\n  seed: {range: [18446744073709551610, 18446744073709551616]}\n"))
+	f.Add([]byte("axes:\n  seed: {range: [18446744073709551615, 0, -9223372036854775808]}\n"))
+	f.Add([]byte("axes:\n  iters: {range: [-9223372036854775809, 9223372036854775808, 9223372036854775807]}\n"))
+	f.Add([]byte("base:\n  seed: 99999999999999999999999\n  gamma_c: 1e400\n"))
 	// Sweeps of up to a million runs are legitimate but take seconds to
 	// expand; the fuzzer explores the parser, not the expansion's size.
 	maxRuns, maxAxisValues = 2000, 2000
