@@ -8,10 +8,12 @@
 package sweep
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"os"
@@ -150,13 +152,75 @@ var (
 
 var topKeys = []string{"name", "base", "axes", "optimum"}
 
-// Load reads and parses a sweep file.
+// MaxFileBytes and MaxLineBytes bound what Load reads: a sweep file is
+// small text, and a path such as /dev/zero, a pipe that never ends or a
+// binary file must give a message, not fill the memory.
+const (
+	MaxFileBytes = 16 << 20
+	MaxLineBytes = 1 << 20
+)
+
+// Load reads and parses a sweep file, at most MaxFileBytes, with lines of
+// at most MaxLineBytes (also for pipes and devices, which have no size).
 func Load(path string) (*Sweep, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileBytes {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("%d bytes, more than a sweep file may have (%d MiB)", fi.Size(), MaxFileBytes>>20)}
+	}
+	var (
+		data  []byte
+		lines lineGuard
+		buf   = make([]byte, 64<<10)
+	)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			if len(data)+n > MaxFileBytes {
+				return nil, &Error{File: path, Msg: fmt.Sprintf("more than %d MiB: not a sweep file", MaxFileBytes>>20)}
+			}
+			if err := lines.feed(path, buf[:n]); err != nil {
+				return nil, err
+			}
+			data = append(data, buf[:n]...)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	return Parse(path, data)
+}
+
+// lineGuard counts lines and refuses one longer than MaxLineBytes.
+type lineGuard struct {
+	line int // lines ended so far
+	cur  int // bytes of the current line
+}
+
+func (g *lineGuard) feed(name string, b []byte) error {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b)
+		}
+		if g.cur+i > MaxLineBytes {
+			return &Error{File: name, Line: g.line + 1, Msg: fmt.Sprintf("line longer than %d bytes: not a sweep file", MaxLineBytes)}
+		}
+		if i == len(b) {
+			g.cur += i
+			return nil
+		}
+		g.line++
+		g.cur = 0
+		b = b[i+1:]
+	}
+	return nil
 }
 
 type parser struct {
@@ -228,6 +292,13 @@ func (p *parser) pairs(n *yaml.Node) ([]*yaml.Node, []*yaml.Node, error) {
 // to resolve relative paths.
 func Parse(name string, data []byte) (*Sweep, error) {
 	p := &parser{file: name, dir: filepath.Dir(name)}
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("more than %d MiB: not a sweep file", MaxFileBytes>>20)}
+	}
+	var lines lineGuard
+	if err := lines.feed(name, data); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := err.Error()

@@ -64,3 +64,28 @@ func TestSweepHostileNumbers(t *testing.T) {
 		t.Errorf("seeds at 2^64-1: exit %d %q %q", code, out, errs)
 	}
 }
+
+// TestSweepHostileFileSize: sweep plan reads at most 16 MiB of a sweep file
+// and lines of at most 1 MiB, also from devices and pipes, which have no
+// size (sweep plan /dev/zero grew without limit).
+func TestSweepHostileFileSize(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.yaml") // sparse: 17 MiB of size, no data written
+	if f, err := os.Create(huge); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Truncate(17 << 20)
+		f.Close()
+	}
+	long := filepath.Join(dir, "long.yaml")
+	os.WriteFile(long, []byte("base:\n  iters: 10\nname: "+strings.Repeat("x", 1<<20)+"\n"), 0o644)
+	cases := []sweepCase{
+		{"17 MiB file", []string{"sweep", "plan", huge}, "huge.yaml: 17825792 bytes, more than a sweep file may have (16 MiB)", 2},
+		{"1 MiB line", []string{"sweep", "plan", long}, "long.yaml:3: line longer than 1048576 bytes: not a sweep file", 2},
+		{"folder", []string{"sweep", "plan", dir}, dir + ": is a directory", 2},
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases = append(cases, sweepCase{"/dev/zero", []string{"sweep", "plan", "/dev/zero"}, "/dev/zero:1: line longer than 1048576 bytes: not a sweep file", 2})
+	}
+	checkSweepCases(t, cases)
+}
