@@ -2,7 +2,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -88,4 +92,124 @@ func TestSweepHostileFileSize(t *testing.T) {
 		cases = append(cases, sweepCase{"/dev/zero", []string{"sweep", "plan", "/dev/zero"}, "/dev/zero:1: line longer than 1048576 bytes: not a sweep file", 2})
 	}
 	checkSweepCases(t, cases)
+}
+
+// TestSweepHostileSlurm: sweep slurm refuses a control character in any
+// value that goes into the batch script (a newline in --sbatch wrote a
+// command into it), naming the flag, and writes no script.
+func TestSweepHostileSlurm(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	os.WriteFile(file, []byte(cliSweep), 0o644)
+	nlFile := filepath.Join(dir, "a\nb.yaml")
+	os.WriteFile(nlFile, []byte(cliSweep), 0o644)
+	nlBin := filepath.Join(dir, "pg\nrm -rf x")
+	os.WriteFile(nlBin, []byte("#!/bin/sh\n"), 0o755)
+	r := filepath.Join(dir, "r")
+	slurm := func(args ...string) []string {
+		return append([]string{"sweep", "slurm", file, "--results-dir", r}, args...)
+	}
+	const inject = "every value goes into the batch script, where it could end the #SBATCH block and start a command"
+	checkSweepCases(t, []sweepCase{
+		{"newline in --sbatch", slurm("--sbatch=--comment=x\ntouch INJECTED"), `--sbatch: "--comment=x\ntouch INJECTED" contains a newline: ` + inject, 2},
+		{"carriage return in --sbatch", slurm("--sbatch=--comment=x\rtouch INJECTED"), `--sbatch: "--comment=x\rtouch INJECTED" contains a carriage return`, 2},
+		{"NUL in --sbatch", slurm("--sbatch=--comment=x\x00"), `--sbatch: "--comment=x\x00" contains the control character U+0000`, 2},
+		{"second --sbatch", slurm("--sbatch=--account=p", "--sbatch=--qos=q\n#SBATCH --x"), `--sbatch: "--qos=q\n#SBATCH --x" contains a newline`, 2},
+		{"not an option", slurm("--sbatch=account=p"), `--sbatch: "account=p" is not an sbatch option (write e.g. --sbatch=--account=proj)`, 2},
+		{"newline in --partition", slurm("--partition=debug\nid"), `--partition: "debug\nid" contains a newline`, 2},
+		{"newline in --mem", slurm("--mem=4G\nid"), `--mem: "4G\nid" contains a newline`, 2},
+		{"quote in --partition", slurm("--partition=a'b"), `--partition: bad value "a'b": no spaces, quotes or backslashes`, 2},
+		{"newline in --results-dir", []string{"sweep", "slurm", file, "--results-dir", r + "\nid"}, `--results-dir: "` + r + `\nid" contains a newline`, 2},
+		{"space in --results-dir", []string{"sweep", "slurm", file, "--results-dir", r + " x"}, `--results-dir: SLURM's #SBATCH --output cannot name "` + r + ` x" as it is (it has " "`, 2},
+		{"% in --results-dir", []string{"sweep", "slurm", file, "--results-dir", r + "%j"}, `(it has "%"; spaces, quotes, backslashes and % are not accepted)`, 2},
+		{"newline in --binary", slurm("--binary", nlBin), `--binary: "` + dir + `/pg\nrm -rf x" contains a newline`, 2},
+		{"newline in --script", slurm("--script", filepath.Join(dir, "x\ny.sbatch")), `--script: "` + dir + `/x\ny.sbatch" contains a newline`, 2},
+		{"newline in the sweep file's path", []string{"sweep", "slurm", nlFile, "--results-dir", r}, `the sweep file: "` + dir + `/a\nb.yaml" contains a newline`, 2},
+	})
+	if _, err := os.Stat(r); err == nil {
+		t.Errorf("a refused sweep slurm made %s", r)
+	}
+	nlDir := filepath.Join(dir, "w\nid")
+	os.Mkdir(nlDir, 0o755)
+	t.Chdir(nlDir)
+	checkSweepCases(t, []sweepCase{{"newline in the current folder", slurm(), "the current folder: " + strconv.Quote(nlDir) + " contains a newline", 2}})
+}
+
+// TestSweepSlurmShellQuoting: the script and the submit:/then: lines sweep
+// slurm prints are shell-quoted: with paths full of spaces, quotes, $ and
+// backticks, bash reads each back as the one word it is (bash -c), the
+// script parses (sh -n), and running it runs the binary in the right
+// folder with the right arguments.
+func TestSweepSlurmShellQuoting(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	nasty := filepath.Join(t.TempDir(), `it's a "dir" $HOME `+"`id`"+` & ; | \ *`)
+	if err := os.Mkdir(nasty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(nasty, "my 'sweep'.yaml")
+	os.WriteFile(file, []byte(cliSweep), 0o644)
+	bin := filepath.Join(nasty, "pair gossip $(id)")
+	// A stand-in for the binary: it records its folder and arguments.
+	os.WriteFile(bin, []byte("#!/bin/sh\nprintf '%s\\0' \"$(pwd)\" \"$@\" > \"$FAKE_OUT\"\n"), 0o755)
+	script := filepath.Join(nasty, "job `id`.sbatch")
+	results := filepath.Join(t.TempDir(), "r$HOME`id`")
+	t.Chdir(nasty)
+	code, out, errs := runCLI("sweep", "slurm", file, "--results-dir", results, "--binary", bin, "--script", script, "--tasks", "2")
+	if code != 0 {
+		t.Fatalf("sweep slurm: exit %d %s %s", code, out, errs)
+	}
+	words := func(cmdline string) []string {
+		t.Helper()
+		b, err := exec.Command(bash, "-c", "printf '%s\\0' "+cmdline).Output()
+		if err != nil {
+			t.Fatalf("bash -c %q: %v", cmdline, err)
+		}
+		return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	}
+	var submit, then string
+	for _, l := range strings.Split(out, "\n") {
+		if s, ok := strings.CutPrefix(l, "submit:  "); ok {
+			submit = s
+		}
+		if s, ok := strings.CutPrefix(l, "then:    "); ok {
+			then = s
+		}
+	}
+	if got, want := words(submit), []string{"sbatch", script}; !slices.Equal(got, want) {
+		t.Errorf("submit line %q reads back as %q, want %q", submit, got, want)
+	}
+	if got, want := words(then), []string{bin, "sweep", "merge", results, "--results", filepath.Join(results, "results.db")}; !slices.Equal(got, want) {
+		t.Errorf("then line %q reads back as %q, want %q", then, got, want)
+	}
+	if b, err := exec.Command(sh, "-n", script).CombinedOutput(); err != nil {
+		t.Fatalf("sh -n: %v\n%s", err, b)
+	}
+	text, _ := os.ReadFile(script)
+	hash := regexp.MustCompile(`--plan-hash ([0-9a-f]+)`).FindStringSubmatch(string(text))
+	if hash == nil {
+		t.Fatalf("no plan hash:\n%s", text)
+	}
+	rec := filepath.Join(t.TempDir(), "args")
+	cmd := exec.Command(bash, script)
+	cmd.Dir = t.TempDir() // the script changes into the folder sweep slurm ran in
+	cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=1", "SLURM_CPUS_PER_TASK=3", "FAKE_OUT="+rec)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("running the script: %v\n%s\n%s", err, b, text)
+	}
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	want := []string{nasty, "sweep", "run", file, "--task-id", "1", "--tasks", "2", "--results-dir", results, "--cores", "3", "--plan-hash", hash[1]}
+	if !slices.Equal(got, want) {
+		t.Errorf("the script ran\n%q\nwant\n%q\nscript:\n%s", got, want, text)
+	}
 }
