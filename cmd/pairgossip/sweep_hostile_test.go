@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	_ "modernc.org/sqlite"
 )
 
 // Hostile input to pairgossip sweep (issue #15): each case exits with the
@@ -211,5 +215,104 @@ func TestSweepSlurmShellQuoting(t *testing.T) {
 	want := []string{nasty, "sweep", "run", file, "--task-id", "1", "--tasks", "2", "--results-dir", results, "--cores", "3", "--plan-hash", hash[1]}
 	if !slices.Equal(got, want) {
 		t.Errorf("the script ran\n%q\nwant\n%q\nscript:\n%s", got, want, text)
+	}
+}
+
+// TestSweepHostileDatabases: a results database that cannot be used is
+// refused at once with exit status 2 (a bad file, as README.md says) and a
+// message naming it, by every command, and nothing is written into it: an
+// unrelated SQLite database, one of an unknown schema_version, a file that
+// is not SQLite, a corrupt database (PRAGMA quick_check), and a merge of a
+// database into itself under another name (hard or symbolic link), which
+// waited 30 s for SQLITE_BUSY.
+func TestSweepHostileDatabases(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	os.WriteFile(file, []byte(cliSweep), 0o644)
+	good := filepath.Join(dir, "good.db")
+	if code, out, errs := runCLI("sweep", "run", file, "--results", good, "--quiet"); code != 0 {
+		t.Fatalf("sweep run: %d %s %s", code, out, errs)
+	}
+	goodBytes, _ := os.ReadFile(good)
+	db := func(name string, edit func(st *sql.DB)) string {
+		p := filepath.Join(dir, name)
+		st, err := sql.Open("sqlite", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		edit(st)
+		return p
+	}
+	execSQL := func(q string) func(*sql.DB) {
+		return func(st *sql.DB) {
+			if _, err := st.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	other := db("other.db", execSQL(`CREATE TABLE foo(x); INSERT INTO foo VALUES (1)`))
+	v7 := filepath.Join(dir, "v7.db")
+	os.WriteFile(v7, goodBytes, 0o644)
+	db("v7.db", execSQL(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`))
+	text := filepath.Join(dir, "text.db")
+	os.WriteFile(text, []byte("name,value\na,1\n"), 0o644)
+	corrupt := filepath.Join(dir, "corrupt.db")
+	bad := append([]byte(nil), goodBytes...)
+	copy(bad[3*4096:], bytes.Repeat([]byte{0xff}, 64)) // the header of page 4, a b-tree page
+	os.WriteFile(corrupt, bad, 0o644)
+	hard, sym := filepath.Join(dir, "hard.db"), filepath.Join(dir, "sym.db")
+	if err := os.Link(good, hard); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(good, sym); err != nil {
+		t.Fatal(err)
+	}
+	const notSweep = `not a pairgossip sweep results database (it has the tables foo, not meta, plan, runs, traces)`
+	var cases []sweepCase
+	for _, c := range []struct{ path, want string }{
+		{other, other + ": " + notSweep},
+		{v7, v7 + `: schema_version "7", but this pairgossip reads version 1`},
+		{text, text + ": not an SQLite database"},
+		{corrupt, corrupt + ": the database is corrupt ("},
+	} {
+		name := filepath.Base(c.path)
+		cases = append(cases,
+			sweepCase{name + ": run", []string{"sweep", "run", file, "--results", c.path}, c.want, 2},
+			sweepCase{name + ": status", []string{"sweep", "status", "--results", c.path}, c.want, 2},
+			sweepCase{name + ": report", []string{"sweep", "report", c.path, "--out", filepath.Join(dir, "rep")}, c.want, 2},
+			sweepCase{name + ": diff", []string{"sweep", "diff", good, c.path}, c.want, 2},
+			sweepCase{name + ": merge from", []string{"sweep", "merge", c.path, "--results", filepath.Join(dir, "new.db")}, c.want, 2},
+			sweepCase{name + ": merge into", []string{"sweep", "merge", good, "--results", c.path}, c.want, 2},
+		)
+	}
+	same := "cannot merge a database into itself"
+	cases = append(cases,
+		sweepCase{"merge into itself", []string{"sweep", "merge", good, "--results", good}, good + ": is the destination " + good + " itself (the same file): " + same, 2},
+		sweepCase{"merge a hard link", []string{"sweep", "merge", hard, "--results", good}, hard + ": is the destination " + good + " itself (the same file): " + same, 2},
+		sweepCase{"merge a symbolic link", []string{"sweep", "merge", sym, "--results", good}, sym + ": is the destination " + good + " itself", 2},
+		sweepCase{"merge into a symbolic link", []string{"sweep", "merge", good, "--results", sym}, good + ": is the destination " + sym + " itself", 2},
+		sweepCase{"merge a folder holding the destination", []string{"sweep", "merge", dir, "--results", filepath.Join(dir, "task-0.db")}, "", 2},
+	)
+	os.WriteFile(filepath.Join(dir, "task-0.db"), goodBytes, 0o644)
+	cases[len(cases)-1].want = filepath.Join(dir, "task-0.db") + ": is the destination"
+	checkSweepCases(t, cases)
+
+	// Nothing was written: the refused files are as they were, and a merge
+	// whose source was refused created no destination.
+	if b, _ := os.ReadFile(good); !bytes.Equal(b, goodBytes) {
+		t.Error("a refused merge changed the destination")
+	}
+	if b, _ := os.ReadFile(corrupt); !bytes.Equal(b, bad) {
+		t.Error("the corrupt database was written to")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.db")); err == nil {
+		t.Error("a merge of a refused source created its destination")
+	}
+	st, _ := sql.Open("sqlite", other)
+	defer st.Close()
+	var n int
+	if err := st.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the unrelated database now has %d tables (%v); sweep wrote into it", n, err)
 	}
 }

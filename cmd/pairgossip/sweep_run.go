@@ -53,7 +53,7 @@ func sweepRun(args []string, stdout, stderr io.Writer) error {
 	}
 	st, err := sweep.Open(a.dbPath)
 	if err != nil {
-		return err
+		return usageError{Err: err} // a bad, corrupt or unwritable database
 	}
 	defer st.Close()
 	if !a.quiet {
