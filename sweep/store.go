@@ -99,9 +99,10 @@ const SchemaVersion = "1"
 
 // Store is a results database.
 type Store struct {
-	Path string
-	db   *sql.DB
-	mu   sync.Mutex // one writer transaction at a time
+	Path  string
+	db    *sql.DB
+	mu    sync.Mutex // one writer transaction at a time
+	owner string     // the claim owner of the sweep run in progress (claims.go), "" when none
 }
 
 func dsn(path string) (string, error) {
@@ -136,19 +137,48 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A new database gets every table; an existing one those added to
-	// version 1 since without changing its meaning (claims).
-	if _, err := s.db.Exec(schema); err != nil {
+	if fresh {
+		if err := s.create(); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	// Tables added to version 1 since without changing its meaning.
+	if _, err := s.db.Exec(claimsSchema); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if fresh {
-		if _, err := s.db.Exec(`INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)`, SchemaVersion); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
 	return s, nil
+}
+
+// create makes the tables of a new database in one transaction, so that
+// another process opening it at the same time sees none or all of them;
+// when one made them first, it checks them instead.
+func (s *Store) create() error {
+	tx, err := s.db.Begin() // BEGIN IMMEDIATE: one creator at a time
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n); err != nil {
+		return sqliteError(s.Path, err)
+	}
+	if n > 0 { // made meanwhile by another process
+		tx.Rollback()
+		_, err := s.verify()
+		return err
+	}
+	if _, err := tx.Exec(schema); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('schema_version', ?)`, SchemaVersion); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	return nil
 }
 
 // OpenExisting opens a results database that must exist, for reading: it
@@ -543,6 +573,7 @@ type Outcome struct {
 	Trace   []pairgossip.Record
 	Summary []byte
 	Host    string
+	other   claimResult // not claimed: another runner holds or ran it (nothing run, nothing written)
 }
 
 func nullable(v float64) any {
@@ -553,7 +584,9 @@ func nullable(v float64) any {
 }
 
 // Write stores a run's row and its trace in one transaction, replacing any
-// earlier (failed) attempt.
+// earlier (failed) attempt, and releases the run's claim. A row already
+// final (complete or diverged: written meanwhile by another runner that
+// took the run over) is kept.
 func (s *Store) Write(o *Outcome) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -563,6 +596,19 @@ func (s *Store) Write(o *Outcome) error {
 	}
 	defer tx.Rollback()
 	id := o.Run.ID
+	if s.owner != "" {
+		if _, err := tx.Exec(`DELETE FROM claims WHERE id = ? AND owner = ?`, id, s.owner); err != nil {
+			return err
+		}
+		var old string
+		err := tx.QueryRow(`SELECT status FROM runs WHERE id = ?`, id).Scan(&old)
+		if err == nil && Done(old) {
+			return tx.Commit()
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
 	if _, err := tx.Exec(`DELETE FROM traces WHERE run_id = ?`, id); err != nil {
 		return err
 	}

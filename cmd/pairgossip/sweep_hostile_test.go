@@ -316,3 +316,46 @@ func TestSweepHostileDatabases(t *testing.T) {
 		t.Errorf("the unrelated database now has %d tables (%v); sweep wrote into it", n, err)
 	}
 }
+
+// TestSweepTwoRunners: two sweep run processes started together on one
+// database split the runs (each run once, by one of them) instead of both
+// running all of them, and both end with every run done.
+func TestSweepTwoRunners(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildSweepBinary(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	os.WriteFile(file, []byte(strings.Replace(cliSweep, "seed: {range: [1, 2]}", "seed: {range: [1, 4]}", 1)), 0o644)
+	db := filepath.Join(dir, "r.db")
+	var cmds [2]*exec.Cmd
+	var outs [2]bytes.Buffer
+	for i := range cmds {
+		cmds[i] = exec.Command(bin, "sweep", "run", file, "--results", db, "--cores", "1")
+		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := 0
+	re := regexp.MustCompile(`: (\d+) run now \((\d+) complete`)
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("runner %d: %v\n%s", i, err, outs[i].String())
+		}
+		m := re.FindStringSubmatch(outs[i].String())
+		if m == nil {
+			t.Fatalf("runner %d:\n%s", i, outs[i].String())
+		}
+		n, _ := strconv.Atoi(m[1])
+		ran += n
+	}
+	if ran != 16 {
+		t.Errorf("the two runners ran %d runs in all, want the sweep's 16 once:\n%s\n%s", ran, outs[0].String(), outs[1].String())
+	}
+	code, out, errs := runCLI("sweep", "status", "--results", db)
+	if code != 0 || !strings.Contains(out, "16 runs: 16 complete, 0 diverged, 0 failed, 0 pending") {
+		t.Errorf("status: %d %s %s", code, out, errs)
+	}
+}
