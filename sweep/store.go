@@ -263,7 +263,7 @@ func (s *Store) verify() (fresh bool, err error) {
 	}
 	for _, t := range sweepTables {
 		if !slices.Contains(tables, t) {
-			return false, bad("not a pairgossip sweep results database (it has the tables %s, not %s)",
+			return false, bad("not a pairgossip sweep results database (its tables: %s; a results database has %s)",
 				strings.Join(tables, ", "), strings.Join(sweepTables, ", "))
 		}
 	}

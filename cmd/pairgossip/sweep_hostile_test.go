@@ -268,7 +268,7 @@ func TestSweepHostileDatabases(t *testing.T) {
 	if err := os.Symlink(good, sym); err != nil {
 		t.Fatal(err)
 	}
-	const notSweep = `not a pairgossip sweep results database (it has the tables foo, not meta, plan, runs, traces)`
+	const notSweep = `not a pairgossip sweep results database (its tables: foo; a results database has meta, plan, runs, traces)`
 	var cases []sweepCase
 	for _, c := range []struct{ path, want string }{
 		{other, other + ": " + notSweep},
