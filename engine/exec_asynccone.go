@@ -43,6 +43,21 @@ import (
 // (exec_asyncpar.go) runs it unchanged and results are bit-identical for
 // any number of workers.
 
+// On the PSD cone an event costs an eigendecomposition, so the parallel
+// executor takes it from asyncHeavyMinNodes nodes on (instead of
+// asyncMinNodes) and runs levels from asyncHeavyMinLevel events on.
+var (
+	asyncHeavyMinNodes = 64
+	asyncHeavyMinLevel = 2
+)
+
+// heavyAsync reports whether cfg on sh runs the asynchronous metric schedule
+// on the PSD cone.
+func heavyAsync(sh Shape, cfg Config) bool {
+	k, err := choose(sh, cfg)
+	return err == nil && k.name == "async-cone" && sh.Reg == problem.RegPSD
+}
+
 // asyncConeExec is the asynchronous metric-learning schedule.
 type asyncConeExec struct {
 	s   *state

@@ -182,7 +182,11 @@ func choose(sh Shape, cfg Config) (execKind, error) {
 // parallelAsync reports whether an asynchronous run goes to the parallel
 // executor.
 func parallelAsync(sh Shape, cfg Config, workers int) bool {
-	return cfg.Algorithm == Async && workers > 1 && sh.rows(cfg.Algorithm) >= asyncMinNodes
+	if cfg.Algorithm != Async || workers < 2 {
+		return false
+	}
+	rows := sh.rows(cfg.Algorithm)
+	return rows >= asyncMinNodes || rows >= asyncHeavyMinNodes && heavyAsync(sh, cfg)
 }
 
 // crew is a run's workers: their number and CPUs, the pool of row shards
