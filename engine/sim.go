@@ -118,9 +118,13 @@ func (s *Sim) Eigendecompositions() int64 {
 }
 
 // RankOneUpdates returns the number of rank-one eigen-updates done in place
-// of full eigendecompositions (reduced metric schedule, PSD cone).
+// of full eigendecompositions (the metric schedules on the PSD cone).
 func (s *Sim) RankOneUpdates() int64 {
-	if c, ok := s.exec.(*coneExec); ok {
+	ex := s.exec
+	if a, ok := ex.(*asyncParExec); ok {
+		ex = a.eventRunner
+	}
+	if c, ok := ex.(interface{ rankOne() int64 }); ok {
 		return c.rankOne()
 	}
 	return 0
