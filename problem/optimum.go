@@ -2,6 +2,8 @@ package problem
 
 import (
 	"fmt"
+	"github.com/pairgossip/pairgossip/internal/par"
+	"gonum.org/v1/gonum/floats"
 	"math"
 	"slices"
 
@@ -58,15 +60,82 @@ type optScratch struct {
 	s, w []float64 // scores, per-point weights (AUC)
 	a, g []float64 // metric: n×d, n×n
 	ws   *Workspace
+	// AUC with at least optChunkedPairs pairs: the positives in optChunks
+	// fixed chunks, each with its partial sum and its own weights of the
+	// negatives (optChunks × |N|), reduced in chunk order.
+	chunkTot  []float64
+	chunkWNeg []float64
 }
+
+// optChunks is the number of fixed chunks of positives the full-batch AUC
+// objective is split into, and optChunkedPairs the size from which it is:
+// the chunks depend on the problem only, so the solve gives the same bits
+// for any number of cores. Below, one serial loop (the paper's sizes).
+const (
+	optChunks       = 32
+	optChunkedPairs = 1 << 20
+)
 
 func newOptScratch(p *Problem) *optScratch {
 	sc := &optScratch{s: make([]float64, p.N), w: make([]float64, p.N), ws: p.NewWorkspace()}
 	if p.Loss.IsMetric() {
 		sc.a = make([]float64, p.N*p.D)
 		sc.g = make([]float64, p.N*p.N)
+	} else if float64(len(p.pos))*float64(len(p.neg)) >= optChunkedPairs {
+		sc.chunkTot = make([]float64, optChunks)
+		sc.chunkWNeg = make([]float64, optChunks*len(p.neg))
 	}
 	return sc
+}
+
+// aucPairsChunked is the pair sum of smoothValueGrad over fixed chunks of
+// the positives, in parallel: sc.w of the positives is set, of the
+// negatives summed over the chunks in order.
+func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
+	nn := len(p.neg)
+	c := min(optChunks, len(p.pos))
+	par.Chunks(c, 1, 0, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			wn := sc.chunkWNeg[k*nn : (k+1)*nn]
+			clear(wn)
+			var total float64
+			for _, i := range p.pos[k*len(p.pos)/c : (k+1)*len(p.pos)/c] {
+				si := sc.s[i]
+				var r, wi float64
+				for jj, j := range p.neg {
+					m := si - sc.s[j]
+					var v, dv float64
+					if p.Loss == AUCHinge {
+						var h float64
+						h, dv = huber(1-m, mu)
+						v, dv = h, -dv
+					} else {
+						v, dv = p.Loss.MarginLoss(m), p.Loss.MarginDeriv(m)
+					}
+					r += v
+					wi += dv
+					wn[jj] -= dv
+				}
+				total += r
+				sc.w[i] = wi
+			}
+			sc.chunkTot[k] = total
+		}
+	})
+	par.Chunks(nn, 4096, 0, func(lo, hi int) {
+		for jj := lo; jj < hi; jj++ {
+			var w float64
+			for k := 0; k < c; k++ {
+				w += sc.chunkWNeg[k*nn+jj]
+			}
+			sc.w[p.neg[jj]] = w
+		}
+	})
+	var total float64
+	for _, t := range sc.chunkTot[:c] {
+		total += t
+	}
+	return total
 }
 
 // huber is the smoothed hinge h_μ(v) ≈ max(0, v) and its derivative.
@@ -90,6 +159,21 @@ func (p *Problem) smoothValueGrad(theta, g []float64, mu float64, sc *optScratch
 	}
 	xg := p.X.General()
 	blas64.Gemv(blas.NoTrans, 1, xg, blas64.Vector{N: p.D, Inc: 1, Data: theta}, 0, blas64.Vector{N: p.N, Inc: 1, Data: sc.s})
+	var total float64
+	if sc.chunkTot != nil {
+		total = p.aucPairsChunked(mu, sc)
+	} else {
+		total = p.aucPairsSerial(mu, sc)
+	}
+	if g != nil {
+		blas64.Gemv(blas.Trans, 1/n2, xg, blas64.Vector{N: p.N, Inc: 1, Data: sc.w}, 0, blas64.Vector{N: p.D, Inc: 1, Data: g})
+	}
+	return total / n2
+}
+
+// aucPairsSerial is the pair sum of smoothValueGrad in one loop, setting
+// sc.w (below optChunkedPairs).
+func (p *Problem) aucPairsSerial(mu float64, sc *optScratch) float64 {
 	clear(sc.w)
 	var total float64
 	for _, i := range p.pos {
@@ -112,10 +196,7 @@ func (p *Problem) smoothValueGrad(theta, g []float64, mu float64, sc *optScratch
 		total += r
 		sc.w[i] += wi
 	}
-	if g != nil {
-		blas64.Gemv(blas.Trans, 1/n2, xg, blas64.Vector{N: p.N, Inc: 1, Data: sc.w}, 0, blas64.Vector{N: p.D, Inc: 1, Data: g})
-	}
-	return total / n2
+	return total
 }
 
 // metricValueGrad returns Σ_{i,j} h_μ(1 − s_ij(b − D_ij)) and sets g to its
@@ -172,6 +253,10 @@ func (p *Problem) metricValueGrad(theta, g []float64, mu float64, sc *optScratch
 	return total
 }
 
+// lbfgsStallGrad is the largest gradient (max norm) at which a line-search
+// failure of L-BFGS counts as convergence.
+const lbfgsStallGrad = 1e-9
+
 func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error) {
 	lam := 0.0
 	if p.Reg.Kind == RegL2Sq {
@@ -212,6 +297,12 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 	}
 	o := Optimum{Theta: res.X, Method: "lbfgs", Iterations: res.Stats.MajorIterations,
 		Converged: res.Status == optimize.GradientThreshold || res.Status == optimize.FunctionConvergence}
+	if !o.Converged && err != nil && floats.Norm(res.Gradient, math.Inf(1)) <= lbfgsStallGrad {
+		// The line search found no decrease at working precision from a
+		// point whose gradient is this small (a sum of millions of pair
+		// losses is only that exact): converged as far as float64 goes.
+		o.Converged = true
+	}
 	o.Value = p.smoothValueGrad(o.Theta, nil, 0, sc) + p.Reg.Value(o.Theta)
 	return o, nil
 }
