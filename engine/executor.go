@@ -108,7 +108,7 @@ func ShapeOf(p *problem.Problem, g *graph.Graph) Shape {
 }
 
 func (sh Shape) linear() bool {
-	return !sh.Loss.IsMetric() && (sh.Reg == problem.RegNone || sh.Reg == problem.RegL2Sq)
+	return !sh.Loss.IsMetric() && sh.Loss != problem.Custom && (sh.Reg == problem.RegNone || sh.Reg == problem.RegL2Sq)
 }
 
 func (sh Shape) rows(algo Algorithm) int {
@@ -148,6 +148,7 @@ var executors = []execKind{
 	{ScheduleBlocked, "blocked", blockedFits, blockedBytes, newBlockedExec, false, false},
 	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec, false, false},
 	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec, false, false},
+	{SchedulePlain, "generic", genericFits, genericBytes, newGenericExec, false, false},
 	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec, false, true},
 }
 
@@ -155,7 +156,7 @@ var executors = []execKind{
 var requirement = map[Schedule]string{
 	ScheduleReduced: "the synchronous algorithm, the gossip estimator, and an AUC loss with ψ = none or l2 or the metric loss with ψ = psd, none or l2 (and not --exact-psd)",
 	ScheduleBlocked: "the synchronous algorithm and an AUC loss with ψ = none or l2",
-	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2",
+	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2, or a user objective (problem.Custom) with ψ other than psd",
 }
 
 // choose returns the row of the table for sh and cfg.
