@@ -70,6 +70,12 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 	if metric {
 		P = d * d
 	}
+	if ok, matrix := problem.IsObjectiveProblem(cfg.Problem); ok {
+		l = problem.Custom
+		if matrix {
+			P = d * d
+		}
+	}
 	k := max(cfg.PointsNode, 1)
 	row := int64(layout.Stride(P)) * 8
 	var m MemoryEstimate

@@ -161,7 +161,11 @@ const optimumPairBudget = 1e8
 func (r *Run) optimumOutOfReach() string {
 	p := r.Problem
 	pairs := float64(len(p.Positives())) * float64(len(p.Negatives()))
-	if p.Loss.IsMetric() {
+	switch {
+	case p.Loss == problem.Custom:
+		// A user's loss: the solver's n² calls of O(P) work each.
+		pairs = float64(p.N) * float64(p.N) * float64(p.P)
+	case p.Loss.IsMetric():
 		pairs = float64(p.N) * float64(p.N) * (1 + float64(p.D)/16)
 	}
 	if pairs <= optimumPairBudget {
@@ -192,8 +196,18 @@ func (c Config) WithDefaults() Config {
 // (a bad file, points per node that do not divide the data...).
 func Prepare(cfg Config) (*Run, error) { return PrepareWith(cfg, PrepareOptions{}) }
 
+// PrepareInput is Prepare with what a program holds in memory in place of
+// names: its own objective, its data, its graph (Input; library.go). The
+// fields of in that are set replace Config.Problem, Config.Data and
+// Config.Graph, which then name them ("memory", the objective's name).
+func PrepareInput(cfg Config, in Input) (*Run, error) {
+	return PrepareWith(cfg, PrepareOptions{Input: in})
+}
+
 // PrepareOptions configures PrepareWith.
 type PrepareOptions struct {
+	// Input is what the program holds in memory (PrepareInput).
+	Input Input
 	// OnStage, if not nil, is called as each part of the set-up begins,
 	// with Progress.Phase one of PhaseData, PhaseProblem, PhaseGraph and
 	// PhaseEngine.
@@ -222,8 +236,9 @@ type Progress struct {
 	Measured, Measures int
 }
 
-// PrepareWith is Prepare reporting its stages.
+// PrepareWith is Prepare with data in memory and reporting its stages.
 func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
+	in := opt.Input
 	stage := func(phase string) {
 		if opt.OnStage != nil {
 			opt.OnStage(Progress{Phase: phase})
@@ -233,10 +248,15 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 	if cfg.PointsNode == 0 {
 		cfg.PointsNode = 1
 	}
-	if err := cfg.Validate(); err != nil {
+	vcfg, err := in.configFor(&cfg)
+	if err != nil {
 		return nil, err
 	}
-	// Validate has parsed these names already.
+	if err := vcfg.Validate(); err != nil {
+		return nil, err
+	}
+	// Validate has parsed these names already (an objective's name is not a
+	// Loss: objectiveName says so).
 	loss, _ := problem.ParseLoss(cfg.Problem)
 	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
 	est, _ := engine.ParseEstimator(cfg.Baseline)
@@ -251,8 +271,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 
 	stage(PhaseData)
 	t0 := time.Now()
-	ds, err := dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, N: cfg.N, Dim: cfg.Dim, Classes: cfg.Classes,
-		Workers: cfg.Workers, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}})
+	ds, err := in.load(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +281,13 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 	stage(PhaseProblem)
 	t1 := time.Now()
 	labels := make([]int32, ds.N)
-	if loss.IsMetric() {
+	obj, isObj, err := in.objective(cfg, ds, labels)
+	if err != nil {
+		return nil, err
+	}
+	if isObj || in.X != nil {
+		// labels are set: the objective's (levels or classes), or Input's.
+	} else if loss.IsMetric() {
 		copy(labels, ds.Class)
 	} else {
 		b, err := ds.Binary()
@@ -276,11 +301,16 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 	// The problem reads the data in place where its layout allows (no copy
 	// at d a multiple of 8), and has its own padded copy otherwise; either
 	// way the data set's reference is dropped so that one copy is held.
-	prob, err := problem.NewShared(loss, problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, cfg.B, ds.N, ds.D, ds.X, labels)
+	var prob *problem.Problem
+	if isObj {
+		prob, err = problem.NewObjectiveShared(obj, problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, ds.N, ds.D, ds.X, labels)
+	} else {
+		prob, err = problem.NewShared(loss, problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, cfg.B, ds.N, ds.D, ds.X, labels)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(ds.X) > 0 && &prob.X.Data[0] != &ds.X[0] {
+	if len(ds.X) > 0 && &prob.X.Data[0] != &ds.X[0] && in.X == nil {
 		ds.Close() // the problem copied it: release a mapped file now
 	}
 	ds.X = nil
@@ -292,8 +322,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 			return nil, fmt.Errorf("points per node %d does not divide the %d data points", cfg.PointsNode, ds.N)
 		}
 		nPhys := ds.N / cfg.PointsNode
-		g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: nPhys, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
-			Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
+		g, err := in.graph(cfg, nPhys)
 		if err != nil {
 			return nil, err
 		}

@@ -68,8 +68,10 @@ const (
 
 var params = []*Param{
 	{Field: "Problem", Flag: "problem", Key: "problem", JSON: "problem",
-		Help:  "objective: auc (logistic), auc-hinge, auc-squared-hinge, metric",
-		check: parsedBy(problem.ParseLoss)},
+		Help: "objective: auc (logistic), auc-hinge, auc-squared-hinge, metric; ranking (multipartite:\n" +
+			"ordered levels, logistic surrogate), ranking-hinge, ranking-squared-hinge; similarity\n" +
+			"(bilinear similarity learning, θ = W ∈ R^{d×d}, with --reg l2 or l2-ball)",
+		check: func(v any) error { return problem.ParseProblemName(v.(string)) }},
 	{Field: "Data", Flag: "data", Key: "data", JSON: "data", Path: true,
 		Help: "breast-cancer (embedded), synthetic (the paper's metric-learning set), synthetic-auc\n" +
 			"(two Gaussian classes, any --n and --dim), synthetic-metric (the paper's mixture at any\n" +

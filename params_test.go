@@ -203,7 +203,7 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.PointsNode = -1 }, "--points-per-node must be >= 1, got -1", `key "points_per_node"`},
 		{func(c *Config) { c.Workers = -1 }, "--workers must be >= 0, got -1", "--workers must be >= 0"},
 		{func(c *Config) { c.Lambda = posInf() }, "--lambda must be a finite number, got +Inf", `key "lambda": must be a finite number`},
-		{func(c *Config) { c.Problem = "ranking" }, `--problem: unknown loss "ranking"`, `key "problem": unknown loss "ranking"`},
+		{func(c *Config) { c.Problem = "ordinal-svm" }, `--problem: unknown problem "ordinal-svm"`, `key "problem": unknown problem "ordinal-svm"`},
 		{func(c *Config) { c.Algorithm = "magic" }, `--algo: unknown algorithm "magic"`, `key "algorithm": unknown algorithm`},
 		{func(c *Config) { c.Baseline = "biased" }, `--baseline: unknown baseline "biased"`, `key "baseline"`},
 		{func(c *Config) { c.Reg = "l3" }, `--reg: unknown regulariser "l3"`, `key "reg"`},

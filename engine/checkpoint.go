@@ -70,6 +70,11 @@ func (s *Sim) identity(caller []byte) []byte {
 	fmt.Fprintf(h, "|%d|%d|%d|%x|%x|%d|%d|%d|%d|%d|%d|%v|%s|%s|%v", c.Algorithm, c.Estimator, c.Iters,
 		math.Float64bits(c.GammaC), math.Float64bits(c.GammaAlpha), c.Seed, c.LogPoints, len(s.meas.rows),
 		s.prob.N, s.prob.D, s.prob.P, s.prob.Loss, s.kind.schedule, kernel.Active(), c.ExactPSD)
+	if id := s.prob.ObjectiveID(); id != "" {
+		// A user objective: its name and parameters (another loss, or other
+		// parameters, is another run).
+		fmt.Fprintf(h, "|objective %s", id)
+	}
 	if c.Measure != 0 || c.MeasurePrecision != 0 {
 		// They change the trace at large n (the default keeps the identity
 		// of the checkpoints written before they existed).

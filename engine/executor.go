@@ -109,7 +109,7 @@ func ShapeOf(p *problem.Problem, g *graph.Graph) Shape {
 }
 
 func (sh Shape) linear() bool {
-	return !sh.Loss.IsMetric() && (sh.Reg == problem.RegNone || sh.Reg == problem.RegL2Sq)
+	return !sh.Loss.IsMetric() && sh.Loss != problem.Custom && (sh.Reg == problem.RegNone || sh.Reg == problem.RegL2Sq)
 }
 
 func (sh Shape) rows(algo Algorithm) int {
@@ -150,6 +150,7 @@ var executors = []execKind{
 	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec, false, false},
 	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec, false, false},
 	{SchedulePlain, "async-cone", asyncConeFits, asyncConeBytes, newAsyncConeExec, false, false},
+	{SchedulePlain, "generic", genericFits, genericBytes, newGenericExec, false, false},
 	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec, false, true},
 }
 
@@ -157,7 +158,7 @@ var executors = []execKind{
 var requirement = map[Schedule]string{
 	ScheduleReduced: "the synchronous algorithm, the gossip estimator, and an AUC loss with ψ = none or l2 or the metric loss with ψ = psd, none or l2 (and not --exact-psd)",
 	ScheduleBlocked: "the synchronous algorithm and an AUC loss with ψ = none or l2",
-	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2, or the asynchronous algorithm and the metric loss with ψ = psd, none or l2 (and not --exact-psd)",
+	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2, the asynchronous algorithm and the metric loss with ψ = psd, none or l2 (and not --exact-psd), or a user objective (problem.Custom) with ψ other than psd",
 }
 
 // choose returns the row of the table for sh and cfg.

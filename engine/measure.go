@@ -168,7 +168,26 @@ func (ms *measurer) spread(x layout.Matrix, mean []float64, rows int) float64 {
 // evalCount is the number of nodes measured: EvalNodes, or all nodes when
 // that costs under autoEvalCost pair-loss evaluations, else a sample.
 func evalCount(p *problem.Problem, cfg Config, rows int) int {
+	if p.Loss == problem.Custom {
+		return evalCountCustom(p.N, p.P, cfg, rows)
+	}
 	return evalCountShape(p.Loss, p.N, len(p.Positives()), p.D, cfg, rows)
+}
+
+// evalCountCustom is evalCount for a user objective: a measurement of one
+// node costs n² pair losses.
+func evalCountCustom(n, P int, cfg Config, rows int) int {
+	m := rows
+	switch {
+	case cfg.EvalNodes > 0:
+		m = min(cfg.EvalNodes, rows)
+	case cfg.EvalNodes == 0:
+		per := float64(n) * float64(n)
+		if float64(rows)*per > autoEvalCost {
+			m = max(16, min(rows, int(autoEvalCost/per)))
+		}
+	}
+	return m
 }
 
 func evalCountShape(loss problem.Loss, n, npos, d int, cfg Config, rows int) int {
@@ -228,6 +247,13 @@ func evalOptions(cfg Config) problem.EvalOptions {
 // problem.DefaultMemBudget whatever the balance.
 func MeasureMemory(sh Shape, cfg Config) int64 {
 	rows := sh.rows(cfg.Algorithm)
+	if sh.Loss == problem.Custom {
+		m := evalCountCustom(sh.N, sh.P, cfg, rows)
+		// Per worker two gradient rows and, for a Scorer, n scores and
+		// indices; the sampled objective's block sums; the gathered θ's.
+		w := int64(par.Workers(cfg.Workers))
+		return w*int64(2*sh.P+2*sh.N)*8 + int64(m)*int64(sh.P+4096+1024)*8
+	}
 	npos := sh.N / 2
 	if sh.Loss.IsMetric() {
 		npos = 0

@@ -35,6 +35,9 @@ var lossNames = map[Loss]string{
 var LossNames = []string{"auc-logistic", "auc-hinge", "auc-squared-hinge", "metric-hinge"}
 
 func (l Loss) String() string {
+	if l == Custom {
+		return "custom"
+	}
 	if s, ok := lossNames[l]; ok {
 		return s
 	}

@@ -50,8 +50,13 @@ func (p *Problem) Solve(opt OptimumOptions) (Optimum, error) {
 		}
 	}
 	sc := newOptScratch(p)
-	if p.Loss.Smooth() && (p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) {
+	if p.smooth() && (p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) {
 		return p.solveLBFGS(sc, opt)
+	}
+	if p.Obj != nil && !p.smooth() {
+		if _, ok := p.Obj.(HuberSmoother); !ok {
+			return p.solveSubgradient(sc, opt)
+		}
 	}
 	return p.solveFISTA(sc, opt)
 }
@@ -65,6 +70,8 @@ type optScratch struct {
 	// negatives (optChunks × |N|), reduced in chunk order.
 	chunkTot  []float64
 	chunkWNeg []float64
+	// A user objective's per-segment gradients and values (custom_optimum.go).
+	segG, segV []float64
 }
 
 // optChunks is the number of fixed chunks of positives the full-batch AUC
@@ -81,7 +88,7 @@ func newOptScratch(p *Problem) *optScratch {
 	if p.Loss.IsMetric() {
 		sc.a = make([]float64, p.N*p.D)
 		sc.g = make([]float64, p.N*p.N)
-	} else if float64(len(p.pos))*float64(len(p.neg)) >= optChunkedPairs {
+	} else if p.Loss != Custom && float64(len(p.pos))*float64(len(p.neg)) >= optChunkedPairs {
 		sc.chunkTot = make([]float64, optChunks)
 		sc.chunkWNeg = make([]float64, optChunks*len(p.neg))
 	}
@@ -153,6 +160,9 @@ func huber(v, mu float64) (float64, float64) {
 // smoothValueGrad returns (1/n²) Σ f_μ(θ) and, when g != nil, its gradient,
 // where f_μ is f with the hinge Huber-smoothed by μ (μ = 0: exact).
 func (p *Problem) smoothValueGrad(theta, g []float64, mu float64, sc *optScratch) float64 {
+	if p.Obj != nil {
+		return p.customValueGrad(theta, g, mu, sc)
+	}
 	n2 := float64(p.N) * float64(p.N)
 	if p.Loss.IsMetric() {
 		return p.metricValueGrad(theta, g, mu, sc, n2) / n2
@@ -312,7 +322,7 @@ func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error
 	x := make([]float64, P)
 	best := Optimum{Method: "fista", Value: math.Inf(1), Converged: true}
 	mus := []float64{0}
-	if !p.Loss.Smooth() {
+	if !p.smooth() {
 		mus = mus[:0]
 		for mu := 1.0; mu > opt.FinalMu*1.0001; mu /= 10 {
 			mus = append(mus, mu)

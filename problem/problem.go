@@ -46,7 +46,10 @@ import (
 // Problem binds data, labels, loss and regulariser.
 type Problem struct {
 	Loss Loss
-	Reg  Regularizer
+	// Obj is the user's objective when Loss == Custom (NewObjective), nil
+	// for the built-in losses.
+	Obj Objective
+	Reg Regularizer
 	// B is the metric-learning threshold b > 0.
 	B float64
 	// N points of dimension D; P is the dimension of θ (D, or D·D for metric learning).
@@ -155,6 +158,12 @@ func (p *Problem) NewWorkspace() *Workspace {
 // PairLoss returns f(θ; x_i, x_j).
 func (p *Problem) PairLoss(theta []float64, i, j int) float64 {
 	xi, xj := p.X.Row(i), p.X.Row(j)
+	if p.Obj != nil {
+		if !p.Obj.Contributes(p.Label[i], p.Label[j]) {
+			return 0
+		}
+		return p.Obj.Loss(theta, xi, xj, i, j)
+	}
 	if p.Loss.IsMetric() {
 		s := p.sign(i, j)
 		return math.Max(0, 1-float64(s*(p.B-p.Dist(theta, xi, xj))))
@@ -172,6 +181,12 @@ func (p *Problem) PairLoss(theta []float64, i, j int) float64 {
 // Reference (metric): δ = x_i − x_j; u = s_ij(b − δᵀθδ); g += scale·s_ij·δδᵀ when u < 1.
 func (p *Problem) PairGrad(g []float64, scale float64, theta []float64, i, j int) bool {
 	xi, xj := p.X.Row(i), p.X.Row(j)
+	if p.Obj != nil {
+		if !p.Obj.Contributes(p.Label[i], p.Label[j]) {
+			return false
+		}
+		return p.Obj.Grad(g, scale, theta, xi, xj, i, j)
+	}
 	if p.Loss.IsMetric() {
 		s := p.sign(i, j)
 		if s*(p.B-p.Dist(theta, xi, xj)) >= 1 {
@@ -262,6 +277,16 @@ func (p *Problem) Objective(theta []float64) float64 {
 // partial gradient of node k (the reference for the bias term).
 func (p *Problem) PartialGrad(g, theta []float64, k int) {
 	clear(g[:p.P])
+	if p.Obj != nil {
+		xk, lk := p.X.Row(k), p.Label[k]
+		w := 1 / float64(p.N)
+		for j := 0; j < p.N; j++ {
+			if p.Obj.Contributes(lk, p.Label[j]) {
+				p.Obj.Grad(g, w, theta, xk, p.X.Row(j), k, j)
+			}
+		}
+		return
+	}
 	for j := 0; j < p.N; j++ {
 		p.PairGrad(g, 1/float64(p.N), theta, k, j)
 	}
@@ -285,6 +310,8 @@ type Evaluator struct {
 	thetaT layout.Matrix // AUC, sampled and streamed paths: d×m, Θ_selᵀ
 	blocks []float64     // per-block (or per-segment) sums, blockStride(m) each
 	per    []float64     // per-vector values of the bias term
+
+	custom *customEval // a user objective's measurement (custom_eval.go)
 }
 
 type evalScratch struct {
@@ -319,6 +346,10 @@ func (p *Problem) NewEvaluatorWith(m, workers int, opt EvalOptions) *Evaluator {
 	workers = par.Workers(workers)
 	opt = opt.withDefaults()
 	e := &Evaluator{p: p, workers: workers, m: m, theta: layout.New(m, p.P), opt: opt}
+	if p.Obj != nil {
+		e.planCustom()
+		return e
+	}
 	e.plan = planEval(p.shape(), m, workers, opt)
 	if e.plan.Obj == MethodPairwise {
 		e.allocPairwise()
@@ -381,6 +412,9 @@ func (e *Evaluator) Eval(thetas layout.Matrix, rows []int, obj, auc []float64) {
 // Estimate is Eval, and returns how the values were computed and, for
 // sampled ones, the standard errors of their means over rows.
 func (e *Evaluator) Estimate(thetas layout.Matrix, rows []int, obj, auc []float64) Estimate {
+	if e.p.Obj != nil {
+		return e.estimateCustom(thetas, rows, obj, auc)
+	}
 	if e.plan.Obj == MethodPairwise {
 		e.evalPairwise(thetas, rows, obj, auc)
 		return Estimate{}
@@ -581,6 +615,9 @@ func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []f
 // BiasEstimate is Bias, with how it was computed and, when sampled, its
 // standard error.
 func (e *Evaluator) BiasEstimate(theta layout.Matrix, aux []int32, rows []int, omega []float64) BiasEstimate {
+	if e.p.Obj != nil {
+		return e.biasCustom(theta, aux, rows, omega)
+	}
 	if e.plan.Bias != MethodPairwise {
 		return e.biasLarge(theta, aux, rows, omega)
 	}

@@ -153,7 +153,7 @@ func TestBadFiles(t *testing.T) {
 		{"base:\n  iters: 0\n", `s.yaml:2: key "iters": must be >= 1, got 0`},
 		{"base:\n  gamma_alpha: 0.5\n", `s.yaml:2: key "gamma_alpha": must be in [0, 0.5)`},
 		{"base:\n  data: no-such-file.csv\n", `s.yaml:2: key "data": "no-such-file.csv": no such file`},
-		{"base:\n  problem: ranking\n", `s.yaml:2: key "problem": unknown loss "ranking"`},
+		{"base:\n  problem: ordinal-svm\n", `s.yaml:2: key "problem": unknown problem "ordinal-svm"`},
 		{"axes:\n  seed: [1, 2\n", `s.yaml:`},
 		{"", `s.yaml:1: empty sweep file`},
 		{"- 1\n- 2\n", `s.yaml:1: expected a mapping`},

@@ -204,6 +204,7 @@ type runArgs struct {
 	out, ckpt, resume string
 	every             time.Duration
 	asJSON            bool
+	model             modelFlag // --save-model (model.go)
 }
 
 func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
@@ -220,6 +221,7 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	pairgossip.BindFlags(fs, &a.cfg, nil)
 	fs.StringVar(&a.out, "out", "", "output directory (created if missing) [required]")
 	fs.BoolVar(&a.asJSON, "json", false, "also print summary.json on stdout")
+	fs.Var(&a.model, "save-model", modelUsage)
 	fs.StringVar(&a.ckpt, "checkpoint", "", "write the whole state to FILE every --checkpoint-every and at the end\n(atomically: temporary file, fsync, rename); SIGINT/SIGTERM save it before exiting")
 	fs.DurationVar(&a.every, "checkpoint-every", 5*time.Minute, "interval between checkpoints (e.g. 30s, 10m)")
 	fs.StringVar(&a.resume, "resume", "", "continue the run saved in FILE; every other flag must be as in the saved run.\nCheckpoints go on to --checkpoint, or to FILE itself")
@@ -290,6 +292,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if runErr != nil {
 		return runErr
+	}
+	if err := saveModel(run, a.model, a.out, stdout, stderr); err != nil {
+		return err
 	}
 	if a.asJSON {
 		stdout.Write(pairgossip.JSON(sum))

@@ -34,7 +34,7 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--out", out, "--graph", "hypercube"}, `unknown graph "hypercube"`},
-		{[]string{"run", "--out", out, "--problem", "ranking"}, `unknown loss "ranking"`},
+		{[]string{"run", "--out", out, "--problem", "ordinal-svm"}, `unknown problem "ordinal-svm"`},
 		{[]string{"run", "--out", out, "--iters", "0"}, "--iters must be >= 1"},
 		{[]string{"run", "--out", out, "--gamma-c", "-1"}, "--gamma-c must be > 0"},
 		{[]string{"run", "--out", out, "--gamma-alpha", "0.7"}, "--gamma-alpha"},

@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"io"
+
+	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// The generic executors (issue #20): a loss the engine does not know
+// (problem.Custom, a problem.Objective) on the synchronous algorithm (plain
+// schedule: every node each round, over the crew's row shards) and the
+// asynchronous one (serial event loop, and the parallel executor of
+// exec_asyncpar.go over its events), for every separable regulariser
+// (none, l2, l1, l2-ball). The PSD cone and the centralized algorithm run
+// on the reference executor, which calls the objective through
+// Problem.PairGrad.
+//
+// θ is not stored: with a separable ψ, θ_k = π_τ(z_k) is a function of z_k
+// and of node k's clock τ (the round t, or m_k = count_k/p_k), so it is
+// recomputed, into a per-worker row, where it is read: before node k's
+// gradient (at its previous clock; for the two endpoints of the drawn edge,
+// from z before the averaging, kept aside in pre) and after it, for θ̄. The
+// arithmetic is the reference executor's operation for operation
+// (Regularizer.Smooth, the objective's Grad, avg), so the trajectory is the
+// reference's bit for bit; it saves the reference's n×P matrix Θ and its
+// memory traffic. A round allocates nothing.
+
+func genericFits(sh Shape, cfg Config, _ bool) bool {
+	return sh.Loss == problem.Custom && separable(sh.Reg) && (cfg.Algorithm == Sync || cfg.Algorithm == Async)
+}
+
+func separable(r problem.RegKind) bool { return r != problem.RegPSD }
+
+func genericBytes(sh Shape, cfg Config, workers int) int64 {
+	return int64(workers+1) * 4 * int64(layout.Stride(sh.P)) * 8
+}
+
+// genericExec runs a user objective without knowing it.
+type genericExec struct {
+	s   *state
+	cr  *crew
+	obj problem.Objective
+	// Per worker: θ before the gradient, θ after it, and (asynchronous) the
+	// two endpoints' θ before the averaging.
+	th      []layout.Matrix
+	endPrev [2][]float64 // synchronous: the endpoints' θ before the averaging
+	fn      func(w int, r layout.Range, tk *task)
+}
+
+func newGenericExec(s *state, cr *crew) executor {
+	e := &genericExec{s: s, cr: cr, obj: s.prob.Obj}
+	nw := len(cr.ws)
+	e.th = make([]layout.Matrix, nw)
+	for w := range e.th {
+		e.th[w] = layout.New(4, s.prob.P)
+	}
+	e.endPrev = [2][]float64{make([]float64, s.prob.P), make([]float64, s.prob.P)}
+	e.fn = e.shard
+	return e
+}
+
+// smoothAt sets th = π_τ(z) at clock τ (0: θ = 0, the initial state).
+func (e *genericExec) smoothAt(th, z []float64, tau float64, w int) {
+	if tau == 0 {
+		clear(th)
+		return
+	}
+	e.s.prob.Reg.Smooth(th, z, e.s.cfg.Gamma(tau), tau, e.cr.ws[w])
+}
+
+// advance runs iterations towards stop: rounds (about 4·10⁶ node-coordinate
+// updates, at most 256, per call) or a window of events.
+func (e *genericExec) advance(stop int64) error {
+	s := e.s
+	if s.cfg.Algorithm == Async {
+		return e.serialTo(min(stop, s.t+int64(asyncSerialWindow)))
+	}
+	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
+	for s.t < end {
+		s.t++
+		t := s.t
+		i, j := s.drawEdge()
+		// The reference averages, swaps y, then updates every node at its θ
+		// of the last round: the endpoints' comes from z before averaging.
+		tp := float64(t - 1)
+		e.smoothAt(e.endPrev[0], s.Z.Row(i), tp, 0)
+		e.smoothAt(e.endPrev[1], s.Z.Row(j), tp, 0)
+		s.average(i, j)
+		s.swapY(i, j)
+		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
+		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
+			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
+		} else {
+			e.cr.pool.run(e.fn, tk)
+		}
+		s.gradEvals += int64(s.prob.N)
+		s.nonzero += e.cr.nonzero()
+		if d := firstOf(e.cr.bad); d.found() {
+			return s.diverged(d)
+		}
+	}
+	return nil
+}
+
+// shard is round tk.t over the nodes of r, as worker w.
+func (e *genericExec) shard(w int, r layout.Range, tk *task) {
+	s := e.s
+	p, obj, ws := s.prob, e.obj, e.cr.ws[w]
+	t, gamma := tk.t, tk.gamma
+	tf := float64(t)
+	prev, cur := e.th[w].Row(0), e.th[w].Row(1)
+	lab := p.Label
+	gossip := s.cfg.Estimator == Gossip
+	var nz int64
+	for k := r.Lo; k < r.Hi; k++ {
+		z := s.Z.Row(k)
+		th := prev
+		switch k {
+		case tk.i:
+			th = e.endPrev[0]
+		case tk.j:
+			th = e.endPrev[1]
+		default:
+			e.smoothAt(prev, z, tf-1, w)
+		}
+		var j int
+		var y []float64
+		var ly int32
+		if gossip {
+			j, y, ly = int(s.Y[k]), s.YX.Row(k), s.ylab[k]
+		} else {
+			j = s.aux(k, t)
+			y, ly = s.X.Row(j), lab[j]
+		}
+		if obj.Contributes(lab[k], ly) && obj.Grad(z, 1, th, s.X.Row(k), y, k, j) {
+			nz++
+		}
+		p.Reg.Smooth(cur, z, gamma, tf, ws)
+		bar := s.ThetaBar.Row(k)
+		avg(bar, cur, tf)
+		if !finite(bar) {
+			e.cr.bad[w].note(t, k, "")
+		}
+	}
+	e.cr.nz[w] += nz
+}
+
+// clock returns node k's asynchronous clock m_k = count_k/p_k.
+func (e *genericExec) clock(k int) float64 {
+	return float64(e.s.Count[k]) * e.s.invP[k]
+}
+
+// event is asynchronous event t on edge (i, j), run by worker w: the
+// reference's swap of y, averaging and the endpoints' updates.
+func (e *genericExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
+	s := e.s
+	p, obj := s.prob, e.obj
+	rows := e.th[w]
+	pi, pj, cur := rows.Row(2), rows.Row(3), rows.Row(1)
+	s.swapY(i, j)
+	e.smoothAt(pi, s.Z.Row(i), e.clock(i), w)
+	e.smoothAt(pj, s.Z.Row(j), e.clock(j), w)
+	s.average(i, j)
+	bad = -1
+	lab := p.Label
+	for x, k := range [2]int{i, j} {
+		th := pi
+		if x == 1 {
+			th = pj
+		}
+		z := s.Z.Row(k)
+		var jj int
+		var y []float64
+		var ly int32
+		if s.cfg.Estimator == Gossip {
+			jj, y, ly = int(s.Y[k]), s.YX.Row(k), s.ylab[k]
+		} else {
+			jj = s.aux(k, t)
+			y, ly = s.X.Row(jj), lab[jj]
+		}
+		if obj.Contributes(lab[k], ly) && obj.Grad(z, s.invP[k], th, s.X.Row(k), y, k, jj) {
+			nonzero++
+		}
+		s.Count[k]++
+		c := float64(s.Count[k])
+		m := c * s.invP[k]
+		p.Reg.Smooth(cur, z, s.cfg.Gamma(m), m, e.cr.ws[w])
+		bar := s.ThetaBar.Row(k)
+		avg(bar, cur, c)
+		if !finite(bar) && bad < 0 {
+			bad = k
+		}
+	}
+	return nonzero, bad
+}
+
+// serialTo runs events in stream order until s.t reaches stop.
+func (e *genericExec) serialTo(stop int64) error {
+	s := e.s
+	for s.t < stop {
+		s.t++
+		t := s.t
+		i, j := s.drawEdge()
+		nz, bad := e.event(i, j, t, 0)
+		s.gradEvals += 2
+		s.nonzero += nz
+		if bad >= 0 {
+			return s.diverged(divergence{t: t, node: bad})
+		}
+	}
+	return nil
+}
+
+// theta sets dst = θ_k at node k's clock.
+func (e *genericExec) theta(k int, dst []float64) {
+	tau := float64(e.s.t)
+	if e.s.cfg.Algorithm == Async {
+		tau = e.clock(k)
+	}
+	e.smoothAt(dst, e.s.Z.Row(k), tau, 0)
+}
+
+func (e *genericExec) prefetching() bool                       { return false }
+func (e *genericExec) prefetch(w, i, j int, t int64)           {}
+func (e *genericExec) touched()                                {}
+func (e *genericExec) savedLen() int                           { return 0 }
+func (e *genericExec) writeSaved(io.Writer, *floatCodec) error { return nil }
+func (e *genericExec) checkSaved([]float64) error              { return nil }
+func (e *genericExec) applySaved([]float64)                    {}
+func (e *genericExec) restore()                                {}
+func (e *genericExec) close()                                  {}

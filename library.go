@@ -1,0 +1,110 @@
+package pairgossip
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pairgossip/pairgossip/dataset"
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// The engine as a research library (issue #20): a run from what a program
+// holds in memory — its own pairwise objective, its data, its graph — and
+// the objectives built on problem.Objective by name (ranking, similarity).
+
+// MemoryName is what Config.Data and Config.Graph say when Input gave them.
+const MemoryName = "memory"
+
+// Input is what PrepareInput takes in place of Config's names. Every field
+// is optional; a zero Input is Prepare.
+type Input struct {
+	// Objective is the run's pairwise loss (problem.Objective, or
+	// problem.Pairwise's functions); Config.Problem becomes its name. The
+	// labels are given to it as they are (Labels, or the data set's class
+	// indices, in increasing numeric order of the labels).
+	Objective problem.Objective
+	// X holds N points of dimension D, row-major (N×D), with their Labels
+	// (±1 for the AUC losses, class indices for metric learning, levels for
+	// ranking, anything the Objective reads); they replace Config.Data.
+	// They are copied.
+	X      []float64
+	N, D   int
+	Labels []int32
+	// Edges is the graph, undirected edges between nodes 0..n−1 (n the
+	// number of points over Config.PointsNode); it replaces Config.Graph.
+	Edges [][2]int32
+}
+
+// configFor sets in cfg the names of what in gives, and returns the
+// configuration to validate: cfg with placeholders that pass the checks of
+// the names in gives (they are checked here instead).
+func (in Input) configFor(cfg *Config) (Config, error) {
+	v := *cfg
+	if in.Objective != nil {
+		name := in.Objective.Info().Name
+		if name == "" {
+			return v, fmt.Errorf("problem: the objective has no name (ObjectiveInfo.Name)")
+		}
+		cfg.Problem, v.Problem = name, "auc"
+	}
+	if in.X != nil {
+		if in.N < 2 || in.D < 1 || len(in.X) != in.N*in.D || len(in.Labels) != in.N {
+			return v, fmt.Errorf("data: Input has %d values and %d labels for N = %d, D = %d (want N·D values, N labels, N >= 2, D >= 1)",
+				len(in.X), len(in.Labels), in.N, in.D)
+		}
+		cfg.Data, v.Data = MemoryName, dataset.SpecSynthetic
+	}
+	if in.Edges != nil {
+		cfg.Graph, v.Graph = MemoryName, "complete"
+	}
+	return v, nil
+}
+
+// load returns the data: Input's, or Config.Data loaded.
+func (in Input) load(cfg Config) (*dataset.Dataset, error) {
+	if in.X == nil {
+		return dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, N: cfg.N, Dim: cfg.Dim, Classes: cfg.Classes,
+			Workers: cfg.Workers, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}})
+	}
+	ds := &dataset.Dataset{Name: MemoryName, N: in.N, D: in.D, X: slices.Clone(in.X), Class: slices.Clone(in.Labels)}
+	return ds, nil
+}
+
+// objective returns the run's Objective, if it has one (Input.Objective, or
+// a problem name of problem.ObjectiveProblemNames), and sets labels to what
+// it reads: Input's labels as given, else the data set's class indices —
+// for ranking the ordinal levels (numeric labels in increasing order).
+func (in Input) objective(cfg Config, ds *dataset.Dataset, labels []int32) (problem.Objective, bool, error) {
+	ok, _ := problem.IsObjectiveProblem(cfg.Problem)
+	if in.Objective == nil && !ok {
+		if in.X != nil {
+			// A built-in loss on labels given in memory: they are taken as
+			// they are (problem.New checks them).
+			copy(labels, in.Labels)
+			return nil, false, nil
+		}
+		return nil, false, nil
+	}
+	copy(labels, ds.Class)
+	if in.X == nil && strings.HasPrefix(strings.ToLower(cfg.Problem), "rank") {
+		if _, err := ds.Levels(); err != nil {
+			return nil, false, fmt.Errorf("problem %s: %w", cfg.Problem, err)
+		}
+	}
+	if in.Objective != nil {
+		return in.Objective, true, nil
+	}
+	obj, err := problem.NewObjectiveByName(cfg.Problem, labels)
+	return obj, true, err
+}
+
+// graph returns the graph: Input's edges, or Config.Graph built.
+func (in Input) graph(cfg Config, n int) (*graph.Graph, error) {
+	if in.Edges == nil {
+		return graph.Build(graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
+			Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
+	}
+	return graph.FromEdges(MemoryName, n, in.Edges)
+}
