@@ -245,6 +245,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Issue #17: one rank of an MPI job (cmd/pairgossip/mpi_run.go).
+	if handled, err := runOverMPI(a, stdout, stderr); handled {
+		return err
+	}
 	cfg := a.cfg
 	prog := newRunProgress(stderr)
 	defer prog.close()

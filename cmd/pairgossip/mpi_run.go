@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/dist"
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/internal/atomicfile"
+	"github.com/pairgossip/pairgossip/mpi"
+)
+
+// runOverMPI runs `pairgossip run` as one rank of an MPI job when the
+// process was started by an MPI launcher with more than one rank (package
+// dist; docs/mpi.md). It reports whether it handled the command. A build
+// without the mpi tag refuses a job of several ranks (each would run the
+// whole simulation alone); a job of one rank runs as usual.
+func runOverMPI(a *runArgs, stdout, stderr io.Writer) (bool, error) {
+	if !mpi.Launched() {
+		return false, nil
+	}
+	comm, err := mpi.Init()
+	if err != nil {
+		return true, err
+	}
+	if comm.Size() == 1 {
+		return false, comm.Finalize()
+	}
+	defer comm.Finalize()
+	if a.ckpt != "" || a.resume != "" {
+		return true, usagef("--checkpoint and --resume are not available over MPI ranks yet")
+	}
+	root := comm.Rank() == 0
+	r, err := dist.Prepare(comm, a.cfg)
+	if err != nil {
+		return true, usageError{Err: err}
+	}
+	for _, w := range r.Warnings {
+		if root {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
+	}
+	if root {
+		if err := os.MkdirAll(a.out, 0o755); err != nil {
+			mpi.Abort(1)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t0 := time.Now()
+	trace, runErr := r.Execute(ctx, nil)
+	wall := time.Since(t0)
+	if runErr != nil && !isDivergence(runErr) && ctx.Err() == nil {
+		// A failed collective leaves the other ranks waiting: end them all.
+		fmt.Fprintf(stderr, "pairgossip run: rank %d: %v\n", comm.Rank(), runErr)
+		mpi.Abort(1)
+	}
+	stats, err := gatherRankStats(comm, r, wall)
+	if err != nil {
+		return true, err
+	}
+	if !root {
+		return true, runErr
+	}
+	sum := r.Summary(trace, wall, r.MeasureTime, runErr)
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSV(trace)); err != nil {
+		return true, err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
+		return true, err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), pairgossip.JSON(stats)); err != nil {
+		return true, err
+	}
+	if runErr != nil {
+		return true, runErr
+	}
+	if a.asJSON {
+		stdout.Write(pairgossip.JSON(sum))
+		return true, nil
+	}
+	fmt.Fprintf(stdout, "%s %s on %s (%d nodes) over %d ranks, %d iterations in %.2fs\n", r.Config.Algorithm, r.Config.Problem,
+		r.Config.Graph, sum.Data.N, comm.Size(), sum.Iter, sum.WallSeconds)
+	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; AUC %.4f; %.0f bytes sent per round per rank (median)\n",
+		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, float64(sum.AUCMean), stats.MedianBytesPerRound)
+	fmt.Fprintf(stdout, "wrote %s, %s and %s\n", filepath.Join(a.out, "trace.csv"), filepath.Join(a.out, "summary.json"), filepath.Join(a.out, "mpi.json"))
+	return true, nil
+}
+
+// rankStats is mpi.json: each rank's nodes, times and bytes sent.
+type rankStats struct {
+	Ranks               int        `json:"ranks"`
+	Rounds              int64      `json:"rounds"`
+	Blocks              int64      `json:"blocks"`
+	MedianBytesPerRound float64    `json:"median_bytes_per_round"`
+	PerRank             []rankStat `json:"per_rank"`
+}
+
+type rankStat struct {
+	Rank           int     `json:"rank"`
+	Nodes          int     `json:"nodes"`
+	WallSeconds    float64 `json:"wall_seconds"`
+	RoundSeconds   float64 `json:"round_seconds"`
+	MeasureSeconds float64 `json:"measure_seconds"`
+	SetupSeconds   float64 `json:"setup_seconds"`
+	RecordBytes    int64   `json:"record_bytes"`    // touched records sent (Allgatherv of the blocks)
+	BytesSent      int64   `json:"bytes_sent"`      // everything the communicator counted
+	BytesPerRound  float64 `json:"bytes_per_round"` // record bytes / rounds
+	MaxRSSKiB      int64   `json:"max_rss_kib"`     // VmHWM
+}
+
+func gatherRankStats(c mpi.Comm, r *dist.Run, wall time.Duration) (rankStats, error) {
+	rec, all := r.BytesSent()
+	rounds := max(r.Iter(), 1)
+	mine := []float64{float64(r.Hi() - r.Lo()), wall.Seconds(), r.RoundTime.Seconds(), r.MeasureTime.Seconds(), r.Setup.Total().Seconds(),
+		float64(rec), float64(all.Bytes()), float64(vmHWM())}
+	const w = 8
+	counts := make([]int, c.Size())
+	for i := range counts {
+		counts[i] = w
+	}
+	out := make([]float64, w*c.Size())
+	if err := c.AllgathervFloat64(mine, counts, out); err != nil {
+		return rankStats{}, err
+	}
+	st := rankStats{Ranks: c.Size(), Rounds: r.Iter(), Blocks: r.Blocks}
+	per := make([]float64, 0, c.Size())
+	for q := 0; q < c.Size(); q++ {
+		v := out[q*w : (q+1)*w]
+		s := rankStat{Rank: q, Nodes: int(v[0]), WallSeconds: v[1], RoundSeconds: v[2], MeasureSeconds: v[3], SetupSeconds: v[4],
+			RecordBytes: int64(v[5]), BytesSent: int64(v[6]), BytesPerRound: v[5] / float64(rounds), MaxRSSKiB: int64(v[7])}
+		st.PerRank = append(st.PerRank, s)
+		per = append(per, s.BytesPerRound)
+	}
+	st.MedianBytesPerRound = median(per)
+	return st, nil
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// vmHWM returns this process's peak resident set in KiB (VmHWM of
+// /proc/self/status; 0 where there is none).
+func vmHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	var kib int64
+	for _, line := range splitLines(string(b)) {
+		if _, err := fmt.Sscanf(line, "VmHWM: %d kB", &kib); err == nil {
+			return kib
+		}
+	}
+	return 0
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i < len(s) {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
+}
+
+func isDivergence(err error) bool {
+	var de *engine.DivergenceError
+	return errors.As(err, &de)
+}

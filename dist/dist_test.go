@@ -1,0 +1,90 @@
+package dist
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"testing"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/mpi"
+)
+
+// testConfig is a run the distributed executor supports, small enough for
+// a unit test, large enough for several blocks and a sampled measurement.
+func testConfig(n int, iters int64) pairgossip.Config {
+	cfg := pairgossip.DefaultConfig()
+	cfg.Data, cfg.N, cfg.Dim = "synthetic-auc", n, 16
+	cfg.Iters, cfg.Measure, cfg.SkipOptimum = iters, "sampled", true
+	cfg.Workers = 2
+	cfg.LogPoints = 6
+	return cfg
+}
+
+// singleProcess runs cfg on one process (pairgossip.Prepare) and returns
+// its trace.csv, its summary without timings, and the state sections of
+// its checkpoint (Z, Θ, Θ̄, Y, margins).
+func singleProcess(t *testing.T, cfg pairgossip.Config) (trace []byte, sum map[string]any, state []byte) {
+	t.Helper()
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	res, err := run.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck bytes.Buffer
+	if err := run.Sim.WriteCheckpoint(&ck, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := ck.Bytes()
+	hl := binary.LittleEndian.Uint32(b[8:])
+	state = b[12+int(hl) : len(b)-32]
+	return pairgossip.TraceCSV(res.Trace), stripTimes(t, pairgossip.JSON(run.Summarize(res, nil))), state
+}
+
+// stripTimes returns summary.json without what differs between two runs of
+// the same configuration (wall time and timings).
+func stripTimes(t *testing.T, b []byte) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "wall_seconds")
+	delete(m, "timing")
+	return m
+}
+
+func TestOneRankIdentical(t *testing.T) {
+	for _, n := range []int{3000, 70000} {
+		cfg := testConfig(n, 3000)
+		wantTrace, wantSum, wantState := singleProcess(t, cfg)
+		r, err := Prepare(mpi.Self(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trace, err := r.Execute(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pairgossip.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+			t.Fatalf("n = %d: trace differs\n got %s\nwant %s", n, got, wantTrace)
+		}
+		gotSum := stripTimes(t, pairgossip.JSON(r.Summary(trace, 0, 0, nil)))
+		gj, _ := json.Marshal(gotSum)
+		wj, _ := json.Marshal(wantSum)
+		if !bytes.Equal(gj, wj) {
+			t.Fatalf("n = %d: summary differs\n got %s\nwant %s", n, gj, wj)
+		}
+		var st bytes.Buffer
+		if err := r.WriteState(&st); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(st.Bytes(), wantState) {
+			t.Fatalf("n = %d: final state differs (%d vs %d bytes)", n, st.Len(), len(wantState))
+		}
+	}
+}

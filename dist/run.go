@@ -1,0 +1,332 @@
+// Package dist runs the synchronous simulation over the ranks of an MPI
+// job (issue #17): nodes partitioned in contiguous blocks, every rank
+// drawing the same seeded edge stream, the records of a block's touched
+// nodes gathered, run in event order and written back, the untouched ones
+// advanced where they live, and the measurement split over the ranks — with
+// the same trace, summary and final state as one process running the same
+// schedule (engine's reduced schedule), bit for bit, for any number of
+// ranks. docs/mpi.md says how to run it (mpirun, SLURM).
+//
+// What it runs: the synchronous algorithm with the gossip estimator on the
+// AUC losses with ψ = none or l2 (the reduced schedule), on the synthetic
+// AUC data, each rank generating only its rows; the measurement with the
+// evaluator's sampled methods (the bias term sampled or streamed), which
+// --measure sampled always gives and the automatic choice gives at large
+// n. Prepare says what is missing for anything else.
+package dist
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/dataset"
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/mpi"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// Run is a rank's share of a prepared distributed run.
+type Run struct {
+	Config   pairgossip.Config
+	Comm     mpi.Comm
+	Graph    *graph.Graph
+	Setup    pairgossip.SetupTimes
+	Warnings []string
+	ecfg     engine.Config
+	l        *local
+	ms       *measurer
+	sched    []int64
+	workers  int
+	// Time in rounds and in measurements on this rank, and the blocks run.
+	RoundTime, MeasureTime time.Duration
+	Blocks                 int64
+}
+
+// reducedBlockMax and reducedRounds are engine's (exec_reduced.go,
+// exec_blocked.go): B = 4√n, at most n/4 and 4096.
+func reducedRounds(n int) int {
+	return max(1, min(4096, n/4, int(4*math.Sqrt(float64(n)))))
+}
+
+// Prepare checks that cfg runs distributed, generates this rank's rows,
+// builds the graph and the rank's state.
+func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
+	cfg = cfg.WithDefaults()
+	if cfg.PointsNode == 0 {
+		cfg.PointsNode = 1
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	loss, _ := problem.ParseLoss(cfg.Problem)
+	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
+	est, _ := engine.ParseEstimator(cfg.Baseline)
+	rk, _ := problem.ParseReg(cfg.Reg)
+	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
+		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
+		Schedule: engine.Schedule(cfg.Schedule), MeasurePrecision: cfg.MeasurePrecision}
+	ecfg.Measure, _ = engine.ParseMeasureMode(cfg.Measure)
+	if ecfg.LogPoints == 0 {
+		ecfg.LogPoints = 30
+	}
+	if err := ecfg.Validate(); err != nil {
+		return nil, err
+	}
+	var why []string
+	if algo != engine.Sync || est != engine.Gossip {
+		why = append(why, "the synchronous algorithm with the gossip estimator (--algo sync --baseline gossip); the asynchronous one is not distributed yet")
+	}
+	if loss.IsMetric() || (rk != problem.RegNone && rk != problem.RegL2Sq) {
+		why = append(why, "an AUC loss with --reg none or l2")
+	}
+	if s := ecfg.Schedule; s != "" && s != engine.ScheduleAuto && s != engine.ScheduleReduced {
+		why = append(why, "the reduced schedule (--schedule auto or reduced)")
+	}
+	if cfg.Data != dataset.SpecSyntheticAUC {
+		why = append(why, "--data synthetic-auc (each rank generates its own rows; files are not split yet)")
+	}
+	if cfg.PointsNode != 1 {
+		why = append(why, "--points-per-node 1")
+	}
+	if len(why) > 0 {
+		return nil, fmt.Errorf("dist: a run over MPI ranks needs %s", joinAnd(why))
+	}
+	r := &Run{Config: cfg, Comm: c, ecfg: ecfg, workers: par.Workers(cfg.Workers)}
+	t0 := time.Now()
+	scfg := dataset.SyntheticAUCConfig{N: dataset.DefaultAUCN, D: dataset.DefaultAUCDim, Separation: dataset.DefaultAUCSeparation,
+		PositiveFraction: dataset.DefaultAUCPositive, Seed: cfg.DataSeed, Workers: cfg.Workers}
+	if cfg.N != 0 {
+		scfg.N = cfg.N
+	}
+	if cfg.Dim != 0 {
+		scfg.D = cfg.Dim
+	}
+	gen, err := dataset.NewSyntheticAUCRows(scfg)
+	if err != nil {
+		return nil, err
+	}
+	n, d := scfg.N, scfg.D
+	if n < 64*c.Size() {
+		return nil, fmt.Errorf("dist: %d nodes over %d ranks: each rank needs at least 64 nodes (n >= %d)", n, c.Size(), 64*c.Size())
+	}
+	lo, hi := partition(n, c.Size(), c.Rank())
+	nl := hi - lo
+	l := &local{comm: c, n: n, d: d, P: d, lo: lo, hi: hi, loss: loss,
+		reg: problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, gammaC: cfg.GammaC, galp: cfg.GammaAlpha,
+		workers: r.workers}
+	l.x = make([]float64, nl*d)
+	l.lab = make([]int32, nl)
+	par.Blocks(nl, r.workers, func(_, a, b int) {
+		for k := a; k < b; k++ {
+			if gen.Row(lo+k, l.x[k*d:(k+1)*d]) == 1 {
+				l.lab[k] = 1
+			} else {
+				l.lab[k] = -1
+			}
+		}
+	})
+	if l.labels, err = gatherLabels(c, n, l.lab); err != nil {
+		return nil, err
+	}
+	if l.labels.npos == 0 || l.labels.npos == n {
+		return nil, fmt.Errorf("problem: AUC needs both classes")
+	}
+	if float64(l.labels.npos)*float64(n-l.labels.npos) <= 1e9 && !cfg.SkipOptimum {
+		return nil, fmt.Errorf("dist: the centralized optimum is not solved over ranks (one process solves it at this size): add --no-optimum")
+	}
+	t1 := time.Now()
+	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
+		Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
+	if err != nil {
+		return nil, err
+	}
+	warn, err := graph.Check(g)
+	if err != nil {
+		return nil, err
+	}
+	if len(g.Edges) == 0 || !g.Connected() {
+		return nil, fmt.Errorf("engine: graph %s is not connected", g.Name)
+	}
+	r.Graph, r.Warnings = g, warn
+	t2 := time.Now()
+	l.z = make([]float64, nl*d)
+	l.bar = make([]float64, nl*d)
+	l.marg = make([]float64, nl)
+	l.y = make([]int32, nl)
+	l.ylab = make([]int32, nl)
+	for k := range l.y {
+		l.y[k] = int32(lo + k)
+		l.ylab[k] = l.lab[k]
+	}
+	l.foreign = map[int32][]float64{}
+	l.foreignRefs = map[int32]int{}
+	l.edges = rng.New(cfg.Seed, 1)
+	l.edgeList = g.Edges
+	B := reducedRounds(n)
+	l.maxB = B
+	l.bEdges = make([][2]int32, B)
+	l.coef = make([]coef, B+1)
+	l.cSum = make([]float64, B+1)
+	l.stamp = make([]uint32, nl)
+	l.slotOf = make(map[int32]int32, 2*B)
+	l.touched = make([]int32, 0, 2*B)
+	l.owner = make([]int32, 0, 2*B)
+	l.counts = make([]int, c.Size())
+	f := func() []float64 { return make([]float64, 2*B) }
+	l.s0, l.q, l.W, l.eta, l.mNext = f(), f(), f(), f(), f()
+	l.start = make([]int32, 2*B)
+	l.tp = newPack(2 * B)
+	l.tpos = make([]int32, 2*B)
+	l.packs = make([]pack, r.workers)
+	for w := range l.packs {
+		l.packs[w] = newPack(4096)
+	}
+	r.l = l
+	if r.ms, err = newMeasurer(l, ecfg, gen, r.workers); err != nil {
+		return nil, err
+	}
+	r.sched = engine.LogSchedule(cfg.Iters, ecfg.LogPoints)
+	r.Setup = pairgossip.SetupTimes{Data: t1.Sub(t0), Graph: t2.Sub(t1), Engine: time.Since(t2)}
+	return r, nil
+}
+
+func joinAnd(s []string) string {
+	out := s[0]
+	for i := 1; i < len(s); i++ {
+		out += "; and " + s[i]
+	}
+	return out
+}
+
+// Lo and Hi are this rank's nodes [Lo, Hi).
+func (r *Run) Lo() int { return r.l.lo }
+func (r *Run) Hi() int { return r.l.hi }
+
+// Iter is the iterations done.
+func (r *Run) Iter() int64 { return r.l.t }
+
+// EvalNodes is the number of nodes measured.
+func (r *Run) EvalNodes() int { return len(r.ms.rows) }
+
+// BytesSent is what this rank sent: the touched records (Allgatherv) and
+// all the rest counted by the communicator.
+func (r *Run) BytesSent() (records int64, all mpi.Stats) { return r.l.bytesSent, r.Comm.Stats() }
+
+// Execute runs the remaining rounds, measuring at the log-spaced
+// iterations, and returns the trace (the same on every rank).
+func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engine.Record, error) {
+	l := r.l
+	var trace []engine.Record
+	next := 0
+	for next < len(r.sched) && r.sched[next] <= l.t {
+		next++
+	}
+	for l.t < r.Config.Iters {
+		stop := r.Config.Iters
+		if next < len(r.sched) {
+			stop = r.sched[next]
+		}
+		t0 := time.Now()
+		for l.t < stop {
+			if err := l.advance(stop); err != nil {
+				return trace, err
+			}
+			r.Blocks++
+			bad := []int64{math.MaxInt64}
+			if l.bad > 0 {
+				bad[0] = l.bad
+			}
+			if err := r.Comm.AllreduceInt64(bad, mpi.Min); err != nil {
+				return trace, err
+			}
+			if bad[0] != math.MaxInt64 {
+				return trace, &engine.DivergenceError{Iter: bad[0], Node: -1, Field: "z (dual variable)"}
+			}
+		}
+		// Cancellation must be agreed on: any rank's stops every rank.
+		stopAll := []int64{0}
+		if ctx.Err() != nil {
+			stopAll[0] = 1
+		}
+		if err := r.Comm.AllreduceInt64(stopAll, mpi.Max); err != nil {
+			return trace, err
+		}
+		r.RoundTime += time.Since(t0)
+		if stopAll[0] != 0 {
+			return trace, context.Canceled
+		}
+		if next < len(r.sched) && l.t == r.sched[next] {
+			next++
+			t1 := time.Now()
+			rec, err := r.ms.measure(int64(l.n) * l.t)
+			r.MeasureTime += time.Since(t1)
+			if err != nil {
+				return trace, err
+			}
+			trace = append(trace, rec)
+			if onRecord != nil {
+				onRecord(rec)
+			}
+		}
+	}
+	return trace, nil
+}
+
+// Summary returns summary.json's content for the trace (what one process
+// writes for the same run, timings apart).
+func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err error) pairgossip.Summary {
+	cfg := r.Config
+	s := pairgossip.Summary{Status: "complete", Config: cfg, Seed: cfg.Seed}
+	if err != nil {
+		s.Status = "failed"
+		if _, ok := err.(*engine.DivergenceError); ok {
+			s.Status = "diverged"
+		}
+		s.Error = err.Error()
+	}
+	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = dataset.SpecSyntheticAUC, r.l.n, r.l.d, 2
+	g := r.Graph
+	s.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
+	s.EvalNodes = len(r.ms.rows)
+	s.Execution = pairgossip.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(), Workers: r.workers,
+		PinNote: "not asked (Config.Pin)"}
+	s.Warnings = r.Warnings
+	st := r.Setup
+	s.Timing = pairgossip.Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),
+		SetupEngine: st.Engine.Seconds(), Setup: st.Total().Seconds()}
+	s.OptimumObjective = pairgossip.Float(math.NaN())
+	nan := pairgossip.Float(math.NaN())
+	if len(trace) == 0 {
+		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = nan, nan, nan, nan
+		s.AUCMean, s.Bias, s.Consensus = nan, nan, nan
+		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = nan, nan, nan
+	} else {
+		f := trace[len(trace)-1]
+		s.Iter, s.GradEvals, s.GradEvalsNonzero = f.Iter, f.GradEvals, f.GradEvalsNonzero
+		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = pairgossip.Float(f.ObjMean), pairgossip.Float(f.ObjStd), pairgossip.Float(f.ObjMin), pairgossip.Float(f.ObjMax)
+		s.AUCMean, s.Bias, s.Consensus = pairgossip.Float(f.AUCMean), pairgossip.Float(f.Bias), pairgossip.Float(f.Consensus)
+		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = pairgossip.Float(f.ObjStdErr), pairgossip.Float(f.AUCStdErr), pairgossip.Float(f.BiasStdErr)
+		s.MeasurePairs = f.MeasurePairs
+		s.MeasureMode, s.MeasureModeAUC, s.MeasureModeBias = f.Measure.Obj.String(), f.Measure.AUC.String(), f.Measure.Bias.String()
+	}
+	if !cfg.SkipOptimum {
+		s.OptimumMethod = optimumOutOfReachText(r.l.n, r.l.labels.npos)
+	}
+	s.WallSeconds = wall.Seconds()
+	s.Timing.Iterations, s.Timing.Measurement = (wall - measure).Seconds(), measure.Seconds()
+	return s
+}
+
+func optimumOutOfReachText(n, npos int) string {
+	pairs := float64(npos) * float64(n-npos)
+	return fmt.Sprintf("not solved: one evaluation of the full-batch objective costs %.2g pair losses at n = %d (the solver's limit is %.0g); compare with the measured objective instead",
+		pairs, n, 1e9)
+}
