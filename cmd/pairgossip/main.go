@@ -40,6 +40,7 @@ import (
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/cli"
+	"github.com/pairgossip/pairgossip/internal/filelock"
 	"github.com/pairgossip/pairgossip/internal/progress"
 )
 
@@ -239,13 +240,75 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	return &a, nil
 }
 
+// exit ends the process; a variable so that nothing in the tests can call
+// os.Exit by accident.
+var exit = os.Exit
+
+// lockCheckpoint takes the lock of the checkpoint file (package filelock), so
+// that two runs cannot overwrite each other's state, and removes what a
+// killed checkpoint write left behind (safe under the lock).
+func lockCheckpoint(flagName, path string, stderr io.Writer) (*filelock.Lock, error) {
+	lock, err := filelock.Acquire(path)
+	if err != nil {
+		return nil, usagef("%s: %v", flagName, err)
+	}
+	gone, err := atomicfile.RemoveStale(path)
+	for _, g := range gone {
+		fmt.Fprintf(stderr, "warning: removed %s, the temporary file of a checkpoint write that was killed\n", g)
+	}
+	if err != nil {
+		lock.Unlock()
+		return nil, usagef("%s: %v", flagName, err)
+	}
+	return lock, nil
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	a, err := parseRunArgs(args, stderr)
 	if err != nil {
 		return err
 	}
 	cfg := a.cfg
+	// Every path is checked before any work: an unwritable --out or
+	// --checkpoint found after the run would lose it.
+	if err := checkOutDir("--out", a.out); err != nil {
+		return err
+	}
+	var lock *filelock.Lock
+	if a.ckpt != "" {
+		flagName := "--checkpoint"
+		if a.ckpt == a.resume {
+			flagName = "--resume"
+		}
+		if err := checkOutFile(flagName, a.ckpt); err != nil {
+			return err
+		}
+		if lock, err = lockCheckpoint(flagName, a.ckpt, stderr); err != nil {
+			return err
+		}
+		defer lock.Unlock()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// SIGINT/SIGTERM during the set-up (a large data file or graph, a pipe
+	// that never ends) stops the process: nothing is written yet.
+	prepared := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-prepared: // stop() after the set-up, not a signal
+				return
+			default:
+			}
+			fmt.Fprintln(stderr, "pairgossip: interrupted during the set-up; nothing was written")
+			lock.Unlock()
+			exit(130)
+		case <-prepared:
+		}
+	}()
 	run, err := pairgossip.Prepare(cfg)
+	close(prepared)
 	if err != nil {
 		return usageError{Err: err}
 	}
@@ -254,7 +317,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return usagef("--out: %v", err)
 	}
 	var trace []engine.Record
 	if a.resume != "" {
@@ -263,8 +326,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "resuming from iteration %d of %d (%s)\n", run.Sim.Iter(), cfg.Iters, a.resume)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	prog := newRunProgress(stderr, cfg.Iters)
 	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
 	prog.line.Close()
@@ -285,11 +346,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
 		return err
 	}
+	if a.asJSON {
+		// Also for a run that diverged or was interrupted: its status and
+		// error are in the summary.
+		stdout.Write(pairgossip.JSON(sum))
+	}
 	if runErr != nil {
 		return runErr
 	}
 	if a.asJSON {
-		stdout.Write(pairgossip.JSON(sum))
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s %s on %s (%d nodes), %d iterations in %.2fs\n", run.Config.Algorithm, run.Config.Problem, run.Config.Graph, run.Problem.N, sum.Iter, sum.WallSeconds)
