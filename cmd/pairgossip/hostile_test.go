@@ -144,3 +144,27 @@ func TestJSONDiverged(t *testing.T) {
 		t.Errorf("status %v, error %v", sum["status"], sum["error"])
 	}
 }
+
+// TestHostileGap: gap refuses graphs over the edge limit for every family
+// (not only complete), and those whose edges and eigensolver would not fit
+// in memory; the closed forms need no graph (issue #15, item 3).
+func TestHostileGap(t *testing.T) {
+	defer func(f func() int64) { availableMemory = f }(availableMemory)
+	availableMemory = func() int64 { return 1 << 30 }
+	checkHostile(t, []hostileCase{
+		{"cycle 1e9", []string{"gap", "--graph", "cycle", "--n", "1000000000"}, 2, "graph: cycle: about 1e+09 edges, more than the limit 268435456"},
+		{"star 2e9", []string{"gap", "--graph", "star", "--n", "2000000000"}, 2, "graph: star: about 2e+09 edges, more than the limit"},
+		{"path 2e9", []string{"gap", "--graph", "path", "--n", "2000000000"}, 2, "graph: path: about 2e+09 edges"},
+		{"torus 2e9", []string{"gap", "--graph", "torus", "--n", "2000000000", "--rows", "40000", "--cols", "50000"}, 2, "graph: torus: about 4e+09 edges"},
+		{"n over int32", []string{"gap", "--graph", "cycle", "--n", "3000000000"}, 2, "n must be <= 2147483647"},
+		{"watts-strogatz memory", []string{"gap", "--graph", "watts-strogatz", "--n", "10000000"}, 2, "graph watts-strogatz with n = 10000000 needs about 4.25 GiB (edges, adjacency and the eigensolver's work space) but only 1 GiB is available"},
+		{"erdos-renyi memory", []string{"gap", "--graph", "erdos-renyi", "--n", "100000", "--p", "0.1"}, 2, "graph erdos-renyi with n = 100000 needs about"},
+		{"points per node memory", []string{"gap", "--graph", "cycle", "--n", "100000", "--points-per-node", "20"}, 2, "graph cycle with n = 100000 needs about"},
+	})
+	// 264 million edges in a closed form: no graph is built (the test's
+	// memory limit of 1 GiB would refuse building it).
+	code, stdout, stderr := runCLI("gap", "--graph", "complete", "--n", "23000", "--json")
+	if code != 0 || !strings.Contains(stdout, `"undirected_edges": 264488500`) || !strings.Contains(stdout, `"method": "closed-form"`) {
+		t.Errorf("complete 23000: exit %d, %s%s", code, stdout, stderr)
+	}
+}

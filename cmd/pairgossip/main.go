@@ -153,24 +153,41 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		return usagef("--n must be >= 2, got %d", *n)
 	}
 	t0 := time.Now()
-	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: *n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
-		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
-	if err != nil {
-		return usageError{Err: err}
-	}
-	if cfg.PointsNode > 1 {
-		if g, err = graph.Tensor(g, cfg.PointsNode); err != nil {
+	spec := graph.Spec{Kind: cfg.Graph, N: *n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
+		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile}
+	var sh graph.Shape
+	var warn []string
+	tries := 1
+	if s, ok, err := graph.ClosedFormShape(spec); ok && cfg.PointsNode <= 1 {
+		// The closed form needs no graph: n = 23 000 complete is 264 M edges.
+		if err != nil {
 			return usageError{Err: err}
 		}
+		sh = s
+	} else {
+		if err := checkGapMemory(spec, cfg.PointsNode); err != nil {
+			return err
+		}
+		g, err := graph.Build(spec)
+		if err != nil {
+			return usageError{Err: err}
+		}
+		if cfg.PointsNode > 1 {
+			if g, err = graph.Tensor(g, cfg.PointsNode); err != nil {
+				return usageError{Err: err}
+			}
+		}
+		if warn, err = graph.Check(g); err != nil {
+			return usageError{Err: err}
+		}
+		gap, err := graph.SpectralGap(g)
+		if err != nil {
+			return err
+		}
+		sh = graph.Shape{Name: g.Name, N: g.N, UndirectedEdges: g.UndirectedEdges(), MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Gap: gap}
+		tries = g.Tries
 	}
-	warn, err := graph.Check(g)
-	if err != nil {
-		return usageError{Err: err}
-	}
-	gap, err := graph.SpectralGap(g)
-	if err != nil {
-		return err
-	}
+	gap := sh.Gap
 	out := struct {
 		Graph           string   `json:"graph"`
 		Name            string   `json:"name"`
@@ -185,17 +202,37 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		Tries           int      `json:"tries"`
 		Seconds         float64  `json:"seconds"`
 		Warnings        []string `json:"warnings,omitempty"`
-	}{cfg.Graph, g.Name, g.N, g.UndirectedEdges(), g.OrderedEdges(), g.MinDegree(), g.MaxDegree(),
-		gap.Value, gap.Lambda2L, gap.Method, g.Tries, time.Since(t0).Seconds(), warn}
+	}{cfg.Graph, sh.Name, sh.N, sh.UndirectedEdges, 2 * sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree,
+		gap.Value, gap.Lambda2L, gap.Method, tries, time.Since(t0).Seconds(), warn}
 	if *asJSON {
-		_, err = stdout.Write(pairgossip.JSON(out))
+		_, err := stdout.Write(pairgossip.JSON(out))
 		return err
 	}
 	for _, w := range warn {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	fmt.Fprintf(stdout, "%s: n = %d, %d undirected edges, degree %d..%d\nspectral gap 1 − λ₂(W) = %.6g (%s)\n",
-		g.Name, g.N, g.UndirectedEdges(), g.MinDegree(), g.MaxDegree(), gap.Value, gap.Method)
+		sh.Name, sh.N, sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree, gap.Value, gap.Method)
+	return nil
+}
+
+// availableMemory is pairgossip.AvailableMemory, replaceable in tests.
+var availableMemory = pairgossip.AvailableMemory
+
+// checkGapMemory refuses, before building, a graph whose edges and
+// eigensolver would not fit in the memory available (k points per node:
+// the tensor product has k times the nodes and about k² times the edges).
+func checkGapMemory(spec graph.Spec, k int) error {
+	k = max(k, 1)
+	n := spec.N
+	if spec.Rows > 0 && spec.Cols > 0 {
+		n = spec.Rows * spec.Cols
+	}
+	need := graph.BuildMemory(spec, n)*float64(k*k) + float64(n)*float64(k)*float64(k-1)/2*16
+	if avail := availableMemory(); avail > 0 && need > float64(avail) {
+		return usagef("graph %s with n = %d needs about %.3g GiB (edges, adjacency and the eigensolver's work space) but only %.3g GiB is available; reduce --n or the graph's density",
+			spec.Kind, n, need/(1<<30), float64(avail)/(1<<30))
+	}
 	return nil
 }
 
