@@ -182,7 +182,7 @@ func Grid(rows, cols int) (*Graph, error) {
 	if err := checkDims("grid", rows, cols, 1); err != nil {
 		return nil, err
 	}
-	if err := checkEdgeCount("grid", float64(rows)*float64(cols-1) + float64(cols)*float64(rows-1)); err != nil {
+	if err := checkEdgeCount("grid", float64(rows)*float64(cols-1)+float64(cols)*float64(rows-1)); err != nil {
 		return nil, err
 	}
 	// Node u = r·cols + c: its neighbours up, left, right, down are in
@@ -225,7 +225,7 @@ func Torus(rows, cols int) (*Graph, error) {
 	if err := checkDims("torus", rows, cols, 3); err != nil {
 		return nil, err
 	}
-	if err := checkEdgeCount("torus", 2 * float64(rows) * float64(cols)); err != nil {
+	if err := checkEdgeCount("torus", 2*float64(rows)*float64(cols)); err != nil {
 		return nil, err
 	}
 	// rows, cols >= 3: the four neighbours of every node are distinct.
