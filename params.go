@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pairgossip/pairgossip/dataset"
@@ -88,7 +89,16 @@ var params = []*Param{
 	{Field: "DataSeed", Flag: "data-seed", Key: "data_seed", JSON: "data_seed",
 		Help: "seed of the synthetic data set"},
 	{Field: "LabelColumn", Flag: "label-column", Key: "label_column", JSON: "label_column",
-		Help: "CSV: 1-based label column (0: last; negative counts from the end)"},
+		Help: "CSV: 1-based label column (0: last; negative counts from the end); or --label-name"},
+	{Field: "CSVHeader", Flag: "csv-header", Key: "csv_header", JSON: "csv_header", Choices: []string{"present", "absent"}, Auto: "auto", Noun: "CSV header mode",
+		Help: "CSV: whether the first line holds column names: auto (when every feature field of it is\nnon-numeric text), present or absent"},
+	{Field: "LabelName", Flag: "label-name", Key: "label_name", JSON: "label_name",
+		Help: "CSV: the label column by its name in the header line (the file then has one)"},
+	{Field: "DropColumns", Flag: "drop-columns", Key: "drop_columns", JSON: "drop_columns",
+		Help:  "CSV: columns to ignore (an id column...): comma-separated 1-based numbers or header names",
+		check: dropList},
+	{Field: "LIBSVMDim", Flag: "libsvm-dim", Key: "libsvm_dim", JSON: "libsvm_dim",
+		Help: "LIBSVM: the dimension (0: the largest index in the file); an index above it is an error", check: atLeast(0)},
 	{Field: "Graph", Flag: "graph", Key: "graph", JSON: "graph", Group: "graph", Choices: graph.Kinds, Noun: "graph",
 		Help: "topology: " + strings.Join(graph.Kinds, ", ")},
 	{Field: "GraphK", Flag: "k", Key: "graph_k", JSON: "graph_k", Group: "graph",
@@ -486,6 +496,51 @@ func dataExists(v any) error {
 		return fmt.Errorf("%q: no such file (and not a built-in: %s)", s, strings.Join(builtins, ", "))
 	}
 	return nil
+}
+
+// dropList: --drop-columns is empty or a comma-separated list of 1-based
+// column numbers and names, none empty.
+func dropList(v any) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	for _, it := range strings.Split(s, ",") {
+		it = strings.TrimSpace(it)
+		if it == "" {
+			return fmt.Errorf("an empty entry in %q (comma-separated column numbers or names)", s)
+		}
+		if n, err := strconv.Atoi(it); err == nil && n < 1 {
+			return fmt.Errorf("column %d: columns are numbered from 1", n)
+		}
+	}
+	return nil
+}
+
+// LoadOptions are the options of dataset.Load for c's data: the sizes of
+// the synthetic sets, and how a CSV or LIBSVM file is read (Prepare uses
+// them; so should anything else that loads a run's data, so that it reads
+// the same data).
+func (c Config) LoadOptions() dataset.LoadOptions {
+	csv := dataset.CSVOptions{LabelColumn: c.LabelColumn, LabelName: c.LabelName}
+	switch c.CSVHeader {
+	case "present":
+		csv.Header = dataset.HeaderPresent
+	case "absent":
+		csv.Header = dataset.HeaderAbsent
+	}
+	if c.DropColumns != "" {
+		for _, it := range strings.Split(c.DropColumns, ",") {
+			it = strings.TrimSpace(it)
+			if n, err := strconv.Atoi(it); err == nil {
+				csv.DropColumns = append(csv.DropColumns, n)
+			} else {
+				csv.DropNames = append(csv.DropNames, it)
+			}
+		}
+	}
+	return dataset.LoadOptions{Seed: c.DataSeed, N: c.N, Dim: c.Dim, Classes: c.Classes, Workers: c.Workers,
+		CSV: csv, LIBSVM: dataset.LIBSVMOptions{D: c.LIBSVMDim}}
 }
 
 // fileExists: empty, or an existing file.

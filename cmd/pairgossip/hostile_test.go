@@ -168,3 +168,62 @@ func TestHostileGap(t *testing.T) {
 		t.Errorf("complete 23000: exit %d, %s%s", code, stdout, stderr)
 	}
 }
+
+// TestCSVFlags: a CSV file with a header and an id column can be used from
+// the command line (--csv-header, --label-name, --drop-columns), and the
+// messages name these flags, not Go API fields (issue #15, item 10).
+func TestCSVFlags(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "h.csv")
+	os.WriteFile(data, []byte("id,label,a,b\n101,yes,1,2\n102,no,3,1\n103,yes,2,5\n104,no,0,1\n"), 0o644)
+	numeric := filepath.Join(dir, "numhead.csv")
+	os.WriteFile(numeric, []byte("1,2,3\n1,2,0\n3,4,1\n5,1,0\n"), 0o644)
+	svm := filepath.Join(dir, "z.svm")
+	os.WriteFile(svm, []byte("1 1:1\n-1 5:1\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	run := func(extra ...string) (int, string) {
+		code, _, stderr := runCLI(append([]string{"run", "--data", data, "--graph", "complete", "--iters", "20", "--log-points", "2", "--no-optimum", "--out", out}, extra...)...)
+		return code, stderr
+	}
+	if code, stderr := run("--label-name", "label", "--drop-columns", "id"); code != 0 {
+		t.Fatalf("header with names: exit %d: %s", code, stderr)
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	var sum struct {
+		Config map[string]any `json:"config"`
+		Data   struct{ N, D int } `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Data.N != 4 || sum.Data.D != 2 || sum.Config["label_name"] != "label" || sum.Config["drop_columns"] != "id" {
+		t.Errorf("summary %+v", sum)
+	}
+	if code, stderr := run("--label-column", "2", "--drop-columns", "1", "--csv-header", "present"); code != 0 {
+		t.Fatalf("by numbers: exit %d: %s", code, stderr)
+	}
+	checkHostile(t, []hostileCase{
+		{"label name not in header", []string{"run", "--data", data, "--label-name", "y", "--out", out}, 2, `--label-name: no column "y" in the header (id, label, a, b)`},
+		{"drop name not in header", []string{"run", "--data", data, "--label-name", "label", "--drop-columns", "ID", "--out", out}, 2, `--drop-columns: no column "ID" in the header`},
+		{"names without a header", []string{"run", "--data", data, "--label-name", "label", "--csv-header", "absent", "--out", out}, 2, "need a header line, but --csv-header is absent"},
+		{"both label flags", []string{"run", "--data", data, "--label-name", "label", "--label-column", "2", "--out", out}, 2, `--label-name "label" and --label-column 2 both name the label column`},
+		{"header not detected", []string{"run", "--data", writeFile(t, dir, "h2.csv", "f1,0,label\n1,2,1\n3,4,0\n"), "--out", out}, 2, "h2.csv:1: column 1: cannot parse \"f1\" as a number (if line 1 is a header, give --csv-header present"},
+		{"label column out of range", []string{"run", "--data", numeric, "--label-column", "9", "--out", out}, 2, "--label-column 9 is out of range: the line has 3 fields"},
+		{"drop the label", []string{"run", "--data", numeric, "--drop-columns", "3", "--out", out}, 2, "--drop-columns: column 3 is the label column"},
+		{"drop column 0", []string{"run", "--data", numeric, "--drop-columns", "0", "--out", out}, 2, "--drop-columns: column 0: columns are numbered from 1"},
+		{"drop list with a hole", []string{"run", "--data", numeric, "--drop-columns", "1,,2", "--out", out}, 2, "--drop-columns: an empty entry"},
+		{"bad header mode", []string{"run", "--data", numeric, "--csv-header", "yes", "--out", out}, 2, `--csv-header: unknown CSV header mode "yes" (valid: present, absent)`},
+		{"libsvm dimension", []string{"run", "--data", svm, "--libsvm-dim", "3", "--out", out}, 2, "exceeds the dimension 3 given by --libsvm-dim"},
+		{"Go syntax in CSV", []string{"run", "--data", writeFile(t, dir, "go.csv", "1,2,1\n1_000,3,0\n"), "--out", out}, 2, `go.csv:2: column 1: cannot parse "1_000" as a number (ordinary decimal numbers only`},
+		{"hex float in CSV", []string{"run", "--data", writeFile(t, dir, "hex.csv", "1,2,1\n0x1p3,3,0\n"), "--out", out}, 2, `hex.csv:2: column 1: cannot parse "0x1p3" as a number`},
+	})
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -306,6 +306,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := a.cfg
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	// Every path is checked before any work: an unwritable --out or
 	// --checkpoint found after the run would lose it.
 	if err := checkOutDir("--out", a.out); err != nil {
@@ -325,8 +327,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		defer lock.Unlock()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	// SIGINT/SIGTERM during the set-up (a large data file or graph, a pipe
 	// that never ends) stops the process: nothing is written yet.
 	prepared := make(chan struct{})
