@@ -190,7 +190,7 @@ func TestCSVFlags(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	var sum struct {
-		Config map[string]any `json:"config"`
+		Config map[string]any     `json:"config"`
 		Data   struct{ N, D int } `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &sum); err != nil {
