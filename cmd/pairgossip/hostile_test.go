@@ -227,3 +227,27 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	}
 	return p
 }
+
+// TestHugeValuesFiniteSpreads: with objectives near 1e196 (every node's
+// value finite), objective_std and consensus are finite numbers in
+// summary.json and trace.csv, not null and +Inf (issue #15, item 8).
+func TestHugeValuesFiniteSpreads(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("run", "--gamma-c", "1e200", "--problem", "auc-hinge", "--iters", "2000", "--no-optimum", "--json", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"objective_mean", "objective_std", "consensus"} {
+		if v, ok := sum[k].(float64); !ok || v < 1e100 {
+			t.Errorf("%s = %v, want a finite huge number", k, sum[k])
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "trace.csv"))
+	if strings.Contains(string(raw), "Inf") || strings.Contains(string(raw), "NaN") {
+		t.Errorf("trace.csv has non-finite values:\n%s", raw)
+	}
+}
