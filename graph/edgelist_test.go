@@ -125,6 +125,8 @@ func FuzzParseEdgeList(f *testing.F) {
 		"#n:2\n1 0",
 		"0 2147483646\n",
 		"0\t1\r\n1 2\r\n",
+		"# n = -5\n0 1\n",
+		"# nodes: 1e3\n0 1\n1 2\n",
 	} {
 		f.Add(seed)
 	}

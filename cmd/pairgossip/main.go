@@ -19,8 +19,10 @@
 //	    --algo sync --iters 5000 --seed 1 --out out
 //
 // Exit status: 0 on success, 2 for a bad flag or bad input (the message names
-// it), 1 when a run fails (divergence: the iteration and node are named),
-// 130 when interrupted.
+// it; an --out or --checkpoint that cannot be written, or a checkpoint
+// another run holds, is found before any work), 1 when a run fails
+// (divergence: the iteration and node are named; an output that cannot be
+// written after the run), 130 when interrupted.
 package main
 
 import (
