@@ -196,7 +196,45 @@ func (c Config) WithDefaults() Config {
 // It validates the configuration first (Config.Validate: every error names
 // the parameter), then reports what only the data and the graph can tell
 // (a bad file, points per node that do not divide the data...).
-func Prepare(cfg Config) (*Run, error) {
+func Prepare(cfg Config) (*Run, error) { return PrepareWith(cfg, PrepareOptions{}) }
+
+// PrepareOptions configures PrepareWith.
+type PrepareOptions struct {
+	// OnStage, if not nil, is called as each part of the set-up begins,
+	// with Progress.Phase one of PhaseData, PhaseProblem, PhaseGraph and
+	// PhaseEngine.
+	OnStage func(Progress)
+}
+
+// Phases of a run, as Progress reports them.
+const (
+	PhaseData    = "data"    // loading or generating the data set
+	PhaseProblem = "problem" // building the problem (labels, layout)
+	PhaseGraph   = "graph"   // building and checking the graph
+	PhaseEngine  = "engine"  // allocating the state, starting the workers
+	PhaseRounds  = "rounds"  // iterations of the algorithm
+	PhaseMeasure = "measure" // a measurement of the trace
+	PhaseOptimum = "optimum" // the centralized full-batch solve
+)
+
+// Progress is where a run stands, for a status line (see ExecOptions and
+// PrepareOptions).
+type Progress struct {
+	Phase string
+	// Iter is the iteration reached, Iters the run's last; Measured is
+	// the number of measurements taken and Measures the number planned
+	// (rounds, measure and optimum phases only).
+	Iter, Iters        int64
+	Measured, Measures int
+}
+
+// PrepareWith is Prepare reporting its stages.
+func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
+	stage := func(phase string) {
+		if opt.OnStage != nil {
+			opt.OnStage(Progress{Phase: phase})
+		}
+	}
 	cfg = cfg.WithDefaults()
 	if cfg.PointsNode == 0 {
 		cfg.PointsNode = 1
@@ -217,6 +255,7 @@ func Prepare(cfg Config) (*Run, error) {
 		return nil, err
 	}
 
+	stage(PhaseData)
 	t0 := time.Now()
 	ds, err := dataset.Load(cfg.Data, cfg.LoadOptions())
 	if err != nil {
@@ -225,6 +264,7 @@ func Prepare(cfg Config) (*Run, error) {
 	if err := checkMemory(cfg, ds.N, ds.D, cfg.Workers); err != nil {
 		return nil, err
 	}
+	stage(PhaseProblem)
 	t1 := time.Now()
 	labels := make([]int32, ds.N)
 	if loss.IsMetric() {
@@ -249,6 +289,7 @@ func Prepare(cfg Config) (*Run, error) {
 		ds.Close() // the problem copied it: release a mapped file now
 	}
 	ds.X = nil
+	stage(PhaseGraph)
 	t2 := time.Now()
 	r := &Run{Config: cfg, Data: ds, Problem: prob}
 	if algo != engine.Centralized {
@@ -276,6 +317,7 @@ func Prepare(cfg Config) (*Run, error) {
 		r.Warnings = append(r.Warnings, warn...)
 		r.Graph = g
 	}
+	stage(PhaseEngine)
 	t3 := time.Now()
 	r.Sim, err = engine.New(prob, r.Graph, ecfg)
 	if err != nil {
@@ -306,6 +348,10 @@ type ExecOptions struct {
 	CheckpointEvery time.Duration
 	// Trace is the trace so far, as returned by Resume.
 	Trace []engine.Record
+	// OnProgress, if not nil, is called often (after every advance of the
+	// executor, before each measurement and before the optimum solve) with
+	// where the run stands; it must be cheap and do its own throttling.
+	OnProgress func(Progress)
 }
 
 // ExecuteWith is Execute with checkpoints and resumption.
@@ -315,6 +361,19 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 	if opt.Checkpoint != "" {
 		ro.CheckpointEvery = opt.CheckpointEvery
 		ro.Checkpoint = func(trace []engine.Record) error { return r.SaveCheckpoint(opt.Checkpoint, trace) }
+	}
+	sched := r.Sim.MeasureIters()
+	prog := Progress{Iters: r.Config.Iters, Measures: len(sched)}
+	if opt.OnProgress != nil {
+		measured := len(opt.Trace)
+		ro.OnProgress = func(t int64, measuring bool) {
+			prog.Phase, prog.Iter, prog.Measured = PhaseRounds, t, measured
+			if measuring {
+				prog.Phase = PhaseMeasure
+				measured++
+			}
+			opt.OnProgress(prog)
+		}
 	}
 	m0 := r.Sim.Profile().Measure
 	trace, err := r.Sim.RunWith(ctx, ro, opt.Trace)
@@ -334,6 +393,10 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 	if why := r.optimumOutOfReach(); why != "" && !r.Config.SkipOptimum {
 		res.OptimumSkipped = why
 	} else if !r.Config.SkipOptimum {
+		if opt.OnProgress != nil {
+			prog.Phase, prog.Iter, prog.Measured = PhaseOptimum, r.Sim.Iter(), len(trace)
+			opt.OnProgress(prog)
+		}
 		t1 := time.Now()
 		o, err := r.Problem.Solve(problem.OptimumOptions{})
 		res.OptimumTime = time.Since(t1)

@@ -5,6 +5,7 @@ object with the median time per round.
 
 Usage: numpy_ref.py sync   --n N --d D --iters T [--reps R] [--seed S]
        numpy_ref.py metric --n N --d D --iters T [--reps R] [--seed S]
+       numpy_ref.py metric-async --n N --d D --iters E [--warmup W] [--reps R] [--seed S]
 
 sync: Algorithm 2, AUC logistic, psi = 0.
 metric: Algorithm 2, metric learning (hinge, b = 2, psi = the PSD cone) on a
@@ -13,6 +14,9 @@ subspace): the hinge test for every node, the rank-one gradients, then one
 batched np.linalg.eigh of all n matrices -z_k and the reconstruction
 theta_k = gamma V max(w, 0) V^T. Its cost does not depend on the round (the
 batch is always all n matrices), so a few rounds give the cost of any.
+metric-async: Algorithm 3 on the same set, one event at a time as a
+researcher would write it (one np.linalg.eigh per endpoint), timed per event
+after a warm-up.
 
 Only the round is timed (the data, graph edges and state are built first);
 the edge is drawn uniformly from a Watts-Strogatz-like ring (each node joined
@@ -114,6 +118,57 @@ def cmd_metric(a):
                       "ms_per_iteration": med * 1e3, "eig_per_iteration": n}))
 
 
+def metric_event(X, lab, Y, Z, Theta, Bar, cnt, invp, edges, rng, b=2.0, c=0.01):
+    """One event of Algorithm 3 (metric learning, psi = the PSD cone): swap,
+    average, then for each endpoint the hinge test at its theta, the rank-one
+    gradient / p_k, one np.linalg.eigh of -z_k and theta_k = gamma(m_k) V max(w, 0) V^T."""
+    i, j = edges[rng.integers(len(edges))]
+    Y[i], Y[j] = Y[j], Y[i]
+    zi = (Z[i] + Z[j]) / 2
+    Z[i] = zi
+    Z[j] = zi
+    for k in (i, j):
+        dk = X[k] - X[Y[k]]
+        s = 1.0 if lab[k] == lab[Y[k]] else -1.0
+        if s * (b - dk @ Theta[k] @ dk) < 1:
+            Z[k] += invp[k] * s * np.outer(dk, dk)
+        cnt[k] += 1
+        m = cnt[k] * invp[k]
+        w, V = np.linalg.eigh(-Z[k])
+        Theta[k] = (c / np.sqrt(m)) * ((V * np.maximum(w, 0)) @ V.T)
+        Bar[k] += (Theta[k] - Bar[k]) / cnt[k]
+
+
+def cmd_metric_async(a):
+    rng = np.random.default_rng(a.seed)
+    n, d = a.n, a.d
+    S = min(5, d)
+    U, _ = np.linalg.qr(rng.standard_normal((d, S)))
+    means = rng.standard_normal((10, S)) @ U.T
+    lab = np.arange(n) % 10
+    X = means[lab] + 0.5 * rng.standard_normal((n, d))
+    k = np.arange(n)
+    edges = np.concatenate([np.stack([k, (k + 1) % n], 1), np.stack([k, (k + 2) % n], 1)])
+    deg = np.bincount(edges.ravel(), minlength=n)
+    invp = len(edges) / deg                                 # 1/p_k = |E|/(2 d_k), |E| undirected here
+    Y = np.arange(n)
+    Z = np.zeros((n, d, d))
+    Theta = np.zeros((n, d, d))
+    Bar = np.zeros((n, d, d))
+    cnt = np.zeros(n)
+    for _ in range(a.warmup):
+        metric_event(X, lab, Y, Z, Theta, Bar, cnt, invp, edges, rng)
+    times = []
+    for _ in range(a.reps):
+        t0 = time.perf_counter()
+        for _ in range(a.iters):
+            metric_event(X, lab, Y, Z, Theta, Bar, cnt, invp, edges, rng)
+        times.append((time.perf_counter() - t0) / a.iters)
+    med = statistics.median(times)
+    print(json.dumps({"impl": "numpy", "numpy": np.__version__, "n": n, "d": d, "events": a.iters, "reps": a.reps,
+                      "ms_per_event": med * 1e3, "eig_per_event": 2}))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -129,9 +184,18 @@ def main():
     m.add_argument("--iters", type=int, default=10)
     m.add_argument("--reps", type=int, default=5)
     m.add_argument("--seed", type=int, default=1)
+    ma = sub.add_parser("metric-async")
+    ma.add_argument("--n", type=int, default=1000)
+    ma.add_argument("--d", type=int, default=40)
+    ma.add_argument("--iters", type=int, default=500, help="events timed per rep")
+    ma.add_argument("--warmup", type=int, default=2000, help="events run first, untimed")
+    ma.add_argument("--reps", type=int, default=5)
+    ma.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
     if a.cmd == "sync":
         cmd_sync(a)
+    elif a.cmd == "metric-async":
+        cmd_metric_async(a)
     else:
         cmd_metric(a)
 

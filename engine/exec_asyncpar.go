@@ -70,6 +70,7 @@ type asyncParExec struct {
 	serial int          // windows left to run serially (adaptive fallback)
 	// parLevels counts the levels run on the pool (for tests and benchmarks).
 	parLevels int64
+	chunk     int // events a worker claims at a time
 
 	cursor atomic.Int64                          // next unclaimed event of the level being run
 	build  int                                   // events of the window worker 0 builds first (0: none)
@@ -98,7 +99,15 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 		s:           s,
 		window:      max(asyncMinLevel, min(asyncMaxWindow, n/2)),
 		minLevel:    asyncMinLevel,
+		chunk:       asyncChunk,
 		mark:        make([]uint64, n),
+	}
+	if c, ok := ex.(*asyncConeExec); ok && c.psd {
+		// An event is an eigendecomposition (≈ 10–200 µs), not ≈ 100 ns:
+		// a level of two events pays for its barrier, and workers claim
+		// one event at a time.
+		a.minLevel, a.chunk = asyncHeavyMinLevel, 1
+		a.window = max(a.minLevel, min(asyncMaxWindow, n/2))
 	}
 	hugepage.Advise(a.mark)
 	for i := range a.win {
@@ -302,11 +311,12 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 	}
 	var nz int64
 	for {
-		lo := a.cursor.Add(int64(asyncChunk)) - int64(asyncChunk)
+		ch := int64(a.chunk)
+		lo := a.cursor.Add(ch) - ch
 		if lo >= n {
 			break
 		}
-		evs := evsAll[lo:min(n, lo+int64(asyncChunk))]
+		evs := evsAll[lo:min(n, lo+ch)]
 		for x := 0; x < min(ahead, len(evs)); x++ {
 			e := evs[x]
 			a.prefetch(w, int(win.ev[2*e]), int(win.ev[2*e+1]), win.t0+1+int64(e))

@@ -55,7 +55,8 @@ const (
 	ScheduleAuto Schedule = "auto"
 	// SchedulePlain is the fused one-pass update, node after node, each
 	// round (exec_plain.go), or the asynchronous fast event loop
-	// (exec_async.go, exec_asyncpar.go).
+	// (exec_async.go, exec_asyncpar.go; exec_asynccone.go for metric
+	// learning).
 	SchedulePlain Schedule = "plain"
 	// ScheduleBlocked is the temporally blocked synchronous schedule
 	// (exec_blocked.go).
@@ -148,6 +149,7 @@ var executors = []execKind{
 	{ScheduleBlocked, "blocked", blockedFits, blockedBytes, newBlockedExec, false, false},
 	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec, false, false},
 	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec, false, false},
+	{SchedulePlain, "async-cone", asyncConeFits, asyncConeBytes, newAsyncConeExec, false, false},
 	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec, false, true},
 }
 
@@ -155,7 +157,7 @@ var executors = []execKind{
 var requirement = map[Schedule]string{
 	ScheduleReduced: "the synchronous algorithm, the gossip estimator, and an AUC loss with ψ = none or l2 or the metric loss with ψ = psd, none or l2 (and not --exact-psd)",
 	ScheduleBlocked: "the synchronous algorithm and an AUC loss with ψ = none or l2",
-	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2",
+	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2, or the asynchronous algorithm and the metric loss with ψ = psd, none or l2 (and not --exact-psd)",
 }
 
 // choose returns the row of the table for sh and cfg.
@@ -180,7 +182,11 @@ func choose(sh Shape, cfg Config) (execKind, error) {
 // parallelAsync reports whether an asynchronous run goes to the parallel
 // executor.
 func parallelAsync(sh Shape, cfg Config, workers int) bool {
-	return cfg.Algorithm == Async && workers > 1 && sh.rows(cfg.Algorithm) >= asyncMinNodes
+	if cfg.Algorithm != Async || workers < 2 {
+		return false
+	}
+	rows := sh.rows(cfg.Algorithm)
+	return rows >= asyncMinNodes || rows >= asyncHeavyMinNodes && heavyAsync(sh, cfg)
 }
 
 // crew is a run's workers: their number and CPUs, the pool of row shards

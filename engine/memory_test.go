@@ -31,6 +31,8 @@ func TestEstimateMemory(t *testing.T) {
 		{"async", problem.AUCLogistic, problem.Regularizer{}, Async, SchedulePlain, 1, 40000, 16},
 		{"async-parallel", problem.AUCLogistic, problem.Regularizer{}, Async, SchedulePlain, 2, 40000, 16},
 		{"cone", problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, Sync, ScheduleReduced, 2, 3000, 12},
+		{"async-cone", problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, Async, ScheduleAuto, 1, 3000, 12},
+		{"async-cone-parallel", problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, Async, ScheduleAuto, 2, 5000, 12},
 		{"centralized", problem.AUCLogistic, problem.Regularizer{}, Centralized, ScheduleAuto, 1, 40000, 16},
 	} {
 		p := testProblem(t, c.loss, c.reg, c.n, c.d, 1)

@@ -92,6 +92,10 @@ func (s *Sim) Workers() int { return s.crew.n }
 // Iter returns the number of iterations done.
 func (s *Sim) Iter() int64 { return s.t }
 
+// MeasureIters returns the iterations at which Run measures (ascending; the
+// caller must not modify it).
+func (s *Sim) MeasureIters() []int64 { return s.sched }
+
 // EvalNodes returns the nodes measured.
 func (s *Sim) EvalNodes() []int { return s.meas.rows }
 
@@ -114,9 +118,13 @@ func (s *Sim) Eigendecompositions() int64 {
 }
 
 // RankOneUpdates returns the number of rank-one eigen-updates done in place
-// of full eigendecompositions (reduced metric schedule, PSD cone).
+// of full eigendecompositions (the metric schedules on the PSD cone).
 func (s *Sim) RankOneUpdates() int64 {
-	if c, ok := s.exec.(*coneExec); ok {
+	ex := s.exec
+	if a, ok := ex.(*asyncParExec); ok {
+		ex = a.eventRunner
+	}
+	if c, ok := ex.(interface{ rankOne() int64 }); ok {
 		return c.rankOne()
 	}
 	return 0
@@ -183,6 +191,12 @@ type RunOptions struct {
 	// the state is consistent (between iterations) during the call.
 	Checkpoint      func(trace []Record) error
 	CheckpointEvery time.Duration
+	// OnProgress, if not nil, is called after every advance of the
+	// executor with the iteration reached (measuring false), and just
+	// before each measurement (measuring true), for a status line: it is
+	// called often (every few milliseconds), so it must be cheap and do its
+	// own throttling.
+	OnProgress func(t int64, measuring bool)
 }
 
 // Run performs the remaining iterations up to Config.Iters, measuring at the
@@ -222,8 +236,14 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 		if err := s.advance(stop); err != nil {
 			return trace, err
 		}
+		if opt.OnProgress != nil {
+			opt.OnProgress(s.t, false)
+		}
 		if next < len(s.sched) && s.t == s.sched[next] {
 			next++
+			if opt.OnProgress != nil {
+				opt.OnProgress(s.t, true)
+			}
 			rec := s.Measure()
 			trace = append(trace, rec)
 			if opt.OnRecord != nil {

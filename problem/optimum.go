@@ -3,6 +3,7 @@ package problem
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -176,16 +177,29 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 	if p.Reg.Kind == RegL2Sq {
 		lam = p.Reg.Lambda
 	}
+	// gonum evaluates the value and then the gradient at the same point
+	// (and the value alone in line searches): Func computes both in one
+	// pass over the pairs, and Grad takes the gradient from that pass when
+	// it is asked for the same x. The value is the same either way, so the
+	// iterates are too.
+	gx, gc := make([]float64, p.P), make([]float64, p.P)
+	cached := false
 	prob := optimize.Problem{
 		Func: func(x []float64) float64 {
-			v := p.smoothValueGrad(x, nil, 0, sc)
+			v := p.smoothValueGrad(x, gc, 0, sc)
+			copy(gx, x)
+			cached = true
 			for _, t := range x {
 				v += lam * t * t
 			}
 			return v
 		},
 		Grad: func(grad, x []float64) {
-			p.smoothValueGrad(x, grad, 0, sc)
+			if cached && slices.Equal(gx, x) {
+				copy(grad, gc)
+			} else {
+				p.smoothValueGrad(x, grad, 0, sc)
+			}
 			for i, t := range x {
 				grad[i] += 2 * lam * t
 			}

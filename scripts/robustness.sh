@@ -109,6 +109,43 @@ cases=(
 	"unknown CSV header mode|run --data header.csv --csv-header yes --out o"
 )
 
+# --- Sweeps (issue #15: sweep files, sbatch values, results databases) ---
+# One block, appended to the cases above. Bad arguments cannot hold spaces
+# or newlines here (the cases are split on blanks), so the newline in
+# --sbatch comes from a file whose name matches the glob in the case: in
+# the table, each ? of that command stands for the newline or space it
+# expands to.
+printf 'base:\n  iters: 010\n' >octal.yaml
+printf 'base:\n  iters: 1_000\n' >underscore.yaml
+printf 'axes:\n  seed: {range: [18446744073709551614, 18446744073709551616]}\n' >seed-range.yaml
+printf 'axes:\n  seed: {range: [0, 18446744073709551615]}\n' >seed-all.yaml
+printf 'name: s\nbase:\n  iters: 20\n  eval_nodes: 2\n  log_points: 2\noptimum: false\naxes:\n  seed: [1, 2]\n' >sweep.yaml
+: >$'--sbatch=--comment=x\ntouch INJECTED'
+"$bin" sweep run sweep.yaml --results good.db --quiet >/dev/null 2>&1
+LC_ALL=C sed 's/traces/tracex/g' good.db >other.db # an SQLite database of other tables
+cp good.db v7.db # schema_version 7: the byte after "schema_version" in the meta table
+off=$(grep -obUa 'schema_version1' v7.db | head -n 1 | cut -d: -f1)
+printf '7' | dd of=v7.db bs=1 seek=$((off + 14)) conv=notrunc 2>/dev/null
+cp good.db corrupt.db # the header of page 4, a b-tree page, overwritten
+head -c 64 /dev/zero | tr '\0' '\377' | dd of=corrupt.db bs=1 seek=12288 conv=notrunc 2>/dev/null
+printf 'name,value\na,1\n' >text.db
+ln good.db hardlink.db
+cases+=(
+	"sweep file: octal-looking number (010)|sweep plan octal.yaml"
+	"sweep file: number with underscores|sweep plan underscore.yaml"
+	"sweep file: seed range past 2^64-1|sweep plan seed-range.yaml"
+	"sweep file: 2^64 seeds|sweep plan seed-all.yaml"
+	"sweep file without end (/dev/zero)|sweep plan /dev/zero"
+	"newline in --sbatch (? = the newline, the space)|sweep slurm sweep.yaml --results-dir r --sbatch=--comment=x?touch?INJECTED"
+	"--sbatch value that is not an option|sweep slurm sweep.yaml --results-dir r --sbatch=account=proj"
+	"results database of another program|sweep run sweep.yaml --results other.db"
+	"results database of an unknown schema_version|sweep status --results v7.db"
+	"corrupt results database|sweep report corrupt.db --out rep"
+	"results database that is not SQLite|sweep run sweep.yaml --results text.db"
+	"merge of a database into a hard link of itself|sweep merge hardlink.db --results good.db"
+)
+# --- end of the sweep block ---
+
 {
 	echo "# What a user sees on bad input"
 	echo

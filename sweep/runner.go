@@ -33,6 +33,10 @@ type Options struct {
 	// OnEvent, if not nil, is called (from one goroutine at a time) when a
 	// run starts and when it ends.
 	OnEvent func(Event)
+	// OnWait, if not nil, is called when every run left is being run by
+	// other sweep runs on the same database (claims.go): Execute waits for
+	// them, and takes over the runs of one that stops.
+	OnWait func(held int)
 }
 
 // Event reports progress.
@@ -64,6 +68,7 @@ type Tally struct {
 	Complete int
 	Diverged int
 	Failed   int
+	Others   int // run meanwhile by other sweep runs on the same database
 	Cores    int
 	Elapsed  time.Duration
 }
@@ -165,6 +170,11 @@ func (c *optimumCache) get(cfg pairgossip.Config, p *problem.Problem) (problem.O
 // one's row and trace in one transaction as it ends. A run interrupted by
 // ctx is not written (it runs again next time). It returns ctx's error when
 // interrupted, or the first database error.
+//
+// Other Execute calls (other processes, other hosts) may share the store:
+// each run is claimed before it starts (claims.go), so they split the runs;
+// when only runs claimed by others are left, Execute waits for them to end
+// and takes over those of a runner that stopped.
 func Execute(ctx context.Context, sw *Sweep, runs []Run, st *Store, opt Options) (Tally, error) {
 	t0 := time.Now()
 	cores := opt.Cores
@@ -175,40 +185,79 @@ func Execute(ctx context.Context, sw *Sweep, runs []Run, st *Store, opt Options)
 	if err := st.AddPlan(sw); err != nil {
 		return rep, fmt.Errorf("%s: %w", st.Path, err)
 	}
+	cs, err := newClaimSession(st) // before pending: a row written after it is another runner's
+	if err != nil {
+		return rep, err
+	}
+	defer cs.close()
 	todo, err := pending(st, runs, opt.RerunFailed)
 	if err != nil {
 		return rep, err
 	}
 	rep.Skipped = len(runs) - len(todo)
-	list := runJobs(sw, todo, st, cores, opt.Workers)
-	var workTodo float64
-	for _, j := range list {
-		workTodo += j.Cost
-	}
-	event := func(p jobs.Progress, start bool, o *Outcome) {
-		if opt.OnEvent != nil {
-			opt.OnEvent(Event{Start: start, Run: todo[p.Job], Workers: list[p.Job].Slots, Outcome: o, Done: p.Done,
-				Todo: len(todo), Running: p.Running, Elapsed: time.Since(t0), WorkDone: p.DoneCost, WorkTodo: workTodo})
+	var (
+		z  sizer
+		oc optimumCache
+	)
+	for len(todo) > 0 {
+		list := runJobs(sw, todo, st, cs, cores, opt.Workers, &z, &oc)
+		var workTodo float64
+		for _, j := range list {
+			workTodo += j.Cost
 		}
-	}
-	results, err := jobs.Run(ctx, list, jobs.Options[*Outcome]{Slots: cores, MaxRunning: opt.Jobs,
-		OnStart: func(p jobs.Progress) { event(p, true, nil) },
-		OnEnd:   func(p jobs.Progress, o *Outcome) { event(p, false, o) }})
-	for _, r := range results {
-		if o := r.Value; r.Err == nil && o != nil {
-			rep.Ran++
-			switch o.Status {
-			case StatusComplete:
-				rep.Complete++
-			case StatusDiverged:
-				rep.Diverged++
-			default:
-				rep.Failed++
+		event := func(p jobs.Progress, start bool, o *Outcome) {
+			if opt.OnEvent != nil && (o == nil || o.other == claimed) {
+				opt.OnEvent(Event{Start: start, Run: todo[p.Job], Workers: list[p.Job].Slots, Outcome: o, Done: p.Done,
+					Todo: len(todo), Running: p.Running, Elapsed: time.Since(t0), WorkDone: p.DoneCost, WorkTodo: workTodo})
 			}
 		}
+		results, err := jobs.Run(ctx, list, jobs.Options[*Outcome]{Slots: cores, MaxRunning: opt.Jobs,
+			OnStart: func(p jobs.Progress) { event(p, true, nil) },
+			OnEnd:   func(p jobs.Progress, o *Outcome) { event(p, false, o) }})
+		var held []Run
+		for i, r := range results {
+			o := r.Value
+			if r.Err != nil || o == nil {
+				continue
+			}
+			switch o.other {
+			case heldOther:
+				held = append(held, todo[i])
+			case doneOther:
+				rep.Others++
+			default:
+				rep.Ran++
+				switch o.Status {
+				case StatusComplete:
+					rep.Complete++
+				case StatusDiverged:
+					rep.Diverged++
+				default:
+					rep.Failed++
+				}
+			}
+		}
+		if err != nil {
+			rep.Elapsed = time.Since(t0)
+			return rep, err
+		}
+		if len(held) > 0 {
+			// Every run left is another runner's: wait for them to end, or
+			// for their runner to stop and leave them to us.
+			if opt.OnWait != nil {
+				opt.OnWait(len(held))
+			}
+			select {
+			case <-ctx.Done():
+				rep.Elapsed = time.Since(t0)
+				return rep, ctx.Err()
+			case <-time.After(claimPoll):
+			}
+		}
+		todo = held
 	}
 	rep.Elapsed = time.Since(t0)
-	return rep, err
+	return rep, nil
 }
 
 // pending returns the runs the store does not hold as done (nor as failed,
@@ -232,11 +281,7 @@ func pending(st *Store, runs []Run, rerunFailed bool) ([]Run, error) {
 // size) are its slots, its estimated work its cost. A job writes its
 // outcome to the store; it fails only when the store does, or when ctx
 // interrupted it (then nothing is written).
-func runJobs(sw *Sweep, todo []Run, st *Store, cores, workers int) []jobs.Job[*Outcome] {
-	var (
-		z  sizer
-		oc optimumCache
-	)
+func runJobs(sw *Sweep, todo []Run, st *Store, cs *claimSession, cores, workers int, z *sizer, oc *optimumCache) []jobs.Job[*Outcome] {
 	host, _ := os.Hostname()
 	list := make([]jobs.Job[*Outcome], len(todo))
 	for i, r := range todo {
@@ -248,7 +293,13 @@ func runJobs(sw *Sweep, todo []Run, st *Store, cores, workers int) []jobs.Job[*O
 		}
 		w = min(w, cores)
 		list[i] = jobs.Job[*Outcome]{Name: r.ID, Cost: work(cfg, s), Slots: w, Run: func(ctx context.Context) (*Outcome, error) {
-			o := runOne(ctx, sw, r, w, host, &oc)
+			switch c, err := cs.claim(r.ID); {
+			case err != nil:
+				return nil, fmt.Errorf("%s: claiming run %s: %w", st.Path, r.ID, err)
+			case c != claimed:
+				return &Outcome{Run: r, other: c}, nil
+			}
+			o := runOne(ctx, sw, r, w, host, oc)
 			if o == nil {
 				return nil, ctx.Err()
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // SlurmOptions describes the job array script.
@@ -37,6 +38,13 @@ func Tasks(runs, runsPerTask, maxTasks int) int {
 	return max(1, min(runs, maxTasks))
 }
 
+// ShellQuote quotes s as one word for a POSIX shell: s itself when it has
+// only characters no shell treats specially, else s in single quotes with
+// each single quote in it closed, escaped and reopened (the four characters
+// quote, backslash, quote, quote). The sbatch script and the commands
+// sweep slurm prints use it.
+func ShellQuote(s string) string { return shellQuote(s) }
+
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
@@ -48,6 +56,63 @@ func shellQuote(s string) string {
 }
 
 var jobNameRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// ControlChar describes the first control character of s (a newline, a
+// carriage return, a tab, or another by its code point), "" when s has
+// none. A value with one must not go into a batch script: a newline in an
+// #SBATCH line ends the #SBATCH block and starts a command.
+func ControlChar(s string) string {
+	for _, r := range s {
+		if !unicode.IsControl(r) && r != '\u2028' && r != '\u2029' {
+			continue
+		}
+		switch r {
+		case '\n':
+			return "a newline"
+		case '\r':
+			return "a carriage return"
+		case '\t':
+			return "a tab"
+		}
+		return fmt.Sprintf("the control character %U", r)
+	}
+	return ""
+}
+
+// Check refuses options that would not give the batch script they say:
+// a control character in any value (a newline would write a command into
+// the script), a results folder that #SBATCH --output cannot name as it is
+// (spaces, quotes, backslashes, or % which SLURM replaces), and an extra
+// option that is not one (it must start with -). Errors name the flag of
+// pairgossip sweep slurm that sets the value.
+func (o SlurmOptions) Check() error {
+	vals := []struct{ flag, v string }{
+		{"--binary", o.Binary}, {"the sweep file", o.SweepFile}, {"the current folder", o.WorkDir},
+		{"--results-dir", o.ResultsDir}, {"--partition", o.Partition}, {"--time", o.Time}, {"--mem", o.Mem},
+	}
+	for _, e := range o.Extra {
+		vals = append(vals, struct{ flag, v string }{"--sbatch", e})
+	}
+	for _, x := range vals {
+		if c := ControlChar(x.v); c != "" {
+			return fmt.Errorf("%s: %q contains %s: every value goes into the batch script, where it could end the #SBATCH block and start a command", x.flag, x.v, c)
+		}
+	}
+	if i := strings.IndexAny(o.ResultsDir, " '\"\\%"); i >= 0 {
+		return fmt.Errorf("--results-dir: SLURM's #SBATCH --output cannot name %q as it is (it has %q; spaces, quotes, backslashes and %% are not accepted)", o.ResultsDir, o.ResultsDir[i:i+1])
+	}
+	for _, x := range []struct{ flag, v string }{{"--partition", o.Partition}, {"--mem", o.Mem}} {
+		if strings.ContainsAny(x.v, " '\"\\") {
+			return fmt.Errorf("%s: bad value %q: no spaces, quotes or backslashes", x.flag, x.v)
+		}
+	}
+	for _, e := range o.Extra {
+		if !strings.HasPrefix(e, "-") {
+			return fmt.Errorf("--sbatch: %q is not an sbatch option (write e.g. --sbatch=--account=proj)", e)
+		}
+	}
+	return nil
+}
 
 // SlurmScript renders the sbatch script of a job array: task t runs its
 // Share of the sweep into ResultsDir/task-t.db.

@@ -8,11 +8,14 @@
 package sweep
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,13 +152,75 @@ var (
 
 var topKeys = []string{"name", "base", "axes", "optimum"}
 
-// Load reads and parses a sweep file.
+// MaxFileBytes and MaxLineBytes bound what Load reads: a sweep file is
+// small text, and a path such as /dev/zero, a pipe that never ends or a
+// binary file must give a message, not fill the memory.
+const (
+	MaxFileBytes = 16 << 20
+	MaxLineBytes = 1 << 20
+)
+
+// Load reads and parses a sweep file, at most MaxFileBytes, with lines of
+// at most MaxLineBytes (also for pipes and devices, which have no size).
 func Load(path string) (*Sweep, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileBytes {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("%d bytes, more than a sweep file may have (%d MiB)", fi.Size(), MaxFileBytes>>20)}
+	}
+	var (
+		data  []byte
+		lines lineGuard
+		buf   = make([]byte, 64<<10)
+	)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			if len(data)+n > MaxFileBytes {
+				return nil, &Error{File: path, Msg: fmt.Sprintf("more than %d MiB: not a sweep file", MaxFileBytes>>20)}
+			}
+			if err := lines.feed(path, buf[:n]); err != nil {
+				return nil, err
+			}
+			data = append(data, buf[:n]...)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	return Parse(path, data)
+}
+
+// lineGuard counts lines and refuses one longer than MaxLineBytes.
+type lineGuard struct {
+	line int // lines ended so far
+	cur  int // bytes of the current line
+}
+
+func (g *lineGuard) feed(name string, b []byte) error {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b)
+		}
+		if g.cur+i > MaxLineBytes {
+			return &Error{File: name, Line: g.line + 1, Msg: fmt.Sprintf("line longer than %d bytes: not a sweep file", MaxLineBytes)}
+		}
+		if i == len(b) {
+			g.cur += i
+			return nil
+		}
+		g.line++
+		g.cur = 0
+		b = b[i+1:]
+	}
+	return nil
 }
 
 type parser struct {
@@ -227,6 +292,13 @@ func (p *parser) pairs(n *yaml.Node) ([]*yaml.Node, []*yaml.Node, error) {
 // to resolve relative paths.
 func Parse(name string, data []byte) (*Sweep, error) {
 	p := &parser{file: name, dir: filepath.Dir(name)}
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("more than %d MiB: not a sweep file", MaxFileBytes>>20)}
+	}
+	var lines lineGuard
+	if err := lines.feed(name, data); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := err.Error()
@@ -340,25 +412,41 @@ func (p *parser) scalar(k *key, n *yaml.Node, ctx string) (any, error) {
 			return nil, bad()
 		}
 		v = n.Value
-	case kInt:
-		var x int64
-		if tag != "!!int" || n.Decode(&x) != nil {
+	case kInt, kUint:
+		// An integer too large for 64 bits is a float to YAML: still
+		// read it exactly, to say that it is out of range.
+		decimal := decimalIntRE.MatchString(n.Value) && (tag == "!!int" || tag == "!!float")
+		if !decimal && tag == "!!int" {
+			if why := numberSyntax(n.Value, true); why != "" {
+				return nil, p.errf(n, "%s: %q: %s", where, n.Value, why)
+			}
+		}
+		if !decimal || (k.Kind == kUint && strings.HasPrefix(n.Value, "-")) {
 			return nil, bad()
 		}
-		v = x
-	case kUint:
-		var x uint64
-		if tag != "!!int" || n.Decode(&x) != nil {
-			return nil, bad()
+		b, _ := new(big.Int).SetString(strings.TrimPrefix(n.Value, "+"), 10)
+		x, err := intOfKind(b, k.Kind)
+		if err != nil {
+			return nil, p.errf(n, "%s: %v", where, err)
 		}
 		v = x
 	case kFloat:
-		var x float64
-		if (tag != "!!int" && tag != "!!float") || n.Decode(&x) != nil {
+		if tag != "!!int" && tag != "!!float" {
 			return nil, bad()
 		}
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		switch strings.ToLower(strings.TrimLeft(n.Value, "+-")) {
+		case ".inf", ".nan":
 			return nil, p.errf(n, "%s: expected a finite number, got %q", where, n.Value)
+		}
+		if why := numberSyntax(n.Value, false); why != "" {
+			return nil, p.errf(n, "%s: %q: %s", where, n.Value, why)
+		}
+		if !decimalFloatRE.MatchString(n.Value) {
+			return nil, bad()
+		}
+		x, err := strconv.ParseFloat(n.Value, 64)
+		if err != nil || math.IsInf(x, 0) {
+			return nil, p.errf(n, "%s: %s is out of range of a 64-bit number", where, n.Value)
 		}
 		v = x
 	}
@@ -501,49 +589,48 @@ func (p *parser) generator(k *key, axis string, n *yaml.Node) ([]any, error) {
 	if args.Kind != yaml.SequenceNode {
 		return nil, p.errf(args, "axis %q: %s: expected a list [lo, hi, ...], got %s", axis, kind, describe(args))
 	}
+	// Range ends are read exactly (math/big), the other generators' as
+	// 64-bit floats; all as ordinary decimal numbers.
 	nums := make([]float64, len(args.Content))
+	ints := make([]*big.Int, len(args.Content))
 	for i, a := range args.Content {
 		a = deref(a)
 		t := a.ShortTag()
-		if a.Kind != yaml.ScalarNode || (t != "!!int" && t != "!!float") || a.Decode(&nums[i]) != nil || math.IsNaN(nums[i]) || math.IsInf(nums[i], 0) {
+		if a.Kind != yaml.ScalarNode || (t != "!!int" && t != "!!float") {
 			return nil, p.errf(a, "axis %q: %s: expected a number, got %s", axis, kind, describe(a))
 		}
-		if kind == "range" && t != "!!int" {
-			return nil, p.errf(a, "axis %q: range: expected an integer, got %q (use linspace for real values)", axis, a.Value)
+		if why := numberSyntax(a.Value, false); why != "" {
+			return nil, p.errf(a, "axis %q: %s: %q: %s", axis, kind, a.Value, why)
 		}
+		if kind == "range" {
+			if !decimalIntRE.MatchString(a.Value) {
+				return nil, p.errf(a, "axis %q: range: expected an integer, got %q (use linspace for real values)", axis, a.Value)
+			}
+			ints[i], _ = new(big.Int).SetString(strings.TrimPrefix(a.Value, "+"), 10)
+			continue
+		}
+		x, err := strconv.ParseFloat(a.Value, 64)
+		if !decimalFloatRE.MatchString(a.Value) || err != nil || math.IsInf(x, 0) {
+			return nil, p.errf(a, "axis %q: %s: expected a finite number, got %s", axis, kind, describe(a))
+		}
+		nums[i] = x
 	}
 	maxValues := maxAxisValues
 	switch kind {
 	case "range":
-		if len(nums) != 2 && len(nums) != 3 {
-			return nil, p.errf(args, "axis %q: range: expected [lo, hi] or [lo, hi, step], got %d numbers", axis, len(nums))
+		if len(ints) != 2 && len(ints) != 3 {
+			return nil, p.errf(args, "axis %q: range: expected [lo, hi] or [lo, hi, step], got %d numbers", axis, len(ints))
 		}
 		if k.Kind == kString {
 			return nil, p.errf(n, "axis %q: range needs a numeric key; %q is a string", axis, k.Name)
 		}
-		lo, hi, step := int64(nums[0]), int64(nums[1]), int64(1)
-		if len(nums) == 3 {
-			step = int64(nums[2])
-			if step == 0 {
-				return nil, p.errf(args, "axis %q: range: step must not be 0", axis)
-			}
+		step := big.NewInt(1)
+		if len(ints) == 3 {
+			step = ints[2]
 		}
-		var out []any
-		for v := lo; (step > 0 && v <= hi) || (step < 0 && v >= hi); v += step {
-			if len(out) >= maxValues {
-				return nil, p.errf(args, "axis %q: range gives more than %d values", axis, maxValues)
-			}
-			switch k.Kind {
-			case kInt:
-				out = append(out, v)
-			case kUint:
-				if v < 0 {
-					return nil, p.errf(args, "axis %q: key %q: expected a non-negative integer, got %d", axis, k.Name, v)
-				}
-				out = append(out, uint64(v))
-			case kFloat:
-				out = append(out, float64(v))
-			}
+		out, err := intRange(ints[0], ints[1], step, k.Kind, maxValues)
+		if err != nil {
+			return nil, p.errf(args, "axis %q: key %q: range %s: %v", axis, k.Name, rangeText(ints), err)
 		}
 		return out, nil
 	default:

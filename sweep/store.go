@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -97,9 +99,10 @@ const SchemaVersion = "1"
 
 // Store is a results database.
 type Store struct {
-	Path string
-	db   *sql.DB
-	mu   sync.Mutex // one writer transaction at a time
+	Path  string
+	db    *sql.DB
+	mu    sync.Mutex // one writer transaction at a time
+	owner string     // the claim owner of the sweep run in progress (claims.go), "" when none
 }
 
 func dsn(path string) (string, error) {
@@ -111,40 +114,207 @@ func dsn(path string) (string, error) {
 	return path + "?_pragma=busy_timeout(30000)&_pragma=synchronous(FULL)&_pragma=journal_mode(DELETE)&_txlock=immediate", nil
 }
 
-// Open opens (creating if needed) a results database.
+// DBError is a results database that cannot be used: not an SQLite file,
+// not a sweep results database, one of an unknown schema version, or a
+// corrupt one. The command line reports it as a bad input (exit status 2).
+type DBError struct {
+	Path string
+	Msg  string
+}
+
+func (e *DBError) Error() string { return e.Path + ": " + e.Msg }
+
+// Open opens (creating if needed) a results database for writing. An
+// existing file must be a sweep results database of this schema version
+// that passes SQLite's quick_check (see verify).
 func Open(path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
 	}
-	d, err := dsn(path)
+	s, fresh, err := openVerified(path)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", d)
-	if err != nil {
-		return nil, err
+	if fresh {
+		if err := s.create(); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
-	db.SetMaxOpenConns(1)
-	s := &Store{Path: path, db: db}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if _, err := db.Exec(`INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)`, SchemaVersion); err != nil {
-		db.Close()
+	// Tables added to version 1 since without changing its meaning.
+	if _, err := s.db.Exec(claimsSchema); err != nil {
+		s.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// OpenExisting opens a results database that must exist.
+// create makes the tables of a new database in one transaction, so that
+// another process opening it at the same time sees none or all of them;
+// when one made them first, it checks them instead.
+func (s *Store) create() error {
+	tx, err := s.db.Begin() // BEGIN IMMEDIATE: one creator at a time
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n); err != nil {
+		return sqliteError(s.Path, err)
+	}
+	if n > 0 { // made meanwhile by another process
+		tx.Rollback()
+		_, err := s.verify()
+		return err
+	}
+	if _, err := tx.Exec(schema); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('schema_version', ?)`, SchemaVersion); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	return nil
+}
+
+// OpenExisting opens a results database that must exist, for reading: it
+// writes nothing to it.
 func OpenExisting(path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return nil, err
 	}
-	return Open(path)
+	if !fi.Mode().IsRegular() {
+		return nil, &DBError{Path: path, Msg: "not a results database (not a regular file)"}
+	}
+	s, fresh, err := openVerified(path)
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
+		s.Close()
+		return nil, &DBError{Path: path, Msg: "not a sweep results database (it has no tables)"}
+	}
+	return s, nil
+}
+
+// openVerified opens the database at path and checks it with verify; fresh
+// reports a database with no tables yet (a new or empty file).
+func openVerified(path string) (s *Store, fresh bool, err error) {
+	d, err := dsn(path)
+	if err != nil {
+		return nil, false, err
+	}
+	db, err := sql.Open("sqlite", d)
+	if err != nil {
+		return nil, false, err
+	}
+	db.SetMaxOpenConns(1)
+	s = &Store{Path: path, db: db}
+	if fresh, err = s.verify(); err != nil {
+		db.Close()
+		return nil, false, err
+	}
+	return s, fresh, nil
+}
+
+// sweepTables are the tables of every results database.
+var sweepTables = []string{"meta", "plan", "runs", "traces"}
+
+// verify checks that the database is one sweep run can use: an SQLite
+// file (not any other), holding the tables of a results database (not an
+// unrelated SQLite database, which is refused rather than written into),
+// of schema version SchemaVersion, and passing PRAGMA quick_check. It
+// reports a database without any table (new, or an empty file) as fresh.
+//
+// quick_check, not integrity_check: it reads every page and checks the
+// structure of every b-tree and the format of every record in time linear
+// in the size of the file, but does not cross-check index entries against
+// their rows, which makes integrity_check several times slower on
+// databases of millions of trace rows. A corruption that leaves pages and
+// records well-formed (a changed byte inside a number or a text) is found
+// by neither.
+func (s *Store) verify() (fresh bool, err error) {
+	bad := func(format string, a ...any) error { return &DBError{Path: s.Path, Msg: fmt.Sprintf(format, a...)} }
+	rows, err := s.db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+	if err != nil {
+		return false, sqliteError(s.Path, err)
+	}
+	var tables []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return false, sqliteError(s.Path, err)
+		}
+		tables = append(tables, n)
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return false, sqliteError(s.Path, err)
+	}
+	rows.Close()
+	if len(tables) == 0 {
+		return true, nil
+	}
+	for _, t := range sweepTables {
+		if !slices.Contains(tables, t) {
+			return false, bad("not a pairgossip sweep results database (its tables: %s; a results database has %s)",
+				strings.Join(tables, ", "), strings.Join(sweepTables, ", "))
+		}
+	}
+	var v string
+	switch err := s.db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, bad("not a pairgossip sweep results database (no schema_version in its meta table)")
+	case err != nil:
+		return false, sqliteError(s.Path, err)
+	}
+	if v != SchemaVersion {
+		return false, bad("schema_version %q, but this pairgossip reads version %s (was it written by another version of pairgossip?)", v, SchemaVersion)
+	}
+	var res []string
+	qr, err := s.db.Query(`PRAGMA quick_check(3)`)
+	if err != nil {
+		return false, sqliteError(s.Path, err)
+	}
+	defer qr.Close()
+	for qr.Next() {
+		var l string
+		if err := qr.Scan(&l); err != nil {
+			return false, sqliteError(s.Path, err)
+		}
+		for _, l := range strings.Split(l, "\n") {
+			if l != "" && !strings.HasPrefix(l, "***") && len(res) < 3 {
+				res = append(res, l)
+			}
+		}
+	}
+	if err := qr.Err(); err != nil {
+		return false, sqliteError(s.Path, err)
+	}
+	if len(res) != 1 || res[0] != "ok" {
+		return false, bad("the database is corrupt (SQLite's quick_check: %s); restore it from a copy, or run the sweep again into a new database", strings.Join(res, "; "))
+	}
+	return false, nil
+}
+
+// sqliteError names a database SQLite refuses to read as a DBError: a file
+// that is not an SQLite database, or a corrupt one; other errors (I/O,
+// permissions) as they are, with the path.
+func sqliteError(path string, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "file is not a database"):
+		return &DBError{Path: path, Msg: "not an SQLite database (a sweep results database is one)"}
+	case strings.Contains(msg, "malformed"), strings.Contains(msg, "corrupt"):
+		return &DBError{Path: path, Msg: fmt.Sprintf("the database is corrupt (%v); restore it from a copy, or run the sweep again into a new database", err)}
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // Close closes the database.
@@ -403,6 +573,7 @@ type Outcome struct {
 	Trace   []pairgossip.Record
 	Summary []byte
 	Host    string
+	other   claimResult // not claimed: another runner holds or ran it (nothing run, nothing written)
 }
 
 func nullable(v float64) any {
@@ -413,7 +584,9 @@ func nullable(v float64) any {
 }
 
 // Write stores a run's row and its trace in one transaction, replacing any
-// earlier (failed) attempt.
+// earlier (failed) attempt, and releases the run's claim. A row already
+// final (complete or diverged: written meanwhile by another runner that
+// took the run over) is kept.
 func (s *Store) Write(o *Outcome) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -423,6 +596,19 @@ func (s *Store) Write(o *Outcome) error {
 	}
 	defer tx.Rollback()
 	id := o.Run.ID
+	if s.owner != "" {
+		if _, err := tx.Exec(`DELETE FROM claims WHERE id = ? AND owner = ?`, id, s.owner); err != nil {
+			return err
+		}
+		var old string
+		err := tx.QueryRow(`SELECT status FROM runs WHERE id = ?`, id).Scan(&old)
+		if err == nil && Done(old) {
+			return tx.Commit()
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
 	if _, err := tx.Exec(`DELETE FROM traces WHERE run_id = ?`, id); err != nil {
 		return err
 	}
@@ -547,12 +733,21 @@ type MergeStats struct {
 // a final one. Merging the same source again changes nothing.
 func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 	st := MergeStats{Source: src}
-	if _, err := os.Stat(src); err != nil {
+	fi, err := os.Stat(src)
+	if err != nil {
 		return st, err
 	}
-	if a, b := absPath(src), absPath(s.Path); a == b {
-		return st, fmt.Errorf("%s: cannot merge a database into itself", src)
+	// The same file under another name (a hard or symbolic link) too: its
+	// device and inode. Attaching it would wait for our own lock.
+	if di, err := os.Stat(s.Path); err == nil && os.SameFile(fi, di) {
+		return st, &DBError{Path: src, Msg: fmt.Sprintf("is the destination %s itself (the same file): cannot merge a database into itself", s.Path)}
 	}
+	// The source must be a sound results database of this version.
+	check, err := OpenExisting(src)
+	if err != nil {
+		return st, err
+	}
+	check.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	conn, err := s.db.Conn(ctx)
@@ -624,15 +819,4 @@ func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 		return st, fmt.Errorf("merge %s: %w", src, err)
 	}
 	return st, nil
-}
-
-func absPath(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.EvalSymlinks(a); err == nil {
-		return r
-	}
-	return a
 }

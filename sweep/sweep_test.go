@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,7 +131,7 @@ func TestBadFiles(t *testing.T) {
 		{"bases:\n  iters: 100\n", `s.yaml:1: unknown key "bases" (valid: name, base, axes, optimum)`},
 		{"axes:\n  seed: []\n", `s.yaml:2: axis "seed" is empty`},
 		{"axes:\n  seed:\n", `s.yaml:2: axis "seed" is empty`},
-		{"axes:\n  seed: {range: [5, 1]}\n", `s.yaml:2: axis "seed" is empty`},
+		{"axes:\n  seed: {range: [5, 1]}\n", `s.yaml:2: axis "seed": key "seed": range [5, 1]: no values (hi < lo with a positive step)`},
 		{"axes:\n  gamma_c: {linspace: [0.1, 1, 0]}\n", `s.yaml:2: axis "gamma_c" is empty`},
 		{"base:\n  iters: abc\n", `s.yaml:2: key "iters": expected an integer, got "abc"`},
 		{"base:\n  iters: 1.5\n", `s.yaml:2: key "iters": expected an integer, got "1.5"`},
@@ -164,6 +165,75 @@ func TestBadFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
 		}
+	}
+}
+
+// TestDecimalNumbers: numbers in sweep files are ordinary decimal numbers;
+// YAML's octal, hexadecimal, binary and underscore spellings (010 would be
+// 8) are refused with the line, the key and the reason, and range ends near
+// the limits of 64-bit integers give exact values or the right message.
+func TestDecimalNumbers(t *testing.T) {
+	bad := []struct{ text, want string }{
+		{"base:\n  iters: 010\n", `s.yaml:2: key "iters": "010": a leading 0 is not accepted (YAML reads 010 as octal 8)`},
+		{"base:\n  iters: 0o10\n", `s.yaml:2: key "iters": "0o10": hexadecimal, octal and binary numbers are not accepted`},
+		{"base:\n  iters: 0x10\n", `s.yaml:2: key "iters": "0x10": hexadecimal, octal and binary numbers are not accepted`},
+		{"base:\n  iters: 0b11\n", `s.yaml:2: key "iters": "0b11": hexadecimal, octal and binary numbers are not accepted`},
+		{"base:\n  iters: 1_000\n", `s.yaml:2: key "iters": "1_000": underscores are not accepted in numbers`},
+		{"base:\n  iters: -0x10\n", `s.yaml:2: key "iters": "-0x10": hexadecimal, octal and binary`},
+		{"base:\n  seed: 017\n", `s.yaml:2: key "seed": "017": a leading 0 is not accepted`},
+		{"base:\n  gamma_c: 1_0.5\n", `s.yaml:2: key "gamma_c": "1_0.5": underscores are not accepted in numbers`},
+		{"base:\n  gamma_c: 0x1p-2\n", `s.yaml:2: key "gamma_c": expected a number, got "0x1p-2"`},
+		{"base:\n  gamma_c: .inf\n", `s.yaml:2: key "gamma_c": expected a finite number, got ".inf"`},
+		{"base:\n  gamma_c: !!float 0x10\n", `s.yaml:2: key "gamma_c": "0x10": hexadecimal, octal and binary`},
+		{"axes:\n  seed: [1, 010]\n", `s.yaml:2: axis "seed": key "seed": "010": a leading 0 is not accepted`},
+		{"axes:\n  seed: {range: [010, 12]}\n", `s.yaml:2: axis "seed": range: "010": a leading 0 is not accepted`},
+		{"axes:\n  gamma_c: {linspace: [0x1, 2, 3]}\n", `s.yaml:2: axis "gamma_c": linspace: "0x1": hexadecimal`},
+		{"axes:\n  gamma_c: {logspace: [1, 1_0, 3]}\n", `s.yaml:2: axis "gamma_c": logspace: "1_0": underscores`},
+		// 64-bit limits: exact messages, never a wrapped-around value.
+		{"base:\n  seed: 18446744073709551616\n", `s.yaml:2: key "seed": 18446744073709551616 is out of range: expected a non-negative integer up to 18446744073709551615`},
+		{"base:\n  iters: 9223372036854775808\n", `s.yaml:2: key "iters": 9223372036854775808 is out of range: expected an integer in [-9223372036854775808, 9223372036854775807]`},
+		{"axes:\n  seed: {range: [18446744073709551615, 18446744073709551616]}\n", `s.yaml:2: axis "seed": key "seed": range [18446744073709551615, 18446744073709551616]: 18446744073709551616 is out of range: expected a non-negative integer up to 18446744073709551615`},
+		{"axes:\n  seed: {range: [0, 18446744073709551615]}\n", `s.yaml:2: axis "seed": key "seed": range [0, 18446744073709551615]: 18446744073709551616 values, more than the limit`},
+		{"axes:\n  seed: {range: [-3, 2]}\n", `s.yaml:2: axis "seed": key "seed": range [-3, 2]: -3 is out of range: expected a non-negative integer`},
+		{"axes:\n  seed: {range: [1, 10, 0]}\n", `range [1, 10, 0]: the step must not be 0`},
+		{"axes:\n  seed: {range: [10, 1, 18446744073709551615]}\n", `range [10, 1, 18446744073709551615]: no values (hi < lo with a positive step)`},
+		{"axes:\n  iters: {range: [9223372036854775806, 9223372036854775808]}\n", `range [9223372036854775806, 9223372036854775808]: 9223372036854775808 is out of range`},
+		{"axes:\n  iters: {range: [-9223372036854775809, -9223372036854775808]}\n", `range [-9223372036854775809, -9223372036854775808]: -9223372036854775809 is out of range`},
+	}
+	for _, c := range bad {
+		_, err := parseString(t, c.text)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+	good := []struct {
+		text string
+		want []string // labels of the first axis, or the seed of the base
+	}{
+		{"axes:\n  seed: [0, 10, +7]\n", []string{"0", "10", "7"}},
+		{"axes:\n  seed: {range: [18446744073709551613, 18446744073709551615]}\n", []string{"18446744073709551613", "18446744073709551614", "18446744073709551615"}},
+		{"axes:\n  seed: {range: [18446744073709551614, 18446744073709551616, 5]}\n", []string{"18446744073709551614"}},
+		{"axes:\n  seed: {range: [18446744073709551615, 0, -9223372036854775808]}\n", []string{"18446744073709551615", "9223372036854775807"}},
+		{"axes:\n  seed: {range: [1, 10, 9223372036854775807]}\n", []string{"1"}},
+		{"axes:\n  gamma_c: [0.5, .25, 1e-2, 2E+1, 10]\n", []string{"0.5", "0.25", "0.01", "20", "10"}},
+	}
+	for _, c := range good {
+		s, err := parseString(t, c.text)
+		if err != nil {
+			t.Errorf("%q: %v", c.text, err)
+			continue
+		}
+		var got []string
+		for _, v := range s.Axes[0].Values {
+			got = append(got, v.Label)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%q: values %v, want %v", c.text, got, c.want)
+		}
+	}
+	s := mustParse(t, "base:\n  seed: 18446744073709551615\n  iters: 10\n")
+	if s.Runs[0].Config.Seed != math.MaxUint64 || s.Runs[0].Config.Iters != 10 {
+		t.Errorf("seed %d, iters %d", s.Runs[0].Config.Seed, s.Runs[0].Config.Iters)
 	}
 }
 

@@ -43,7 +43,6 @@ import (
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/cli"
 	"github.com/pairgossip/pairgossip/internal/filelock"
-	"github.com/pairgossip/pairgossip/internal/progress"
 )
 
 // usageError is a bad flag or input: exit status 2.
@@ -329,6 +328,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		defer lock.Unlock()
 	}
+	prog := newRunProgress(stderr)
+	defer prog.close()
 	// SIGINT/SIGTERM during the set-up (a large data file or graph, a pipe
 	// that never ends) stops the process: nothing is written yet.
 	prepared := make(chan struct{})
@@ -340,18 +341,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				return
 			default:
 			}
+			prog.close()
 			fmt.Fprintln(stderr, "pairgossip: interrupted during the set-up; nothing was written")
 			lock.Unlock()
 			exit(130)
 		case <-prepared:
 		}
 	}()
-	run, err := pairgossip.Prepare(cfg)
+	run, err := pairgossip.PrepareWith(cfg, pairgossip.PrepareOptions{OnStage: prog.update})
 	close(prepared)
 	if err != nil {
+		prog.close()
 		return usageError{Err: err}
 	}
 	defer run.Close()
+	prog.clear()
 	for _, w := range run.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
@@ -365,9 +369,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "resuming from iteration %d of %d (%s)\n", run.Sim.Iter(), cfg.Iters, a.resume)
 	}
-	prog := newRunProgress(stderr, cfg.Iters)
-	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
-	prog.line.Close()
+	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, OnProgress: prog.update,
+		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
+	prog.close()
 	sum := run.Summarize(res, runErr)
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
@@ -397,31 +401,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s %s on %s (%d nodes), %d iterations in %.2fs\n", run.Config.Algorithm, run.Config.Problem, run.Config.Graph, run.Problem.N, sum.Iter, sum.WallSeconds)
-	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; centralized optimum %.6g; AUC %.4f\n",
-		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, float64(sum.OptimumObjective), float64(sum.AUCMean))
+	opt := "not solved (--no-optimum)"
+	if res.Optimum != nil {
+		opt = fmt.Sprintf("%.6g", float64(sum.OptimumObjective))
+	} else if res.OptimumSkipped != "" {
+		opt = "not solved (too large: see summary.json)"
+	}
+	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; centralized optimum %s; AUC %.4f\n",
+		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, opt, float64(sum.AUCMean))
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(a.out, "trace.csv"), filepath.Join(a.out, "summary.json"))
 	return nil
-}
-
-// runProgress is pairgossip run's status line (package progress): the
-// iterations done, the objective and the time left, on stderr when it is a
-// terminal.
-type runProgress struct {
-	line  *progress.Line
-	total int64
-}
-
-func newRunProgress(w io.Writer, total int64) *runProgress {
-	return &runProgress{line: progress.NewLine(w), total: total}
-}
-
-func (p *runProgress) record(r engine.Record) {
-	if !p.line.On() {
-		return
-	}
-	eta := "?"
-	if d, ok := progress.ETA(p.line.Elapsed(), float64(r.Iter), float64(p.total)); ok {
-		eta = d.Round(time.Second).String()
-	}
-	p.line.Draw(fmt.Sprintf("%5.1f%%  iter %d/%d  objective %.5g  ETA %s", 100*float64(r.Iter)/float64(p.total), r.Iter, p.total, r.ObjMean, eta))
 }

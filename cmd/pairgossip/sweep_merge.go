@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,14 +28,26 @@ func sweepMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Every source is checked before the destination is created or
+	// written: a bad one (not a results database, corrupt, the destination
+	// itself under another name) merges nothing.
+	for _, src := range srcs {
+		if err := checkMergeSource(src, *results); err != nil {
+			return usageError{Err: err}
+		}
+	}
 	st, err := sweep.Open(*results)
 	if err != nil {
-		return err
+		return usageError{Err: err} // a bad, corrupt or unwritable database
 	}
 	defer st.Close()
 	var added, present int
 	for _, src := range srcs {
 		ms, err := st.Merge(context.Background(), src)
+		var dbErr *sweep.DBError
+		if errors.As(err, &dbErr) || errors.Is(err, os.ErrNotExist) {
+			return usageError{Err: err} // a bad source: not merged, nothing written
+		}
 		if err != nil {
 			return err
 		}
@@ -75,4 +88,22 @@ func mergeSources(paths []string) ([]string, error) {
 		srcs = append(srcs, m...)
 	}
 	return srcs, nil
+}
+
+// checkMergeSource refuses a source that is the destination (the same
+// file, also through a hard or symbolic link: device and inode compared)
+// or that is not a sound results database.
+func checkMergeSource(src, dst string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if di, err := os.Stat(dst); err == nil && os.SameFile(fi, di) {
+		return fmt.Errorf("%s: is the destination %s itself (the same file): cannot merge a database into itself", src, dst)
+	}
+	st, err := sweep.OpenExisting(src)
+	if err != nil {
+		return err
+	}
+	return st.Close()
 }

@@ -53,7 +53,7 @@ func sweepRun(args []string, stdout, stderr io.Writer) error {
 	}
 	st, err := sweep.Open(a.dbPath)
 	if err != nil {
-		return err
+		return usageError{Err: err} // a bad, corrupt or unwritable database
 	}
 	defer st.Close()
 	if !a.quiet {
@@ -65,8 +65,15 @@ func sweepRun(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prog := newSweepProgress(stderr, a.quiet)
+	waited := false
+	onWait := func(held int) {
+		if !a.quiet && !waited {
+			prog.note(fmt.Sprintf("waiting for %d runs that another sweep run on %s is running (its runs are taken over if it stops)", held, a.dbPath))
+		}
+		waited = true
+	}
 	rep, err := sweep.Execute(ctx, sw, runs, st, sweep.Options{Cores: a.cores, Jobs: a.jobs, Workers: a.workers,
-		RerunFailed: a.rerun, OnEvent: prog.event})
+		RerunFailed: a.rerun, OnEvent: prog.event, OnWait: onWait})
 	prog.close()
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -75,8 +82,12 @@ func sweepRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "sweep %s: %d runs%s: %d run now (%d complete, %d diverged, %d failed) in %s, %d already done; results in %s\n",
-		sw.Name, len(runs), share, rep.Ran, rep.Complete, rep.Diverged, rep.Failed, sweepDur(rep.Elapsed), rep.Skipped, a.dbPath)
+	others := ""
+	if rep.Others > 0 {
+		others = fmt.Sprintf(", %d run meanwhile by another sweep run", rep.Others)
+	}
+	fmt.Fprintf(stdout, "sweep %s: %d runs%s: %d run now (%d complete, %d diverged, %d failed) in %s, %d already done%s; results in %s\n",
+		sw.Name, len(runs), share, rep.Ran, rep.Complete, rep.Diverged, rep.Failed, sweepDur(rep.Elapsed), rep.Skipped, others, a.dbPath)
 	if rep.Failed > 0 {
 		return fmt.Errorf("%d runs failed (their errors: pairgossip sweep status --results %s --failed)", rep.Failed, a.dbPath)
 	}
@@ -161,6 +172,7 @@ type sweepProgress struct {
 	line  *progress.Line
 	mu    sync.Mutex
 	last  *sweep.Event // the latest event, nil before the first
+	extra string       // a note at the end of the status line
 }
 
 func newSweepProgress(stderr io.Writer, quiet bool) *sweepProgress {
@@ -180,7 +192,7 @@ func (p *sweepProgress) event(e sweep.Event) {
 		p.last = &e
 		p.mu.Unlock()
 		p.redraw()
-	case !e.Start:
+	case !e.Start && e.Outcome != nil:
 		o := e.Outcome
 		msg := o.Status
 		if o.Error != "" {
@@ -189,6 +201,22 @@ func (p *sweepProgress) event(e sweep.Event) {
 		fmt.Fprintf(p.w, "[%d/%d] run %d %s (%s): %s, %s\n", e.Done, e.Todo, e.Run.Index, e.Run.ID,
 			strings.Join(e.Run.Labels, " "), msg, sweepDur(o.Wall))
 	}
+}
+
+// note shows a message: as a line of its own off a terminal, at the end
+// of the status line on one.
+func (p *sweepProgress) note(msg string) {
+	if p.quiet {
+		return
+	}
+	if p.line.On() {
+		p.mu.Lock()
+		p.extra = "  (" + msg + ")"
+		p.mu.Unlock()
+		p.redraw()
+		return
+	}
+	fmt.Fprintln(p.w, msg)
 }
 
 // redraw draws the status line from the latest event, with the time
@@ -205,8 +233,8 @@ func (p *sweepProgress) redraw() {
 	if d, ok := e.ETA(); ok {
 		eta = sweepDur(d)
 	}
-	p.line.Draw(fmt.Sprintf("[%d/%d] %3.0f%%  running %d  elapsed %s  ETA %s", e.Done, e.Todo,
-		100*e.WorkDone/max(e.WorkTodo, 1), e.Running, sweepDur(e.Elapsed), eta))
+	p.line.Draw(fmt.Sprintf("[%d/%d] %3.0f%%  running %d  elapsed %s  ETA %s%s", e.Done, e.Todo,
+		100*e.WorkDone/max(e.WorkTodo, 1), e.Running, sweepDur(e.Elapsed), eta, p.extra))
 }
 
 // close draws the line a last time and ends it.

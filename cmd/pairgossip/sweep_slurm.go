@@ -42,16 +42,23 @@ func sweepSlurm(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
-		return err
-	}
-	text := sweep.SlurmScript(sweep.SlurmOptions{Binary: bin, SweepFile: file, WorkDir: wd, ResultsDir: dir, Tasks: n,
+	opt := sweep.SlurmOptions{Binary: bin, SweepFile: file, WorkDir: wd, ResultsDir: dir, Tasks: n,
 		Partition: a.partition, Time: a.time, CPUsPerTask: a.cpus, Mem: a.mem, Extra: a.extra, PlanHash: sw.PlanHash(),
-		Runs: len(sw.Runs), Name: sw.Name})
+		Runs: len(sw.Runs), Name: sw.Name}
+	if err := opt.Check(); err != nil {
+		return usageError{Err: err}
+	}
 	path := a.script
 	if path == "" {
 		path = filepath.Join(dir, "sweep.sbatch")
 	}
+	if c := sweep.ControlChar(path); c != "" {
+		return usagef("--script: %q contains %s", path, c)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		return err
+	}
+	text := sweep.SlurmScript(opt)
 	if err := atomicfile.WriteBytes(path, []byte(text)); err != nil {
 		return err
 	}
@@ -63,7 +70,8 @@ func sweepSlurm(args []string, stdout, stderr io.Writer) error {
 		each = fmt.Sprintf("%d–%d", len(sw.Runs)/n, len(sw.Runs)/n+1)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d runs in %d array tasks (%s runs and %d CPU(s) each)\n", path, len(sw.Runs), n, each, a.cpus)
-	fmt.Fprintf(stdout, "submit:  sbatch %s\nthen:    %s sweep merge %s --results %s\n", path, bin, dir, filepath.Join(dir, "results.db"))
+	q := sweep.ShellQuote
+	fmt.Fprintf(stdout, "submit:  sbatch %s\nthen:    %s sweep merge %s --results %s\n", q(path), q(bin), q(dir), q(filepath.Join(dir, "results.db")))
 	return nil
 }
 
@@ -101,11 +109,6 @@ func parseSlurmArgs(args []string, stderr io.Writer) (*slurmArgs, error) {
 	if a.tasks < 0 || a.perTask < 0 || (a.tasks > 0 && a.perTask > 0) {
 		return nil, usagef("give --tasks N or --runs-per-task K (>= 1), not both")
 	}
-	for _, s := range []string{a.partition, a.mem} {
-		if strings.ContainsAny(s, " \t\n'\"") {
-			return nil, usagef("bad value %q: no spaces or quotes", s)
-		}
-	}
 	return &a, nil
 }
 
@@ -115,9 +118,6 @@ func parseSlurmArgs(args []string, stderr io.Writer) (*slurmArgs, error) {
 func slurmPaths(a *slurmArgs) (dir, file, bin string, err error) {
 	if dir, err = filepath.Abs(a.resultsDir); err != nil {
 		return
-	}
-	if strings.ContainsAny(dir, " \t\n") {
-		return "", "", "", usagef("--results-dir: SLURM's #SBATCH --output cannot take a path with spaces: %q", dir)
 	}
 	if file, err = filepath.Abs(a.file); err != nil {
 		return

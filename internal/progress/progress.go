@@ -131,6 +131,21 @@ func (l *Line) draw(text string) {
 	l.drawn, l.last = true, time.Now()
 }
 
+// Clear erases the line, so that a message can be written on stderr in its
+// place; the next Draw draws it again.
+func (l *Line) Clear() {
+	if !l.on {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.drawn || l.done {
+		return
+	}
+	io.WriteString(l.w, "\r"+strings.Repeat(" ", l.width)+"\r")
+	l.width, l.drawn = 0, false
+}
+
 // Close stops the redrawing of Every and, if the line was drawn, ends it
 // with a newline so that what follows starts on a line of its own. Draws
 // after Close write nothing. Close may be called more than once.

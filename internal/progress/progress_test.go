@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,5 +192,30 @@ func TestEvery(t *testing.T) {
 	}
 	if !strings.HasPrefix(out, "\rtick") || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("wrote %q", out)
+	}
+}
+
+// TestClear: Clear blanks the drawn text and returns the cursor to the start
+// of the line, so that a message takes its place; the next Draw starts
+// afresh, and a cleared line that is not drawn again ends with no newline.
+func TestClear(t *testing.T) {
+	var buf lockedBuffer
+	l := newLine(&buf, true)
+	l.Clear() // nothing drawn: nothing to clear
+	l.Draw("abc")
+	l.Clear()
+	io.WriteString(&buf, "warning: x\n")
+	l.Draw("de")
+	l.Clear()
+	l.Close()
+	want := "\rabc" + "\r   \r" + "warning: x\n" + "\rde" + "\r  \r"
+	if got := buf.String(); got != want {
+		t.Fatalf("wrote %q, want %q", got, want)
+	}
+	off := newLine(&buf, false)
+	off.Draw("x")
+	off.Clear()
+	if got := buf.String(); got != want {
+		t.Fatalf("a line off a terminal wrote %q", got[len(want):])
 	}
 }

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"io"
+	"math"
+
+	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// The asynchronous schedule for metric learning (Algorithm 3, ψ = PSD cone,
+// none or squared ℓ2; gossip or unbiased estimator): the cone structure of
+// exec_cone.go brought to the event loop.
+//
+// As in the synchronous case θ_k = c_k·U_k with U_k = Proj_{S+}(−z_k) (PSD
+// cone) or −z_k (none, squared ℓ2) and c_k = γ(m_k) (or γ(m_k)/(1 +
+// 2m_kγ(m_k)λ)), here with node k's own clock m_k. U_k is cached per node,
+// so an endpoint's hinge test is one d×d quadratic form, δᵀU_kδ, and θ_k is
+// never rebuilt for a read. What an event needs besides:
+//
+//   - after the averaging both endpoints hold the same v = (z_i + z_j)/2:
+//     one eigendecomposition of −v serves both (the reference does one per
+//     endpoint);
+//   - an endpoint whose hinge is active adds a rank-one s·δδᵀ/p_k to v: its
+//     decomposition is a rank-one update of that of −v (problem.EigUpdate,
+//     O(d²) plus one d×d product) instead of a second eigensolver call;
+//   - an endpoint without a gradient has U_k = Proj(−v): when neither has
+//     one, the projection is rebuilt once and copied.
+//
+// A decomposition is updated at most once before the next averaging
+// replaces it, so no rounding accumulates across events (the synchronous
+// schedule's coneMaxUpdates has nothing to bound here). The averaging
+// itself has no cheaper path than a fresh decomposition: v is the mean of
+// two unrelated matrices (their difference is a sum of many past rank-one
+// gradients, full rank after a few activations); bench/RESULTS.md has the
+// measured split of an event's time.
+//
+// In real arithmetic this is Algorithm 3 exactly; in floating point z is the
+// reference's bit for bit (the same updates in the same order) as long as no
+// hinge test falls on its boundary by rounding, and θ, θ̄ agree with the
+// reference to rounding (tested). An event touches the rows of its two
+// endpoints only and uses per-worker scratch, so the parallel executor
+// (exec_asyncpar.go) runs it unchanged and results are bit-identical for
+// any number of workers.
+
+// On the PSD cone an event costs an eigendecomposition, so the parallel
+// executor takes it from asyncHeavyMinNodes nodes on (instead of
+// asyncMinNodes) and runs levels from asyncHeavyMinLevel events on.
+var (
+	asyncHeavyMinNodes = 64
+	asyncHeavyMinLevel = 2
+)
+
+// heavyAsync reports whether cfg on sh runs the asynchronous metric schedule
+// on the PSD cone.
+func heavyAsync(sh Shape, cfg Config) bool {
+	k, err := choose(sh, cfg)
+	return err == nil && k.name == "async-cone" && sh.Reg == problem.RegPSD
+}
+
+// asyncConeExec is the asynchronous metric-learning schedule.
+type asyncConeExec struct {
+	s   *state
+	cr  *crew
+	U   layout.Matrix // U_k: θ_k = c_k·U_k
+	ck  []float64     // c_k (0 before node k's first activation)
+	psd bool
+	sc  []*asyncConeScratch // per worker
+}
+
+// asyncConeScratch is one worker's buffers, allocated once.
+type asyncConeScratch struct {
+	V, lam   []float64 // the decomposition of −v: eigenvectors in columns, eigenvalues ascending
+	V2, lam2 []float64 // an endpoint's rank-one updated copy
+	delta    []float64
+	eup      *problem.EigUpdate
+	rank1    int64
+	_        [64]byte // keep workers' counters apart
+}
+
+// asyncConeFits reports whether the asynchronous metric schedule runs the
+// problem.
+func asyncConeFits(sh Shape, cfg Config, _ bool) bool {
+	r := sh.Reg
+	return sh.Loss.IsMetric() && cfg.Algorithm == Async && !cfg.ExactPSD &&
+		(r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq)
+}
+
+// asyncConeBytes is U and c, and per worker the eigen buffers (V, λ, their
+// updated copies, δ and problem.EigUpdate's).
+func asyncConeBytes(sh Shape, _ Config, workers int) int64 {
+	n, d := int64(sh.N), int64(sh.D)
+	b := n*int64(layout.Stride(sh.P))*8 + n*8
+	if sh.Reg == problem.RegPSD {
+		per := (2*d*d+3*d)*8 + (3*d*d+5*d)*8 + 3*d*8 + 160
+		b += int64(max(1, workers)) * per
+	}
+	return b
+}
+
+func newAsyncConeExec(s *state, cr *crew) executor {
+	n, d := s.prob.N, s.prob.D
+	e := &asyncConeExec{s: s, cr: cr, U: layout.New(n, s.prob.P), ck: make([]float64, n),
+		psd: s.prob.Reg.Kind == problem.RegPSD}
+	if e.psd {
+		e.sc = make([]*asyncConeScratch, len(cr.ws))
+		for w := range e.sc {
+			e.sc[w] = &asyncConeScratch{
+				V: make([]float64, d*d), lam: make([]float64, d),
+				V2: make([]float64, d*d), lam2: make([]float64, d),
+				delta: make([]float64, d), eup: problem.NewEigUpdate(d),
+			}
+		}
+	}
+	return e
+}
+
+// scale returns c > 0 with θ = c·U for clock m.
+func (e *asyncConeExec) scale(m float64) float64 {
+	s := e.s
+	g := s.gamma(m)
+	if r := s.prob.Reg; r.Kind == problem.RegL2Sq {
+		return g / (1 + float64(2*m*g*r.Lambda))
+	}
+	return g
+}
+
+// advance runs events up to min(stop, t + 256).
+func (e *asyncConeExec) advance(stop int64) error {
+	return e.serialTo(min(stop, e.s.t+256))
+}
+
+// serialTo runs events in stream order until s.t reaches stop.
+func (e *asyncConeExec) serialTo(stop int64) error {
+	s := e.s
+	for s.t < stop {
+		i, j := s.drawEdge()
+		t := s.t + 1
+		nz, bad := e.event(i, j, t, 0)
+		s.t = t
+		s.gradEvals += 2
+		s.nonzero += nz
+		if bad >= 0 {
+			return s.diverged(divergence{t: t, node: bad})
+		}
+	}
+	return nil
+}
+
+// event is the asynchronous event t on edge (i, j), run by worker w: swap
+// y_i ↔ y_j, the hinge tests at the endpoints' current θ, average z_i and
+// z_j, then each endpoint's gradient, projection, clock and running average.
+func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
+	s, p := e.s, e.s.prob
+	s.swapY(i, j)
+	ends := [2]int{i, j}
+	var wt [2]float64 // the gradient's weight s·(1/p_k) when the hinge is active
+	var aux [2]int
+	for x, k := range ends {
+		a := s.aux(k, t)
+		aux[x] = a
+		sg := 1.0
+		if p.Label[k] != p.Label[a] {
+			sg = -1
+		}
+		if sg*(p.B-float64(e.ck[k]*p.Dist(e.U.Row(k), s.X.Row(k), s.X.Row(a)))) < 1 {
+			wt[x] = s.invP[k] * sg
+		}
+	}
+	s.average(i, j)
+	var sc *asyncConeScratch
+	eigOK := true
+	if e.psd {
+		sc = e.sc[w]
+		if eigOK = e.cr.ws[w].EigSym(sc.V, sc.lam, s.Z.Row(i), -1); !eigOK {
+			for a := range sc.lam {
+				sc.lam[a] = math.NaN()
+			}
+		}
+	}
+	bad = -1
+	for x, k := range ends {
+		z, u := s.Z.Row(k), e.U.Row(k)
+		xk, y := s.X.Row(k), s.X.Row(aux[x])
+		if wt[x] != 0 {
+			problem.AddOuterDiff(z, wt[x], xk, y)
+			nonzero++
+		}
+		switch {
+		case !e.psd:
+			for a, v := range z {
+				u[a] = -v
+			}
+		case wt[x] != 0 && eigOK:
+			// −z = −v − wt·δδᵀ: a rank-one update of −v's decomposition.
+			copy(sc.V2, sc.V)
+			copy(sc.lam2, sc.lam)
+			for a := range sc.delta {
+				sc.delta[a] = xk[a] - y[a]
+			}
+			if sc.eup.RankOneUpdate(sc.V2, sc.lam2, -wt[x], sc.delta) {
+				sc.rank1++
+			} else if !e.cr.ws[w].EigSym(sc.V2, sc.lam2, z, -1) {
+				for a := range sc.lam2 {
+					sc.lam2[a] = math.NaN()
+				}
+			}
+			e.cr.ws[w].ProjectFromEig(u, sc.V2, sc.lam2)
+		case x == 1 && wt[0] == 0:
+			// Both endpoints hold v: U_j = U_i.
+			copy(u, e.U.Row(i))
+		default:
+			e.cr.ws[w].ProjectFromEig(u, sc.V, sc.lam)
+		}
+		s.Count[k]++
+		cnt := float64(s.Count[k])
+		c := e.scale(cnt * s.invP[k])
+		e.ck[k] = c
+		ca, cb := 1-1/cnt, 1/cnt
+		bar := s.ThetaBar.Row(k)
+		for a := range bar {
+			bar[a] = float64(ca*bar[a]) + float64(cb*float64(c*u[a]))
+		}
+		if !finite(bar) && bad < 0 {
+			bad = k
+		}
+	}
+	return nonzero, bad
+}
+
+func (e *asyncConeExec) prefetching() bool             { return false }
+func (e *asyncConeExec) prefetch(w, i, j int, t int64) {}
+func (e *asyncConeExec) touched()                      {}
+
+// theta sets dst = θ_k = c_k·U_k.
+func (e *asyncConeExec) theta(k int, dst []float64) {
+	u, c := e.U.Row(k), e.ck[k]
+	for a := range dst {
+		dst[a] = c * u[a]
+	}
+}
+
+// restore rebuilds c from the clocks and, off the PSD cone, U = −z; on the
+// cone U comes from the checkpoint (applySaved), since recomputing it from z
+// would round differently from the rank-one path that made it.
+func (e *asyncConeExec) restore() {
+	s := e.s
+	for k, cnt := range s.Count {
+		e.ck[k] = 0
+		if cnt > 0 {
+			e.ck[k] = e.scale(float64(cnt) * s.invP[k])
+		}
+		if !e.psd {
+			u := e.U.Row(k)
+			for a, v := range s.Z.Row(k) {
+				u[a] = -v
+			}
+		}
+	}
+}
+
+// rankOne returns the number of rank-one eigen-updates done in place of
+// eigendecompositions.
+func (e *asyncConeExec) rankOne() int64 {
+	var n int64
+	for _, sc := range e.sc {
+		n += sc.rank1
+	}
+	return n
+}
+
+// savedLen is the number of floats of U that checkpoints carry (PSD cone
+// only: U is then not a bitwise function of z).
+func (e *asyncConeExec) savedLen() int {
+	if !e.psd {
+		return 0
+	}
+	return e.U.Rows * e.U.Cols
+}
+
+// writeSaved writes U row by row.
+func (e *asyncConeExec) writeSaved(w io.Writer, fc *floatCodec) error {
+	for k := 0; k < e.U.Rows; k++ {
+		if err := fc.write(w, e.U.Row(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *asyncConeExec) checkSaved([]float64) error { return nil }
+
+// applySaved copies U back.
+func (e *asyncConeExec) applySaved(v []float64) {
+	for k := 0; k < e.U.Rows; k++ {
+		v = v[copy(e.U.Row(k), v):]
+	}
+}
+
+func (e *asyncConeExec) close() {}
