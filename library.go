@@ -65,8 +65,7 @@ func (in Input) configFor(cfg *Config) (Config, error) {
 // load returns the data: Input's, or Config.Data loaded.
 func (in Input) load(cfg Config) (*dataset.Dataset, error) {
 	if in.X == nil {
-		return dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, N: cfg.N, Dim: cfg.Dim, Classes: cfg.Classes,
-			Workers: cfg.Workers, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}})
+		return dataset.Load(cfg.Data, cfg.LoadOptions())
 	}
 	ds := &dataset.Dataset{Name: MemoryName, N: in.N, D: in.D, X: slices.Clone(in.X), Class: slices.Clone(in.Labels)}
 	return ds, nil

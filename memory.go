@@ -77,8 +77,24 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 		}
 	}
 	k := max(cfg.PointsNode, 1)
-	row := int64(layout.Stride(P)) * 8
 	var m MemoryEstimate
+	// Sizes whose state alone is beyond any machine would overflow the
+	// int64 arithmetic below (a negative estimate passes every check):
+	// saturate instead, so that the estimate only says "too large".
+	pf := float64(d)
+	if metric {
+		pf *= float64(d) // d·d may overflow an int
+	}
+	rowsF := float64(n) + 64*float64(max(workers, 1)) + 1024 // the state's rows, the workers' and the measurement's buffers
+	big := rowsF*(pf*8+float64(d)*16+64)*16 > 1<<58
+	if metric && float64(n)*float64(n)*8 > 1<<58 { // the optimum solver's n×n
+		big = true
+	}
+	if big || n < 0 || d < 0 {
+		m.State = 1 << 60
+		return m
+	}
+	row := int64(layout.Stride(P)) * 8
 	rows := int64(n)
 	if cfg.Algorithm == "centralized" {
 		rows = 1
@@ -117,6 +133,9 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 	}
 	if cfg.SkipOptimum {
 		m.Solver = 0
+	}
+	if m.State < 0 || m.Graph < 0 || m.Measure < 0 || m.Solver < 0 || m.Total() < 0 { // overflowed after all
+		return MemoryEstimate{State: 1 << 60}
 	}
 	return m
 }

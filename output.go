@@ -18,8 +18,8 @@ var TraceColumns = []string{"iter", "grad_evals", "grad_evals_nonzero", "objecti
 	"objective_min", "objective_max", "auc_mean", "bias", "consensus"}
 
 // TraceMeasureColumns follow TraceColumns in trace.csv: the standard errors
-// of objective_mean, auc_mean and bias (0 when exact, as at small n; NaN for
-// the AUC of metric learning) and the pairs sampled for the objective and
+// of objective_mean, auc_mean and bias (0 when exact, as at small n; empty,
+// no value, for the AUC of metric learning) and the pairs sampled for the objective and
 // AUC (0 when exact). They come last so that readers of the first columns
 // keep working.
 var TraceMeasureColumns = []string{"objective_stderr", "auc_stderr", "bias_stderr", "measure_pairs"}
@@ -47,10 +47,23 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func fmtFloat(v float64) string { return CSVFloat(v) }
+
+// CSVFloat formats a value for a CSV file of this project: the shortest
+// round-trip form, and an empty field for NaN or ±Inf — the same as null in
+// summary.json (Float) and NULL in a sweep database: one representation of
+// "no finite value" everywhere (the AUC of metric learning, a measurement of
+// an empty trace).
+func CSVFloat(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
 
 // TraceCSV renders a trace as CSV (shortest round-trip float formatting, so
-// equal traces give equal bytes).
+// equal traces give equal bytes; an empty field where a value is NaN or
+// infinite, as summary.json's null).
 func TraceCSV(trace []engine.Record) []byte {
 	var b bytes.Buffer
 	for i, c := range append(slices.Clone(TraceColumns), TraceMeasureColumns...) {

@@ -35,8 +35,17 @@ func TestTraceCSVMeasureColumns(t *testing.T) {
 	if lines[2] != "10,0,0,0.25,0,0,0,0.8,0,0,0.002,0.003,0.0001,8192" {
 		t.Errorf("sampled row %q", lines[2])
 	}
-	if lines[3] != "11,0,0,2,0,0,0,NaN,0,0,0,NaN,0,0" {
-		t.Errorf("metric row %q: auc_stderr must be NaN where auc_mean is", lines[3])
+	if lines[3] != "11,0,0,2,0,0,0,,0,0,0,,0,0" {
+		t.Errorf("metric row %q: auc_stderr must be empty (no value) where auc_mean is", lines[3])
+	}
+	// Non-finite values are empty fields, as they are null in summary.json
+	// (issue #15, item 8).
+	inf := TraceCSV([]engine.Record{{Iter: 1, ObjMean: math.Inf(1), ObjStd: math.Inf(-1), Consensus: math.NaN()}})
+	if row := strings.Split(strings.TrimSpace(string(inf)), "\n")[1]; row != "1,0,0,,,0,0,0,0,,0,0,0,0" {
+		t.Errorf("non-finite row %q", row)
+	}
+	if b := JSON(struct{ A, B Float }{Float(math.Inf(1)), Float(math.NaN())}); !bytes.Contains(b, []byte(`"A": null`)) || !bytes.Contains(b, []byte(`"B": null`)) {
+		t.Errorf("summary.json form %s", b)
 	}
 }
 

@@ -50,6 +50,15 @@ type Config struct {
 	DataSeed uint64 `json:"data_seed"`
 	// LabelColumn is the 1-based label column of a CSV file (0: last).
 	LabelColumn int `json:"label_column,omitempty"`
+	// CSVHeader says whether a CSV file's first line holds column names:
+	// auto (empty), present or absent. LabelName names the label column in
+	// that header; DropColumns lists columns to ignore, comma-separated
+	// 1-based numbers or header names. LIBSVMDim forces the dimension of a
+	// LIBSVM file (0: the largest index).
+	CSVHeader   string `json:"csv_header,omitempty"`
+	LabelName   string `json:"label_name,omitempty"`
+	DropColumns string `json:"drop_columns,omitempty"`
+	LIBSVMDim   int    `json:"libsvm_dim,omitempty"`
 	// N, Dim and Classes size the synthetic-auc and synthetic-metric data
 	// sets (0: their defaults); they must be 0 for the other data.
 	N       int `json:"n,omitempty"`

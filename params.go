@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pairgossip/pairgossip/dataset"
@@ -90,7 +91,16 @@ var params = []*Param{
 	{Field: "DataSeed", Flag: "data-seed", Key: "data_seed", JSON: "data_seed",
 		Help: "seed of the synthetic data set"},
 	{Field: "LabelColumn", Flag: "label-column", Key: "label_column", JSON: "label_column",
-		Help: "CSV: 1-based label column (0: last; negative counts from the end)"},
+		Help: "CSV: 1-based label column (0: last; negative counts from the end); or --label-name"},
+	{Field: "CSVHeader", Flag: "csv-header", Key: "csv_header", JSON: "csv_header", Choices: []string{"present", "absent"}, Auto: "auto", Noun: "CSV header mode",
+		Help: "CSV: whether the first line holds column names: auto (when every feature field of it is\nnon-numeric text), present or absent"},
+	{Field: "LabelName", Flag: "label-name", Key: "label_name", JSON: "label_name",
+		Help: "CSV: the label column by its name in the header line (the file then has one)"},
+	{Field: "DropColumns", Flag: "drop-columns", Key: "drop_columns", JSON: "drop_columns",
+		Help:  "CSV: columns to ignore (an id column...): comma-separated 1-based numbers or header names",
+		check: dropList},
+	{Field: "LIBSVMDim", Flag: "libsvm-dim", Key: "libsvm_dim", JSON: "libsvm_dim",
+		Help: "LIBSVM: the dimension (0: the largest index in the file); an index above it is an error", check: atLeast(0)},
 	{Field: "Graph", Flag: "graph", Key: "graph", JSON: "graph", Group: "graph", Choices: graph.Kinds, Noun: "graph",
 		Help: "topology: " + strings.Join(graph.Kinds, ", ")},
 	{Field: "GraphK", Flag: "k", Key: "graph_k", JSON: "graph_k", Group: "graph",
@@ -142,9 +152,9 @@ var params = []*Param{
 	{Field: "Seed", Flag: "seed", Key: "seed", JSON: "seed",
 		Help: "seed of the edge stream and of every per-node draw"},
 	{Field: "LogPoints", Flag: "log-points", Key: "log_points", JSON: "log_points",
-		Help: "number of log-spaced iterations measured (the last is always one)", check: atLeast(1)},
+		Help: "number of log-spaced iterations measured (the last is always one); at most --iters\n(the default 30 is lowered to --iters) and at most 1000000", check: between(1, MaxLogPoints)},
 	{Field: "EvalNodes", Flag: "eval-nodes", Key: "eval_nodes", JSON: "eval_nodes",
-		Help: "nodes whose θ̄_k are measured: 0 = all when cheap, else a seeded sample; -1 = all"},
+		Help: "nodes whose θ̄_k are measured: 0 = all when cheap, else a seeded sample; -1 = all", check: atLeast(-1)},
 	{Field: "Measure", Flag: "measure", Key: "measure", JSON: "measure", Choices: problem.EvalModeNames, Auto: "auto", Noun: "measurement mode",
 		Help: "how the objective, AUC and bias are measured: auto (exact pair by pair while that costs\n" +
 			"under about a second a measurement, else exact by sorting for the hinge losses and the AUC,\n" +
@@ -156,7 +166,7 @@ var params = []*Param{
 	{Field: "Schedule", Flag: "schedule", Key: "schedule", JSON: "schedule", Choices: scheduleNames(), Auto: string(engine.ScheduleAuto), Noun: "schedule",
 		Help: "how the iterations are executed: auto (reduced where it applies, else blocked/plain/reference),\nplain, blocked (bit-identical to the literal algorithm with the generic kernels), reduced\n(scalar recurrences between touches: exact in real arithmetic, agrees to ~1e-15), reference"},
 	{Field: "Workers", Flag: "workers", JSON: "-",
-		Help: "worker goroutines (0: all cores); results do not depend on it", check: atLeast(0)},
+		Help: "worker goroutines (0: all cores, at most 4096); results do not depend on it", check: between(0, MaxWorkers)},
 	{Field: "Pin", Flag: "pin", JSON: "-",
 		Help: "pin each worker to a CPU of the process's affinity mask (Linux; a no-op, with the\nreason in summary.json, where it cannot help); results do not depend on it"},
 	{Field: "SkipOptimum", Flag: "no-optimum", JSON: "-",
@@ -351,6 +361,8 @@ func (c Config) Validate() error {
 		return paramErrorf("Graph", "algorithm %s needs a graph", algo)
 	case algo == engine.Centralized && est == engine.Unbiased:
 		return paramErrorf("Baseline", "unbiased applies to the gossip algorithms (sync, async), not centralized")
+	case int64(c.LogPoints) > c.Iters && c.LogPoints > DefaultConfig().LogPoints:
+		return paramErrorf("LogPoints", "must be <= the iterations (%d), got %d: a run measures at most once an iteration", c.Iters, c.LogPoints)
 	}
 	return c.validateGraphFile()
 }
@@ -374,6 +386,9 @@ func (c Config) ValidateGraph() error {
 func (c Config) validateGraphFile() error {
 	if c.Graph == "file" && c.GraphFile == "" {
 		return paramErrorf("GraphFile", "must be given when the graph is file")
+	}
+	if c.Graph != "file" && c.GraphFile != "" {
+		return paramErrorf("GraphFile", "is only read when the graph is file, but the graph is %q", c.Graph)
 	}
 	return nil
 }
@@ -400,6 +415,17 @@ func toFloat(v any) float64 {
 	return math.NaN()
 }
 
+// MaxLogPoints bounds --log-points: each measurement is a record of the
+// trace kept in memory and a pass over the evaluated nodes, and a run
+// measured a million times is already measured far more often than a plot
+// can show.
+const MaxLogPoints = 1_000_000
+
+// MaxWorkers bounds --workers: each worker is a goroutine with its own
+// buffers. The bound is fixed (not a multiple of this machine's CPUs) so that
+// a sweep checked on one machine is valid on another.
+const MaxWorkers = 4096
+
 func atLeast(lo float64) func(v any) error {
 	return func(v any) error {
 		if toFloat(v) < lo {
@@ -413,6 +439,17 @@ func above(lo float64) func(v any) error {
 	return func(v any) error {
 		if !(toFloat(v) > lo) {
 			return fmt.Errorf("must be > %v, got %v", lo, v)
+		}
+		return nil
+	}
+}
+
+// between: lo <= v <= hi, for integers (the message gives the bounds as
+// such, "must be in 0..4096").
+func between(lo, hi int64) func(v any) error {
+	return func(v any) error {
+		if x := toFloat(v); !(x >= float64(lo) && x <= float64(hi)) {
+			return fmt.Errorf("must be in %d..%d, got %v", lo, hi, v)
 		}
 		return nil
 	}
@@ -461,6 +498,51 @@ func dataExists(v any) error {
 		return fmt.Errorf("%q: no such file (and not a built-in: %s)", s, strings.Join(builtins, ", "))
 	}
 	return nil
+}
+
+// dropList: --drop-columns is empty or a comma-separated list of 1-based
+// column numbers and names, none empty.
+func dropList(v any) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	for _, it := range strings.Split(s, ",") {
+		it = strings.TrimSpace(it)
+		if it == "" {
+			return fmt.Errorf("an empty entry in %q (comma-separated column numbers or names)", s)
+		}
+		if n, err := strconv.Atoi(it); err == nil && n < 1 {
+			return fmt.Errorf("column %d: columns are numbered from 1", n)
+		}
+	}
+	return nil
+}
+
+// LoadOptions are the options of dataset.Load for c's data: the sizes of
+// the synthetic sets, and how a CSV or LIBSVM file is read (Prepare uses
+// them; so should anything else that loads a run's data, so that it reads
+// the same data).
+func (c Config) LoadOptions() dataset.LoadOptions {
+	csv := dataset.CSVOptions{LabelColumn: c.LabelColumn, LabelName: c.LabelName}
+	switch c.CSVHeader {
+	case "present":
+		csv.Header = dataset.HeaderPresent
+	case "absent":
+		csv.Header = dataset.HeaderAbsent
+	}
+	if c.DropColumns != "" {
+		for _, it := range strings.Split(c.DropColumns, ",") {
+			it = strings.TrimSpace(it)
+			if n, err := strconv.Atoi(it); err == nil {
+				csv.DropColumns = append(csv.DropColumns, n)
+			} else {
+				csv.DropNames = append(csv.DropNames, it)
+			}
+		}
+	}
+	return dataset.LoadOptions{Seed: c.DataSeed, N: c.N, Dim: c.Dim, Classes: c.Classes, Workers: c.Workers,
+		CSV: csv, LIBSVM: dataset.LIBSVMOptions{D: c.LIBSVMDim}}
 }
 
 // fileExists: empty, or an existing file.

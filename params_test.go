@@ -149,8 +149,9 @@ func TestBindFlags(t *testing.T) {
 		switch p.Field {
 		case "Reg":
 			want = "" // chosen by WithDefaults from the problem
-		case "Schedule", "Measure":
-			want = "auto" // the empty value's name
+		}
+		if p.Auto != "" {
+			want = p.Auto // the empty value's name
 		}
 		if f.DefValue != want {
 			t.Errorf("--%s: default %q, want %q (DefaultConfig)", p.Flag, f.DefValue, want)
@@ -199,9 +200,14 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Radius = 0 }, "--ball-radius must be > 0, got 0", `key "ball_radius": must be > 0, got 0`},
 		{func(c *Config) { c.Lambda = -0.1 }, "--lambda must be >= 0, got -0.1", `key "lambda": must be >= 0`},
 		{func(c *Config) { c.B = 0 }, "--b must be > 0, got 0", `key "b": must be > 0`},
-		{func(c *Config) { c.LogPoints = 0 }, "--log-points must be >= 1, got 0", `key "log_points": must be >= 1`},
+		{func(c *Config) { c.LogPoints = 0 }, "--log-points must be in 1..1000000, got 0", `key "log_points": must be in 1..1000000`},
+		{func(c *Config) { c.LogPoints = math.MaxInt }, "--log-points must be in 1..1000000, got 9223372036854775807", `key "log_points"`},
+		{func(c *Config) { c.Iters, c.LogPoints = 100, 101 }, "--log-points must be <= the iterations (100), got 101", `key "log_points": must be <= the iterations`},
+		{func(c *Config) { c.EvalNodes = -2 }, "--eval-nodes must be >= -1, got -2", `key "eval_nodes": must be >= -1`},
+		{func(c *Config) { c.GraphFile = "params.go" }, `--graph-file: is only read when the graph is file, but the graph is "watts-strogatz"`, `key "graph_file": is only read`},
 		{func(c *Config) { c.PointsNode = -1 }, "--points-per-node must be >= 1, got -1", `key "points_per_node"`},
-		{func(c *Config) { c.Workers = -1 }, "--workers must be >= 0, got -1", "--workers must be >= 0"},
+		{func(c *Config) { c.Workers = -1 }, "--workers must be in 0..4096, got -1", "--workers must be in 0..4096"},
+		{func(c *Config) { c.Workers = math.MaxInt }, "--workers must be in 0..4096, got 9223372036854775807", "--workers must be in"},
 		{func(c *Config) { c.Lambda = posInf() }, "--lambda must be a finite number, got +Inf", `key "lambda": must be a finite number`},
 		{func(c *Config) { c.Problem = "ordinal-svm" }, `--problem: unknown problem "ordinal-svm"`, `key "problem": unknown problem "ordinal-svm"`},
 		{func(c *Config) { c.Algorithm = "magic" }, `--algo: unknown algorithm "magic"`, `key "algorithm": unknown algorithm`},
@@ -237,6 +243,11 @@ func TestValidate(t *testing.T) {
 	}
 	// Valid extremes.
 	c := DefaultConfig()
+	c.Iters, c.Workers = 10, MaxWorkers // the default 30 log points are lowered to the iterations
+	if err := c.Validate(); err != nil {
+		t.Errorf("10 iterations with the default log points: %v", err)
+	}
+	c = DefaultConfig()
 	c.Graph, c.Algorithm, c.Schedule, c.GraphP, c.GammaAlpha = "", "centralized", "auto", 1, 0.499
 	if err := c.Validate(); err != nil {
 		t.Errorf("centralized without a graph: %v", err)

@@ -68,6 +68,12 @@ type CSVOptions struct {
 	// DropColumns lists 1-based columns to ignore, e.g. an id column. The
 	// label column cannot be dropped.
 	DropColumns []int
+	// LabelName names the label column by its name in the header line, and
+	// DropNames columns to ignore by theirs; either means the file has a
+	// header (Header must not be HeaderAbsent). LabelName replaces
+	// LabelColumn, which must then be 0.
+	LabelName string
+	DropNames []string
 	// Standardize z-scores each feature (population std; a constant column
 	// becomes 0).
 	Standardize bool
@@ -180,6 +186,14 @@ func (p *csvParser) prepare() error {
 	default:
 		return p.errf(0, 0, "CSVOptions.Header: unknown mode %d", int(p.opt.Header))
 	}
+	if p.opt.LabelName != "" || len(p.opt.DropNames) > 0 {
+		if p.opt.Header == HeaderAbsent {
+			return p.errf(0, 0, "columns named (--label-name, --drop-columns by name) need a header line, but --csv-header is absent")
+		}
+		if p.opt.LabelName != "" && p.opt.LabelColumn != 0 {
+			return p.errf(0, 0, "--label-name %q and --label-column %d both name the label column: give one", p.opt.LabelName, p.opt.LabelColumn)
+		}
+	}
 	return nil
 }
 
@@ -200,12 +214,37 @@ func (p *csvParser) firstLine(f *csvFormat, line string, lineNo int, fields []st
 	f.comma = strings.IndexByte(line, ',') >= 0
 	fields = splitFields(fields, line, f.comma)
 	f.nf = len(fields)
+	labelCol, drop := p.opt.LabelColumn, p.opt.DropColumns
+	named := p.opt.LabelName != "" || len(p.opt.DropNames) > 0
+	if named { // the first line is the header: find the names in it
+		find := func(flag, name string) (int, error) {
+			if i := slices.Index(fields, name); i >= 0 {
+				return i + 1, nil
+			}
+			return 0, p.errf(lineNo, 0, "%s: no column %q in the header (%s)", flag, name, strings.Join(fields, ", "))
+		}
+		if p.opt.LabelName != "" {
+			c, err := find("--label-name", p.opt.LabelName)
+			if err != nil {
+				return fields, false, err
+			}
+			labelCol = c
+		}
+		drop = slices.Clone(drop)
+		for _, name := range p.opt.DropNames {
+			c, err := find("--drop-columns", name)
+			if err != nil {
+				return fields, false, err
+			}
+			drop = append(drop, c)
+		}
+	}
 	var msg string
-	f.label, f.keep, msg = resolveColumns(f.nf, p.opt.LabelColumn, p.opt.DropColumns)
+	f.label, f.keep, msg = resolveColumns(f.nf, labelCol, drop)
 	if msg != "" {
 		return fields, false, p.errf(lineNo, 0, "%s", msg)
 	}
-	if p.opt.Header == HeaderPresent || (p.opt.Header == HeaderAuto && p.looksLikeHeader(fields, f.keep)) {
+	if named || p.opt.Header == HeaderPresent || (p.opt.Header == HeaderAuto && p.looksLikeHeader(fields, f.keep)) {
 		f.headerLine = lineNo
 		return fields, true, nil
 	}
@@ -222,7 +261,7 @@ func (p *csvParser) firstLine(f *csvFormat, line string, lineNo int, fields []st
 func (p *csvParser) row(f *csvFormat, fields []string, lineNo, rowsBefore int, out []float64, nMissing []int, labels *labelSet, clone bool) (int32, error) {
 	hint := ""
 	if lineNo == f.firstLine && p.opt.Header == HeaderAuto {
-		hint = fmt.Sprintf(" (if line %d is a header, set CSVOptions.Header to HeaderPresent)", lineNo)
+		hint = fmt.Sprintf(" (if line %d is a header, give --csv-header present: CSVOptions.Header in Go)", lineNo)
 	}
 	if len(fields) != f.nf {
 		return 0, p.errf(lineNo, 0, "expected %d fields, got %d%s", f.nf, len(fields), hint)
@@ -323,7 +362,7 @@ func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
 			return nil, p.sizeErr()
 		}
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, p.errf(lineNo+1, 0, "line too long")
+			return nil, p.errf(lineNo+1, 0, "line longer than %d bytes (%s), the longest a data line may be", MaxLineBytes, humanBytes(MaxLineBytes))
 		}
 		return nil, &ParseError{File: p.name, Line: lineNo, Msg: "read error: " + err.Error(), Err: err}
 	}
@@ -386,7 +425,13 @@ func (p *csvParser) build(f *csvFormat, x []float64, rows int, class []int32, na
 	var src strings.Builder
 	fmt.Fprintf(&src, "%s: CSV, %d rows, %d features, label column %d", p.name, rows, d, f.label+1)
 	if len(f.keep)+1 < f.nf {
-		fmt.Fprintf(&src, ", dropped columns %v", p.opt.DropColumns)
+		var dropped []int
+		for c := 0; c < f.nf; c++ {
+			if c != f.label && !slices.Contains(f.keep, c) {
+				dropped = append(dropped, c+1)
+			}
+		}
+		fmt.Fprintf(&src, ", dropped columns %v", dropped)
 	}
 	if f.headerLine > 0 {
 		fmt.Fprintf(&src, ", header on line %d", f.headerLine)
@@ -429,22 +474,22 @@ func resolveColumns(nf, labelCol int, drop []int) (label int, keep []int, msg st
 		label = nf - 1
 	case labelCol > 0:
 		if labelCol > nf {
-			return 0, nil, fmt.Sprintf("LabelColumn %d is out of range: the line has %d fields", labelCol, nf)
+			return 0, nil, fmt.Sprintf("--label-column %d is out of range: the line has %d fields", labelCol, nf)
 		}
 		label = labelCol - 1
 	default:
 		if labelCol < -nf {
-			return 0, nil, fmt.Sprintf("LabelColumn %d is out of range: the line has %d fields", labelCol, nf)
+			return 0, nil, fmt.Sprintf("--label-column %d is out of range: the line has %d fields", labelCol, nf)
 		}
 		label = nf + labelCol
 	}
 	dropped := make([]bool, nf)
 	for _, c := range drop {
 		if c < 1 || c > nf {
-			return 0, nil, fmt.Sprintf("DropColumns: column %d is out of range 1..%d", c, nf)
+			return 0, nil, fmt.Sprintf("--drop-columns: column %d is out of range 1..%d", c, nf)
 		}
 		if c-1 == label {
-			return 0, nil, fmt.Sprintf("DropColumns: column %d is the label column", c)
+			return 0, nil, fmt.Sprintf("--drop-columns: column %d is the label column", c)
 		}
 		dropped[c-1] = true
 	}
@@ -526,13 +571,19 @@ func (lr *limitedReader) Read(b []byte) (int, error) {
 	return k, err
 }
 
-// newLineScanner returns a line scanner whose longest line is bounded by the
-// byte limit (so an over-long input is a size error, not a line error).
+// MaxLineBytes is the longest line the CSV and LIBSVM parsers accept: a
+// line longer than that (a file without line ends, /dev/zero) is an error
+// naming the line, not a buffer that grows with the input.
+const MaxLineBytes = 64 << 20
+
+// newLineScanner returns a line scanner whose longest line is bounded by
+// MaxLineBytes and by the byte limit (so an input over the limit in one line
+// is a size error, not a line error).
 func newLineScanner(r io.Reader, limit int64) *bufio.Scanner {
 	sc := bufio.NewScanner(r)
-	maxLine := DefaultMaxFileBytes
+	maxLine := int64(MaxLineBytes)
 	if limit >= 0 {
-		maxLine = limit + 1
+		maxLine = min(maxLine, limit+1)
 	}
 	maxLine = max(maxLine, 64)
 	sc.Buffer(make([]byte, 0, min(maxLine, 64<<10)), int(min(maxLine, int64(^uint(0)>>1))))

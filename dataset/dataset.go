@@ -431,10 +431,65 @@ func fastDecimal(s string) (v float64, ok bool) {
 	return v, true
 }
 
-// parseValue parses a feature value. It returns a message (empty if ok).
+// isDecimal reports whether s is an ordinary decimal number: an optional
+// sign, digits with at most one decimal point (at least one digit), and an
+// optional exponent (e or E, an optional sign, digits). Go's other
+// spellings, which strconv.ParseFloat also takes ("1_000", "0x1p3"), are
+// not numbers in a data file.
+func isDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits, point := 0, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= '0' && c <= '9' {
+			digits++
+		} else if c == '.' && !point {
+			point = true
+		} else {
+			break
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// parseValue parses a feature value: an ordinary decimal number (isDecimal).
+// It returns a message (empty if ok).
 func parseValue(s string) (float64, string) {
 	if v, ok := fastDecimal(s); ok {
 		return v, ""
+	}
+	if !isDecimal(s) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			return 0, fmt.Sprintf("non-finite value %q", s) // NaN, Inf, Infinity
+		}
+		msg := fmt.Sprintf("cannot parse %q as a number", s)
+		switch {
+		case err == nil || errors.Is(err, strconv.ErrRange): // Go's syntax: 1_000, 0x1p3
+			msg += " (ordinary decimal numbers only, such as 12, -0.5 or 1e-3)"
+		case strings.HasPrefix(s, `"`) || strings.HasPrefix(s, `'`):
+			msg += " (quoted fields are not supported)"
+		}
+		return 0, msg
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {

@@ -63,6 +63,12 @@ func FuzzParseCSV(f *testing.F) {
 	f.Add([]byte("\ufeff1e308,-1e308,0\n1.7e308,5,1\n"), 0, uint8(0), uint8(0), true, 0)
 	f.Add([]byte("1,NaN,0\n"), 0, uint8(0), uint8(0), false, 0)
 	f.Add([]byte(""), 0, uint8(0), uint8(0), false, 0)
+	// Issue #15: Go's number syntax (refused), columns named in a header
+	// (header >= 128 below).
+	f.Add([]byte("1_000,2,1\n3,4,0\n"), 0, uint8(0), uint8(0), false, 0)
+	f.Add([]byte("0x1p3,2,1\n3,4,0\n"), 0, uint8(2), uint8(0), false, 0)
+	f.Add([]byte("id,label,a,b\n101,yes,1,2\n102,no,3,1\n"), 0, uint8(128), uint8(0), false, 0)
+	f.Add([]byte("id,label,a\n101,yes,1\n"), 2, uint8(130), uint8(0), false, 0)
 	f.Fuzz(func(t *testing.T, data []byte, labelCol int, header, impute uint8, std bool, drop int) {
 		opt := CSVOptions{
 			LabelColumn:  labelCol,
@@ -74,6 +80,9 @@ func FuzzParseCSV(f *testing.F) {
 		}
 		if drop != 0 {
 			opt.DropColumns = []int{drop}
+		}
+		if header >= 128 { // columns by name (--label-name, --drop-columns id)
+			opt.LabelName, opt.DropNames = "label", []string{"id"}
 		}
 		checkParsed(t, data, std, func() (*Dataset, error) { return ParseCSV(bytes.NewReader(data), "fuzz.csv", opt) })
 	})
@@ -87,6 +96,8 @@ func FuzzParseLIBSVM(f *testing.F) {
 	f.Add([]byte("4 1:5 2:1 3:1 4:1 5:2 6:1 7:3 8:1 9:1\n2 1:5 2:4 3:4 4:5 5:7 6:10 7:3 8:2 9:1\n"), 9, true)
 	f.Add([]byte("1 1:1e308 2:-1e308\n-1 1:-1.7e308\n"), 0, true)
 	f.Add([]byte("1 1:NaN\n"), 0, false)
+	f.Add([]byte("1 1:1_000\n-1 1:2\n"), 0, false)
+	f.Add([]byte("1 1:0x1p3\n-1 2:1\n"), 2, false)
 	f.Add([]byte(""), 0, false)
 	// The first lines of the real data file (a CSV: must fail cleanly).
 	f.Add(breastCancerData[:200], 0, false)

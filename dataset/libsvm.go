@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -125,7 +126,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 			case k <= prev:
 				return nil, p.errf(lineNo, 0, "index %d in %q after index %d: indices must be strictly increasing", k, tok, prev)
 			case opt.D > 0 && k > int64(opt.D):
-				return nil, p.errf(lineNo, 0, "index %d in %q exceeds the forced dimension D = %d", k, tok, opt.D)
+				return nil, p.errf(lineNo, 0, "index %d in %q exceeds the dimension %d given by --libsvm-dim (LIBSVMOptions.D)", k, tok, opt.D)
 			case k > idxBound:
 				return nil, p.errf(lineNo, 0, "index %d in %q is too large", k, tok)
 			}
@@ -154,6 +155,9 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 		if p.lr.over {
 			return nil, p.sizeErr()
 		}
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, p.errf(lineNo+1, 0, "line longer than %d bytes (%s), the longest a data line may be", MaxLineBytes, humanBytes(MaxLineBytes))
+		}
 		return nil, &ParseError{File: name, Line: lineNo, Msg: "read error: " + err.Error(), Err: err}
 	}
 	n := len(prov)
@@ -165,7 +169,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 		d = opt.D
 	}
 	if d == 0 {
-		return nil, p.errf(0, 0, "no features: no line has an index:value pair (set LIBSVMOptions.D for all-zero data)")
+		return nil, p.errf(0, 0, "no features: no line has an index:value pair (give the dimension with --libsvm-dim, LIBSVMOptions.D in Go, for all-zero data)")
 	}
 	names, remap := labels.finish()
 	if len(names) < 2 {

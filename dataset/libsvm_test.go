@@ -70,7 +70,7 @@ func TestLIBSVMErrors(t *testing.T) {
 		{"empty-value", "1 1:1\n-1 3:\n", LIBSVMOptions{}, ":2: ", []string{`cannot parse "" as a number`}},
 		{"nan", "1 1:1\n-1 2:NaN\n", LIBSVMOptions{}, ":2: ", []string{`non-finite value "NaN"`}},
 		{"inf", "1 1:inf\n", LIBSVMOptions{}, ":1: ", []string{`non-finite value "inf"`}},
-		{"over-D", "1 1:1\n-1 4:1\n", LIBSVMOptions{D: 3}, ":2: ", []string{"index 4", "exceeds the forced dimension D = 3"}},
+		{"over-D", "1 1:1\n-1 4:1\n", LIBSVMOptions{D: 3}, ":2: ", []string{"index 4", "exceeds the dimension 3 given by --libsvm-dim"}},
 		{"negative-D", "1 1:1\n", LIBSVMOptions{D: -1}, ": ", []string{"D = -1"}},
 		{"missing-label", "1 1:1\n2:1 3:1\n", LIBSVMOptions{}, ":2: ", []string{"missing label"}},
 		{"nan-label", "1 1:1\nnan 3:1\n", LIBSVMOptions{}, ":2: ", []string{`non-finite label "nan"`}},

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -101,7 +102,8 @@ func Load(spec string, opt LoadOptions) (*Dataset, error) {
 		cfg.Seed = opt.Seed
 		return Synthetic(cfg)
 	}
-	if _, err := os.Stat(spec); err != nil {
+	st, err := os.Stat(spec)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("dataset: %q: no such file (and not a built-in data set: %s)", spec, builtinNames())
 		}
@@ -117,6 +119,9 @@ func Load(spec string, opt LoadOptions) (*Dataset, error) {
 	csv := opt.CSV
 	if csv.Workers == 0 {
 		csv.Workers = opt.Workers
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		return loadStream(spec, opt.LIBSVM, csv)
 	}
 	switch sniffFormat(spec) {
 	case formatNPY:
@@ -168,6 +173,66 @@ func sniffFormat(path string) int {
 		return formatCSV
 	}
 	if sniffLIBSVM(bufio.NewReaderSize(f, 64<<10)) {
+		return formatLIBSVM
+	}
+	return formatCSV
+}
+
+// loadStream reads data that is not a regular file: a pipe (--data
+// <(cat f.csv), /dev/stdin), a FIFO or a device. The stream is opened once
+// and read once: the format is sniffed from a buffered prefix that the
+// parser then reads again (reopening a pipe would find it empty). Only the
+// text formats can be streamed; the reads are bounded by the size limit
+// and the longest line (MaxLineBytes), so /dev/zero is an error, not a
+// process that grows until the machine runs out of memory.
+func loadStream(path string, lopt LIBSVMOptions, copt CSVOptions) (*Dataset, error) {
+	lim := resolveLimits(copt.MaxFileBytes, 0).bytes
+	f, err := openData(path, lim)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, sniffBytes)
+	head, _ := br.Peek(sniffBytes) // what there is, up to sniffBytes
+	var ds *Dataset
+	switch format := sniffHead(path, head); format {
+	case formatNPY, formatNPZ:
+		return nil, &ParseError{File: path, Msg: "NumPy data must be a regular file, not a pipe or a device (the loader maps it, and reads the labels from a file beside it)"}
+	case formatLIBSVM:
+		ds, err = ParseLIBSVM(br, path, lopt)
+	default:
+		copt.Workers = 1 // the streaming parser
+		ds, err = ParseCSV(br, path, copt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ds.Name = baseName(path)
+	return ds, nil
+}
+
+// sniffBytes is the prefix sniffFormat and loadStream look at.
+const sniffBytes = 64 << 10
+
+// sniffHead decides the format from the name, else from the first bytes of
+// the content (as sniffFormat does for a file).
+func sniffHead(path string, head []byte) int {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return formatNPY
+	case ".npz":
+		return formatNPZ
+	case ".svm", ".libsvm":
+		return formatLIBSVM
+	case ".csv":
+		return formatCSV
+	}
+	switch {
+	case len(head) >= 6 && string(head[:6]) == npyMagic:
+		return formatNPY
+	case len(head) >= 4 && string(head[:4]) == "PK\x03\x04":
+		return formatNPZ
+	case sniffLIBSVM(bufio.NewReaderSize(bytes.NewReader(head), sniffBytes)):
 		return formatLIBSVM
 	}
 	return formatCSV

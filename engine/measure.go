@@ -134,6 +134,87 @@ func (ms *measurer) rowMean(out []float64, x layout.Matrix, rows int) {
 	for a := range out {
 		out[a] /= float64(rows)
 	}
+	for _, v := range out {
+		if math.IsInf(v, 0) { // the sum overflowed: again, scaled
+			ms.rowMeanScaled(out, x, rows)
+			break
+		}
+	}
+}
+
+// The measurements' spreads (objective_std, consensus) are computed in
+// plain arithmetic, and again with every value scaled by a power of two
+// (exact) only where that overflowed: values near 1e200 (a huge step size)
+// are finite, and so are their spreads, while their squares are not. Where
+// nothing overflows, the results (and the engine's golden checksums) are
+// those of the plain formulas.
+
+// scaleOf returns the power of two 2^-e with max|v| < 2^e (1 for zeros or
+// non-finite values, which stay what they are).
+func scaleOf(maxAbs float64) float64 {
+	if maxAbs == 0 || math.IsInf(maxAbs, 0) || math.IsNaN(maxAbs) {
+		return 1
+	}
+	_, e := math.Frexp(maxAbs)
+	return math.Ldexp(1, -e)
+}
+
+// meanStdScaled returns the mean and the population standard deviation of
+// v without overflow for finite v.
+func meanStdScaled(v []float64) (mean, std float64) {
+	var mx float64
+	for _, x := range v {
+		mx = math.Max(mx, math.Abs(x))
+	}
+	s := scaleOf(mx)
+	var sum float64
+	for _, x := range v {
+		sum += x * s
+	}
+	m := float64(len(v))
+	ms := sum / m
+	var ss float64
+	for _, x := range v {
+		d := x*s - ms
+		ss += d * d
+	}
+	return ms / s, math.Sqrt(ss/m) / s
+}
+
+// distScaled returns ‖x − mean‖ without overflow for finite entries.
+func distScaled(x, mean []float64) float64 {
+	var mx float64
+	for a, v := range x {
+		mx = math.Max(mx, math.Max(math.Abs(v), math.Abs(mean[a])))
+	}
+	s := scaleOf(mx)
+	var d2 float64
+	for a, v := range x {
+		d := v*s - mean[a]*s
+		d2 += d * d
+	}
+	return math.Sqrt(d2) / s
+}
+
+// rowMeanScaled is rowMean, serial, with the rows scaled by a power of two
+// so that the sums cannot overflow.
+func (ms *measurer) rowMeanScaled(out []float64, x layout.Matrix, rows int) {
+	var mx float64
+	for k := 0; k < rows; k++ {
+		for _, v := range x.Row(k) {
+			mx = math.Max(mx, math.Abs(v))
+		}
+	}
+	s := scaleOf(mx)
+	clear(out)
+	for k := 0; k < rows; k++ {
+		for a, v := range x.Row(k) {
+			out[a] += v * s
+		}
+	}
+	for a := range out {
+		out[a] = out[a] / float64(rows) / s
+	}
 }
 
 // spread returns Σ_k ‖x_k − mean‖ over the first rows rows of x.
@@ -142,6 +223,9 @@ func (ms *measurer) spread(x layout.Matrix, mean []float64, rows int) float64 {
 		var d2 float64
 		for a, v := range x.Row(k) {
 			d2 += float64((v - mean[a]) * (v - mean[a]))
+		}
+		if math.IsInf(d2, 0) { // overflowed: the row's entries may be finite
+			return distScaled(x.Row(k), mean)
 		}
 		return math.Sqrt(d2)
 	}
@@ -314,6 +398,11 @@ func (ms *measurer) measure(s *state) Record {
 		ss += float64((v - r.ObjMean) * (v - r.ObjMean))
 	}
 	r.ObjStd = math.Sqrt(ss / m)
+	if math.IsInf(r.ObjStd, 0) || math.IsInf(r.ObjMean, 0) {
+		// The squares (or the sum) overflowed although the values may be
+		// finite (objectives near 1e200): again, scaled.
+		r.ObjMean, r.ObjStd = meanStdScaled(obj)
+	}
 
 	if s.cfg.Algorithm == Centralized {
 		return r

@@ -19,6 +19,12 @@ const maxLineBytes = 1 << 20
 // "nodes = 123" or "nodes: 123" (case-insensitive, spaces optional).
 var headerRE = regexp.MustCompile(`^(?i:n|nodes)\s*[=:]\s*([0-9]+)\s*$`)
 
+// headerLikeRE matches a comment that starts like a header with a number
+// ("n = -5", "nodes: 1e3", "n = 5.5"): one that headerRE does not take is an
+// error rather than a comment ignored silently ("# n = number of nodes"
+// stays a comment).
+var headerLikeRE = regexp.MustCompile(`^(?i:n|nodes)\s*[=:]\s*[-+.0-9]`)
+
 // LoadEdgeList reads a graph from an edge-list file; see ParseEdgeList for
 // the format. Errors name the file (as given by path) and the 1-based line.
 func LoadEdgeList(path string) (*Graph, error) {
@@ -78,6 +84,8 @@ func ParseEdgeList(r io.Reader, name string) (*Graph, error) {
 					return nil, fmt.Errorf("graph: %s:%d: node count n = %d contradicts n = %d on line %d", name, line, v, headerN, headerLine)
 				}
 				headerN, headerLine = v, line
+			} else if c := strings.TrimSpace(comment); headerLikeRE.MatchString(c) {
+				return nil, fmt.Errorf("graph: %s:%d: node count header %q: the count must be a whole number between 1 and %d", name, line, c, math.MaxInt32)
 			}
 			continue
 		}
@@ -108,6 +116,9 @@ func ParseEdgeList(r io.Reader, name string) (*Graph, error) {
 			return nil, fmt.Errorf("graph: %s:%d: node id %d is out of range for n = %d (header on line %d)", name, line, max(ids[0], ids[1]), headerN, headerLine)
 		}
 		maxID = max(maxID, ids[0], ids[1])
+		if len(edges) >= maxEdges {
+			return nil, fmt.Errorf("graph: %s:%d: more than %d edge lines (the limit of a graph)", name, line, maxEdges)
+		}
 		edges = append(edges, [2]int32{int32(ids[0]), int32(ids[1])})
 	}
 	if err := sc.Err(); err != nil {

@@ -61,6 +61,14 @@ func TestParseEdgeListHeader(t *testing.T) {
 			t.Errorf("%q: n=%d, want 5 (node 4 isolated)", header, g.N)
 		}
 	}
+	// A header whose count is not a positive whole number is an error,
+	// not a comment (issue #15, item 11).
+	for _, header := range []string{"# n = -5", "# nodes: 1e3", "# n = 5.5", "# n = +7"} {
+		_, err := ParseEdgeList(strings.NewReader(header+"\n0 1\n1 2\n"), "h.txt")
+		if err == nil || !strings.Contains(err.Error(), "h.txt:1: node count header") {
+			t.Errorf("%q: %v", header, err)
+		}
+	}
 	// Comments that merely mention n are ignored.
 	g, err := ParseEdgeList(strings.NewReader("# n = number of nodes\n0 1\n"), "c.txt")
 	if err != nil || g.N != 2 {
@@ -117,6 +125,8 @@ func FuzzParseEdgeList(f *testing.F) {
 		"#n:2\n1 0",
 		"0 2147483646\n",
 		"0\t1\r\n1 2\r\n",
+		"# n = -5\n0 1\n",
+		"# nodes: 1e3\n0 1\n1 2\n",
 	} {
 		f.Add(seed)
 	}

@@ -84,6 +84,9 @@ func Cycle(n int) (*Graph, error) {
 	if err := checkN("cycle", n, 3); err != nil {
 		return nil, err
 	}
+	if err := checkEdgeCount("cycle", float64(n)); err != nil {
+		return nil, err
+	}
 	g := fromNeighbours(fmt.Sprintf("cycle(n=%d)", n), "cycle", n,
 		func(int) int { return 2 },
 		func(k int, nb []int32) {
@@ -104,6 +107,9 @@ func Cycle(n int) (*Graph, error) {
 // (n >= 2). It is the worst case for the degree imbalance of the p_k.
 func Star(n int) (*Graph, error) {
 	if err := checkN("star", n, 2); err != nil {
+		return nil, err
+	}
+	if err := checkEdgeCount("star", float64(n-1)); err != nil {
 		return nil, err
 	}
 	g := fromNeighbours(fmt.Sprintf("star(n=%d)", n), "star", n,
@@ -129,6 +135,9 @@ func Star(n int) (*Graph, error) {
 // Path returns the path P_n, node i joined to i+1 (n >= 2).
 func Path(n int) (*Graph, error) {
 	if err := checkN("path", n, 2); err != nil {
+		return nil, err
+	}
+	if err := checkEdgeCount("path", float64(n-1)); err != nil {
 		return nil, err
 	}
 	g := fromNeighbours(fmt.Sprintf("path(n=%d)", n), "path", n,
@@ -173,6 +182,9 @@ func Grid(rows, cols int) (*Graph, error) {
 	if err := checkDims("grid", rows, cols, 1); err != nil {
 		return nil, err
 	}
+	if err := checkEdgeCount("grid", float64(rows)*float64(cols-1)+float64(cols)*float64(rows-1)); err != nil {
+		return nil, err
+	}
 	// Node u = r·cols + c: its neighbours up, left, right, down are in
 	// increasing order.
 	g := fromNeighbours(fmt.Sprintf("grid(rows=%d,cols=%d)", rows, cols), "grid", rows*cols,
@@ -211,6 +223,9 @@ func b2i(b bool) int {
 // when rows and cols are both even.
 func Torus(rows, cols int) (*Graph, error) {
 	if err := checkDims("torus", rows, cols, 3); err != nil {
+		return nil, err
+	}
+	if err := checkEdgeCount("torus", 2*float64(rows)*float64(cols)); err != nil {
 		return nil, err
 	}
 	// rows, cols >= 3: the four neighbours of every node are distinct.

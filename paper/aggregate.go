@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/pairgossip/pairgossip"
 )
@@ -103,7 +102,7 @@ func meanCSV(pts []Point, runs int) []byte {
 		b.WriteString(c)
 	}
 	b.WriteByte('\n')
-	g := func(v F) string { return strconv.FormatFloat(float64(v), 'g', -1, 64) }
+	g := func(v F) string { return pairgossip.CSVFloat(float64(v)) }
 	for _, p := range pts {
 		fmt.Fprintf(&b, "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", p.Iter, g(p.GradEvals), g(p.GradEvalsNonzero),
 			g(p.Objective), g(p.ObjectiveNodeStd), g(p.ObjectiveSeedStd), g(p.ObjectiveMin), g(p.ObjectiveMax),

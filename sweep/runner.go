@@ -78,20 +78,31 @@ type size struct {
 	n, dim int // nodes and parameters per node
 }
 
+// dataKey names the data set cfg loads: its name and every load option
+// but the worker count (the data do not depend on it), so that runs of
+// synthetic sets of other sizes, or of one CSV file read with other
+// columns, never share a cached size or optimum.
+func dataKey(cfg pairgossip.Config) string {
+	o := cfg.LoadOptions()
+	o.Workers = 0
+	k, _ := json.Marshal([]any{cfg.Data, o})
+	return string(k)
+}
+
 type sizer struct {
 	mu    sync.Mutex
 	cache map[string]size
 }
 
 func (z *sizer) of(cfg pairgossip.Config) size {
-	key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", cfg.Data, cfg.DataSeed, cfg.LabelColumn, cfg.Problem)
+	key := dataKey(cfg) + "\x00" + cfg.Problem
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if s, ok := z.cache[key]; ok {
 		return s
 	}
 	s := size{n: 1, dim: 1}
-	if ds, err := dataset.Load(cfg.Data, dataset.LoadOptions{Seed: cfg.DataSeed, CSV: dataset.CSVOptions{LabelColumn: cfg.LabelColumn}}); err == nil {
+	if ds, err := dataset.Load(cfg.Data, cfg.LoadOptions()); err == nil {
 		s.n, s.dim = ds.N, ds.D
 		if l, err := problem.ParseLoss(cfg.Problem); err == nil {
 			s.dim = l.ParamDim(ds.D)
@@ -149,7 +160,7 @@ type optEntry struct {
 }
 
 func (c *optimumCache) get(cfg pairgossip.Config, p *problem.Problem) (problem.Optimum, error) {
-	k, _ := json.Marshal([]any{cfg.Problem, cfg.Data, cfg.DataSeed, cfg.LabelColumn, cfg.Reg, cfg.Lambda, cfg.Radius, cfg.B})
+	k, _ := json.Marshal([]any{cfg.Problem, dataKey(cfg), cfg.Reg, cfg.Lambda, cfg.Radius, cfg.B})
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[string]*optEntry{}

@@ -33,6 +33,9 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	if *events < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--events and --workers must be >= 1")}
 	}
+	if err := checkSize("auc", *kind, *n, *d, *workers, 0); err != nil {
+		return err
+	}
 	if err := useKernel(*kern); err != nil {
 		return err
 	}

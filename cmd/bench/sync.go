@@ -36,6 +36,12 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if *iters < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--iters and --workers must be >= 1")}
 	}
+	if *triadN < 1 {
+		return usageError{Err: fmt.Errorf("--triad-n must be >= 1, got %d", *triadN)}
+	}
+	if err := checkSize("auc", *kind, *n, *d, *workers, 24*float64(*triadN)); err != nil {
+		return err
+	}
 	if err := useKernel(*kern); err != nil {
 		return err
 	}

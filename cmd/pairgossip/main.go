@@ -19,8 +19,10 @@
 //	    --algo sync --iters 5000 --seed 1 --out out
 //
 // Exit status: 0 on success, 2 for a bad flag or bad input (the message names
-// it), 1 when a run fails (divergence: the iteration and node are named),
-// 130 when interrupted.
+// it; an --out or --checkpoint that cannot be written, or a checkpoint
+// another run holds, is found before any work), 1 when a run fails
+// (divergence: the iteration and node are named; an output that cannot be
+// written after the run), 130 when interrupted.
 package main
 
 import (
@@ -40,6 +42,7 @@ import (
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/cli"
+	"github.com/pairgossip/pairgossip/internal/filelock"
 )
 
 // usageError is a bad flag or input: exit status 2.
@@ -151,24 +154,41 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		return usagef("--n must be >= 2, got %d", *n)
 	}
 	t0 := time.Now()
-	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: *n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
-		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
-	if err != nil {
-		return usageError{Err: err}
-	}
-	if cfg.PointsNode > 1 {
-		if g, err = graph.Tensor(g, cfg.PointsNode); err != nil {
+	spec := graph.Spec{Kind: cfg.Graph, N: *n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
+		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile}
+	var sh graph.Shape
+	var warn []string
+	tries := 1
+	if s, ok, err := graph.ClosedFormShape(spec); ok && cfg.PointsNode <= 1 {
+		// The closed form needs no graph: n = 23 000 complete is 264 M edges.
+		if err != nil {
 			return usageError{Err: err}
 		}
+		sh = s
+	} else {
+		if err := checkGapMemory(spec, cfg.PointsNode); err != nil {
+			return err
+		}
+		g, err := graph.Build(spec)
+		if err != nil {
+			return usageError{Err: err}
+		}
+		if cfg.PointsNode > 1 {
+			if g, err = graph.Tensor(g, cfg.PointsNode); err != nil {
+				return usageError{Err: err}
+			}
+		}
+		if warn, err = graph.Check(g); err != nil {
+			return usageError{Err: err}
+		}
+		gap, err := graph.SpectralGap(g)
+		if err != nil {
+			return err
+		}
+		sh = graph.Shape{Name: g.Name, N: g.N, UndirectedEdges: g.UndirectedEdges(), MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Gap: gap}
+		tries = g.Tries
 	}
-	warn, err := graph.Check(g)
-	if err != nil {
-		return usageError{Err: err}
-	}
-	gap, err := graph.SpectralGap(g)
-	if err != nil {
-		return err
-	}
+	gap := sh.Gap
 	out := struct {
 		Graph           string   `json:"graph"`
 		Name            string   `json:"name"`
@@ -183,17 +203,37 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		Tries           int      `json:"tries"`
 		Seconds         float64  `json:"seconds"`
 		Warnings        []string `json:"warnings,omitempty"`
-	}{cfg.Graph, g.Name, g.N, g.UndirectedEdges(), g.OrderedEdges(), g.MinDegree(), g.MaxDegree(),
-		gap.Value, gap.Lambda2L, gap.Method, g.Tries, time.Since(t0).Seconds(), warn}
+	}{cfg.Graph, sh.Name, sh.N, sh.UndirectedEdges, 2 * sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree,
+		gap.Value, gap.Lambda2L, gap.Method, tries, time.Since(t0).Seconds(), warn}
 	if *asJSON {
-		_, err = stdout.Write(pairgossip.JSON(out))
+		_, err := stdout.Write(pairgossip.JSON(out))
 		return err
 	}
 	for _, w := range warn {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	fmt.Fprintf(stdout, "%s: n = %d, %d undirected edges, degree %d..%d\nspectral gap 1 − λ₂(W) = %.6g (%s)\n",
-		g.Name, g.N, g.UndirectedEdges(), g.MinDegree(), g.MaxDegree(), gap.Value, gap.Method)
+		sh.Name, sh.N, sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree, gap.Value, gap.Method)
+	return nil
+}
+
+// availableMemory is pairgossip.AvailableMemory, replaceable in tests.
+var availableMemory = pairgossip.AvailableMemory
+
+// checkGapMemory refuses, before building, a graph whose edges and
+// eigensolver would not fit in the memory available (k points per node:
+// the tensor product has k times the nodes and about k² times the edges).
+func checkGapMemory(spec graph.Spec, k int) error {
+	k = max(k, 1)
+	n := spec.N
+	if spec.Rows > 0 && spec.Cols > 0 {
+		n = spec.Rows * spec.Cols
+	}
+	need := graph.BuildMemory(spec, n)*float64(k*k) + float64(n)*float64(k)*float64(k-1)/2*16
+	if avail := availableMemory(); avail > 0 && need > float64(avail) {
+		return usagef("graph %s with n = %d needs about %.3g GiB (edges, adjacency and the eigensolver's work space) but only %.3g GiB is available; reduce --n or the graph's density",
+			spec.Kind, n, need/(1<<30), float64(avail)/(1<<30))
+	}
 	return nil
 }
 
@@ -240,6 +280,29 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	return &a, nil
 }
 
+// exit ends the process; a variable so that nothing in the tests can call
+// os.Exit by accident.
+var exit = os.Exit
+
+// lockCheckpoint takes the lock of the checkpoint file (package filelock), so
+// that two runs cannot overwrite each other's state, and removes what a
+// killed checkpoint write left behind (safe under the lock).
+func lockCheckpoint(flagName, path string, stderr io.Writer) (*filelock.Lock, error) {
+	lock, err := filelock.Acquire(path)
+	if err != nil {
+		return nil, usagef("%s: %v", flagName, err)
+	}
+	gone, err := atomicfile.RemoveStale(path)
+	for _, g := range gone {
+		fmt.Fprintf(stderr, "warning: removed %s, the temporary file of a checkpoint write that was killed\n", g)
+	}
+	if err != nil {
+		lock.Unlock()
+		return nil, usagef("%s: %v", flagName, err)
+	}
+	return lock, nil
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	a, err := parseRunArgs(args, stderr)
 	if err != nil {
@@ -250,9 +313,49 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := a.cfg
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Every path is checked before any work: an unwritable --out or
+	// --checkpoint found after the run would lose it.
+	if err := checkOutDir("--out", a.out); err != nil {
+		return err
+	}
+	var lock *filelock.Lock
+	if a.ckpt != "" {
+		flagName := "--checkpoint"
+		if a.ckpt == a.resume {
+			flagName = "--resume"
+		}
+		if err := checkOutFile(flagName, a.ckpt); err != nil {
+			return err
+		}
+		if lock, err = lockCheckpoint(flagName, a.ckpt, stderr); err != nil {
+			return err
+		}
+		defer lock.Unlock()
+	}
 	prog := newRunProgress(stderr)
 	defer prog.close()
+	// SIGINT/SIGTERM during the set-up (a large data file or graph, a pipe
+	// that never ends) stops the process: nothing is written yet.
+	prepared := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-prepared: // stop() after the set-up, not a signal
+				return
+			default:
+			}
+			prog.close()
+			fmt.Fprintln(stderr, "pairgossip: interrupted during the set-up; nothing was written")
+			lock.Unlock()
+			exit(130)
+		case <-prepared:
+		}
+	}()
 	run, err := pairgossip.PrepareWith(cfg, pairgossip.PrepareOptions{OnStage: prog.update})
+	close(prepared)
 	if err != nil {
 		prog.close()
 		return usageError{Err: err}
@@ -263,7 +366,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return usagef("--out: %v", err)
 	}
 	var trace []engine.Record
 	if a.resume != "" {
@@ -272,8 +375,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "resuming from iteration %d of %d (%s)\n", run.Sim.Iter(), cfg.Iters, a.resume)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, OnProgress: prog.update,
 		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
 	prog.close()
@@ -294,6 +395,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
 		return err
 	}
+	if a.asJSON {
+		// Also for a run that diverged or was interrupted: its status and
+		// error are in the summary.
+		stdout.Write(pairgossip.JSON(sum))
+	}
 	if runErr != nil {
 		return runErr
 	}
@@ -301,7 +407,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if a.asJSON {
-		stdout.Write(pairgossip.JSON(sum))
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s %s on %s (%d nodes), %d iterations in %.2fs\n", run.Config.Algorithm, run.Config.Problem, run.Config.Graph, run.Problem.N, sum.Iter, sum.WallSeconds)

@@ -7,12 +7,44 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
+
+// tempPrefix is the name of Write's temporary files for path, less the
+// random suffix: ".NAME.tmp-".
+func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
+
+// RemoveStale removes the temporary files that Write for path left behind
+// when its process was killed mid-write (a checkpoint's can be as large as
+// the state), and returns their names. Call it only while no other process
+// writes path (pairgossip run holds the checkpoint's lock, package
+// filelock).
+func RemoveStale(path string) ([]string, error) {
+	dir := filepath.Dir(path)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	pre := tempPrefix(path)
+	var gone []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), pre)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil {
+			return gone, err
+		}
+		gone = append(gone, p)
+	}
+	return gone, nil
+}
 
 // Write atomically replaces path with the bytes produced by fill.
 func Write(path string, fill func(f *os.File) error) (err error) {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -8,6 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode"
 )
 
 // UsageError is a bad flag, argument or input: the commands exit with 2.
@@ -47,7 +50,14 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 		help()
 		return err
 	}
-	return UsageError{fmt.Errorf("%v (see --help)", err)}
+	msg := err.Error()
+	if strings.ContainsFunc(msg, unicode.IsControl) {
+		// An argument with a newline or a control character in it, echoed
+		// by the flag package: escaped, so that the message stays one line.
+		q := strconv.QuoteToGraphic(msg)
+		msg = q[1 : len(q)-1]
+	}
+	return UsageError{fmt.Errorf("%s (see --help)", msg)}
 }
 
 // Parse is ParseFlags for commands that take no positional argument.
