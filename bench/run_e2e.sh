@@ -27,6 +27,7 @@ PY
 m() { median "$tmp/$1" "$2"; }
 r() { $py -c "print(f'{$1:.3g}')"; }
 sizes="1000000 10000000"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for n in $sizes; do
 	echo "e2e n=$n ..." >&2
 	: >"$tmp/e2e-$n"
@@ -47,7 +48,8 @@ done
 	echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB."
 	echo "Synchronous AUC (logistic), synthetic-auc data, d = 16, Watts–Strogatz (k = 5, p = 0.3), 10 000 rounds"
 	echo "(reduced schedule), 30 log-spaced measurements, each a sampled objective with its standard error; all"
-	echo "cores; no centralized optimum (out of reach at this size)."
+	echo "cores; no centralized optimum (out of reach at this size). Load average (1, 5, 15 min) before: $load0;"
+	echo "after: $(cut -d' ' -f1-3 /proc/loadavg) — above the core count, other work shared the machine."
 	echo
 	echo "| n | data s | problem s | graph s | engine s | set-up s | rounds s | measurements s | total s | peak RSS GB |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"

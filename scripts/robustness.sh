@@ -37,7 +37,8 @@ printf '0 1\n2\n' >onenumber.txt
 printf '0 1\n-1 2\n' >negative.txt
 printf '0 1\n2 3\n' >disconnected.txt
 printf '# n = 5\n0 1\n1 2\n2 3\n3 4\n4 0\n' >small.txt
-head -c 100000 /dev/urandom >random.bin
+# Fixed pseudo-random bytes (the same file, so the same message, on every run).
+awk 'BEGIN { srand(1); for (i = 0; i < 100000; i++) printf "%c", int(rand() * 256) }' >random.bin
 printf '1,2,1\n1_000,3,0\n' >go-syntax.csv
 printf '1,2,1\n0x1p3,3,0\n' >hex.csv
 printf 'id,label,a,b\n101,yes,1,2\n102,no,3,1\n' >header.csv
@@ -68,7 +69,7 @@ cases=(
 	"disconnected edge list|gap --graph file --graph-file disconnected.txt"
 	"edge list with fewer nodes than data points|run --graph file --graph-file small.txt --out o"
 	"unknown graph|run --graph hypercube --out o"
-	"unknown loss|run --problem ranking --out o"
+	"unknown loss|run --problem ordinal-svm --out o"
 	"unknown algorithm|run --algo gossip-sgd --out o"
 	"unknown regulariser|run --reg l3 --out o"
 	"PSD cone on a vector problem|run --reg psd --out o"
