@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// BenchmarkGenericBlockedVsPlain: the synchronous schedules of a user
+// objective side by side, the generic plain schedule and the generic
+// blocked one, on a user copy of the AUC logistic loss (userLogistic) at
+// n = 10⁶, d = 16 (-short: n = 10⁵), ψ = none and ψ = l1 (a smoothing
+// operator that is not a scaling). One operation is one block of B = 64
+// rounds on either schedule (the plain one runs the same 64 rounds);
+// ns/node-update is its time over 64·n. This is what auto's choice for a
+// user objective rests on (bench/results/generic.md). Regenerate with
+//
+//	go test ./engine -run '^$' -bench GenericBlockedVsPlain -count 5 -benchtime 2x -timeout 60m
+func BenchmarkGenericBlockedVsPlain(b *testing.B) {
+	n, d := 1000000, 16
+	if testing.Short() {
+		n = 100000
+	}
+	g := mustGraph(b, graph.Spec{Kind: "cycle", N: n})
+	rounds := int64(blockRounds(n))
+	for _, reg := range []problem.Regularizer{{}, {Kind: problem.RegL1, Lambda: 1e-4}} {
+		base := testProblem(b, problem.AUCLogistic, reg, n, d, 1)
+		user := asObjective(b, base, userLogistic{"user-logistic"}, nil)
+		for _, sched := range []Schedule{SchedulePlain, ScheduleBlocked} {
+			b.Run(fmt.Sprintf("reg=%s/%s/n=%d", reg.Kind, sched, n), func(b *testing.B) {
+				s, err := New(user, g, Config{Algorithm: Sync, Iters: 1 << 40, GammaC: 1, Seed: 1, Schedule: sched})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				if err := s.Advance(2); err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if err := s.Advance(rounds); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rounds)/float64(n), "ns/node-update")
+			})
+		}
+	}
+}
