@@ -59,7 +59,7 @@ const (
 	// learning).
 	SchedulePlain Schedule = "plain"
 	// ScheduleBlocked is the temporally blocked synchronous schedule
-	// (exec_blocked.go).
+	// (exec_blocked.go; exec_genericblocked.go for a user objective).
 	ScheduleBlocked Schedule = "blocked"
 	// ScheduleReduced is the algebraically reduced synchronous schedule:
 	// scalar recurrences between the touches of a node (exec_reduced.go for
