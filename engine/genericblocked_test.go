@@ -317,3 +317,101 @@ func TestGenericBlockBytes(t *testing.T) {
 	}
 	runtime.KeepAlive(bl)
 }
+
+// TestObjectivesUnbiasedMatchReference: the unbiased baseline (a point
+// drawn afresh per node and iteration, docs/design.md §2.6) of multipartite
+// ranking (three levels, logistic and hinge surrogates) and of bilinear
+// similarity, on every generic schedule — synchronous plain and blocked,
+// serial and parallel asynchronous — gives the reference executor's state
+// (the literal algorithm, objective called through Problem.PairGrad) bit
+// for bit; the baseline changes the trajectory (it differs from the gossip
+// estimator's); and ranking with two levels under the baseline is the
+// built-in AUC loss's baseline bit for bit.
+func TestObjectivesUnbiasedMatchReference(t *testing.T) {
+	shrinkAsync(t)
+	forcePool(t)
+	n, d := 150, 4
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 8})
+	base := testProblem(t, problem.AUCLogistic, problem.Regularizer{Kind: problem.RegL2Ball, Radius: 2}, n, d, 5)
+	levels := make([]int32, n)
+	for i := range levels {
+		levels[i] = int32(i % 3)
+	}
+	var objs []struct {
+		name string
+		p    *problem.Problem
+	}
+	for _, sur := range []problem.Loss{problem.AUCLogistic, problem.AUCHinge} {
+		rk, err := problem.NewRanking(sur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, struct {
+			name string
+			p    *problem.Problem
+		}{"ranking-" + sur.String(), asObjective(t, base, rk, levels)})
+	}
+	objs = append(objs, struct {
+		name string
+		p    *problem.Problem
+	}{"similarity", asObjective(t, base, problem.NewSimilarity(levels), levels)})
+	for _, algo := range []Algorithm{Sync, Async} {
+		iters := int64(300)
+		if algo == Async {
+			iters = 5000
+		}
+		for _, o := range objs {
+			cfg := Config{Algorithm: algo, Estimator: Unbiased, Iters: iters, GammaC: 0.3, Seed: 12, Workers: 1,
+				Schedule: ScheduleReference, LogPoints: 3, EvalNodes: 2}
+			_, ref := runTrace(t, o.p, g, cfg)
+			gc := cfg
+			gc.Estimator = Gossip
+			if _, gs := runTrace(t, o.p, g, gc); sameBits(gs.ThetaBar, ref.ThetaBar) {
+				t.Fatalf("%s %s: the unbiased baseline ran the gossip estimator's trajectory", algo, o.name)
+			}
+			variants := []struct {
+				schedule Schedule
+				workers  int
+				kind     string
+			}{{SchedulePlain, 1, "generic"}, {SchedulePlain, 2, "generic"}, {SchedulePlain, 8, "generic"}}
+			if algo == Sync {
+				variants = append(variants, struct {
+					schedule Schedule
+					workers  int
+					kind     string
+				}{ScheduleBlocked, 2, "generic-blocked"})
+			}
+			for _, v := range variants {
+				c := cfg
+				c.Schedule, c.Workers = v.schedule, v.workers
+				_, got := runTrace(t, o.p, g, c)
+				name := fmt.Sprintf("%s %s %s, %d workers", algo, o.name, v.schedule, v.workers)
+				if got.kind.name != v.kind {
+					t.Fatalf("%s: ran on %s", name, got.kind.name)
+				}
+				if algo == Async && v.workers > 1 && (apar(got) == nil || apar(got).parLevels == 0) {
+					t.Fatalf("%s: the parallel asynchronous executor did not run", name)
+				}
+				if !sameBits(got.Z, ref.Z) || !sameBits(got.ThetaBar, ref.ThetaBar) || !sameBits(got.ThetaMatrix(), ref.ThetaMatrix()) {
+					t.Fatalf("%s: state differs from the reference executor (θ̄ rel %.3g)", name, maxRel(got.ThetaBar, ref.ThetaBar))
+				}
+			}
+		}
+		// Two levels: the built-in AUC loss's baseline, bit for bit.
+		two := make([]int32, n)
+		for i, l := range base.Label {
+			if l == 1 {
+				two[i] = 1
+			}
+		}
+		rk, _ := problem.NewRanking(problem.AUCLogistic)
+		cfg := Config{Algorithm: algo, Estimator: Unbiased, Iters: iters, GammaC: 0.3, Seed: 12, Workers: 2, LogPoints: 3, EvalNodes: 2}
+		rc := cfg
+		rc.Schedule = ScheduleReference
+		_, want := runTrace(t, base, g, rc)
+		_, got := runTrace(t, asObjective(t, base, rk, two), g, cfg)
+		if !sameBits(got.ThetaBar, want.ThetaBar) {
+			t.Fatalf("%s: ranking with two levels under the baseline differs from AUC (θ̄ rel %.3g)", algo, maxRel(got.ThetaBar, want.ThetaBar))
+		}
+	}
+}
