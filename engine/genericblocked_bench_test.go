@@ -48,3 +48,34 @@ func BenchmarkGenericBlockedVsPlain(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGenericBlockedSmall: the same comparison on small problems
+// (n = 64, 512, 4096, d = 16, ψ = none, 2 workers), where a block is short
+// (B = n/16 up to 64) and its touched nodes, run serially, are up to an
+// eighth of the work: whether auto's choice from n ≥ 32 on also holds
+// there. One operation is 64 rounds. Regenerate with
+//
+//	go test ./engine -run '^$' -bench GenericBlockedSmall -count 5
+func BenchmarkGenericBlockedSmall(b *testing.B) {
+	const rounds = 64
+	for _, n := range []int{64, 512, 4096} {
+		g := mustGraph(b, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.2, Seed: 1})
+		base := testProblem(b, problem.AUCLogistic, problem.Regularizer{}, n, 16, 1)
+		user := asObjective(b, base, userLogistic{"user-logistic"}, nil)
+		for _, sched := range []Schedule{SchedulePlain, ScheduleBlocked} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, sched), func(b *testing.B) {
+				s, err := New(user, g, Config{Algorithm: Sync, Iters: 1 << 40, GammaC: 1, Seed: 1, Workers: 2, Schedule: sched})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				for b.Loop() {
+					if err := s.Advance(rounds); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rounds/float64(n), "ns/node-update")
+			})
+		}
+	}
+}
