@@ -15,9 +15,13 @@ import (
 // operator that is not a scaling). One operation is one block of B = 64
 // rounds on either schedule (the plain one runs the same 64 rounds);
 // ns/node-update is its time over 64·n. This is what auto's choice for a
-// user objective rests on (bench/results/generic.md). Regenerate with
+// user objective rests on (bench/results/generic.md). Regenerate with five
+// runs of
 //
-//	go test ./engine -run '^$' -bench GenericBlockedVsPlain -count 5 -benchtime 2x -timeout 60m
+//	go test ./engine -run '^$' -bench GenericBlockedVsPlain -count 1 -benchtime 1x -timeout 60m
+//
+// (-count 5 would run each variant five times in a row; separate runs
+// alternate them, so both see the same load).
 func BenchmarkGenericBlockedVsPlain(b *testing.B) {
 	n, d := 1000000, 16
 	if testing.Short() {
@@ -53,9 +57,9 @@ func BenchmarkGenericBlockedVsPlain(b *testing.B) {
 // (n = 64, 512, 4096, d = 16, ψ = none, 2 workers), where a block is short
 // (B = n/16 up to 64) and its touched nodes, run serially, are up to an
 // eighth of the work: whether auto's choice from n ≥ 32 on also holds
-// there. One operation is 64 rounds. Regenerate with
+// there. One operation is 64 rounds. Regenerate with five runs of
 //
-//	go test ./engine -run '^$' -bench GenericBlockedSmall -count 5
+//	go test ./engine -run '^$' -bench GenericBlockedSmall -count 1 -benchtime 1s
 func BenchmarkGenericBlockedSmall(b *testing.B) {
 	const rounds = 64
 	for _, n := range []int{64, 512, 4096} {
