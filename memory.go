@@ -62,18 +62,45 @@ func estimateEdges(cfg Config, n int) float64 {
 // large is allocated. The state and the executor's buffers are the engine's
 // own estimate (engine.EstimateMemory, asked of the executor the run will
 // use); the graph, the measurement and the optimum solver are counted here.
+// A problem named by cfg.Problem has its shape (θ of d, or d×d for metric
+// learning and similarity); for an objective a program passes in
+// (Input.Objective) use EstimateMemoryInput.
 func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
+	return estimateMemory(cfg, n, d, workers, nil)
+}
+
+// EstimateMemoryInput is EstimateMemory for a run of PrepareInput with in:
+// an Input.Objective is counted with its own shape (ObjectiveInfo: θ a
+// vector of P or a d×d matrix) on the executors of a user objective, not as
+// the problem Config.Problem names.
+func EstimateMemoryInput(cfg Config, in Input, n, d, workers int) MemoryEstimate {
+	return estimateMemory(cfg, n, d, workers, in.Objective)
+}
+
+func estimateMemory(cfg Config, n, d, workers int, obj problem.Objective) MemoryEstimate {
 	cfg = cfg.WithDefaults()
 	l, err := problem.ParseLoss(cfg.Problem)
 	metric := err == nil && l.IsMetric()
 	P := d
+	pf := float64(d) // P, in floating point: d·d may overflow an int
 	if metric {
-		P = d * d
+		P, pf = d*d, float64(d)*float64(d)
 	}
 	if ok, matrix := problem.IsObjectiveProblem(cfg.Problem); ok {
 		l = problem.Custom
 		if matrix {
-			P = d * d
+			P, pf = d*d, float64(d)*float64(d)
+		}
+	}
+	if obj != nil {
+		metric, l = false, problem.Custom
+		switch info := obj.Info(); {
+		case info.Matrix:
+			P, pf = d*d, float64(d)*float64(d)
+		case info.P > 0:
+			P, pf = info.P, float64(info.P)
+		default:
+			P, pf = d, float64(d)
 		}
 	}
 	k := max(cfg.PointsNode, 1)
@@ -81,10 +108,6 @@ func EstimateMemory(cfg Config, n, d, workers int) MemoryEstimate {
 	// Sizes whose state alone is beyond any machine would overflow the
 	// int64 arithmetic below (a negative estimate passes every check):
 	// saturate instead, so that the estimate only says "too large".
-	pf := float64(d)
-	if metric {
-		pf *= float64(d) // d·d may overflow an int
-	}
 	rowsF := float64(n) + 64*float64(max(workers, 1)) + 1024 // the state's rows, the workers' and the measurement's buffers
 	big := rowsF*(pf*8+float64(d)*16+64)*16 > 1<<58
 	if metric && float64(n)*float64(n)*8 > 1<<58 { // the optimum solver's n×n
@@ -173,9 +196,10 @@ func AvailableMemory() int64 {
 	return avail
 }
 
-// checkMemory refuses a run that would not fit.
-func checkMemory(cfg Config, n, d, workers int) error {
-	est := EstimateMemory(cfg, n, d, workers)
+// checkMemory refuses a run that would not fit; obj is the run's
+// Input.Objective (nil: the problem cfg names).
+func checkMemory(cfg Config, n, d, workers int, obj problem.Objective) error {
+	est := estimateMemory(cfg, n, d, workers, obj)
 	if avail := availableMemory(); avail > 0 && est.Total() > avail {
 		return fmt.Errorf("this run needs about %s but only %s is available; reduce n, d, the graph's density or --eval-nodes", est, gib(avail))
 	}

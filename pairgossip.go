@@ -284,7 +284,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMemory(cfg, ds.N, ds.D, cfg.Workers); err != nil {
+	if err := checkMemory(cfg, ds.N, ds.D, cfg.Workers, in.Objective); err != nil {
 		return nil, err
 	}
 	stage(PhaseProblem)

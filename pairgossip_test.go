@@ -115,11 +115,11 @@ func TestMemoryRefusal(t *testing.T) {
 	defer func() { availableMemory = saved }()
 	cfg := DefaultConfig()
 	cfg.Graph = "complete"
-	err := checkMemory(cfg, 1_000_000, 16, 2)
+	err := checkMemory(cfg, 1_000_000, 16, 2, nil)
 	if err == nil || !strings.Contains(err.Error(), "needs about") || !strings.Contains(err.Error(), "GiB") {
 		t.Fatalf("want a refusal with the size, got %v", err)
 	}
-	if err := checkMemory(DefaultConfig(), 699, 9, 2); err != nil {
+	if err := checkMemory(DefaultConfig(), 699, 9, 2, nil); err != nil {
 		t.Fatalf("the paper's run refused: %v", err)
 	}
 	est := EstimateMemory(cfg, 1_000_000, 16, 2)

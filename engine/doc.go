@@ -35,6 +35,11 @@
 //     one fused pass per node per round, temporal blocking, and the
 //     algebraically reduced schedule (scalar recurrences between touches,
 //     kernel.LogisticRound).
+//   - exec_generic.go, exec_genericblocked.go: a user objective
+//     (problem.Custom, a problem.Objective the engine does not know) on the
+//     synchronous plain and blocked schedules and the serial and parallel
+//     asynchronous ones, θ recomputed from z where it is read; the blocked
+//     schedule is bit-identical to the plain one.
 //   - exec_cone.go: the reduced synchronous schedule for metric learning on
 //     the PSD cone, with rank-one eigen-updates (problem.EigUpdate).
 //   - exec_async.go, exec_asyncpar.go: the asynchronous algorithm's fast

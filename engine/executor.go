@@ -59,7 +59,7 @@ const (
 	// learning).
 	SchedulePlain Schedule = "plain"
 	// ScheduleBlocked is the temporally blocked synchronous schedule
-	// (exec_blocked.go).
+	// (exec_blocked.go; exec_genericblocked.go for a user objective).
 	ScheduleBlocked Schedule = "blocked"
 	// ScheduleReduced is the algebraically reduced synchronous schedule:
 	// scalar recurrences between the touches of a node (exec_reduced.go for
@@ -150,6 +150,9 @@ var executors = []execKind{
 	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec, false, false},
 	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec, false, false},
 	{SchedulePlain, "async-cone", asyncConeFits, asyncConeBytes, newAsyncConeExec, false, false},
+	// A user objective (problem.Custom): blocked synchronous, then plain
+	// synchronous and asynchronous (exec_genericblocked.go, exec_generic.go).
+	{ScheduleBlocked, "generic-blocked", genericBlockedFits, genericBlockedBytes, newGenericBlockedExec, false, false},
 	{SchedulePlain, "generic", genericFits, genericBytes, newGenericExec, false, false},
 	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec, false, true},
 }
@@ -157,7 +160,7 @@ var executors = []execKind{
 // requirement says, for a named schedule, what it needs.
 var requirement = map[Schedule]string{
 	ScheduleReduced: "the synchronous algorithm, the gossip estimator, and an AUC loss with ψ = none or l2 or the metric loss with ψ = psd, none or l2 (and not --exact-psd)",
-	ScheduleBlocked: "the synchronous algorithm and an AUC loss with ψ = none or l2",
+	ScheduleBlocked: "the synchronous algorithm and an AUC loss with ψ = none or l2, or a user objective (problem.Custom) with ψ other than psd",
 	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2, the asynchronous algorithm and the metric loss with ψ = psd, none or l2 (and not --exact-psd), or a user objective (problem.Custom) with ψ other than psd",
 }
 

@@ -34,8 +34,18 @@ func TestEstimateMemory(t *testing.T) {
 		{"async-cone", problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, Async, ScheduleAuto, 1, 3000, 12},
 		{"async-cone-parallel", problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, Async, ScheduleAuto, 2, 5000, 12},
 		{"centralized", problem.AUCLogistic, problem.Regularizer{}, Centralized, ScheduleAuto, 1, 40000, 16},
+		// A user objective (problem.Custom: the user copy of the AUC
+		// logistic loss) on the generic executors.
+		{"generic-blocked", problem.Custom, problem.Regularizer{Kind: problem.RegL1, Lambda: 0.01}, Sync, ScheduleBlocked, 2, 40000, 16},
+		{"generic-plain", problem.Custom, problem.Regularizer{}, Sync, SchedulePlain, 2, 40000, 16},
+		{"generic-async-parallel", problem.Custom, problem.Regularizer{}, Async, ScheduleAuto, 2, 40000, 16},
 	} {
-		p := testProblem(t, c.loss, c.reg, c.n, c.d, 1)
+		var p *problem.Problem
+		if c.loss == problem.Custom {
+			p = asObjective(t, testProblem(t, problem.AUCLogistic, c.reg, c.n, c.d, 1), userLogistic{"user-logistic"}, nil)
+		} else {
+			p = testProblem(t, c.loss, c.reg, c.n, c.d, 1)
+		}
 		var g *graph.Graph
 		if c.algo != Centralized {
 			g = mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: c.n, K: 6, P: 0.2, Seed: 1})
