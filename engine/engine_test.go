@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -609,5 +610,47 @@ func TestLogScheduleCount(t *testing.T) {
 				t.Fatalf("T=%d points=%d: not increasing: %v", c.T, c.points, s)
 			}
 		}
+	}
+}
+
+// TestBlockedDivergenceAsPlain: the blocked schedule reports a divergence as
+// the plain schedule does — the same iteration, node and field — because it
+// stops its touched nodes at the end of the first diverging round (it used to
+// go on to the end of the block and could then name z where plain names θ).
+func TestBlockedDivergenceAsPlain(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 200, K: 4, P: 0.3, Seed: 1})
+	cases := 0
+	for _, loss := range []problem.Loss{problem.AUCSquaredHinge} {
+		for _, est := range []Estimator{Gossip, Unbiased} {
+			for _, gamma := range []float64{1e2, 1e150} {
+				for seed := uint64(1); seed <= 2; seed++ {
+					p := testProblem(t, loss, problem.Regularizer{}, 200, 3, seed)
+					var errs [2]*DivergenceError
+					for v, sch := range []Schedule{SchedulePlain, ScheduleBlocked} {
+						s, err := New(p, g, Config{Algorithm: Sync, Estimator: est, Iters: 20000, GammaC: gamma, Seed: seed, Schedule: sch})
+						if err != nil {
+							t.Fatal(err)
+						}
+						_, err = s.Run(context.Background(), nil)
+						s.Close()
+						errors.As(err, &errs[v])
+					}
+					pl, bl := errs[0], errs[1]
+					if (pl == nil) != (bl == nil) {
+						t.Fatalf("%v %v γc=%g seed %d: plain %v, blocked %v", loss, est, gamma, seed, pl, bl)
+					}
+					if pl == nil {
+						continue
+					}
+					cases++
+					if pl.Iter != bl.Iter || pl.Node != bl.Node || pl.Field != bl.Field {
+						t.Errorf("%v %v γc=%g seed %d: plain %+v, blocked %+v", loss, est, gamma, seed, *pl, *bl)
+					}
+				}
+			}
+		}
+	}
+	if cases < 4 {
+		t.Fatalf("only %d diverging cases: the test checks too little", cases)
 	}
 }

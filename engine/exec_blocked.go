@@ -134,6 +134,12 @@ func (e *blockedExec) advance(stop int64) error {
 				first.note(t, k, "")
 			}
 		}
+		// As the plain schedule, stop at the end of the round of the first
+		// divergence: the diverged node's state is then the plain
+		// schedule's, and so is the field the report names.
+		if first.found() && first.t <= t {
+			break
+		}
 	}
 	e.cPrev = bl.coef[B].c
 	if first.found() {
