@@ -367,9 +367,51 @@ func newMeasurer(s *state, workers int, ws *problem.Workspace) *measurer {
 	ms.aux = make([]int32, rows)
 	ms.workers = workers
 	if rows >= parallelRows {
-		ms.seg = make([]float64, reduceSegments*p.P)
+		ms.seg = make([]float64, 2*reduceSegments*p.P) // two means in one pass
 	}
 	return ms
+}
+
+// rowMeans2 sets outX and outY to the means of the first rows rows of x and
+// of y in one pass over both, in parallel (rows ≥ parallelRows): the same
+// bits as two calls of rowMean (each matrix's segment sums are added in
+// the same order), at one pass over memory instead of two where x and y are
+// views of one record array (θ̄ and z of the compact layouts).
+func (ms *measurer) rowMeans2(outX, outY []float64, x, y layout.Matrix, rows int) {
+	P := len(outX)
+	par.For(reduceSegments, ms.workers, func(_, g int) {
+		px := ms.seg[2*g*P : (2*g+1)*P]
+		py := ms.seg[(2*g+1)*P : (2*g+2)*P]
+		clear(px)
+		clear(py)
+		for k := g * rows / reduceSegments; k < (g+1)*rows/reduceSegments; k++ {
+			for a, v := range x.Row(k) {
+				px[a] += v
+			}
+			for a, v := range y.Row(k) {
+				py[a] += v
+			}
+		}
+	})
+	for i, out := range [2][]float64{outX, outY} {
+		clear(out)
+		for g := 0; g < reduceSegments; g++ {
+			for a, v := range ms.seg[(2*g+i)*P : (2*g+i+1)*P] {
+				out[a] += v
+			}
+		}
+		for a := range out {
+			out[a] /= float64(rows)
+		}
+	}
+	for i, out := range [2][]float64{outX, outY} {
+		for _, v := range out {
+			if math.IsInf(v, 0) { // the sum overflowed: again, scaled
+				ms.rowMeanScaled(out, [2]layout.Matrix{x, y}[i], rows)
+				break
+			}
+		}
+	}
 }
 
 // measure evaluates s, whose Theta must be materialised. Every reduction
@@ -407,16 +449,24 @@ func (ms *measurer) measure(s *state) Record {
 	if s.cfg.Algorithm == Centralized {
 		return r
 	}
-	// Consensus spread.
-	mean := ms.mean
-	ms.rowMean(mean, s.ThetaBar, rows)
+	// Consensus spread. At large n the means of θ̄ and of z (for the bias
+	// below) are taken in one pass: the compact layouts keep them in one
+	// record, and each pass over the records is most of a measurement.
+	mean, zbar := ms.mean, ms.zbar
+	both := s.t > 0 && rows >= parallelRows
+	if both {
+		ms.rowMeans2(mean, zbar, s.ThetaBar, s.Z, rows)
+	} else {
+		ms.rowMean(mean, s.ThetaBar, rows)
+	}
 	r.Consensus = ms.spread(s.ThetaBar, mean, rows) / float64(rows)
 
 	// Bias: ω = π_t(z̄), clock t (the event count for Async, whose m_k are
 	// unbiased estimates of it).
 	if s.t > 0 {
-		zbar := ms.zbar
-		ms.rowMean(zbar, s.Z, rows)
+		if !both {
+			ms.rowMean(zbar, s.Z, rows)
+		}
 		tf := float64(s.t)
 		p.Reg.Smooth(ms.omega, zbar, s.cfg.Gamma(tf), tf, ms.ws)
 		// Only the evaluated nodes' auxiliary points are read.

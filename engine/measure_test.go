@@ -229,3 +229,29 @@ func BenchmarkMeasureLarge(b *testing.B) {
 		}
 	}
 }
+
+// TestRowMeans2: the fused pass over θ̄ and z gives the bits of two rowMean
+// calls, for views of one record array (the compact layout) and for any
+// worker count.
+func TestRowMeans2(t *testing.T) {
+	const rows, P = parallelRows + 1234, 5
+	rec := layout.NewRecords(rows, P, P)
+	x, y := rec[0], rec[1]
+	s := rng.New(9, 0)
+	for k := 0; k < rows; k++ {
+		for a := range P {
+			x.Row(k)[a], y.Row(k)[a] = s.Normal()*1e3, s.Normal()
+		}
+	}
+	for _, w := range []int{1, 2, 8} {
+		ms := &measurer{workers: w, seg: make([]float64, 2*reduceSegments*P)}
+		wantX, wantY := make([]float64, P), make([]float64, P)
+		ms.rowMean(wantX, x, rows)
+		ms.rowMean(wantY, y, rows)
+		gotX, gotY := make([]float64, P), make([]float64, P)
+		ms.rowMeans2(gotX, gotY, x, y, rows)
+		if !slices.Equal(gotX, wantX) || !slices.Equal(gotY, wantY) {
+			t.Fatalf("workers %d: fused %v %v, separate %v %v", w, gotX, gotY, wantX, wantY)
+		}
+	}
+}
