@@ -106,6 +106,7 @@ func newOptScratch(p *Problem) *optScratch {
 func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
 	nn := len(p.neg)
 	c := min(optChunks, len(p.pos))
+	logistic := p.Loss == AUCLogistic
 	par.Chunks(c, 1, 0, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			wn := sc.chunkWNeg[k*nn : (k+1)*nn]
@@ -117,12 +118,10 @@ func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
 				for jj, j := range p.neg {
 					m := si - sc.s[j]
 					var v, dv float64
-					if p.Loss == AUCHinge {
-						var h float64
-						h, dv = huber(1-m, mu)
-						v, dv = h, -dv
+					if logistic {
+						v, dv = LogisticMargin(m)
 					} else {
-						v, dv = p.Loss.MarginLoss(m), p.Loss.MarginDeriv(m)
+						v, dv = p.marginValueDeriv(m, mu)
 					}
 					r += v
 					wi += dv
@@ -148,6 +147,20 @@ func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
 		total += t
 	}
 	return total
+}
+
+// marginValueDeriv is φ(m) and φ'(m) of the AUC loss, the hinge smoothed
+// by μ; the logistic loss from one exponential (LogisticMargin, the same
+// bits as MarginLoss and MarginDeriv).
+func (p *Problem) marginValueDeriv(m, mu float64) (float64, float64) {
+	switch p.Loss {
+	case AUCLogistic:
+		return LogisticMargin(m)
+	case AUCHinge:
+		h, dh := huber(1-m, mu)
+		return h, -dh
+	}
+	return p.Loss.MarginLoss(m), p.Loss.MarginDeriv(m)
 }
 
 // huber is the smoothed hinge h_μ(v) ≈ max(0, v) and its derivative.
@@ -190,6 +203,7 @@ func (p *Problem) smoothValueGrad(theta, g []float64, mu float64, sc *optScratch
 // sc.w (below optChunkedPairs).
 func (p *Problem) aucPairsSerial(mu float64, sc *optScratch) float64 {
 	clear(sc.w)
+	logistic := p.Loss == AUCLogistic
 	var total float64
 	for _, i := range p.pos {
 		si := sc.s[i]
@@ -197,12 +211,10 @@ func (p *Problem) aucPairsSerial(mu float64, sc *optScratch) float64 {
 		for _, j := range p.neg {
 			m := si - sc.s[j]
 			var v, dv float64
-			if p.Loss == AUCHinge {
-				var h float64
-				h, dv = huber(1-m, mu)
-				v, dv = h, -dv
+			if logistic {
+				v, dv = LogisticMargin(m)
 			} else {
-				v, dv = p.Loss.MarginLoss(m), p.Loss.MarginDeriv(m)
+				v, dv = p.marginValueDeriv(m, mu)
 			}
 			r += v
 			wi += dv

@@ -157,3 +157,32 @@ func (p *Problem) refSolveMetric(opt OptimumOptions) (o Optimum, evals int) {
 	best.Value = p.refValueGrad(x, nil, 0, sc) + p.Reg.Value(x)
 	return best, evals
 }
+
+// refAUCPairsSerial is aucPairsSerial of commit a5ad84e: the logistic loss
+// and its derivative through MarginLoss and MarginDeriv, two exponentials a
+// pair.
+func (p *Problem) refAUCPairsSerial(mu float64, sc *optScratch) float64 {
+	clear(sc.w)
+	var total float64
+	for _, i := range p.pos {
+		si := sc.s[i]
+		var r, wi float64
+		for _, j := range p.neg {
+			m := si - sc.s[j]
+			var v, dv float64
+			if p.Loss == AUCHinge {
+				var h float64
+				h, dv = huber(1-m, mu)
+				v, dv = h, -dv
+			} else {
+				v, dv = p.Loss.MarginLoss(m), p.Loss.MarginDeriv(m)
+			}
+			r += v
+			wi += dv
+			sc.w[j] -= dv
+		}
+		total += r
+		sc.w[i] += wi
+	}
+	return total
+}
