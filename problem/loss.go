@@ -125,3 +125,25 @@ func (l Loss) MarginDeriv(m float64) float64 {
 	}
 	panic("problem: MarginDeriv on " + l.String())
 }
+
+// LogisticMargin returns the AUC logistic loss φ(m) = log(1 + exp(−m)) and
+// its derivative φ'(m) = −1/(1 + exp(m)) from one exponential,
+// e = exp(−|m|): φ = max(−m, 0) + log1p(e), φ' = −1/(1+e) for m ≤ 0 and
+// −e/(1+e) for m > 0. Softplus and Sigmoid compute the same e on the same
+// branches, so the results are bit-identical to
+// (AUCLogistic.MarginLoss(m), AUCLogistic.MarginDeriv(m)) at one
+// exponential fewer.
+func LogisticMargin(m float64) (v, dv float64) {
+	e := math.Exp(-math.Abs(m))
+	if m < 0 {
+		v = -m + math.Log1p(e)
+	} else {
+		v = math.Log1p(e)
+	}
+	if m <= 0 {
+		dv = -1 / (1 + e)
+	} else {
+		dv = -e / (1 + e)
+	}
+	return v, dv
+}

@@ -64,7 +64,12 @@ func (p *Problem) Solve(opt OptimumOptions) (Optimum, error) {
 type optScratch struct {
 	s, w []float64 // scores, per-point weights (AUC)
 	a, g []float64 // metric: n×d, n×n
-	ws   *Workspace
+	// Metric (initMetric): the class-sorted points and their transpose,
+	// each point's end of class run, the per-block partial values and
+	// column sums of metricValueGrad, and a d×d product.
+	xs, xt, blkTot, blkCol, e []float64
+	classEnd                  []int32
+	ws                        *Workspace
 	// AUC with at least optChunkedPairs pairs: the positives in optChunks
 	// fixed chunks, each with its partial sum and its own weights of the
 	// negatives (optChunks × |N|), reduced in chunk order.
@@ -72,6 +77,7 @@ type optScratch struct {
 	chunkWNeg []float64
 	// A user objective's per-segment gradients and values (custom_optimum.go).
 	segG, segV []float64
+	evals      int // objective evaluations by solveFISTA
 }
 
 // optChunks is the number of fixed chunks of positives the full-batch AUC
@@ -86,8 +92,7 @@ const (
 func newOptScratch(p *Problem) *optScratch {
 	sc := &optScratch{s: make([]float64, p.N), w: make([]float64, p.N), ws: p.NewWorkspace()}
 	if p.Loss.IsMetric() {
-		sc.a = make([]float64, p.N*p.D)
-		sc.g = make([]float64, p.N*p.N)
+		sc.initMetric(p)
 	} else if p.Loss != Custom && float64(len(p.pos))*float64(len(p.neg)) >= optChunkedPairs {
 		sc.chunkTot = make([]float64, optChunks)
 		sc.chunkWNeg = make([]float64, optChunks*len(p.neg))
@@ -101,6 +106,7 @@ func newOptScratch(p *Problem) *optScratch {
 func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
 	nn := len(p.neg)
 	c := min(optChunks, len(p.pos))
+	logistic := p.Loss == AUCLogistic
 	par.Chunks(c, 1, 0, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			wn := sc.chunkWNeg[k*nn : (k+1)*nn]
@@ -112,12 +118,10 @@ func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
 				for jj, j := range p.neg {
 					m := si - sc.s[j]
 					var v, dv float64
-					if p.Loss == AUCHinge {
-						var h float64
-						h, dv = huber(1-m, mu)
-						v, dv = h, -dv
+					if logistic {
+						v, dv = LogisticMargin(m)
 					} else {
-						v, dv = p.Loss.MarginLoss(m), p.Loss.MarginDeriv(m)
+						v, dv = p.marginValueDeriv(m, mu)
 					}
 					r += v
 					wi += dv
@@ -143,6 +147,20 @@ func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
 		total += t
 	}
 	return total
+}
+
+// marginValueDeriv is φ(m) and φ'(m) of the AUC loss, the hinge smoothed
+// by μ; the logistic loss from one exponential (LogisticMargin, the same
+// bits as MarginLoss and MarginDeriv).
+func (p *Problem) marginValueDeriv(m, mu float64) (float64, float64) {
+	switch p.Loss {
+	case AUCLogistic:
+		return LogisticMargin(m)
+	case AUCHinge:
+		h, dh := huber(1-m, mu)
+		return h, -dh
+	}
+	return p.Loss.MarginLoss(m), p.Loss.MarginDeriv(m)
 }
 
 // huber is the smoothed hinge h_μ(v) ≈ max(0, v) and its derivative.
@@ -185,6 +203,7 @@ func (p *Problem) smoothValueGrad(theta, g []float64, mu float64, sc *optScratch
 // sc.w (below optChunkedPairs).
 func (p *Problem) aucPairsSerial(mu float64, sc *optScratch) float64 {
 	clear(sc.w)
+	logistic := p.Loss == AUCLogistic
 	var total float64
 	for _, i := range p.pos {
 		si := sc.s[i]
@@ -192,12 +211,10 @@ func (p *Problem) aucPairsSerial(mu float64, sc *optScratch) float64 {
 		for _, j := range p.neg {
 			m := si - sc.s[j]
 			var v, dv float64
-			if p.Loss == AUCHinge {
-				var h float64
-				h, dv = huber(1-m, mu)
-				v, dv = h, -dv
+			if logistic {
+				v, dv = LogisticMargin(m)
 			} else {
-				v, dv = p.Loss.MarginLoss(m), p.Loss.MarginDeriv(m)
+				v, dv = p.marginValueDeriv(m, mu)
 			}
 			r += v
 			wi += dv
@@ -209,58 +226,201 @@ func (p *Problem) aucPairsSerial(mu float64, sc *optScratch) float64 {
 	return total
 }
 
-// metricValueGrad returns Σ_{i,j} h_μ(1 − s_ij(b − D_ij)) and sets g to its
-// gradient divided by n2, 2·Xᵀ(diag(W1) − W)X/n2 with W_ij = s_ij h'_μ.
+// metricRows is the number of rows of the fixed blocks the metric
+// objective is evaluated over (in parallel; the blocks depend on n only, so
+// the bits do not depend on the number of cores).
+const metricRows = 32
+
+// initMetric sets up the metric objective's buffers: the points sorted by
+// class (the objective is a sum over all pairs, so the order of the points
+// is free; sorted, the sign s_ij is +1 on one run of j and −1 on the rest
+// of a row), as xs (n×d, dense) and xt = xsᵀ (d×n), and each point's end
+// of class run.
+func (sc *optScratch) initMetric(p *Problem) {
+	n, d := p.N, p.D
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(a, b int) int { return int(p.Label[a]) - int(p.Label[b]) })
+	sc.xs = make([]float64, n*d)
+	sc.xt = make([]float64, d*n)
+	sc.classEnd = make([]int32, n)
+	for i, k := range perm {
+		copy(sc.xs[i*d:i*d+d], p.X.Row(k))
+		for c := 0; c < d; c++ {
+			sc.xt[c*n+i] = sc.xs[i*d+c]
+		}
+	}
+	for e := n; e > 0; {
+		s := e - 1
+		for s > 0 && p.Label[perm[s-1]] == p.Label[perm[e-1]] {
+			s--
+		}
+		for i := s; i < e; i++ {
+			sc.classEnd[i] = int32(e)
+		}
+		e = s
+	}
+	nb := (n + metricRows - 1) / metricRows
+	sc.a = make([]float64, n*d)
+	sc.g = make([]float64, n*n)
+	sc.e = make([]float64, d*d)
+	sc.blkTot = make([]float64, nb)
+	sc.blkCol = make([]float64, nb*n)
+}
+
+// metricValueGrad returns Σ_{i,j} h_μ(1 − s_ij(b − D_ij)) and, when g != nil,
+// sets g to its gradient divided by n2, 2·Xᵀ(diag(W1) − W)X/n2 with W_ij =
+// s_ij h'_μ. With θ replaced by its symmetric part (which leaves D_ij
+// as it is), D_ij = q_i + q_j − 2G_ij with G = XθXᵀ and q = diag G, and
+// only G's upper triangle is formed: for each block of metricRows rows
+// [lo, hi), one Dgemm (Xθ)[lo:hi]·Xᵀ[:, lo:n], then the hinge terms of
+// those rows, overwriting G with U, the strict upper triangle of W. The
+// gradient needs no full W: Xᵀ(diag(W1) − W)X = Xᵀdiag(r)X − C − Cᵀ with
+// r = U1 + Uᵀ1 and C = Xᵀ(UX), where UX is one more Dgemm per block over
+// the same triangle; the column sums Uᵀ1 are kept per block and added in
+// block order. Cost: n²d/2 multiply-adds for the value, n²d with the
+// gradient (the full Gram matrix and the full n×n product before). X is
+// the class-sorted copy of initMetric.
 func (p *Problem) metricValueGrad(theta, g []float64, mu float64, sc *optScratch, n2 float64) float64 {
 	n, d := p.N, p.D
-	xg := p.X.General()
+	xs := blas64.General{Rows: n, Cols: d, Stride: d, Data: sc.xs}
 	A := blas64.General{Rows: n, Cols: d, Stride: d, Data: sc.a}
-	G := blas64.General{Rows: n, Cols: n, Stride: n, Data: sc.g}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, xg, blas64.General{Rows: d, Cols: d, Stride: d, Data: theta}, 0, A)
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, A, xg, 0, G)
+	// D_ij depends on θ's symmetric part only: (θ + θᵀ)/2, which is θ
+	// itself, bit for bit, for the symmetric iterates of the solver.
+	ts := sc.e
+	for k := 0; k < d; k++ {
+		for l := k; l < d; l++ {
+			v := (theta[k*d+l] + theta[l*d+k]) / 2
+			ts[k*d+l], ts[l*d+k] = v, v
+		}
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, xs, blas64.General{Rows: d, Cols: d, Stride: d, Data: ts}, 0, A)
 	q := sc.s
 	for i := 0; i < n; i++ {
-		q[i] = sc.g[i*n+i]
+		q[i] = floats.Dot(sc.a[i*d:i*d+d], sc.xs[i*d:i*d+d])
 	}
-	hd, _ := huber(1-p.B, mu)
-	total := hd * float64(n)
-	// Overwrite G's strict upper triangle with W_ij, then symmetrise.
-	for i := 0; i < n; i++ {
-		var r float64
-		for j := i + 1; j < n; j++ {
-			dij := q[i] + q[j] - sc.g[i*n+j] - sc.g[j*n+i]
-			s := p.sign(i, j)
-			h, dh := huber(1-s*(p.B-dij), mu)
-			r += h
-			sc.g[i*n+j] = s * dh
+	grad := g != nil
+	b := p.B
+	nb := len(sc.blkTot)
+	par.Chunks(nb, 1, 0, func(blo, bhi int) {
+		for blk := blo; blk < bhi; blk++ {
+			lo, hi := blk*metricRows, min((blk+1)*metricRows, n)
+			w := n - lo
+			Gb := blas64.General{Rows: hi - lo, Cols: w, Stride: n, Data: sc.g[lo*n+lo:]}
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+				blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: sc.a[lo*d:]},
+				blas64.General{Rows: d, Cols: w, Stride: n, Data: sc.xt[lo:]}, 0, Gb)
+			var cs []float64
+			if grad {
+				cs = sc.blkCol[blk*n : blk*n+n]
+				clear(cs[lo:])
+			}
+			var total float64
+			for i := lo; i < hi; i++ {
+				row := sc.g[i*n : i*n+n]
+				ce := int(sc.classEnd[i])
+				// Same class (s = +1): v = 1 − b + D; other classes
+				// (s = −1): v = 1 + b − D.
+				h1, r1 := hingeRun(row[i+1:ce], q[i+1:ce], q[i], 1, 1-b, mu, cs[min(i+1, len(cs)):], grad)
+				h2, r2 := hingeRun(row[ce:], q[ce:], q[i], -1, 1+b, mu, cs[min(ce, len(cs)):], grad)
+				total += h1 + h2
+				if grad {
+					clear(row[lo : i+1])
+					sc.w[i] = r1 + r2 // U's row sum
+				}
+			}
+			sc.blkTot[blk] = total
+			if grad {
+				// (UX)[lo:hi] over U[lo:hi, lo:n] (zero left of the
+				// diagonal), into (Xθ)[lo:hi], which no other block reads.
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Gb,
+					blas64.General{Rows: w, Cols: d, Stride: d, Data: sc.xs[lo*d:]}, 0,
+					blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: sc.a[lo*d:]})
+			}
 		}
-		total += 2 * r
+	})
+	hd, _ := huber(1-b, mu)
+	total := hd * float64(n)
+	var off float64
+	for _, t := range sc.blkTot {
+		off += t
 	}
-	if g == nil {
+	total += 2 * off
+	if !grad {
 		return total
 	}
-	for i := 0; i < n; i++ {
-		sc.g[i*n+i] = 0
-		for j := i + 1; j < n; j++ {
-			sc.g[j*n+i] = sc.g[i*n+j]
+	// a_i = r_i x_i − 2(UX)_i, E = Xᵀa: E + Eᵀ = 2(Xᵀdiag(r)X − C − Cᵀ).
+	par.Chunks(n, 256, 0, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := sc.w[i]
+			// Column i of U has entries in the rows above i only: the
+			// blocks up to i's own, in order.
+			for blk := 0; blk <= i/metricRows; blk++ {
+				r += sc.blkCol[blk*n+i]
+			}
+			xi, ai := sc.xs[i*d:i*d+d], sc.a[i*d:i*d+d]
+			for k := range ai {
+				ai[k] = r*xi[k] - 2*ai[k]
+			}
+		}
+	})
+	E := sc.e
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, xs, A, 0, blas64.General{Rows: d, Cols: d, Stride: d, Data: E})
+	for k := 0; k < d; k++ {
+		for l := k; l < d; l++ {
+			v := (E[k*d+l] + E[l*d+k]) / n2
+			g[k*d+l], g[l*d+k] = v, v
 		}
 	}
-	// M = diag(W1) − W.
-	for i := 0; i < n; i++ {
-		var rs float64
-		for j := 0; j < n; j++ {
-			rs += sc.g[i*n+j]
-		}
-		row := sc.g[i*n : i*n+n]
-		for j := range row {
-			row[j] = -row[j]
-		}
-		row[i] += rs
-	}
-	// T = M X (n×d) into A; g = 2 Xᵀ T.
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, G, xg, 0, A)
-	blas64.Gemm(blas.Trans, blas.NoTrans, 2/n2, xg, A, 0, blas64.General{Rows: d, Cols: d, Stride: d, Data: g})
 	return total
+}
+
+// hingeRun sums h_μ(v_j), v_j = c + s·(qi + q_j − 2G_j) over a run of one
+// row of G with one sign s and, when grad is set, overwrites G_j with
+// u_j = s·h'_μ(v_j), adds u_j to cs_j and returns Σu_j as well. With μ > 0
+// the smoothed hinge is written without branches: t = clamp(v/μ, 0, 1),
+// h = t·(v − μt/2), h' = t (equal to huber's h and h').
+func hingeRun(G, q []float64, qi, s, c, mu float64, cs []float64, grad bool) (h, rs float64) {
+	q = q[:len(G)]
+	if mu == 0 {
+		for j, gj := range G {
+			v := c + s*(qi+q[j]-2*gj)
+			var t float64
+			if v > 0 {
+				t = 1
+				h += v
+			}
+			if grad {
+				u := s * t
+				G[j] = u
+				cs[j] += u
+				rs += u
+			}
+		}
+		return h, rs
+	}
+	inv, hm := 1/mu, mu/2
+	if !grad {
+		for j, gj := range G {
+			v := c + s*(qi+q[j]-2*gj)
+			t := min(max(v*inv, 0), 1)
+			h += t * (v - hm*t)
+		}
+		return h, 0
+	}
+	cs = cs[:len(G)]
+	for j, gj := range G {
+		v := c + s*(qi+q[j]-2*gj)
+		t := min(max(v*inv, 0), 1)
+		h += t * (v - hm*t)
+		u := s * t
+		G[j] = u
+		cs[j] += u
+		rs += u
+	}
+	return h, rs
 }
 
 // lbfgsStallGrad is the largest gradient (max norm) at which a line-search
@@ -317,6 +477,35 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 	return o, nil
 }
 
+// fistaStageTol is the relative step tolerance of the continuation stages
+// before the last, which goes to OptimumOptions.Tol: their solutions are
+// only warm starts for the next, smaller μ (a variable for the test that
+// runs every stage to Tol).
+var fistaStageTol = 1e-3
+
+// fistaLDecay is the factor the step's Lipschitz estimate L is multiplied by
+// after each successful step (0.9 and 1 measured worse at the synthetic
+// size: more failed steps, or steps kept small by one early large L).
+const fistaLDecay = 0.95
+
+// solveFISTA is the accelerated proximal gradient method (FISTA with
+// backtracking and adaptive restart) on the objective with its hinges
+// Huber-smoothed by μ, decreased over stages 1, 0.1, …, FinalMu (a single
+// stage μ = 0 for a smooth loss), each stage warm-started at the last one's
+// solution. Only the last stage is solved to OptimumOptions.Tol, so Value,
+// R_n evaluated exactly at its θ, exceeds the true optimum by at most
+// FinalMu/2 (the smoothing gap) up to that tolerance; the earlier stages
+// stop at the relative step fistaStageTol.
+//
+// A stage ends when a plain step (from x itself, without momentum: after a
+// restart, or forced when a step with momentum was small) moves x by at
+// most tol·max(1, ‖x‖). Each stage starts with L = 1. Before issue #18
+// every stage went to Tol, a small step with momentum also ended a stage,
+// and L carried over from stage to stage; on small problems that stopped
+// some stages early, up to 1e-4 above the smoothed optimum (a stage that
+// reached the rounding floor hands on an L inflated by failed line
+// searches, and the next stage's steps were small from its start). A user
+// objective (Problem.Obj, a HuberSmoother) keeps the policy as it was.
 func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error) {
 	P := p.P
 	x := make([]float64, P)
@@ -334,15 +523,37 @@ func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error
 	xn := make([]float64, P)
 	gy := make([]float64, P)
 	step := make([]float64, P)
+	// A user objective (HuberSmoother) keeps the policy it had before issue
+	// #18: every stage to Tol, L carried over, any small step ends a stage.
+	legacy := p.Obj != nil
 	L := 1.0
-	for _, mu := range mus {
+	for stage, mu := range mus {
+		tol := opt.Tol
+		if stage < len(mus)-1 && !legacy {
+			tol = math.Max(tol, fistaStageTol)
+		}
+		if !legacy {
+			// L starts afresh each stage: a stage that ran to the
+			// rounding floor ends with L inflated by failed line
+			// searches (which is what makes its steps small), and a
+			// next stage starting there would stop at once, far from
+			// its own optimum.
+			L = 1
+		}
 		copy(y, x)
 		tk := 1.0
 		fx := p.smoothValueGrad(x, nil, mu, sc) + p.Reg.Value(x)
+		sc.evals++
 		conv := false
 		for it := 0; it < opt.MaxIter; it++ {
 			best.Iterations++
+			// A plain step (y = x, no momentum) measures how far x is
+			// from a fixed point of the proximal gradient map; only a
+			// small plain step ends a stage. With momentum, xn can land
+			// close to x while y overshoots.
+			plain := tk == 1 || legacy
 			fy := p.smoothValueGrad(y, gy, mu, sc)
+			sc.evals++
 			var fxn float64
 			for {
 				for i := range step {
@@ -350,6 +561,7 @@ func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error
 				}
 				p.Reg.Prox(xn, step, 1/L, sc.ws)
 				fxn = p.smoothValueGrad(xn, nil, mu, sc)
+				sc.evals++
 				var lin, sq float64
 				for i := range xn {
 					dlt := xn[i] - y[i]
@@ -367,24 +579,32 @@ func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error
 				dx += (xn[i] - x[i]) * (xn[i] - x[i])
 				nx += x[i] * x[i]
 			}
+			small := math.Sqrt(dx) <= tol*math.Max(1, math.Sqrt(nx))
 			if Fxn > fx {
 				// Adaptive restart: drop the momentum, retry from x.
 				tk = 1
 				copy(y, x)
-				if math.Sqrt(dx) <= opt.Tol*math.Max(1, math.Sqrt(nx)) {
+				if small && plain {
 					conv = true
 					break
 				}
 				continue
 			}
-			tn := (1 + math.Sqrt(1+4*tk*tk)) / 2
-			for i := range y {
-				y[i] = xn[i] + (tk-1)/tn*(xn[i]-x[i])
+			copy(y, xn)
+			if !small || legacy {
+				tn := (1 + math.Sqrt(1+4*tk*tk)) / 2
+				for i := range y {
+					y[i] += (tk - 1) / tn * (xn[i] - x[i])
+				}
+				tk = tn
+			} else {
+				// Small: test with a plain step from xn.
+				tk = 1
 			}
 			copy(x, xn)
-			fx, tk = Fxn, tn
-			L *= 0.95
-			if math.Sqrt(dx) <= opt.Tol*math.Max(1, math.Sqrt(nx)) {
+			fx = Fxn
+			L *= fistaLDecay
+			if small && plain {
 				conv = true
 				break
 			}
