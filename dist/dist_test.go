@@ -59,8 +59,10 @@ func stripTimes(t *testing.T, b []byte) map[string]any {
 }
 
 func TestOneRankIdentical(t *testing.T) {
-	for _, n := range []int{3000, 70000} {
+	for _, tc := range []distCase{{3000, "sampled", "auc"}, {70000, "sampled", "auc"}, {3000, "auto", "auc"}, {3000, "auto", "auc-hinge"}, {20000, "auto", "auc"}} {
+		n := tc.n
 		cfg := testConfig(n, 3000)
+		cfg.Measure, cfg.Problem = tc.measure, tc.problem
 		wantTrace, wantSum, wantState := singleProcess(t, cfg)
 		r, err := Prepare(mpi.Self(), cfg)
 		if err != nil {

@@ -9,10 +9,10 @@
 //
 // What it runs: the synchronous algorithm with the gossip estimator on the
 // AUC losses with ψ = none or l2 (the reduced schedule), on the synthetic
-// AUC data, each rank generating only its rows; the measurement with the
-// evaluator's sampled methods (the bias term sampled or streamed), which
-// --measure sampled always gives and the automatic choice gives at large
-// n. Prepare says what is missing for anything else.
+// AUC data, each rank generating only its rows; the measurement with every
+// method of the evaluator's AUC losses: sampled, streamed, and the exact
+// ones (pairwise, sorted) by gathering one vector's scores to one rank at a
+// time (measure_exact.go). Prepare says what is missing for anything else.
 package dist
 
 import (
