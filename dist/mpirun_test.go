@@ -103,6 +103,70 @@ func TestRanksIdentical(t *testing.T) {
 	}
 }
 
+// TestRanksResume stops a run over 1 to 4 ranks at an iteration with a
+// checkpoint (a manifest and one file per rank), resumes it as as many
+// ranks, and compares the trace, the summary and the final state with the
+// uninterrupted single process; resuming with another number of ranks is
+// refused with a message naming the manifest and both numbers.
+func TestRanksResume(t *testing.T) {
+	if !mpi.Compiled {
+		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+	}
+	tc := distCase{20000, "auto", "auc-hinge"}
+	wantTrace, wantSum, wantState := singleProcess(t, workerConfig(tc))
+	run := func(np int, dir, mode string) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd, why := mpirunCmd(ctx, np, os.Args[0], "-test.run", "^TestRankWorker$", "-test.v")
+		if cmd == nil {
+			t.Skip(why)
+		}
+		cmd.Env = append(os.Environ(), "PAIRGOSSIP_DIST_WORKER="+dir, "PAIRGOSSIP_DIST_CASE="+tc.String(), "PAIRGOSSIP_DIST_MODE="+mode)
+		return cmd.CombinedOutput()
+	}
+	for np := 1; np <= 4; np++ {
+		dir := t.TempDir()
+		// 1500 is no measurement point: the checkpoint falls between two.
+		if out, err := run(np, dir, "stop:1500"); err != nil {
+			t.Fatalf("%d ranks, stop: %v\n%s", np, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "trace.csv")); err == nil {
+			t.Fatalf("%d ranks: the stopped run ran to the end", np)
+		}
+		m, err := os.ReadFile(filepath.Join(dir, "ckpt"))
+		if err != nil {
+			t.Fatalf("%d ranks: no manifest: %v", np, err)
+		}
+		var man Manifest
+		if err := json.Unmarshal(m, &man); err != nil || man.Ranks != np || man.Iter < 1500 || man.Iter >= 4000 {
+			t.Fatalf("%d ranks: manifest %s (%v)", np, m, err)
+		}
+		other := np%4 + 1
+		out, err := run(other, dir, "resume")
+		want := fmt.Sprintf("checkpoint %s was written by %d ranks; this job has %d", filepath.Join(dir, "ckpt"), np, other)
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Fatalf("%d ranks, resumed as %d: %v, want the message %q\n%s", np, other, err, want, out)
+		}
+		if out, err := run(np, dir, "resume"); err != nil {
+			t.Fatalf("%d ranks, resume: %v\n%s", np, err, out)
+		}
+		trace, _ := os.ReadFile(filepath.Join(dir, "trace.csv"))
+		if !bytes.Equal(trace, wantTrace) {
+			t.Fatalf("%d ranks, resumed: trace differs\n got %s\nwant %s", np, trace, wantTrace)
+		}
+		sb, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+		gj, _ := json.Marshal(stripTimes(t, sb))
+		wj, _ := json.Marshal(wantSum)
+		if !bytes.Equal(gj, wj) {
+			t.Fatalf("%d ranks, resumed: summary differs\n got %s\nwant %s", np, gj, wj)
+		}
+		if st := assembleState(t, dir, tc.n, 16, np); !bytes.Equal(st, wantState) {
+			t.Fatalf("%d ranks, resumed: final state differs", np)
+		}
+		t.Logf("%d ranks: stopped at iteration %d, resumed: trace, summary and state identical to one process; %d ranks refused", np, man.Iter, other)
+	}
+}
+
 // assembleState lays the ranks' state files out as one process's sections.
 func assembleState(t *testing.T, dir string, n, P, np int) []byte {
 	var sec [5]bytes.Buffer
@@ -148,7 +212,30 @@ func TestRankWorker(t *testing.T) {
 	if err != nil {
 		fail(err)
 	}
+	// Checkpoints (TestRanksResume): stop at an iteration with a checkpoint,
+	// or resume from one.
+	mode := os.Getenv("PAIRGOSSIP_DIST_MODE")
+	if mode != "" {
+		ck := filepath.Join(dir, "ckpt")
+		unlock, err := r.LockCheckpoint(ck)
+		if err != nil {
+			fail(err)
+		}
+		defer unlock()
+		r.Checkpoint = ck
+		if at, ok := strings.CutPrefix(mode, "stop:"); ok {
+			r.StopAt, _ = strconv.ParseInt(at, 10, 64)
+		} else if _, err := r.Resume(ck); err != nil {
+			fail(err)
+		}
+	}
 	trace, err := r.Execute(context.Background(), nil)
+	if err == ErrStopped {
+		if err := c.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	if err != nil {
 		fail(err)
 	}

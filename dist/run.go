@@ -17,6 +17,7 @@ package dist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -47,7 +48,23 @@ type Run struct {
 	// Time in rounds and in measurements on this rank, and the blocks run.
 	RoundTime, MeasureTime time.Duration
 	Blocks                 int64
+	// Checkpoint, when set, is the manifest's path (checkpoint.go): the
+	// state is saved there every CheckpointEvery (rank 0's clock decides),
+	// when the run is cancelled, and at the end. StopAt > 0 stops the run
+	// at the first block boundary at or after that iteration, with a
+	// checkpoint, and Execute returns ErrStopped.
+	Checkpoint      string
+	CheckpointEvery time.Duration
+	StopAt          int64
+	// CheckpointTime is the time spent writing checkpoints on this rank.
+	CheckpointTime time.Duration
+	ckptGen        int
+	prior          []engine.Record // the trace restored by Resume
+	ident          string
 }
+
+// ErrStopped is Execute's error when it stopped at Run.StopAt.
+var ErrStopped = errors.New("dist: stopped at the requested iteration (StopAt)")
 
 // reducedBlockMax and reducedRounds are engine's (exec_reduced.go,
 // exec_blocked.go): B = 4√n, at most n/4 and 4096.
@@ -223,10 +240,18 @@ func (r *Run) BytesSent() (records int64, all mpi.Stats) { return r.l.bytesSent,
 // iterations, and returns the trace (the same on every rank).
 func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engine.Record, error) {
 	l := r.l
-	var trace []engine.Record
+	trace := append([]engine.Record(nil), r.prior...)
 	next := 0
 	for next < len(r.sched) && r.sched[next] <= l.t {
 		next++
+	}
+	lastSave := time.Now()
+	save := func() error {
+		t0 := time.Now()
+		err := r.SaveCheckpoint(r.Checkpoint, trace)
+		r.CheckpointTime += time.Since(t0)
+		lastSave = time.Now()
+		return err
 	}
 	for l.t < r.Config.Iters {
 		stop := r.Config.Iters
@@ -234,20 +259,39 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			stop = r.sched[next]
 		}
 		t0 := time.Now()
+		pending := false // a checkpoint agreed on, to be written after this point's measurement
 		for l.t < stop {
 			if err := l.advance(stop); err != nil {
 				return trace, err
 			}
 			r.Blocks++
-			bad := []int64{math.MaxInt64}
+			// One collective a block: the first non-finite margin of any
+			// rank, and whether a checkpoint is due (rank 0's clock, or
+			// StopAt: the same on every rank).
+			flags := []int64{math.MaxInt64, 0}
 			if l.bad > 0 {
-				bad[0] = l.bad
+				flags[0] = l.bad
 			}
-			if err := r.Comm.AllreduceInt64(bad, mpi.Min); err != nil {
+			if (r.Checkpoint != "" && r.Comm.Rank() == 0 && r.CheckpointEvery > 0 && time.Since(lastSave) >= r.CheckpointEvery) ||
+				(r.StopAt > 0 && l.t >= r.StopAt) {
+				flags[1] = -1
+			}
+			if err := r.Comm.AllreduceInt64(flags, mpi.Min); err != nil {
 				return trace, err
 			}
-			if bad[0] != math.MaxInt64 {
-				return trace, &engine.DivergenceError{Iter: bad[0], Node: -1, Field: "z (dual variable)"}
+			if flags[0] != math.MaxInt64 {
+				return trace, &engine.DivergenceError{Iter: flags[0], Node: -1, Field: "z (dual variable)"}
+			}
+			if flags[1] != 0 {
+				if l.t < stop {
+					r.RoundTime += time.Since(t0)
+					if err := r.checkpointOrStop(save); err != nil {
+						return trace, err
+					}
+					t0 = time.Now()
+				} else {
+					pending = true
+				}
 			}
 		}
 		// Cancellation must be agreed on: any rank's stops every rank.
@@ -259,9 +303,6 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			return trace, err
 		}
 		r.RoundTime += time.Since(t0)
-		if stopAll[0] != 0 {
-			return trace, context.Canceled
-		}
 		if next < len(r.sched) && l.t == r.sched[next] {
 			next++
 			t1 := time.Now()
@@ -275,8 +316,40 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 				onRecord(rec)
 			}
 		}
+		if stopAll[0] != 0 {
+			if r.Checkpoint != "" {
+				if err := save(); err != nil {
+					return trace, err
+				}
+			}
+			return trace, context.Canceled
+		}
+		if pending {
+			if err := r.checkpointOrStop(save); err != nil {
+				return trace, err
+			}
+		}
+	}
+	if r.Checkpoint != "" {
+		if err := save(); err != nil {
+			return trace, err
+		}
 	}
 	return trace, nil
+}
+
+// checkpointOrStop saves a checkpoint (when there is a path) and returns
+// ErrStopped when StopAt is reached.
+func (r *Run) checkpointOrStop(save func() error) error {
+	if r.Checkpoint != "" {
+		if err := save(); err != nil {
+			return err
+		}
+	}
+	if r.StopAt > 0 && r.l.t >= r.StopAt {
+		return ErrStopped
+	}
+	return nil
 }
 
 // Summary returns summary.json's content for the trace (what one process
