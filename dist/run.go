@@ -259,16 +259,18 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			stop = r.sched[next]
 		}
 		t0 := time.Now()
-		pending := false // a checkpoint agreed on, to be written after this point's measurement
+		pending, cancelled := false, false // agreed on at the block that reached stop: done after its measurement
 		for l.t < stop {
 			if err := l.advance(stop); err != nil {
 				return trace, err
 			}
 			r.Blocks++
 			// One collective a block: the first non-finite margin of any
-			// rank, and whether a checkpoint is due (rank 0's clock, or
-			// StopAt: the same on every rank).
-			flags := []int64{math.MaxInt64, 0}
+			// rank, whether a checkpoint is due (rank 0's clock, or StopAt:
+			// the same on every rank), and whether any rank was cancelled
+			// (a signal reaches the ranks at different times; they stop at
+			// the same block).
+			flags := []int64{math.MaxInt64, 0, 0}
 			if l.bad > 0 {
 				flags[0] = l.bad
 			}
@@ -276,31 +278,32 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 				(r.StopAt > 0 && l.t >= r.StopAt) {
 				flags[1] = -1
 			}
+			if ctx.Err() != nil {
+				flags[2] = -1
+			}
 			if err := r.Comm.AllreduceInt64(flags, mpi.Min); err != nil {
 				return trace, err
 			}
 			if flags[0] != math.MaxInt64 {
 				return trace, &engine.DivergenceError{Iter: flags[0], Node: -1, Field: "z (dual variable)"}
 			}
-			if flags[1] != 0 {
-				if l.t < stop {
-					r.RoundTime += time.Since(t0)
-					if err := r.checkpointOrStop(save); err != nil {
-						return trace, err
-					}
-					t0 = time.Now()
-				} else {
-					pending = true
-				}
+			if flags[1] == 0 && flags[2] == 0 {
+				continue
 			}
-		}
-		// Cancellation must be agreed on: any rank's stops every rank.
-		stopAll := []int64{0}
-		if ctx.Err() != nil {
-			stopAll[0] = 1
-		}
-		if err := r.Comm.AllreduceInt64(stopAll, mpi.Max); err != nil {
-			return trace, err
+			if l.t == stop && next < len(r.sched) && r.sched[next] == stop {
+				// The record of this point first: a checkpoint's trace holds
+				// every point up to its iteration.
+				pending, cancelled = flags[1] != 0, flags[2] != 0
+				continue
+			}
+			r.RoundTime += time.Since(t0)
+			if flags[2] != 0 {
+				return trace, r.cancel(save)
+			}
+			if err := r.checkpointOrStop(save); err != nil {
+				return trace, err
+			}
+			t0 = time.Now()
 		}
 		r.RoundTime += time.Since(t0)
 		if next < len(r.sched) && l.t == r.sched[next] {
@@ -316,13 +319,8 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 				onRecord(rec)
 			}
 		}
-		if stopAll[0] != 0 {
-			if r.Checkpoint != "" {
-				if err := save(); err != nil {
-					return trace, err
-				}
-			}
-			return trace, context.Canceled
+		if cancelled {
+			return trace, r.cancel(save)
 		}
 		if pending {
 			if err := r.checkpointOrStop(save); err != nil {
@@ -336,6 +334,17 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 		}
 	}
 	return trace, nil
+}
+
+// cancel saves a checkpoint (when there is a path) and returns
+// context.Canceled.
+func (r *Run) cancel(save func() error) error {
+	if r.Checkpoint != "" {
+		if err := save(); err != nil {
+			return err
+		}
+	}
+	return context.Canceled
 }
 
 // checkpointOrStop saves a checkpoint (when there is a path) and returns
