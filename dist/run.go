@@ -236,6 +236,11 @@ func (r *Run) EvalNodes() int { return len(r.ms.rows) }
 // all the rest counted by the communicator.
 func (r *Run) BytesSent() (records int64, all mpi.Stats) { return r.l.bytesSent, r.Comm.Stats() }
 
+// CommTime is the time this rank spent in the rounds' collectives (the
+// blocks' Allgatherv and the per-block Allreduce), waiting for the slowest
+// rank included: RoundTime − CommTime is its compute.
+func (r *Run) CommTime() time.Duration { return r.l.commTime }
+
 // Execute runs the remaining rounds, measuring at the log-spaced
 // iterations, and returns the trace (the same on every rank).
 func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engine.Record, error) {
@@ -281,9 +286,11 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			if ctx.Err() != nil {
 				flags[2] = -1
 			}
+			tc := time.Now()
 			if err := r.Comm.AllreduceInt64(flags, mpi.Min); err != nil {
 				return trace, err
 			}
+			l.commTime += time.Since(tc)
 			if flags[0] != math.MaxInt64 {
 				return trace, &engine.DivergenceError{Iter: flags[0], Node: -1, Field: "z (dual variable)"}
 			}
