@@ -206,7 +206,14 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		l.packs[w] = newPack(4096)
 	}
 	r.l = l
-	if r.ms, err = newMeasurer(l, ecfg, gen, r.workers); err != nil {
+	// The measurement's plan depends on the worker count (its time
+	// budget): every rank takes rank 0's, so that ranks on machines of
+	// different core counts choose the same methods and sample sizes.
+	pw := []float64{float64(r.workers)}
+	if err := c.BcastFloat64(pw, 0); err != nil {
+		return nil, err
+	}
+	if r.ms, err = newMeasurer(l, ecfg, gen, int(pw[0])); err != nil {
 		return nil, err
 	}
 	r.sched = engine.LogSchedule(cfg.Iters, ecfg.LogPoints)
