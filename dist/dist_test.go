@@ -156,3 +156,14 @@ func TestOneRankResume(t *testing.T) {
 		t.Fatalf("damaged rank file: %v", err)
 	}
 }
+
+// TestDataLimitPerRank: the data limit applies to a rank's rows: one rank
+// of n = 2·10⁷, d = 16 (3.2·10⁸ values) is refused before allocating,
+// naming the ranks that would do.
+func TestDataLimitPerRank(t *testing.T) {
+	cfg := testConfig(20_000_000, 100)
+	_, err := Prepare(mpi.Self(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "data too large") || !strings.Contains(err.Error(), "use at least 2 ranks") {
+		t.Fatalf("Prepare: %v", err)
+	}
+}

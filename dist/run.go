@@ -125,6 +125,11 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if cfg.Dim != 0 {
 		scfg.D = cfg.Dim
 	}
+	// The data limit (dataset.DefaultMaxElements values) bounds what one
+	// process allocates: a rank generates only its rows, so it applies to
+	// them, not to n·d (one process's limit would cap the job at one
+	// process's size).
+	scfg.MaxElements = -1
 	gen, err := dataset.NewSyntheticAUCRows(scfg)
 	if err != nil {
 		return nil, err
@@ -135,6 +140,17 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	}
 	lo, hi := partition(n, c.Size(), c.Rank())
 	nl := hi - lo
+	if lo0, hi0 := partition(n, c.Size(), 0); int64(hi0-lo0)*int64(d) > dataset.DefaultMaxElements {
+		// Rank 0's share is the largest: every rank refuses alike.
+		need := c.Size() + 1
+		for ; ; need++ {
+			if a, b := partition(n, need, 0); int64(b-a)*int64(d) <= dataset.DefaultMaxElements {
+				break
+			}
+		}
+		return nil, fmt.Errorf("dist: data too large: a rank would hold up to %d rows × %d features = %.3g values (the limit is %d a process): use at least %d ranks",
+			hi0-lo0, d, float64(hi0-lo0)*float64(d), dataset.DefaultMaxElements, need)
+	}
 	l := &local{comm: c, n: n, d: d, P: d, lo: lo, hi: hi, loss: loss,
 		reg: problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, gammaC: cfg.GammaC, galp: cfg.GammaAlpha,
 		workers: r.workers}
