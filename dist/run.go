@@ -143,7 +143,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if lo0, hi0 := partition(n, c.Size(), 0); int64(hi0-lo0)*int64(d) > dataset.DefaultMaxElements {
 		// Rank 0's share is the largest: every rank refuses alike.
 		need := c.Size() + 1
-		for ; ; need++ {
+		for ; need < (n+63)/64; need++ {
 			if a, b := partition(n, need, 0); int64(b-a)*int64(d) <= dataset.DefaultMaxElements {
 				break
 			}
