@@ -10,7 +10,7 @@
 # bench/run_metric.sh), e2e bench/results/e2e.md (through bench/run_e2e.sh);
 # RESULTS.md is put together from these and the parts written by their own
 # commands: bench/results/generic.md (issue #20, the go test command it names),
-# bench/results/mpi.md (issue #17, the mpirun runs it names) and
+# bench/results/mpi.md (issue #17, bench/run_mpi.sh) and
 # bench/results/optimum.md (issue #18, the go test commands it names).
 # Run it on a quiet machine: every figure is wall time.
 set -euo pipefail

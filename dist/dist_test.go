@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip"
@@ -59,8 +62,10 @@ func stripTimes(t *testing.T, b []byte) map[string]any {
 }
 
 func TestOneRankIdentical(t *testing.T) {
-	for _, n := range []int{3000, 70000} {
+	for _, tc := range []distCase{{3000, "sampled", "auc"}, {70000, "sampled", "auc"}, {3000, "auto", "auc"}, {3000, "auto", "auc-hinge"}, {20000, "auto", "auc"}} {
+		n := tc.n
 		cfg := testConfig(n, 3000)
+		cfg.Measure, cfg.Problem = tc.measure, tc.problem
 		wantTrace, wantSum, wantState := singleProcess(t, cfg)
 		r, err := Prepare(mpi.Self(), cfg)
 		if err != nil {
@@ -86,5 +91,79 @@ func TestOneRankIdentical(t *testing.T) {
 		if !bytes.Equal(st.Bytes(), wantState) {
 			t.Fatalf("n = %d: final state differs (%d vs %d bytes)", n, st.Len(), len(wantState))
 		}
+	}
+}
+
+// TestOneRankResume: stop at an iteration with a checkpoint, resume in a
+// new Run, and get one process's uninterrupted trace and state; a damaged
+// rank file is refused.
+func TestOneRankResume(t *testing.T) {
+	cfg := testConfig(20000, 3000)
+	cfg.Measure, cfg.Problem = "auto", "auc-hinge"
+	wantTrace, _, wantState := singleProcess(t, cfg)
+	ck := filepath.Join(t.TempDir(), "ckpt")
+	r, err := Prepare(mpi.Self(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := r.LockCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Checkpoint, r.StopAt = ck, 1200
+	if _, err := r.Execute(context.Background(), nil); err != ErrStopped {
+		t.Fatalf("Execute: %v, want ErrStopped", err)
+	}
+	unlock()
+	resume := func() (*Run, error) {
+		r, err := Prepare(mpi.Self(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.Resume(ck)
+		return r, err
+	}
+	r2, err := resume()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Iter() < 1200 || r2.Iter() >= 3000 {
+		t.Fatalf("resumed at iteration %d", r2.Iter())
+	}
+	trace, err := r2.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pairgossip.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
+	}
+	var st bytes.Buffer
+	if err := r2.WriteState(&st); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(st.Bytes(), wantState) {
+		t.Fatal("resumed final state differs")
+	}
+	// One byte of the rank file changed: refused.
+	rf := ck + ".g1.rank0"
+	b, err := os.ReadFile(rf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	os.WriteFile(rf, b, 0o644)
+	if _, err := resume(); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("damaged rank file: %v", err)
+	}
+}
+
+// TestDataLimitPerRank: the data limit applies to a rank's rows: one rank
+// of n = 2·10⁷, d = 16 (3.2·10⁸ values) is refused before allocating,
+// naming the ranks that would do.
+func TestDataLimitPerRank(t *testing.T) {
+	cfg := testConfig(20_000_000, 100)
+	_, err := Prepare(mpi.Self(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "data too large") || !strings.Contains(err.Error(), "use at least 2 ranks") {
+		t.Fatalf("Prepare: %v", err)
 	}
 }

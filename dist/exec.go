@@ -2,6 +2,7 @@ package dist
 
 import (
 	"math"
+	"time"
 
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/mpi"
@@ -90,8 +91,10 @@ type local struct {
 	curB                 int
 	alphaEnd             float64
 	betaEnd              float64
-	// communication
+	// communication: bytes of touched records sent, time in the blocks'
+	// Allgatherv (waiting for the slowest rank included)
 	bytesSent int64
+	commTime  time.Duration
 }
 
 type coef struct{ c, a, b, cPrev float64 }
@@ -249,9 +252,11 @@ func (l *local) gather() error {
 		l.recs = make([]float64, total)
 	}
 	l.gathered, l.recs = l.gathered[:total], l.recs[:total]
+	tc := time.Now()
 	if err := l.comm.AllgathervFloat64(l.sendBuf, l.counts, l.gathered); err != nil {
 		return err
 	}
+	l.commTime += time.Since(tc)
 	l.bytesSent += int64(len(l.sendBuf)) * 8
 	// The gathered records come rank after rank, each rank's in slot order:
 	// put them in slot order.

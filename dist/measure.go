@@ -1,7 +1,6 @@
 package dist
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -109,9 +108,8 @@ func newMeasurer(l *local, cfg engine.Config, gen *dataset.SyntheticAUCRows, wor
 	ms.opt = problem.EvalOptions{Mode: cfg.Measure, Precision: cfg.MeasurePrecision, Seed: rng.Hash(cfg.Seed, hashMeasure, 0)}
 	ms.plan = problem.PlanEval(l.loss, l.n, l.labels.npos, l.d, m, workers, ms.opt)
 	ms.prec = problem.EvalPrecision(ms.opt)
-	if ms.plan.Obj != problem.MethodSampled || ms.plan.AUC != problem.MethodSampled || ms.plan.Bias == problem.MethodPairwise {
-		return nil, fmt.Errorf("dist: at n = %d the measurement would take the %s/%s/%s methods, of which only the sampled ones (and the streamed bias term) are distributed: add --measure sampled",
-			l.n, ms.plan.Obj, ms.plan.AUC, ms.plan.Bias)
+	if err := checkExactOverRanks(l.n, ms.plan); err != nil {
+		return nil, err
 	}
 	blocks := max(ms.plan.MaxPairs, problem.DefaultMaxPairs, ms.plan.BiasSamples) / problem.SampleBlock
 	blocks = max(blocks, problem.StreamSegments, problem.PilotBlocks)
@@ -286,11 +284,26 @@ func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 		return r, err
 	}
 	obj, auc := make([]float64, m), make([]float64, m)
-	objSE, aucSE, pairs, err := ms.sampled(bars, obj, auc)
-	if err != nil {
-		return r, err
+	exactObj, exactAUC := ms.plan.Obj != problem.MethodSampled, ms.plan.AUC != problem.MethodSampled
+	if exactObj || exactAUC {
+		if err := ms.exact(bars, obj, auc, exactObj, exactAUC); err != nil {
+			return r, err
+		}
 	}
-	r.ObjStdErr, r.AUCStdErr, r.MeasurePairs = objSE, aucSE, pairs
+	if !exactObj || !exactAUC {
+		var so, sa []float64
+		if !exactObj {
+			so = obj
+		}
+		if !exactAUC {
+			sa = auc
+		}
+		objSE, aucSE, pairs, err := ms.sampled(bars, so, sa)
+		if err != nil {
+			return r, err
+		}
+		r.ObjStdErr, r.AUCStdErr, r.MeasurePairs = objSE, aucSE, pairs
+	}
 	r.Measure.Obj, r.Measure.AUC = ms.plan.Obj, ms.plan.AUC
 	r.ObjMin, r.ObjMax = math.Inf(1), math.Inf(-1)
 	var sum, aucSum float64
@@ -334,7 +347,12 @@ func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 		if err != nil {
 			return r, err
 		}
-		b, err := ms.bias(th, omega)
+		var b problem.BiasEstimate
+		if ms.plan.Bias == problem.MethodPairwise {
+			b, err = ms.biasPairwise(th, omega)
+		} else {
+			b, err = ms.bias(th, omega)
+		}
 		if err != nil {
 			return r, err
 		}
@@ -464,8 +482,8 @@ func (ms *measurer) combine(k, m, off int) (mean, variance float64) {
 	return mean, m2 / (nb - 1)
 }
 
-// sampled is problem's Evaluator.sampled (objective and AUC both sampled)
-// with the blocks shared out among the ranks.
+// sampled is problem's Evaluator.sampled with the blocks shared out among
+// the ranks: obj (the objective) and auc (the AUC) are set when not nil.
 func (ms *measurer) sampled(bars []float64, obj, auc []float64) (objSE, aucSE float64, pairs int64, err error) {
 	l := ms.l
 	m, d, SB := len(ms.rows), l.d, problem.SampleBlock
@@ -489,13 +507,17 @@ func (ms *measurer) sampled(bars []float64, obj, auc []float64) (objSE, aucSE fl
 	}
 	rho := ms.prec
 	var need float64
-	gm, gv := ms.combine(pilot, m, 0)
-	if v := scale*gm + psiMean; v != 0 {
-		need = scale * scale * gv / (rho * rho * v * v)
+	if obj != nil {
+		gm, gv := ms.combine(pilot, m, 0)
+		if v := scale*gm + psiMean; v != 0 {
+			need = scale * scale * gv / (rho * rho * v * v)
+		}
 	}
-	am, av := ms.combine(pilot, m, 2)
-	if am != 0 {
-		need = math.Max(need, av/(rho*rho*am*am))
+	if auc != nil {
+		am, av := ms.combine(pilot, m, 2)
+		if am != 0 {
+			need = math.Max(need, av/(rho*rho*am*am))
+		}
 	}
 	maxK := max(int(ms.plan.MaxPairs/int64(SB)), pilot)
 	k := pilot
@@ -516,13 +538,21 @@ func (ms *measurer) sampled(bars []float64, obj, auc []float64) (objSE, aucSE fl
 			s += ms.blocks[b*stride+c]
 			a += ms.blocks[b*stride+m+c]
 		}
-		obj[c] = scale*s/B + psi[c]
-		auc[c] = a / B
+		if obj != nil {
+			obj[c] = scale*s/B + psi[c]
+		}
+		if auc != nil {
+			auc[c] = a / B
+		}
 	}
-	_, gv = ms.combine(k, m, 0)
-	objSE = scale * math.Sqrt(gv/B)
-	_, av = ms.combine(k, m, 2)
-	aucSE = math.Sqrt(av / B)
+	if obj != nil {
+		_, gv := ms.combine(k, m, 0)
+		objSE = scale * math.Sqrt(gv/B)
+	}
+	if auc != nil {
+		_, av := ms.combine(k, m, 2)
+		aucSE = math.Sqrt(av / B)
+	}
 	return objSE, aucSE, int64(k * SB), nil
 }
 

@@ -22,20 +22,51 @@ import (
 // (timings apart) and the final state of one process, bit for bit. It
 // needs the build tag mpi and mpirun; without them it says so and skips.
 
-// workerConfig is the run of the identity test: two sizes, one with
-// engine's 64 fixed reduction segments (n ≥ 2¹⁶), rank boundaries inside
-// segments, the sampled measurement (the streamed bias term, which the
-// automatic plan takes at n = 2·10⁵, is checked by .ci/run's mpirun job).
-func workerConfig(n int) pairgossip.Config {
-	return testConfig(n, 4000)
+// distCase is one run of the identity test: the size, the measurement
+// mode and the loss.
+type distCase struct {
+	n       int
+	measure string
+	problem string
+}
+
+func (c distCase) String() string { return fmt.Sprintf("%d:%s:%s", c.n, c.measure, c.problem) }
+
+func parseCase(s string) distCase {
+	f := strings.Split(s, ":")
+	n, _ := strconv.Atoi(f[0])
+	return distCase{n, f[1], f[2]}
+}
+
+// identityCases are the runs of the identity test: the sampled measurement
+// at two sizes, one with engine's 64 fixed reduction segments (n ≥ 2¹⁶),
+// rank boundaries inside segments; and the exact methods the automatic plan
+// takes at smaller sizes: pairwise objective, AUC and bias term (n =
+// 3000), sorted objective and AUC (hinge, n = 20000), sampled objective
+// with the sorted AUC (logistic, n = 20000), the streamed bias term in
+// both.
+var identityCases = []distCase{
+	{5000, "sampled", "auc"},
+	{70001, "sampled", "auc"},
+	{3000, "auto", "auc-hinge"},
+	{20000, "auto", "auc-hinge"},
+	{20000, "auto", "auc"},
+}
+
+// workerConfig is the run of the identity test for case c.
+func workerConfig(c distCase) pairgossip.Config {
+	cfg := testConfig(c.n, 4000)
+	cfg.Measure, cfg.Problem = c.measure, c.problem
+	return cfg
 }
 
 func TestRanksIdentical(t *testing.T) {
 	if !mpi.Compiled {
 		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
 	}
-	for _, n := range []int{5000, 70001} {
-		cfg := workerConfig(n)
+	for _, tc := range identityCases {
+		n := tc.n
+		cfg := workerConfig(tc)
 		wantTrace, wantSum, wantState := singleProcess(t, cfg)
 		for np := 1; np <= 4; np++ {
 			dir := t.TempDir()
@@ -45,30 +76,94 @@ func TestRanksIdentical(t *testing.T) {
 				cancel()
 				t.Skip(why)
 			}
-			cmd.Env = append(os.Environ(), "PAIRGOSSIP_DIST_WORKER="+dir, "PAIRGOSSIP_DIST_N="+strconv.Itoa(n))
+			cmd.Env = append(os.Environ(), "PAIRGOSSIP_DIST_WORKER="+dir, "PAIRGOSSIP_DIST_CASE="+tc.String())
 			out, err := cmd.CombinedOutput()
 			cancel()
 			if err != nil {
-				t.Fatalf("n = %d, %d ranks: %v\n%s", n, np, err, out)
+				t.Fatalf("%s, %d ranks: %v\n%s", tc, np, err, out)
 			}
 			if c := strings.Count(string(out), "--- PASS: TestRankWorker"); c != np {
-				t.Fatalf("n = %d, %d ranks: %d workers passed\n%s", n, np, c, out)
+				t.Fatalf("%s, %d ranks: %d workers passed\n%s", tc, np, c, out)
 			}
 			trace, _ := os.ReadFile(filepath.Join(dir, "trace.csv"))
 			if !bytes.Equal(trace, wantTrace) {
-				t.Fatalf("n = %d, %d ranks: trace differs\n got %s\nwant %s", n, np, trace, wantTrace)
+				t.Fatalf("%s, %d ranks: trace differs\n got %s\nwant %s", tc, np, trace, wantTrace)
 			}
 			sb, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
 			gj, _ := json.Marshal(stripTimes(t, sb))
 			wj, _ := json.Marshal(wantSum)
 			if !bytes.Equal(gj, wj) {
-				t.Fatalf("n = %d, %d ranks: summary differs\n got %s\nwant %s", n, np, gj, wj)
+				t.Fatalf("%s, %d ranks: summary differs\n got %s\nwant %s", tc, np, gj, wj)
 			}
 			if st := assembleState(t, dir, n, 16, np); !bytes.Equal(st, wantState) {
-				t.Fatalf("n = %d, %d ranks: final state differs", n, np)
+				t.Fatalf("%s, %d ranks: final state differs", tc, np)
 			}
-			t.Logf("n = %d, %d ranks: trace, summary and state identical to one process", n, np)
+			t.Logf("%s, %d ranks: trace, summary and state identical to one process", tc, np)
 		}
+	}
+}
+
+// TestRanksResume stops a run over 1 to 4 ranks at an iteration with a
+// checkpoint (a manifest and one file per rank), resumes it as as many
+// ranks, and compares the trace, the summary and the final state with the
+// uninterrupted single process; resuming with another number of ranks is
+// refused with a message naming the manifest and both numbers.
+func TestRanksResume(t *testing.T) {
+	if !mpi.Compiled {
+		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+	}
+	tc := distCase{20000, "auto", "auc-hinge"}
+	wantTrace, wantSum, wantState := singleProcess(t, workerConfig(tc))
+	run := func(np int, dir, mode string) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd, why := mpirunCmd(ctx, np, os.Args[0], "-test.run", "^TestRankWorker$", "-test.v")
+		if cmd == nil {
+			t.Skip(why)
+		}
+		cmd.Env = append(os.Environ(), "PAIRGOSSIP_DIST_WORKER="+dir, "PAIRGOSSIP_DIST_CASE="+tc.String(), "PAIRGOSSIP_DIST_MODE="+mode)
+		return cmd.CombinedOutput()
+	}
+	for np := 1; np <= 4; np++ {
+		dir := t.TempDir()
+		// 1500 is no measurement point: the checkpoint falls between two.
+		if out, err := run(np, dir, "stop:1500"); err != nil {
+			t.Fatalf("%d ranks, stop: %v\n%s", np, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "trace.csv")); err == nil {
+			t.Fatalf("%d ranks: the stopped run ran to the end", np)
+		}
+		m, err := os.ReadFile(filepath.Join(dir, "ckpt"))
+		if err != nil {
+			t.Fatalf("%d ranks: no manifest: %v", np, err)
+		}
+		var man Manifest
+		if err := json.Unmarshal(m, &man); err != nil || man.Ranks != np || man.Iter < 1500 || man.Iter >= 4000 {
+			t.Fatalf("%d ranks: manifest %s (%v)", np, m, err)
+		}
+		other := np%4 + 1
+		out, err := run(other, dir, "resume")
+		want := fmt.Sprintf("checkpoint %s was written by %d ranks; this job has %d", filepath.Join(dir, "ckpt"), np, other)
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Fatalf("%d ranks, resumed as %d: %v, want the message %q\n%s", np, other, err, want, out)
+		}
+		if out, err := run(np, dir, "resume"); err != nil {
+			t.Fatalf("%d ranks, resume: %v\n%s", np, err, out)
+		}
+		trace, _ := os.ReadFile(filepath.Join(dir, "trace.csv"))
+		if !bytes.Equal(trace, wantTrace) {
+			t.Fatalf("%d ranks, resumed: trace differs\n got %s\nwant %s", np, trace, wantTrace)
+		}
+		sb, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+		gj, _ := json.Marshal(stripTimes(t, sb))
+		wj, _ := json.Marshal(wantSum)
+		if !bytes.Equal(gj, wj) {
+			t.Fatalf("%d ranks, resumed: summary differs\n got %s\nwant %s", np, gj, wj)
+		}
+		if st := assembleState(t, dir, tc.n, 16, np); !bytes.Equal(st, wantState) {
+			t.Fatalf("%d ranks, resumed: final state differs", np)
+		}
+		t.Logf("%d ranks: stopped at iteration %d, resumed: trace, summary and state identical to one process; %d ranks refused", np, man.Iter, other)
 	}
 }
 
@@ -104,7 +199,7 @@ func TestRankWorker(t *testing.T) {
 	if dir == "" {
 		t.Skip("a rank of TestRanksIdentical")
 	}
-	n, _ := strconv.Atoi(os.Getenv("PAIRGOSSIP_DIST_N"))
+	tc := parseCase(os.Getenv("PAIRGOSSIP_DIST_CASE"))
 	c, err := mpi.Init()
 	if err != nil {
 		t.Fatal(err)
@@ -113,11 +208,34 @@ func TestRankWorker(t *testing.T) {
 		fmt.Fprintf(os.Stderr, "rank %d: %v\n", c.Rank(), err)
 		mpi.Abort(3)
 	}
-	r, err := Prepare(c, workerConfig(n))
+	r, err := Prepare(c, workerConfig(tc))
 	if err != nil {
 		fail(err)
 	}
+	// Checkpoints (TestRanksResume): stop at an iteration with a checkpoint,
+	// or resume from one.
+	mode := os.Getenv("PAIRGOSSIP_DIST_MODE")
+	if mode != "" {
+		ck := filepath.Join(dir, "ckpt")
+		unlock, err := r.LockCheckpoint(ck)
+		if err != nil {
+			fail(err)
+		}
+		defer unlock()
+		r.Checkpoint = ck
+		if at, ok := strings.CutPrefix(mode, "stop:"); ok {
+			r.StopAt, _ = strconv.ParseInt(at, 10, 64)
+		} else if _, err := r.Resume(ck); err != nil {
+			fail(err)
+		}
+	}
 	trace, err := r.Execute(context.Background(), nil)
+	if err == ErrStopped {
+		if err := c.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	if err != nil {
 		fail(err)
 	}

@@ -9,14 +9,15 @@
 //
 // What it runs: the synchronous algorithm with the gossip estimator on the
 // AUC losses with ψ = none or l2 (the reduced schedule), on the synthetic
-// AUC data, each rank generating only its rows; the measurement with the
-// evaluator's sampled methods (the bias term sampled or streamed), which
-// --measure sampled always gives and the automatic choice gives at large
-// n. Prepare says what is missing for anything else.
+// AUC data, each rank generating only its rows; the measurement with every
+// method of the evaluator's AUC losses: sampled, streamed, and the exact
+// ones (pairwise, sorted) by gathering one vector's scores to one rank at a
+// time (measure_exact.go). Prepare says what is missing for anything else.
 package dist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -47,7 +48,23 @@ type Run struct {
 	// Time in rounds and in measurements on this rank, and the blocks run.
 	RoundTime, MeasureTime time.Duration
 	Blocks                 int64
+	// Checkpoint, when set, is the manifest's path (checkpoint.go): the
+	// state is saved there every CheckpointEvery (rank 0's clock decides),
+	// when the run is cancelled, and at the end. StopAt > 0 stops the run
+	// at the first block boundary at or after that iteration, with a
+	// checkpoint, and Execute returns ErrStopped.
+	Checkpoint      string
+	CheckpointEvery time.Duration
+	StopAt          int64
+	// CheckpointTime is the time spent writing checkpoints on this rank.
+	CheckpointTime time.Duration
+	ckptGen        int
+	prior          []engine.Record // the trace restored by Resume
+	ident          string
 }
+
+// ErrStopped is Execute's error when it stopped at Run.StopAt.
+var ErrStopped = errors.New("dist: stopped at the requested iteration (StopAt)")
 
 // reducedBlockMax and reducedRounds are engine's (exec_reduced.go,
 // exec_blocked.go): B = 4√n, at most n/4 and 4096.
@@ -108,6 +125,11 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if cfg.Dim != 0 {
 		scfg.D = cfg.Dim
 	}
+	// The data limit (dataset.DefaultMaxElements values) bounds what one
+	// process allocates: a rank generates only its rows, so it applies to
+	// them, not to n·d (one process's limit would cap the job at one
+	// process's size).
+	scfg.MaxElements = -1
 	gen, err := dataset.NewSyntheticAUCRows(scfg)
 	if err != nil {
 		return nil, err
@@ -118,6 +140,17 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	}
 	lo, hi := partition(n, c.Size(), c.Rank())
 	nl := hi - lo
+	if lo0, hi0 := partition(n, c.Size(), 0); int64(hi0-lo0)*int64(d) > dataset.DefaultMaxElements {
+		// Rank 0's share is the largest: every rank refuses alike.
+		need := c.Size() + 1
+		for ; need < (n+63)/64; need++ {
+			if a, b := partition(n, need, 0); int64(b-a)*int64(d) <= dataset.DefaultMaxElements {
+				break
+			}
+		}
+		return nil, fmt.Errorf("dist: data too large: a rank would hold up to %d rows × %d features = %.3g values (the limit is %d a process): use at least %d ranks",
+			hi0-lo0, d, float64(hi0-lo0)*float64(d), dataset.DefaultMaxElements, need)
+	}
 	l := &local{comm: c, n: n, d: d, P: d, lo: lo, hi: hi, loss: loss,
 		reg: problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, gammaC: cfg.GammaC, galp: cfg.GammaAlpha,
 		workers: r.workers}
@@ -189,7 +222,14 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		l.packs[w] = newPack(4096)
 	}
 	r.l = l
-	if r.ms, err = newMeasurer(l, ecfg, gen, r.workers); err != nil {
+	// The measurement's plan depends on the worker count (its time
+	// budget): every rank takes rank 0's, so that ranks on machines of
+	// different core counts choose the same methods and sample sizes.
+	pw := []float64{float64(r.workers)}
+	if err := c.BcastFloat64(pw, 0); err != nil {
+		return nil, err
+	}
+	if r.ms, err = newMeasurer(l, ecfg, gen, int(pw[0])); err != nil {
 		return nil, err
 	}
 	r.sched = engine.LogSchedule(cfg.Iters, ecfg.LogPoints)
@@ -219,14 +259,27 @@ func (r *Run) EvalNodes() int { return len(r.ms.rows) }
 // all the rest counted by the communicator.
 func (r *Run) BytesSent() (records int64, all mpi.Stats) { return r.l.bytesSent, r.Comm.Stats() }
 
+// CommTime is the time this rank spent in the rounds' collectives (the
+// blocks' Allgatherv and the per-block Allreduce), waiting for the slowest
+// rank included: RoundTime − CommTime is its compute.
+func (r *Run) CommTime() time.Duration { return r.l.commTime }
+
 // Execute runs the remaining rounds, measuring at the log-spaced
 // iterations, and returns the trace (the same on every rank).
 func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engine.Record, error) {
 	l := r.l
-	var trace []engine.Record
+	trace := append([]engine.Record(nil), r.prior...)
 	next := 0
 	for next < len(r.sched) && r.sched[next] <= l.t {
 		next++
+	}
+	lastSave := time.Now()
+	save := func() error {
+		t0 := time.Now()
+		err := r.SaveCheckpoint(r.Checkpoint, trace)
+		r.CheckpointTime += time.Since(t0)
+		lastSave = time.Now()
+		return err
 	}
 	for l.t < r.Config.Iters {
 		stop := r.Config.Iters
@@ -234,34 +287,55 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			stop = r.sched[next]
 		}
 		t0 := time.Now()
+		pending, cancelled := false, false // agreed on at the block that reached stop: done after its measurement
 		for l.t < stop {
 			if err := l.advance(stop); err != nil {
 				return trace, err
 			}
 			r.Blocks++
-			bad := []int64{math.MaxInt64}
+			// One collective a block: the first non-finite margin of any
+			// rank, whether a checkpoint is due (rank 0's clock, or StopAt:
+			// the same on every rank), and whether any rank was cancelled
+			// (a signal reaches the ranks at different times; they stop at
+			// the same block).
+			flags := []int64{math.MaxInt64, 0, 0}
 			if l.bad > 0 {
-				bad[0] = l.bad
+				flags[0] = l.bad
 			}
-			if err := r.Comm.AllreduceInt64(bad, mpi.Min); err != nil {
+			if (r.Checkpoint != "" && r.Comm.Rank() == 0 && r.CheckpointEvery > 0 && time.Since(lastSave) >= r.CheckpointEvery) ||
+				(r.StopAt > 0 && l.t >= r.StopAt) {
+				flags[1] = -1
+			}
+			if ctx.Err() != nil {
+				flags[2] = -1
+			}
+			tc := time.Now()
+			if err := r.Comm.AllreduceInt64(flags, mpi.Min); err != nil {
 				return trace, err
 			}
-			if bad[0] != math.MaxInt64 {
-				return trace, &engine.DivergenceError{Iter: bad[0], Node: -1, Field: "z (dual variable)"}
+			l.commTime += time.Since(tc)
+			if flags[0] != math.MaxInt64 {
+				return trace, &engine.DivergenceError{Iter: flags[0], Node: -1, Field: "z (dual variable)"}
 			}
-		}
-		// Cancellation must be agreed on: any rank's stops every rank.
-		stopAll := []int64{0}
-		if ctx.Err() != nil {
-			stopAll[0] = 1
-		}
-		if err := r.Comm.AllreduceInt64(stopAll, mpi.Max); err != nil {
-			return trace, err
+			if flags[1] == 0 && flags[2] == 0 {
+				continue
+			}
+			if l.t == stop && next < len(r.sched) && r.sched[next] == stop {
+				// The record of this point first: a checkpoint's trace holds
+				// every point up to its iteration.
+				pending, cancelled = flags[1] != 0, flags[2] != 0
+				continue
+			}
+			r.RoundTime += time.Since(t0)
+			if flags[2] != 0 {
+				return trace, r.cancel(save)
+			}
+			if err := r.checkpointOrStop(save); err != nil {
+				return trace, err
+			}
+			t0 = time.Now()
 		}
 		r.RoundTime += time.Since(t0)
-		if stopAll[0] != 0 {
-			return trace, context.Canceled
-		}
 		if next < len(r.sched) && l.t == r.sched[next] {
 			next++
 			t1 := time.Now()
@@ -275,8 +349,46 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 				onRecord(rec)
 			}
 		}
+		if cancelled {
+			return trace, r.cancel(save)
+		}
+		if pending {
+			if err := r.checkpointOrStop(save); err != nil {
+				return trace, err
+			}
+		}
+	}
+	if r.Checkpoint != "" {
+		if err := save(); err != nil {
+			return trace, err
+		}
 	}
 	return trace, nil
+}
+
+// cancel saves a checkpoint (when there is a path) and returns
+// context.Canceled.
+func (r *Run) cancel(save func() error) error {
+	if r.Checkpoint != "" {
+		if err := save(); err != nil {
+			return err
+		}
+	}
+	return context.Canceled
+}
+
+// checkpointOrStop saves a checkpoint (when there is a path) and returns
+// ErrStopped when StopAt is reached.
+func (r *Run) checkpointOrStop(save func() error) error {
+	if r.Checkpoint != "" {
+		if err := save(); err != nil {
+			return err
+		}
+	}
+	if r.StopAt > 0 && r.l.t >= r.StopAt {
+		return ErrStopped
+	}
+	return nil
 }
 
 // Summary returns summary.json's content for the trace (what one process

@@ -84,6 +84,10 @@ type Comm interface {
 	AllgathervFloat64(send []float64, counts []int, recv []float64) error
 	AllgathervInt64(send []int64, counts []int, recv []int64) error
 	AllgathervBytes(send []byte, counts []int, recv []byte) error
+	// GathervFloat64 concatenates the ranks' send slices in rank order into
+	// root's recv (of the counts' sum); the other ranks' recv is not used
+	// (nil is fine). Every rank passes the same counts and root.
+	GathervFloat64(send []float64, counts []int, recv []float64, root int) error
 	// Send and Recv move one slice to or from rank peer with a tag ≥ 0;
 	// Recv's buffer must have the length sent.
 	SendFloat64(buf []float64, peer, tag int) error
@@ -145,6 +149,21 @@ func checkCounts(c Comm, sendLen int, counts []int, recvLen int) error {
 }
 
 const maxCount = 1<<31 - 1
+
+// checkGather checks Gatherv's arguments: root in range, and the counts
+// against this rank's send length and, at root, recv's length.
+func checkGather(c Comm, sendLen int, counts []int, recvLen, root int) error {
+	if err := checkPeer(c, root, 0); err != nil {
+		return err
+	}
+	if c.Rank() != root {
+		recvLen = 0
+		for _, n := range counts {
+			recvLen += max(n, 0)
+		}
+	}
+	return checkCounts(c, sendLen, counts, recvLen)
+}
 
 func checkPeer(c Comm, peer, tag int) error {
 	if peer < 0 || peer >= c.Size() {

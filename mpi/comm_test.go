@@ -52,6 +52,15 @@ func TestSelf(t *testing.T) {
 	if err := c.AllgathervFloat64(f, []int{2}, make([]float64, 3)); err == nil {
 		t.Fatal("allgatherv with a wrong receive length accepted")
 	}
+	if err := c.GathervFloat64(f, []int{2}, recv, 0); err != nil || !slices.Equal(recv, f) {
+		t.Fatalf("gatherv: %v %v", recv, err)
+	}
+	if err := c.GathervFloat64(f, []int{2}, make([]float64, 3), 0); err == nil {
+		t.Fatal("gatherv into a buffer of the wrong length accepted")
+	}
+	if err := c.GathervFloat64(f, []int{2}, recv, 1); err == nil {
+		t.Fatal("gatherv to rank 1 of 1 accepted")
+	}
 	if err := c.AllgathervBytes(nil, []int{0, 0}, nil); err == nil {
 		t.Fatal("allgatherv with counts for 2 ranks accepted")
 	}

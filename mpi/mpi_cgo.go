@@ -48,6 +48,9 @@ static int pg_bcast(void *buf, int n, int t, int root) {
 static int pg_allgatherv(void *send, int n, void *recv, int *counts, int *displs, int t) {
 	return MPI_Allgatherv(send, n, pg_type(t), recv, counts, displs, pg_type(t), MPI_COMM_WORLD);
 }
+static int pg_gatherv(void *send, int n, void *recv, int *counts, int *displs, int t, int root) {
+	return MPI_Gatherv(send, n, pg_type(t), recv, counts, displs, pg_type(t), root, MPI_COMM_WORLD);
+}
 static int pg_send(void *buf, int n, int t, int peer, int tag) {
 	return MPI_Send(buf, n, pg_type(t), peer, tag, MPI_COMM_WORLD);
 }
@@ -283,6 +286,35 @@ func (w *world) AllgathervInt64(send []int64, counts []int, recv []int64) error 
 }
 func (w *world) AllgathervBytes(send []byte, counts []int, recv []byte) error {
 	return allgatherv(w, send, counts, recv, tByte, 1)
+}
+
+func (w *world) GathervFloat64(send []float64, counts []int, recv []float64, root int) error {
+	if err := checkGather(w, len(send), counts, len(recv), root); err != nil {
+		return err
+	}
+	cc := (*[1 << 28]C.int)(C.malloc(C.size_t(2 * len(counts) * int(unsafe.Sizeof(C.int(0))))))[: 2*len(counts) : 2*len(counts)]
+	defer C.free(unsafe.Pointer(&cc[0]))
+	off := 0
+	for r, n := range counts {
+		cc[r], cc[len(counts)+r] = C.int(n), C.int(off)
+		off += n
+	}
+	var one [1]float64
+	rp := ptr(recv)
+	if rp == nil {
+		rp = unsafe.Pointer(&one[0])
+	}
+	sp := ptr(send)
+	if sp == nil {
+		sp = unsafe.Pointer(&one[0])
+	}
+	err := w.call("MPI_Gatherv", func() C.int {
+		return C.pg_gatherv(sp, C.int(len(send)), rp, &cc[0], &cc[len(counts)], C.int(tFloat64), C.int(root))
+	})
+	if err == nil {
+		w.count(false, int64(len(send))*8)
+	}
+	return err
 }
 
 func send[T any](w *world, buf []T, peer, tag, t, size int) error {

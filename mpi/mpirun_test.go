@@ -140,6 +140,17 @@ func worker(c Comm) error {
 			}
 		}
 	}
+	// Gatherv to the last rank: rank q's q elements, in rank order there.
+	var groot []float64
+	if r == P-1 {
+		groot = make([]float64, off[P])
+	}
+	if err := c.GathervFloat64(send, counts, groot, P-1); err != nil {
+		return err
+	}
+	if r == P-1 && !slices.Equal(groot, recv) {
+		return fmt.Errorf("gatherv at rank %d: %v, want %v", r, groot, recv)
+	}
 	// A ring of Sendrecv, then Send/Recv pairs between even and odd ranks.
 	next, prev := (r+1)%P, (r+P-1)%P
 	got := make([]float64, 3)

@@ -53,6 +53,14 @@ func (s *self) AllgathervBytes(send []byte, counts []int, recv []byte) error {
 	return nil
 }
 
+func (s *self) GathervFloat64(send []float64, counts []int, recv []float64, root int) error {
+	if err := checkGather(s, len(send), counts, len(recv), root); err != nil {
+		return err
+	}
+	copy(recv, send)
+	return nil
+}
+
 func (s *self) noPeer(peer, tag int) error {
 	if err := checkPeer(s, peer, tag); err != nil {
 		return err

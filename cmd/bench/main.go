@@ -6,6 +6,7 @@
 //	bench metric --n N --d D --iters T --workers W [--schedule auto|reference] [--exact-psd] --json
 //	bench e2e   --n N --d D --iters T --workers W --json
 //	bench sync  --n N --d D --iters T --workers W [--schedule auto|plain|blocked|reduced] [--kernel auto|generic|avx2|avx512] [--pin] --json
+//	mpirun -np P bench mpi --n N | --n-per-rank N --d D --iters T --workers W --json
 //
 // Each subcommand prints one JSON object (with --json) or a short text
 // summary. The same --seed gives the same data, graph and edge stream, so two
@@ -42,6 +43,9 @@ Usage:
                                                           eigendecompositions per round, which LAPACK
   bench e2e --n N --d D --iters T --workers W --json     the whole job of pairgossip run at large n: set-up,
                                                           rounds and measurements timed apart, peak RSS
+  mpirun -np P bench mpi --n N | --n-per-rank N --d D --iters T --workers W --json
+                                                          the synchronous run over MPI ranks (package dist; a build
+                                                          with -tags mpi): per-rank time, bytes sent per round, RSS
   bench help COMMAND                                      the flags of a command
 `
 
@@ -62,6 +66,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdSync(args[1:], stdout, stderr)
 	case "e2e":
 		err = cmdE2E(args[1:], stdout, stderr)
+	case "mpi":
+		err = cmdMPI(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return realMain([]string{args[1], "--help"}, stdout, stderr)

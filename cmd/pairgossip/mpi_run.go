@@ -24,24 +24,55 @@ import (
 // without the mpi tag refuses a job of several ranks (each would run the
 // whole simulation alone); a job of one rank runs as usual.
 func runOverMPI(a *runArgs, stdout, stderr io.Writer) (bool, error) {
+	// A checkpoint written over ranks resumes only with as many ranks.
+	oneProcess := func() error {
+		if a.resume == "" {
+			return nil
+		}
+		if np, ok := dist.IsManifest(a.resume); ok {
+			return usagef("--resume: checkpoint %s was written by %d ranks; this run has 1: resume it with mpirun -np %d (a checkpoint is split by the ranks that wrote it)", a.resume, np, np)
+		}
+		return nil
+	}
 	if !mpi.Launched() {
-		return false, nil
+		err := oneProcess()
+		return err != nil, err
 	}
 	comm, err := mpi.Init()
 	if err != nil {
 		return true, err
 	}
 	if comm.Size() == 1 {
+		if err := oneProcess(); err != nil {
+			comm.Finalize()
+			return true, err
+		}
 		return false, comm.Finalize()
 	}
 	defer comm.Finalize()
-	if a.ckpt != "" || a.resume != "" {
-		return true, usagef("--checkpoint and --resume are not available over MPI ranks yet")
-	}
 	root := comm.Rank() == 0
 	r, err := dist.Prepare(comm, a.cfg)
 	if err != nil {
 		return true, usageError{Err: err}
+	}
+	// Checkpoints: a manifest at --checkpoint (or --resume) and one file
+	// per rank beside it (dist/checkpoint.go), each rank holding the lock
+	// of its files.
+	if a.ckpt != "" {
+		unlock, err := r.LockCheckpoint(a.ckpt)
+		if err != nil {
+			return true, usagef("--checkpoint: %v", err)
+		}
+		defer unlock()
+		r.Checkpoint, r.CheckpointEvery = a.ckpt, a.every
+	}
+	if a.resume != "" {
+		if _, err = r.Resume(a.resume); err != nil {
+			return true, usageError{Err: err}
+		}
+		if root {
+			fmt.Fprintf(stderr, "resuming from iteration %d of %d over %d ranks (%s)\n", r.Iter(), r.Config.Iters, comm.Size(), a.resume)
+		}
 	}
 	for _, w := range r.Warnings {
 		if root {
@@ -58,6 +89,10 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (bool, error) {
 	t0 := time.Now()
 	trace, runErr := r.Execute(ctx, nil)
 	wall := time.Since(t0)
+	if root && errors.Is(runErr, context.Canceled) && a.ckpt != "" {
+		fmt.Fprintf(stderr, "stopped at iteration %d; state saved to %s (and one file per rank beside it); continue with mpirun -np %d … --resume %s\n",
+			r.Iter(), a.ckpt, comm.Size(), a.ckpt)
+	}
 	if runErr != nil && !isDivergence(runErr) && ctx.Err() == nil {
 		// A failed collective leaves the other ranks waiting: end them all.
 		fmt.Fprintf(stderr, "pairgossip run: rank %d: %v\n", comm.Rank(), runErr)
@@ -71,6 +106,9 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (bool, error) {
 		return true, runErr
 	}
 	sum := r.Summary(trace, wall, r.MeasureTime, runErr)
+	if errors.Is(runErr, context.Canceled) {
+		sum.Status = "cancelled"
+	}
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSV(trace)); err != nil {
 		return true, err
 	}
