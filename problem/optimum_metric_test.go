@@ -67,11 +67,12 @@ func TestMetricEvalAgrees(t *testing.T) {
 // TestMetricSolveAgrees: on small synthetic problems the metric solve
 // (loose early continuation stages, momentum-free stopping test, the new
 // evaluation) against
-//   - the solver as it was (refSolveMetric): the values are within what
-//     both promise (each exceeds the true optimum by at most FinalMu/2),
-//     and the new smoothed objective is never above the old one (the old
-//     stopping test could end a stage on a momentum step that landed near
-//     x, up to 1e-4 above the smoothed optimum on these sizes);
+//   - the solver as it was (refSolveMetric): the new value is at most
+//     FinalMu/2 above the old one, and the new smoothed objective is never
+//     above the old one (the old stopping test could end a stage on a
+//     momentum step that landed near x: 1e-4 above the smoothed optimum on
+//     these sizes, 5e-3 in the pure-Go noasm build, whose rounding differs
+//     — so the old value can be far above, never the new one);
 //   - a run with every stage to the final tolerance: the smoothed
 //     objectives agree to 1e-12 relative (the early stages are only warm
 //     starts).
@@ -90,8 +91,8 @@ func TestMetricSolveAgrees(t *testing.T) {
 		if !old.Converged || !o.Converged || !tight.Converged || o.Method != "fista" || o.FinalMu != 1e-3 {
 			t.Fatalf("n %d d %d: converged %v (before %v, tight %v), method %q, μ %v", p.N, p.D, o.Converged, old.Converged, tight.Converged, o.Method, o.FinalMu)
 		}
-		if math.Abs(o.Value-old.Value) > o.FinalMu/2 {
-			t.Errorf("n %d d %d: value %.15g, before %.15g: further apart than FinalMu/2", p.N, p.D, o.Value, old.Value)
+		if o.Value > old.Value+o.FinalMu/2 {
+			t.Errorf("n %d d %d: value %.15g, before %.15g: more than FinalMu/2 above", p.N, p.D, o.Value, old.Value)
 		}
 		sc := newOptScratch(p)
 		f := func(theta []float64) float64 { return p.smoothValueGrad(theta, nil, o.FinalMu, sc) }
