@@ -183,7 +183,7 @@ if os.path.exists(fpf):
     n40 = 40_000_000
     est = a * n40 / 4 + bb * n40 + c
     state_b = a
-    w(f"Fitted: a rank's peak ≈ {a:.0f} B × its nodes (its state) + {bb:.0f} B × n (the graph, which every rank still builds whole, "
+    w(f"Fitted: a rank's peak ≈ {a:.0f} B × its nodes (its state) + {bb:.0f} B × n (the graph, which every rank still builds whole at set-up, "
       f"and the label bitmap) + {c/1e6:.0f} MB. At n = 4·10⁷ as 4 ranks (the issue's Done-when run) that predicts "
       f"{est/2**30:.2f} GiB a rank, {4*est/2**30:.1f} GiB in all; one process ≈ {one/2**30*4:.1f} GiB (4× the 10⁷ figure), so a rank ≈ "
       f"{100*est/(4*one):.0f} % of it: a quarter of the state plus the whole graph. One process at that size is not run: "
@@ -236,7 +236,7 @@ w(f"**Model** for 10⁴ rounds at n = 10⁹ and 10¹⁰ (set-up and measurements
   f"rank, plus ⌈log₂P⌉ latencies for it and for the per-block Allreduce. Assumed network: 10 Gb/s Ethernet (1.25 GB/s, "
   f"50 µs latency); InfiniBand (10 GB/s, 2 µs) makes the communication ≈ 8× smaller. Memory: ≈ {state_b:.0f} B a node "
   f"of state (x, z, θ̄ at d = 16, margin, y, labels, stamps; the fitted figure above when there is one) plus the node's "
-  f"edges (≈ 40 B with Watts–Strogatz k = 4; today every rank still builds the whole graph, which caps n at a few 10⁸ a "
+  f"edges (≈ 40 B with Watts–Strogatz k = 4; every rank still builds the whole graph at set-up, transiently, and keeps only its edges, which caps n at a few 10⁸ a "
   f"job), 20 GiB usable of a 24-GiB node.")
 w("")
 w("| cluster | n | ranks (nodes) | nodes a rank | compute, 10⁴ rounds | communication, 10⁴ rounds | 10⁴ rounds |")

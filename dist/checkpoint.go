@@ -114,17 +114,31 @@ func readPrefix(path string, n int) ([]byte, error) {
 
 func rankFile(path string, gen, r int) string { return fmt.Sprintf("%s.g%d.rank%d", path, gen, r) }
 
-// identity is the run's identity: its configuration and its graph.
-func (r *Run) identity() string {
-	if r.ident != "" {
-		return r.ident
+// identity is the run's identity: its configuration and its graph
+// (computeIdentity, at Prepare).
+func (r *Run) identity() string { return r.ident }
+
+// computeIdentity sets the run's identity: SHA-256 of its configuration
+// and of the SHA-256 of each rank's edges, in rank order (a rank holds only
+// its own; one Allgatherv of 32 bytes a rank).
+func (r *Run) computeIdentity() error {
+	eh := sha256.New()
+	binary.Write(eh, binary.LittleEndian, r.l.myEdges)
+	size := r.Comm.Size()
+	all := make([]byte, 32*size)
+	counts := make([]int, size)
+	for i := range counts {
+		counts[i] = 32
+	}
+	if err := r.Comm.AllgathervBytes(eh.Sum(nil), counts, all); err != nil {
+		return err
 	}
 	h := sha256.New()
 	cj, _ := json.Marshal(r.Config)
 	h.Write(cj)
-	binary.Write(h, binary.LittleEndian, r.Graph.Edges)
+	h.Write(all)
 	r.ident = hex.EncodeToString(h.Sum(nil))
-	return r.ident
+	return nil
 }
 
 // agree returns the first error of any rank (by rank order) on every rank:

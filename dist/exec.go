@@ -1,9 +1,13 @@
 package dist
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"time"
 
+	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/mpi"
 	"github.com/pairgossip/pairgossip/problem"
@@ -14,9 +18,11 @@ import (
 // Rank r owns the nodes [lo, hi): their data rows, records (z, θ̄), next
 // margins, auxiliary indices and labels. A block of B rounds goes:
 //
-//  1. Every rank draws the block's B edges from the same seeded stream (the
-//     engine's, rng stream 1 of the seed) and lists the touched nodes in
-//     order of first touch, exactly as one process does.
+//  1. Every rank draws the block's B edge indices from the same seeded
+//     stream (the engine's, rng stream 1 of the seed), the owners of the
+//     drawn edges share their endpoints (drawEdges: a rank holds only the
+//     edges of its nodes), and every rank lists the touched nodes in order
+//     of first touch, exactly as one process does.
 //  2. Each rank packs the records of its own touched nodes (x, y, z, θ̄,
 //     margin, y's index and label) and one Allgatherv gives every rank
 //     every touched record: 2B records at most, O(touched·d), whatever n.
@@ -47,22 +53,31 @@ func (r rec) tail(v []float64) []float64 {
 
 // local is a rank's share of the state.
 type local struct {
-	comm         mpi.Comm
-	n, d, P      int
-	lo, hi       int
-	x, z, bar    []float64 // rows lo..hi−1, stride d (x) and P (z, θ̄)
-	lab          []int32   // ±1
-	y            []int32   // y_k's index in the data (global)
-	ylab         []int32
-	marg         []float64
-	foreign      map[int32][]float64 // rows of the data held by other ranks that own nodes use as y
-	cPrev        float64
-	t            int64
-	nonzero      int64 // this rank's non-zero gradients
-	bad          int64 // first iteration where a margin turned non-finite on this rank (0: none)
-	badNode      int
-	edges        *rng.Stream
-	edgeList     [][2]int32
+	comm      mpi.Comm
+	n, d, P   int
+	lo, hi    int
+	x, z, bar []float64 // rows lo..hi−1, stride d (x) and P (z, θ̄)
+	lab       []int32   // ±1
+	y         []int32   // y_k's index in the data (global)
+	ylab      []int32
+	marg      []float64
+	foreign   map[int32][]float64 // rows of the data held by other ranks that own nodes use as y
+	cPrev     float64
+	t         int64
+	nonzero   int64 // this rank's non-zero gradients
+	bad       int64 // first iteration where a margin turned non-finite on this rank (0: none)
+	badNode   int
+	edges     *rng.Stream
+	// The graph's edges are held by their owners: edge e (global index in
+	// the sorted edge list) belongs to the rank of its lower end, and rank
+	// r's edges are [eStart[r], eStart[r+1]); this rank holds myEdges.
+	myEdges      [][2]int32
+	eStart       []int
+	drawIdx      []int
+	drawOwner    []int32
+	eSend        []int64
+	eRecv        []int64
+	eCounts      []int
 	loss         problem.Loss
 	reg          problem.Regularizer
 	gammaC, galp float64
@@ -91,8 +106,9 @@ type local struct {
 	curB                 int
 	alphaEnd             float64
 	betaEnd              float64
-	// communication: bytes of touched records sent, time in the blocks'
-	// Allgatherv (waiting for the slowest rank included)
+	// communication: bytes of touched records and drawn edges' endpoints
+	// sent, time in the blocks' Allgathervs (waiting for the slowest rank
+	// included)
 	bytesSent int64
 	commTime  time.Duration
 }
@@ -132,7 +148,7 @@ func (l *local) barRow(k int) []float64 {
 }
 
 // begin draws a block of at most stop − t rounds (engine's syncBlock.begin).
-func (l *local) begin(stop int64) int {
+func (l *local) begin(stop int64) (int, error) {
 	B := int(min(int64(l.maxB), stop-l.t))
 	l.gen++
 	if l.gen == 0 {
@@ -142,9 +158,11 @@ func (l *local) begin(stop int64) int {
 	l.touched = l.touched[:0]
 	clear(l.slotOf)
 	l.coef[0] = coef{c: l.cPrev}
+	if err := l.drawEdges(B); err != nil {
+		return 0, err
+	}
 	for r := 1; r <= B; r++ {
-		e := l.edgeList[l.edges.IntN(len(l.edgeList))]
-		l.bEdges[r-1] = e
+		e := l.bEdges[r-1]
 		for _, k := range e {
 			if _, ok := l.slotOf[k]; !ok {
 				l.slotOf[k] = int32(len(l.touched))
@@ -161,7 +179,87 @@ func (l *local) begin(stop int64) int {
 	for r := 1; r <= B; r++ {
 		l.cSum[r] = l.cSum[r-1] + l.coef[r].c
 	}
-	return B
+	return B, nil
+}
+
+// drawEdges draws the block's B edges into bEdges: every rank draws the
+// same indices into the global edge list from the seeded stream (as one
+// process does), the owner of each index resolves its endpoints, and one
+// Allgatherv shares them (8 bytes an edge), in rank order, put back in
+// draw order.
+func (l *local) drawEdges(B int) error {
+	m := l.eStart[len(l.eStart)-1]
+	clear(l.eCounts)
+	l.eSend = l.eSend[:0]
+	me := l.comm.Rank()
+	for r := 0; r < B; r++ {
+		idx := l.edges.IntN(m)
+		o := ownerOfEdge(l.eStart, idx)
+		l.drawIdx[r], l.drawOwner[r] = idx, int32(o)
+		l.eCounts[o]++
+		if o == me {
+			e := l.myEdges[idx-l.eStart[me]]
+			l.eSend = append(l.eSend, int64(uint64(uint32(e[0]))<<32|uint64(uint32(e[1]))))
+		}
+	}
+	recv := l.eRecv[:B]
+	tc := time.Now()
+	if err := l.comm.AllgathervInt64(l.eSend, l.eCounts, recv); err != nil {
+		return err
+	}
+	l.commTime += time.Since(tc)
+	l.bytesSent += int64(len(l.eSend)) * 8
+	off := mpi.Offsets(l.eCounts)
+	for r := 0; r < B; r++ {
+		o := l.drawOwner[r]
+		v := uint64(recv[off[o]])
+		off[o]++
+		l.bEdges[r] = [2]int32{int32(uint32(v >> 32)), int32(uint32(v))}
+	}
+	return nil
+}
+
+// ownerOfEdge returns the rank whose edges [start[r], start[r+1]) hold
+// edge idx.
+func ownerOfEdge(start []int, idx int) int {
+	lo, hi := 0, len(start)-2
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if start[mid] <= idx {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// shareEdges keeps this rank's edges of g (those whose lower end it owns:
+// one contiguous range of the sorted edge list) and learns every rank's
+// range with one Allgatherv of the counts.
+func (l *local) shareEdges(g *graph.Graph) error {
+	first := func(k int) int {
+		return sort.Search(len(g.Edges), func(i int) bool { return int(g.Edges[i][0]) >= k })
+	}
+	a, b := first(l.lo), first(l.hi)
+	l.myEdges = slices.Clone(g.Edges[a:b])
+	size := l.comm.Size()
+	counts := make([]int64, size)
+	ones := make([]int, size)
+	for i := range ones {
+		ones[i] = 1
+	}
+	if err := l.comm.AllgathervInt64([]int64{int64(b - a)}, ones, counts); err != nil {
+		return err
+	}
+	l.eStart = make([]int, size+1)
+	for r, c := range counts {
+		l.eStart[r+1] = l.eStart[r] + int(c)
+	}
+	if l.eStart[size] != len(g.Edges) || l.eStart[l.comm.Rank()] != a {
+		return fmt.Errorf("dist: the ranks' edge ranges do not cover the graph's %d edges (%d)", len(g.Edges), l.eStart[size])
+	}
+	return nil
 }
 
 // segAvg is engine's reducedExec.segAvg for a block starting after t0.
@@ -205,7 +303,10 @@ func marginScaled(x, y, z []float64, c float64) float64 {
 // advance runs one block towards stop.
 func (l *local) advance(stop int64) error {
 	t0 := l.t
-	B := l.begin(stop)
+	B, err := l.begin(stop)
+	if err != nil {
+		return err
+	}
 	alphaEnd, betaEnd := l.segAvg(t0, 1, B)
 	l.curB, l.alphaEnd, l.betaEnd = B, alphaEnd, betaEnd
 	if err := l.gather(); err != nil {

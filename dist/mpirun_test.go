@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/mpi"
 )
 
@@ -212,6 +213,11 @@ func TestRankWorker(t *testing.T) {
 	if err != nil {
 		fail(err)
 	}
+	// A rank holds only its share of the edges: those whose lower end it
+	// owns, and the ranks' shares add up to the graph.
+	if err := checkLocalEdges(c, r); err != nil {
+		fail(err)
+	}
 	// Checkpoints (TestRanksResume): stop at an iteration with a checkpoint,
 	// or resume from one.
 	mode := os.Getenv("PAIRGOSSIP_DIST_MODE")
@@ -253,6 +259,37 @@ func TestRankWorker(t *testing.T) {
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkLocalEdges checks that r holds exactly the edges of the whole graph
+// whose lower end is in [Lo, Hi), and that the ranks' counts add up to |E|.
+func checkLocalEdges(c mpi.Comm, r *Run) error {
+	cfg := r.Config
+	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: cfg.N, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
+		Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
+	if err != nil {
+		return err
+	}
+	want := 0
+	for _, e := range g.Edges {
+		if int(e[0]) >= r.Lo() && int(e[0]) < r.Hi() {
+			want++
+		}
+	}
+	if got := r.LocalEdges(); got != want {
+		return fmt.Errorf("rank %d holds %d edges, want %d (of %d)", c.Rank(), got, want, len(g.Edges))
+	}
+	sum := []int64{int64(r.LocalEdges())}
+	if err := c.AllreduceInt64(sum, mpi.Sum); err != nil {
+		return err
+	}
+	if int(sum[0]) != len(g.Edges) {
+		return fmt.Errorf("the ranks hold %d edges, the graph has %d", sum[0], len(g.Edges))
+	}
+	if c.Size() > 1 && 2*r.LocalEdges() > len(g.Edges)*3/c.Size() {
+		return fmt.Errorf("rank %d holds %d of %d edges: more than 1.5 times its share", c.Rank(), r.LocalEdges(), len(g.Edges))
+	}
+	return nil
 }
 
 func mpirunCmd(ctx context.Context, np int, prog string, args ...string) (*exec.Cmd, string) {

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"time"
 
 	"github.com/pairgossip/pairgossip"
@@ -35,9 +36,11 @@ import (
 
 // Run is a rank's share of a prepared distributed run.
 type Run struct {
-	Config   pairgossip.Config
-	Comm     mpi.Comm
-	Graph    *graph.Graph
+	Config pairgossip.Config
+	Comm   mpi.Comm
+	// Graph describes the whole graph (what summary.json reports); a rank
+	// keeps only its share of the edges (LocalEdges).
+	Graph    *pairgossip.GraphInfo
 	Setup    pairgossip.SetupTimes
 	Warnings []string
 	ecfg     engine.Config
@@ -187,7 +190,14 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if len(g.Edges) == 0 || !g.Connected() {
 		return nil, fmt.Errorf("engine: graph %s is not connected", g.Name)
 	}
-	r.Graph, r.Warnings = g, warn
+	r.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
+	r.Warnings = warn
+	if err := l.shareEdges(g); err != nil {
+		return nil, err
+	}
+	g = nil
+	debug.FreeOSMemory() // the whole graph is dropped: give its pages back before the state is allocated
 	t2 := time.Now()
 	l.z = make([]float64, nl*d)
 	l.bar = make([]float64, nl*d)
@@ -201,10 +211,14 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	l.foreign = map[int32][]float64{}
 	l.foreignRefs = map[int32]int{}
 	l.edges = rng.New(cfg.Seed, 1)
-	l.edgeList = g.Edges
 	B := reducedRounds(n)
 	l.maxB = B
 	l.bEdges = make([][2]int32, B)
+	l.drawIdx = make([]int, B)
+	l.drawOwner = make([]int32, B)
+	l.eSend = make([]int64, 0, B)
+	l.eRecv = make([]int64, B)
+	l.eCounts = make([]int, c.Size())
 	l.coef = make([]coef, B+1)
 	l.cSum = make([]float64, B+1)
 	l.stamp = make([]uint32, nl)
@@ -222,6 +236,9 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		l.packs[w] = newPack(4096)
 	}
 	r.l = l
+	if err := r.computeIdentity(); err != nil {
+		return nil, err
+	}
 	// The measurement's plan depends on the worker count (its time
 	// budget): every rank takes rank 0's, so that ranks on machines of
 	// different core counts choose the same methods and sample sizes.
@@ -249,14 +266,19 @@ func joinAnd(s []string) string {
 func (r *Run) Lo() int { return r.l.lo }
 func (r *Run) Hi() int { return r.l.hi }
 
+// LocalEdges is the number of the graph's edges this rank holds (those
+// whose lower end it owns).
+func (r *Run) LocalEdges() int { return len(r.l.myEdges) }
+
 // Iter is the iterations done.
 func (r *Run) Iter() int64 { return r.l.t }
 
 // EvalNodes is the number of nodes measured.
 func (r *Run) EvalNodes() int { return len(r.ms.rows) }
 
-// BytesSent is what this rank sent: the touched records (Allgatherv) and
-// all the rest counted by the communicator.
+// BytesSent is what this rank sent: the touched records and the drawn
+// edges' endpoints (the blocks' Allgathervs), and all the rest counted by
+// the communicator.
 func (r *Run) BytesSent() (records int64, all mpi.Stats) { return r.l.bytesSent, r.Comm.Stats() }
 
 // CommTime is the time this rank spent in the rounds' collectives (the
@@ -404,9 +426,8 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 		s.Error = err.Error()
 	}
 	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = dataset.SpecSyntheticAUC, r.l.n, r.l.d, 2
-	g := r.Graph
-	s.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
-		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
+	gi := *r.Graph
+	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)
 	s.Execution = pairgossip.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(), Workers: r.workers,
 		PinNote: "not asked (Config.Pin)"}
