@@ -49,7 +49,7 @@ done
 	echo "Synchronous AUC (logistic), synthetic-auc data, d = 16, Watts–Strogatz (k = 5, p = 0.3), 10 000 rounds"
 	echo "(reduced schedule), 30 log-spaced measurements, each a sampled objective with its standard error; all"
 	echo "cores; no centralized optimum (out of reach at this size). Load average (1, 5, 15 min) before: $load0;"
-	echo "after: $(cut -d' ' -f1-3 /proc/loadavg) — above the core count, other work shared the machine."
+	echo "after: $(cut -d' ' -f1-3 /proc/loadavg) (above the core count: other work shared the machine)."
 	echo
 	echo "| n | data s | problem s | graph s | engine s | set-up s | rounds s | measurements s | total s | peak RSS GB |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
