@@ -2,7 +2,6 @@ package dist
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -36,7 +35,6 @@ const (
 	parallelRows   = 1 << 16 // engine/measure.go
 	reduceSegments = 64
 	hashMeasure    = 0x6d656173
-	streamEval     = 2 // engine/state.go
 	autoEvalCost   = 8e6
 	tagCarry       = 11
 )
@@ -71,40 +69,9 @@ func evalCount(n, npos int, cfg engine.Config) int {
 	return m
 }
 
-// sampleRows is engine's sampleRows.
-func sampleRows(seed uint64, rows, m int) []int {
-	if m == rows {
-		out := make([]int, rows)
-		for k := range out {
-			out[k] = k
-		}
-		return out
-	}
-	r := rng.New(seed, streamEval)
-	var out []int
-	if rows <= 1<<16 {
-		perm := make([]int, rows)
-		r.Perm(perm)
-		out = slices.Clone(perm[:m])
-	} else {
-		seen := make(map[int]struct{}, m)
-		out = make([]int, 0, m)
-		for j := rows - m; j < rows; j++ {
-			v := r.IntN(j + 1)
-			if _, dup := seen[v]; dup {
-				v = j
-			}
-			seen[v] = struct{}{}
-			out = append(out, v)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 func newMeasurer(l *local, cfg engine.Config, gen *dataset.SyntheticAUCRows, workers int) (*measurer, error) {
 	m := evalCount(l.n, l.labels.npos, cfg)
-	ms := &measurer{l: l, rows: sampleRows(cfg.Seed, l.n, m), gen: gen}
+	ms := &measurer{l: l, rows: engine.MeasuredRows(cfg.Seed, l.n, m), gen: gen}
 	ms.opt = problem.EvalOptions{Mode: cfg.Measure, Precision: cfg.MeasurePrecision, Seed: rng.Hash(cfg.Seed, hashMeasure, 0)}
 	ms.plan = problem.PlanEval(l.loss, l.n, l.labels.npos, l.d, m, workers, ms.opt)
 	ms.prec = problem.EvalPrecision(ms.opt)
@@ -436,29 +403,10 @@ func (ms *measurer) sampleBlock(tt []float64, blk, m int, out []float64) {
 			dr[a] = xi[a] - xj[a]
 		}
 	}
-	inv := 1 / float64(m)
 	prod := blas64.General{Rows: SB, Cols: m, Stride: m, Data: ms.prod}
 	problem.GemmSerial(blas.NoTrans, blas64.General{Rows: SB, Cols: d, Stride: d, Data: ms.delta},
 		blas64.General{Rows: d, Cols: m, Stride: m, Data: tt}, prod)
-	for t := 0; t < SB; t++ {
-		row := ms.prod[t*m : (t+1)*m]
-		var g, ga float64
-		for c, mg := range row {
-			f := l.loss.MarginLoss(mg)
-			S[c] += f
-			g += f
-			var ind float64
-			switch {
-			case mg > 0:
-				ind = 1
-			case mg == 0:
-				ind = 0.5
-			}
-			A[c] += ind
-			ga += ind
-		}
-		ms.f[t], ms.fa[t] = g*inv, ga*inv
-	}
+	problem.AccumulateMargins(l.loss, ms.prod, m, m, S, A, ms.f[:SB], ms.fa[:SB], true)
 	st[0], st[1] = sumM2(ms.f)
 	st[2], st[3] = sumM2(ms.fa)
 }

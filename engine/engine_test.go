@@ -582,7 +582,7 @@ func TestReducedChunks(t *testing.T) {
 // same for a seed, on both sides of the switch to Floyd's sampling.
 func TestSampleRows(t *testing.T) {
 	for _, c := range []struct{ rows, m int }{{699, 72}, {1 << 16, 16}, {1<<16 + 1, 16}, {10_000_000, 1000}, {100_000, 100_000}} {
-		a, b := sampleRows(7, c.rows, c.m), sampleRows(7, c.rows, c.m)
+		a, b := MeasuredRows(7, c.rows, c.m), MeasuredRows(7, c.rows, c.m)
 		if len(a) != c.m || !slices.Equal(a, b) {
 			t.Fatalf("%+v: %d rows, or not deterministic", c, len(a))
 		}

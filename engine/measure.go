@@ -291,11 +291,19 @@ func evalCountShape(loss problem.Loss, n, npos, d int, cfg Config, rows int) int
 	return m
 }
 
-// sampleRows returns m distinct nodes of [0, rows), seeded, sorted: the
+// MeasuredRows returns the m nodes a run measures: all of them when m =
+// rows, else m distinct nodes of [0, rows), seeded, sorted: the
 // first m of a seeded permutation up to 2¹⁶ nodes (as every earlier version
 // did, so the nodes measured at the paper's sizes stay the same), Floyd's
 // sampling beyond (O(m) instead of a permutation of every node).
-func sampleRows(seed uint64, rows, m int) []int {
+func MeasuredRows(seed uint64, rows, m int) []int {
+	if m == rows {
+		out := make([]int, rows)
+		for k := range out {
+			out[k] = k
+		}
+		return out
+	}
 	r := rng.New(seed, streamEval)
 	var out []int
 	if rows <= 1<<16 {
@@ -350,14 +358,7 @@ func newMeasurer(s *state, workers int, ws *problem.Workspace) *measurer {
 	p, rows := s.prob, s.rows()
 	m := evalCount(p, s.cfg, rows)
 	ms := &measurer{ws: ws}
-	if m == rows {
-		ms.rows = make([]int, rows)
-		for k := range ms.rows {
-			ms.rows[k] = k
-		}
-	} else {
-		ms.rows = sampleRows(s.cfg.Seed, rows, m)
-	}
+	ms.rows = MeasuredRows(s.cfg.Seed, rows, m)
 	ms.eval = p.NewEvaluatorWith(m, workers, evalOptions(s.cfg))
 	ms.obj = make([]float64, m)
 	ms.auc = make([]float64, m)

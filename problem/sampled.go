@@ -96,27 +96,7 @@ func (e *Evaluator) sampleBlockSums(sc *evalScratch, blk, m int, wantAUC bool) {
 		prod := blas64.General{Rows: sampleBlock, Cols: m, Stride: sc.prod.Stride, Data: sc.prod.Data}
 		tt := blas64.General{Rows: d, Cols: m, Stride: e.thetaT.Stride, Data: e.thetaT.Data}
 		gemm(blas.NoTrans, dl, tt, prod)
-		for t := 0; t < sampleBlock; t++ {
-			row := sc.prod.Row(t)[:m]
-			var g, ga float64
-			for c, mg := range row {
-				f := p.Loss.MarginLoss(mg)
-				S[c] += f
-				g += f
-				if wantAUC {
-					var ind float64
-					switch {
-					case mg > 0:
-						ind = 1
-					case mg == 0:
-						ind = 0.5
-					}
-					A[c] += ind
-					ga += ind
-				}
-			}
-			sc.f[t], sc.fa[t] = g*inv, ga*inv
-		}
+		AccumulateMargins(p.Loss, sc.prod.Data, sc.prod.Stride, m, S, A, sc.f, sc.fa, wantAUC)
 	} else {
 		clear(sc.f)
 		prod := blas64.General{Rows: sampleBlock, Cols: d, Stride: sc.prod.Stride, Data: sc.prod.Data}
@@ -424,4 +404,35 @@ func dot(a, b []float64) float64 {
 		s += a[i] * v
 	}
 	return s
+}
+
+// AccumulateMargins is the inner loop of the sampled AUC objective over one
+// block of len(f) sampled pairs: row t of prod (stride apart) holds pair t's
+// margins against the m measured θ's; it adds each θ's pair losses into S
+// and, when wantAUC, its AUC counts (a tie counts one half) into A, and sets
+// f[t] and fa[t] to pair t's mean loss and AUC count over the θ's. The
+// distributed measurement (package dist) calls it too, for the same bits.
+func AccumulateMargins(loss Loss, prod []float64, stride, m int, S, A, f, fa []float64, wantAUC bool) {
+	inv := 1 / float64(m)
+	for t := range f {
+		row := prod[t*stride : t*stride+m]
+		var g, ga float64
+		for c, mg := range row {
+			v := loss.MarginLoss(mg)
+			S[c] += v
+			g += v
+			if wantAUC {
+				var ind float64
+				switch {
+				case mg > 0:
+					ind = 1
+				case mg == 0:
+					ind = 0.5
+				}
+				A[c] += ind
+				ga += ind
+			}
+		}
+		f[t], fa[t] = g*inv, ga*inv
+	}
 }
