@@ -145,19 +145,8 @@ func newObjectiveProblem(obj Objective, reg Regularizer, n, d int, x []float64, 
 	if in.Name == "" {
 		return nil, fmt.Errorf("problem: the objective has no name (ObjectiveInfo.Name)")
 	}
-	if n < 2 {
-		return nil, fmt.Errorf("problem: need at least 2 points, got %d", n)
-	}
-	if d < 1 {
-		return nil, fmt.Errorf("problem: dimension must be >= 1, got %d", d)
-	}
-	if len(x) != n*d || len(labels) != n {
-		return nil, fmt.Errorf("problem: data has %d values and %d labels, want %d and %d", len(x), len(labels), n*d, n)
-	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("problem: non-finite value at point %d, feature %d", i/d, i%d)
-		}
+	if err := checkData(n, d, x, labels); err != nil {
+		return nil, err
 	}
 	if reg.Kind == RegPSD {
 		if !in.Matrix {

@@ -79,20 +79,29 @@ func NewShared(loss Loss, reg Regularizer, b float64, n, d int, x []float64, lab
 	return newProblem(loss, reg, b, n, d, x, labels, true)
 }
 
-func newProblem(loss Loss, reg Regularizer, b float64, n, d int, x []float64, labels []int32, share bool) (*Problem, error) {
+// checkData checks the shape of a data set (n ≥ 2 points of d ≥ 1
+// features, n·d values, n labels) and that every value is finite.
+func checkData(n, d int, x []float64, labels []int32) error {
 	if n < 2 {
-		return nil, fmt.Errorf("problem: need at least 2 points, got %d", n)
+		return fmt.Errorf("problem: need at least 2 points, got %d", n)
 	}
 	if d < 1 {
-		return nil, fmt.Errorf("problem: dimension must be >= 1, got %d", d)
+		return fmt.Errorf("problem: dimension must be >= 1, got %d", d)
 	}
 	if len(x) != n*d || len(labels) != n {
-		return nil, fmt.Errorf("problem: data has %d values and %d labels, want %d and %d", len(x), len(labels), n*d, n)
+		return fmt.Errorf("problem: data has %d values and %d labels, want %d and %d", len(x), len(labels), n*d, n)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("problem: non-finite value at point %d, feature %d", i/d, i%d)
+			return fmt.Errorf("problem: non-finite value at point %d, feature %d", i/d, i%d)
 		}
+	}
+	return nil
+}
+
+func newProblem(loss Loss, reg Regularizer, b float64, n, d int, x []float64, labels []int32, share bool) (*Problem, error) {
+	if err := checkData(n, d, x, labels); err != nil {
+		return nil, err
 	}
 	if reg.Kind == RegPSD {
 		if !loss.IsMetric() {
