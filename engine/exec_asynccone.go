@@ -170,7 +170,12 @@ func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 	s.average(i, j)
 	var sc *asyncConeScratch
 	eigOK := true
-	if e.psd {
+	// Neither endpoint has a gradient: both hold v and U = Proj(−v) needs
+	// only the eigenpairs of one sign (problem.ProjectPSDSelect).
+	sel := e.psd && wt[0] == 0 && wt[1] == 0
+	if sel {
+		e.cr.ws[w].ProjectPSDSelect(e.U.Row(i), s.Z.Row(i), -1)
+	} else if e.psd {
 		sc = e.sc[w]
 		if eigOK = e.cr.ws[w].EigSym(sc.V, sc.lam, s.Z.Row(i), -1); !eigOK {
 			for a := range sc.lam {
@@ -187,6 +192,10 @@ func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 			nonzero++
 		}
 		switch {
+		case sel:
+			if x == 1 {
+				copy(u, e.U.Row(i))
+			}
 		case !e.psd:
 			for a, v := range z {
 				u[a] = -v

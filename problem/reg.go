@@ -195,6 +195,7 @@ type Workspace struct {
 	work []float64
 	b    []float64 // d×d: positive eigenvectors scaled by sqrt(λ)
 	eig  eigBuffers
+	sel  selBuffers // ProjectPSDSelect's, allocated on first use
 	// Eigs counts the eigendecompositions done through this workspace.
 	Eigs int64
 }
