@@ -2,7 +2,6 @@ package engine
 
 import (
 	"io"
-	"math"
 
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
@@ -16,30 +15,27 @@ import (
 // cone) or −z_k (none, squared ℓ2) and c_k = γ(m_k) (or γ(m_k)/(1 +
 // 2m_kγ(m_k)λ)), here with node k's own clock m_k. U_k is cached per node,
 // so an endpoint's hinge test is one d×d quadratic form, δᵀU_kδ, and θ_k is
-// never rebuilt for a read. What an event needs besides:
+// never rebuilt for a read. What an event needs besides is the projection
+// of each endpoint's new −z_k, by problem.ProjectPSDSelect: Dsytrd, the
+// eigenvalues (Dsterf), and inverse iteration for the eigenvectors of the
+// smaller side of the spectrum only, since Proj(A) = Σ_{λ>0} λvvᵀ =
+// A + Σ_{λ<0} |λ|vvᵀ. When neither hinge is active both endpoints hold the
+// same v = (z_i + z_j)/2 and one projection serves both.
 //
-//   - after the averaging both endpoints hold the same v = (z_i + z_j)/2:
-//     one eigendecomposition of −v serves both (the reference does one per
-//     endpoint);
-//   - an endpoint whose hinge is active adds a rank-one s·δδᵀ/p_k to v: its
-//     decomposition is a rank-one update of that of −v (problem.EigUpdate,
-//     O(d²) plus one d×d product) instead of a second eigensolver call;
-//   - an endpoint without a gradient has U_k = Proj(−v): when neither has
-//     one, the projection is rebuilt once and copied.
-//
-// A decomposition is updated at most once before the next averaging
-// replaces it, so no rounding accumulates across events (the synchronous
-// schedule's coneMaxUpdates has nothing to bound here). The averaging
-// itself has no cheaper path than a fresh decomposition: v is the mean of
-// two unrelated matrices (their difference is a sum of many past rank-one
-// gradients, full rank after a few activations); bench/RESULTS.md has the
-// measured split of an event's time.
+// The earlier design did one full eigendecomposition of −v (Dsyev) shared
+// by both endpoints and a rank-one eigen-update (problem.EigUpdate) for an
+// endpoint with an active hinge. Dsyev's O(d³) accumulation of rotations in
+// Dsteqr was most of an event; two selected projections cost less than one
+// Dsyev plus the updates (bench/RESULTS.md, BenchmarkAsyncMetricEvent).
+// Warm starts from a cached basis do not help: along a run z_j is far from
+// diagonal in z_i's eigenbasis (off-diagonal mass 47–73% of ‖·‖², d = 40,
+// events 500–4000), the averaging mixes two unrelated matrices.
 //
 // In real arithmetic this is Algorithm 3 exactly; in floating point z is the
 // reference's bit for bit (the same updates in the same order) as long as no
 // hinge test falls on its boundary by rounding, and θ, θ̄ agree with the
 // reference to rounding (tested). An event touches the rows of its two
-// endpoints only and uses per-worker scratch, so the parallel executor
+// endpoints only and uses its worker's workspace, so the parallel executor
 // (exec_asyncpar.go) runs it unchanged and results are bit-identical for
 // any number of workers.
 
@@ -65,17 +61,6 @@ type asyncConeExec struct {
 	U   layout.Matrix // U_k: θ_k = c_k·U_k
 	ck  []float64     // c_k (0 before node k's first activation)
 	psd bool
-	sc  []*asyncConeScratch // per worker
-}
-
-// asyncConeScratch is one worker's buffers, allocated once.
-type asyncConeScratch struct {
-	V, lam   []float64 // the decomposition of −v: eigenvectors in columns, eigenvalues ascending
-	V2, lam2 []float64 // an endpoint's rank-one updated copy
-	delta    []float64
-	eup      *problem.EigUpdate
-	rank1    int64
-	_        [64]byte // keep workers' counters apart
 }
 
 // asyncConeFits reports whether the asynchronous metric schedule runs the
@@ -86,33 +71,21 @@ func asyncConeFits(sh Shape, cfg Config, _ bool) bool {
 		(r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq)
 }
 
-// asyncConeBytes is U and c, and per worker the eigen buffers (V, λ, their
-// updated copies, δ and problem.EigUpdate's).
+// asyncConeBytes is U and c, and per worker ProjectPSDSelect's buffers in
+// the workspace (a d×d block of vectors, O(d) vectors, Dsytrd's work).
 func asyncConeBytes(sh Shape, _ Config, workers int) int64 {
 	n, d := int64(sh.N), int64(sh.D)
 	b := n*int64(layout.Stride(sh.P))*8 + n*8
 	if sh.Reg == problem.RegPSD {
-		per := (2*d*d+3*d)*8 + (3*d*d+5*d)*8 + 3*d*8 + 160
+		per := (d*d+16*d+64*d)*8 + 160
 		b += int64(max(1, workers)) * per
 	}
 	return b
 }
 
 func newAsyncConeExec(s *state, cr *crew) executor {
-	n, d := s.prob.N, s.prob.D
-	e := &asyncConeExec{s: s, cr: cr, U: layout.New(n, s.prob.P), ck: make([]float64, n),
+	return &asyncConeExec{s: s, cr: cr, U: layout.New(s.prob.N, s.prob.P), ck: make([]float64, s.prob.N),
 		psd: s.prob.Reg.Kind == problem.RegPSD}
-	if e.psd {
-		e.sc = make([]*asyncConeScratch, len(cr.ws))
-		for w := range e.sc {
-			e.sc[w] = &asyncConeScratch{
-				V: make([]float64, d*d), lam: make([]float64, d),
-				V2: make([]float64, d*d), lam2: make([]float64, d),
-				delta: make([]float64, d), eup: problem.NewEigUpdate(d),
-			}
-		}
-	}
-	return e
 }
 
 // scale returns c > 0 with θ = c·U for clock m.
@@ -168,58 +141,23 @@ func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 		}
 	}
 	s.average(i, j)
-	var sc *asyncConeScratch
-	eigOK := true
-	// Neither endpoint has a gradient: both hold v and U = Proj(−v) needs
-	// only the eigenpairs of one sign (problem.ProjectPSDSelect).
-	sel := e.psd && wt[0] == 0 && wt[1] == 0
-	if sel {
-		e.cr.ws[w].ProjectPSDSelect(e.U.Row(i), s.Z.Row(i), -1)
-	} else if e.psd {
-		sc = e.sc[w]
-		if eigOK = e.cr.ws[w].EigSym(sc.V, sc.lam, s.Z.Row(i), -1); !eigOK {
-			for a := range sc.lam {
-				sc.lam[a] = math.NaN()
-			}
-		}
-	}
 	bad = -1
 	for x, k := range ends {
 		z, u := s.Z.Row(k), e.U.Row(k)
-		xk, y := s.X.Row(k), s.X.Row(aux[x])
 		if wt[x] != 0 {
-			problem.AddOuterDiff(z, wt[x], xk, y)
+			problem.AddOuterDiff(z, wt[x], s.X.Row(k), s.X.Row(aux[x]))
 			nonzero++
 		}
 		switch {
-		case sel:
-			if x == 1 {
-				copy(u, e.U.Row(i))
-			}
 		case !e.psd:
 			for a, v := range z {
 				u[a] = -v
 			}
-		case wt[x] != 0 && eigOK:
-			// −z = −v − wt·δδᵀ: a rank-one update of −v's decomposition.
-			copy(sc.V2, sc.V)
-			copy(sc.lam2, sc.lam)
-			for a := range sc.delta {
-				sc.delta[a] = xk[a] - y[a]
-			}
-			if sc.eup.RankOneUpdate(sc.V2, sc.lam2, -wt[x], sc.delta) {
-				sc.rank1++
-			} else if !e.cr.ws[w].EigSym(sc.V2, sc.lam2, z, -1) {
-				for a := range sc.lam2 {
-					sc.lam2[a] = math.NaN()
-				}
-			}
-			e.cr.ws[w].ProjectFromEig(u, sc.V2, sc.lam2)
-		case x == 1 && wt[0] == 0:
+		case x == 1 && wt[0] == 0 && wt[1] == 0:
 			// Both endpoints hold v: U_j = U_i.
 			copy(u, e.U.Row(i))
 		default:
-			e.cr.ws[w].ProjectFromEig(u, sc.V, sc.lam)
+			e.cr.ws[w].ProjectPSDSelect(u, z, -1)
 		}
 		s.Count[k]++
 		cnt := float64(s.Count[k])
@@ -250,8 +188,9 @@ func (e *asyncConeExec) theta(k int, dst []float64) {
 }
 
 // restore rebuilds c from the clocks and, off the PSD cone, U = −z; on the
-// cone U comes from the checkpoint (applySaved), since recomputing it from z
-// would round differently from the rank-one path that made it.
+// cone U comes from the checkpoint (applySaved): it is a function of z, but
+// the checkpoint format (which carries U) predates that, and copying is
+// cheaper than n projections.
 func (e *asyncConeExec) restore() {
 	s := e.s
 	for k, cnt := range s.Count {
@@ -268,18 +207,12 @@ func (e *asyncConeExec) restore() {
 	}
 }
 
-// rankOne returns the number of rank-one eigen-updates done in place of
-// eigendecompositions.
-func (e *asyncConeExec) rankOne() int64 {
-	var n int64
-	for _, sc := range e.sc {
-		n += sc.rank1
-	}
-	return n
-}
+// rankOne returns 0: every projection here is a fresh (selected)
+// eigendecomposition.
+func (e *asyncConeExec) rankOne() int64 { return 0 }
 
 // savedLen is the number of floats of U that checkpoints carry (PSD cone
-// only: U is then not a bitwise function of z).
+// only).
 func (e *asyncConeExec) savedLen() int {
 	if !e.psd {
 		return 0
