@@ -13,7 +13,8 @@ import (
 // automatic rule is planEval's):
 //
 //   - MethodPairwise: the exact double sum, pair by pair, with an m×n score
-//     matrix (AUC) or an n×n Gram matrix per worker (metric learning). It is
+//     matrix (AUC) or, for metric learning, the upper triangle of X θs Xᵀ
+//     (θs = θ + θᵀ) by 256×256 tiles per worker (metricStreamSum). It is
 //     the only method at small n, so the paper's figures and the golden
 //     checksums do not move.
 //   - MethodSorted: exact in O(n log n) per parameter vector, in O(n) memory
@@ -110,7 +111,7 @@ const (
 	// machine: see the cost constants).
 	DefaultBudget = 2.5e8
 	// DefaultMemBudget bounds the buffers of the pairwise method (the m×n
-	// score matrix, or the per-worker n×n Gram matrices).
+	// score matrix; metric learning's tiles are small).
 	DefaultMemBudget = 256 << 20
 )
 
@@ -223,8 +224,10 @@ func (sh evalShape) costs(m, workers int) planCosts {
 	w := float64(min(max(workers, 1), max(m, 1)))
 	var c planCosts
 	if sh.loss.IsMetric() {
-		c.pairwise = mf * (n*d*d*costGemm + n*n*d*costGemm + n*n/2*costMetricPr) / w
-		c.pairwiseBytes = int64(workers)*(int64(sh.n)*int64(sh.n)+int64(sh.n)*int64(sh.d))*8 + int64(m)*int64(sh.p)*8
+		c.pairwise = mf * (n*d*d*costGemm + n*n/2*d*costGemm + n*n/2*costMetricPr) / w
+		// Per worker q, a tile of X·θs and one of X θs Xᵀ, θs; Xᵀ; the θ rows.
+		c.pairwiseBytes = int64(workers)*(int64(sh.n)+int64(metricTile)*int64(sh.d)+metricTile*metricTile+int64(sh.p))*8 +
+			int64(sh.n)*int64(sh.d)*8 + int64(m)*int64(sh.p)*8
 		c.sorted = math.Inf(1)
 		c.streamed = c.pairwise
 		c.perPair = (2*costGather + mf*(d*d*costGemm+d+costHinge)) / w

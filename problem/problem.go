@@ -321,14 +321,24 @@ type Evaluator struct {
 	per    []float64     // per-vector values of the bias term
 
 	custom *customEval // a user objective's measurement (custom_eval.go)
+	xt     []float64   // metric learning: Xᵀ, d×n row-major (metricStreamSum's tiles)
+}
+
+// transposeX returns Xᵀ (d×n, row-major).
+func (p *Problem) transposeX() []float64 {
+	xt := make([]float64, p.D*p.N)
+	for i := 0; i < p.N; i++ {
+		for a, v := range p.X.Row(i) {
+			xt[a*p.N+i] = v
+		}
+	}
+	return xt
 }
 
 type evalScratch struct {
 	posS, negS []float64
-	en         []float64     // AUC logistic: e^{s_j} of the negatives
-	a          layout.Matrix // metric: n×d, X·θ
-	g          layout.Matrix // metric: n×n Gram
-	q          []float64
+	en         []float64 // AUC logistic: e^{s_j} of the negatives
+	q          []float64 // metric: x_iᵀθx_i
 
 	// Sorted and streamed paths (sorted.go).
 	tmp  []float64 // radix sort buffer
@@ -378,12 +388,17 @@ func (e *Evaluator) allocPairwise() {
 		e.scores = layout.New(m, p.N)
 	}
 	e.scratch = make([]evalScratch, e.workers)
+	if p.Loss.IsMetric() {
+		e.xt = p.transposeX()
+	}
 	for w := range e.scratch {
 		sc := &e.scratch[w]
 		if p.Loss.IsMetric() {
-			sc.a = layout.New(p.N, p.D)
-			sc.g = layout.New(p.N, p.N)
+			// metricStreamSum's tiles (the upper triangle of X θs Xᵀ).
 			sc.q = make([]float64, p.N)
+			sc.ta = layout.New(metricTile, p.D)
+			sc.tg = layout.New(metricTile, metricTile)
+			sc.ths = make([]float64, p.P)
 		} else {
 			sc.posS = make([]float64, len(p.pos))
 			sc.negS = make([]float64, len(p.neg))
@@ -440,7 +455,7 @@ func (e *Evaluator) evalPairwise(thetas layout.Matrix, rows []int, obj, auc []fl
 	n2 := float64(p.N) * float64(p.N)
 	if p.Loss.IsMetric() {
 		par.For(m, e.workers, func(w, c int) {
-			obj[c] = e.metricSum(&e.scratch[w], e.theta.Row(c))/n2 + p.Reg.Value(e.theta.Row(c))
+			obj[c] = e.metricStreamSum(&e.scratch[w], e.theta.Row(c))/n2 + p.Reg.Value(e.theta.Row(c))
 			if auc != nil {
 				auc[c] = math.NaN()
 			}
@@ -574,47 +589,14 @@ func (p *Problem) AUC(theta []float64) float64 {
 	return aucSorted(ps, ns)
 }
 
-// gram sets sc.g = X θ Xᵀ and sc.q[i] = x_iᵀθx_i for a d×d θ.
-func (e *Evaluator) gram(sc *evalScratch, theta []float64) {
-	p := e.p
-	th := blas64.General{Rows: p.D, Cols: p.D, Stride: p.D, Data: theta}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p.X.General(), th, 0, sc.a.General())
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, sc.a.General(), p.X.General(), 0, sc.g.General())
-	for i := 0; i < p.N; i++ {
-		sc.q[i] = sc.g.Row(i)[i]
-	}
-}
-
-// metricSum returns Σ_{i,j} max(0, 1 − s_ij(b − D_θ(x_i, x_j))) with
-// D_ij = q_i + q_j − G_ij − G_ji from the Gram matrix G = XθXᵀ.
-func (e *Evaluator) metricSum(sc *evalScratch, theta []float64) float64 {
-	p := e.p
-	e.gram(sc, theta)
-	diag := float64(math.Max(0, 1-p.B) * float64(p.N))
-	var off float64
-	for i := 0; i < p.N; i++ {
-		gi := sc.g.Row(i)
-		var r float64
-		for j := i + 1; j < p.N; j++ {
-			dij := sc.q[i] + sc.q[j] - gi[j] - sc.g.Row(j)[i]
-			s := 1.0
-			if p.Label[i] != p.Label[j] {
-				s = -1
-			}
-			r += math.Max(0, 1-float64(s*(p.B-dij)))
-		}
-		off += r
-	}
-	return diag + float64(2*off)
-}
-
 // Bias returns the bias term ε̄ᵀω of the paper (Sec. 3, Fig. 1c) averaged over
 // the nodes in rows: ε_k = ∇f(θ_k; x_k, x_{aux[k]}) − ∇f_k(θ_k), the error of
 // the estimate node k would use with its current auxiliary point, where θ_k is
 // row k of theta; omega is π_t(z̄).
 //
 // The pairwise method uses (x_k − x_j)ᵀω = r_k − r_j with r = Xω for the AUC
-// losses and δᵀΩδ from the Gram matrix XΩXᵀ for metric learning, so no
+// losses and δᵀΩδ = q_k + q_j − x_kᵀ(Ω + Ωᵀ)x_j, q = x_iᵀΩx_i, for metric
+// learning (n·d² and, per measured node, n·d flops), so no
 // gradient vector is formed; at large n the sum over j is streamed in
 // blocks or sampled (biasLarge, sampled.go).
 func (e *Evaluator) Bias(theta layout.Matrix, aux []int32, rows []int, omega []float64) float64 {
@@ -644,26 +626,56 @@ func (e *Evaluator) biasPairwise(theta layout.Matrix, aux []int32, rows []int, o
 	per := make([]float64, m)
 	invN := 1 / float64(p.N)
 	if p.Loss.IsMetric() {
-		// Ω-distances of every pair, once.
+		// Ω-distances from Ωs = Ω + Ωᵀ: dΩ(k, j) = q_k + q_j − x_kᵀΩs x_j
+		// with q_j = x_jᵀΩx_j, so only the rows of Xᵀ·(Ωs x_k) for the
+		// evaluated k are needed, not the n×n Gram matrix.
+		d := p.D
 		sc0 := &e.scratch[0]
-		e.gram(sc0, omega)
-		// The loop below reads only these two (no worker's scratch is reused
-		// while it runs), so they need no copy.
-		om, oq := sc0.g, sc0.q
-		dOm := func(k, j int) float64 { return oq[k] + oq[j] - om.Row(k)[j] - om.Row(j)[k] }
-		par.For(m, e.workers, func(_, c int) {
+		oq, ws := sc0.q, sc0.ths
+		for a := 0; a < d; a++ {
+			for c := 0; c < d; c++ {
+				ws[a*d+c] = omega[a*d+c] + omega[c*d+a]
+			}
+		}
+		for j := 0; j < p.N; j++ {
+			xj := p.X.Row(j)
+			var q float64
+			for a := 0; a < d; a++ {
+				var t float64
+				for b, v := range omega[a*d : a*d+d] {
+					t += v * xj[b]
+				}
+				q += xj[a] * t
+			}
+			oq[j] = q
+		}
+		par.For(m, e.workers, func(w, c int) {
 			k := rows[c]
 			th := e.theta.Row(c)
 			xk := p.X.Row(k)
+			u := e.scratch[w].ta.Row(0) // Ωs·x_k
+			for a := 0; a < d; a++ {
+				var t float64
+				for b, v := range ws[a*d : a*d+d] {
+					t += v * xk[b]
+				}
+				u[a] = t
+			}
 			var full, est float64
 			for j := 0; j < p.N; j++ {
-				dij := p.Dist(th, xk, p.X.Row(j))
+				xj := p.X.Row(j)
+				dij := p.Dist(th, xk, xj)
 				s := p.sign(k, j)
 				if s*(p.B-dij) < 1 {
-					full += float64(s * dOm(k, j))
-				}
-				if j == int(aux[k]) && s*(p.B-dij) < 1 {
-					est = s * dOm(k, j)
+					var h float64
+					for a, v := range u[:d] {
+						h += v * xj[a]
+					}
+					dom := oq[k] + oq[j] - h
+					full += float64(s * dom)
+					if j == int(aux[k]) {
+						est = s * dom
+					}
 				}
 			}
 			per[c] = est - float64(full*invN)

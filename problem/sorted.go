@@ -200,6 +200,9 @@ func (e *Evaluator) allocLarge() {
 		nb := int(max(pl.MaxPairs, maxBiasSamples)/sampleBlock) + 1
 		e.blocks = make([]float64, max(nb, streamSegments)*blockStride(m))
 	}
+	if sorted && p.Loss.IsMetric() {
+		e.xt = p.transposeX()
+	}
 	for w := range e.scratch {
 		sc := &e.scratch[w]
 		if sorted {
@@ -298,7 +301,17 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	rowsOf := func(lo, hi int) blas64.General {
 		return blas64.General{Rows: hi - lo, Cols: d, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
 	}
-	for lo := 0; lo < n; lo += metricTile {
+	// θ = 0 (every node before its first update, so most of the first
+	// record): D = 0, the products are skipped; the values are those the
+	// products would give (zeros, whatever their signs: b − (±0) = b).
+	zero := true
+	for _, v := range theta[:d*d] {
+		zero = zero && v == 0
+	}
+	if zero {
+		clear(sc.q[:n])
+	}
+	for lo := 0; lo < n && !zero; lo += metricTile {
 		hi := min(lo+metricTile, n)
 		ta := blas64.General{Rows: hi - lo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
 		gemm(blas.NoTrans, rowsOf(lo, hi), th, ta)
@@ -316,25 +329,41 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	for ilo := 0; ilo < n; ilo += metricTile {
 		ihi := min(ilo+metricTile, n)
 		ta := blas64.General{Rows: ihi - ilo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
-		gemm(blas.NoTrans, rowsOf(ilo, ihi), ths, ta)
+		if !zero {
+			gemm(blas.NoTrans, rowsOf(ilo, ihi), ths, ta)
+		}
 		for jlo := ilo; jlo < n; jlo += metricTile {
 			jhi := min(jlo+metricTile, n)
 			tg := blas64.General{Rows: ihi - ilo, Cols: jhi - jlo, Stride: sc.tg.Stride, Data: sc.tg.Data}
-			gemm(blas.Trans, ta, rowsOf(jlo, jhi), tg)
+			if zero {
+				for r := 0; r < tg.Rows; r++ {
+					clear(tg.Data[r*tg.Stride : r*tg.Stride+tg.Cols])
+				}
+			} else {
+				// The tile of X θs Xᵀ from Xᵀ's columns: a NoTrans product,
+				// whose inner loops run along the tile's rows (gonum's
+				// transposed-B product takes a length-d dot per entry).
+				gemm(blas.NoTrans, ta, blas64.General{Rows: d, Cols: jhi - jlo, Stride: n, Data: e.xt[jlo:]}, tg)
+			}
 			for i := ilo; i < ihi; i++ {
 				gi := sc.tg.Row(i - ilo)
 				j0 := jlo
 				if jlo == ilo {
 					j0 = i + 1
 				}
+				// max(0, 1 − s·(b − D_ij)) with s = ±1, inlined: the same
+				// values (a NaN propagates, zeros add nothing).
 				var r float64
-				for j := j0; j < jhi; j++ {
-					dij := sc.q[i] + sc.q[j] - gi[j-jlo]
-					s := 1.0
-					if p.Label[i] != p.Label[j] {
-						s = -1
+				qi, li, q, lab := sc.q[i], p.Label[i], sc.q[j0:jhi], p.Label[j0:jhi]
+				g := gi[j0-jlo : jhi-jlo]
+				for jj, gij := range g {
+					u := p.B - (qi + q[jj] - gij)
+					if lab[jj] != li {
+						u = -u
 					}
-					r += math.Max(0, 1-s*(p.B-dij))
+					if h := 1 - u; h > 0 || h != h {
+						r += h
+					}
 				}
 				off += r
 			}
