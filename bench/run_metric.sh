@@ -40,6 +40,13 @@ for d in 40 10; do
 	[ $d -le 10 ] && it=50
 	runs "$tmp/np-$d" $py bench/numpy_ref.py metric --n 1000 --d $d --iters $it --reps 1
 done
+for d in 40 10; do
+	echo "async metric d=$d ..." >&2
+	runs "$tmp/a1-$d" "$tmp/bench" metric --algo async --n 1000 --d $d --iters 4000 --workers 1 --json
+	runs "$tmp/a2-$d" "$tmp/bench" metric --algo async --n 1000 --d $d --iters 4000 --workers 2 --json
+	runs "$tmp/aref-$d" "$tmp/bench" metric --algo async --n 1000 --d $d --iters 4000 --workers 1 --schedule reference --json
+	runs "$tmp/anp-$d" $py bench/numpy_ref.py metric-async --n 1000 --d $d --iters 500 --warmup 2000 --reps 1
+done
 echo "projection micro-benchmarks ..." >&2
 go test -run '^$' -bench 'ProjectPSD|RankOneProjection' -count "$reps" ./problem/ >"$tmp/micro"
 go test -tags netlib -run '^$' -bench 'EigDrivers|RankOneProjection' -count "$reps" ./problem/ >>"$tmp/micro"
@@ -98,8 +105,26 @@ mkdir -p bench/results
 	echo "  transpose and allocate per call, which small matrices feel; the rank-one path calls only a d×d Dgemm."
 	echo "- The rank-one update is Go code (problem/rankone.go); its Dgemm and Dsyrk go to the build's BLAS."
 	echo
+	echo "### Asynchronous metric learning (Algorithm 3), synthetic set, n = 1000, events 1..4000 from θ = 0"
+	echo
+	echo "Per event, medians of $reps runs; CPU ms from getrusage (the machine may be shared), wall ms as measured."
+	echo "The per-event reference does one full projection (Dsyev) per endpoint; the default schedule one"
+	echo "selected projection (problem.ProjectPSDSelect) per endpoint, one for both when neither hinge is active."
+	echo "NumPy: bench/numpy_ref.py metric-async, one \`np.linalg.eigh\` per endpoint, 500 events after 2000."
+	echo
+	echo "| d | implementation | workers | wall ms per event | CPU ms per event | projections per event | reference / this (CPU) | NumPy / this (wall) |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for d in 40 10; do
+		anp=$(m anp-$d ms_per_event)
+		aref=$(m aref-$d cpu_ms_per_event)
+		echo "| $d | NumPy, per event | numpy's | $(r $anp) | — | 2 | — | 1 |"
+		echo "| $d | per-event reference schedule | 1 | $(r "$(m aref-$d ms_per_event)") | $(r $aref) | $(r "$(m aref-$d eig_per_event)") | 1 | $(r "$anp/$(m aref-$d ms_per_event)") |"
+		echo "| $d | **default schedule** | 1 | **$(r "$(m a1-$d ms_per_event)")** | $(r "$(m a1-$d cpu_ms_per_event)") | $(r "$(m a1-$d eig_per_event)") | **$(r "$aref/$(m a1-$d cpu_ms_per_event)")** | $(r "$anp/$(m a1-$d ms_per_event)") |"
+		echo "| $d | **default schedule**, parallel executor | 2 | **$(r "$(m a2-$d ms_per_event)")** | $(r "$(m a2-$d cpu_ms_per_event)") | $(r "$(m a2-$d eig_per_event)") | $(r "$aref/$(m a2-$d cpu_ms_per_event)") | $(r "$anp/$(m a2-$d ms_per_event)") |"
+	done
+	echo
 	echo "Commands: \`bench metric --n 1000 --d D --iters 2000 --workers 2 --json\` (add \`--schedule reference\`,"
-	echo "\`--exact-psd\`; build with \`-tags netlib\` for OpenBLAS), \`numpy_ref.py metric --n 1000 --d D\`,"
+	echo "\`--exact-psd\`, \`--algo async\`; build with \`-tags netlib\` for OpenBLAS), \`numpy_ref.py metric --n 1000 --d D\`,"
 	echo "\`go test -bench 'ProjectPSD|RankOneProjection' ./problem/\`, \`go test -tags netlib -bench EigDrivers ./problem/\`."
 } >bench/results/metric.md
 echo "wrote bench/results/metric.md" >&2

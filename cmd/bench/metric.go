@@ -70,11 +70,12 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 	defer s.Close()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	t0 := time.Now()
+	c0, t0 := cpuSeconds(), time.Now()
 	if err := s.Advance(*iters); err != nil {
 		return err
 	}
 	el := time.Since(t0)
+	cpu := cpuSeconds() - c0
 	runtime.ReadMemStats(&ms1)
 	all, nz := s.GradEvals()
 	rec := s.Measure()
@@ -83,6 +84,7 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 		"n": *n, "d": *d, "workers": *workers, "lapack": problem.LAPACK, "schedule": s.Schedule(), "exact_psd": *exact,
 		"graph": g.Name, "iters": *iters, "gamma_c": *gammaC, "seconds": el.Seconds(),
 		"ms_per_iteration":                el.Seconds() * 1e3 / it,
+		"cpu_ms_per_iteration":            cpu * 1e3 / it,
 		"eig_per_iteration":               float64(s.Eigendecompositions()) / it,
 		"rank1_updates_per_iteration":     float64(s.RankOneUpdates()) / it,
 		"nonzero_gradients_per_iteration": float64(nz) / it,
@@ -94,6 +96,7 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 	if alg == engine.Async {
 		out["algo"] = "async"
 		out["ms_per_event"] = out["ms_per_iteration"]
+		out["cpu_ms_per_event"] = out["cpu_ms_per_iteration"]
 		out["eig_per_event"] = out["eig_per_iteration"]
 		out["rank1_updates_per_event"] = out["rank1_updates_per_iteration"]
 	}
