@@ -18,7 +18,8 @@ import (
 // so it needs at most ⌊d/2⌋ eigenvectors, those of the smaller side. The
 // steps (LAPACK's Dsyevx path, without its Dstebz/Dormtr):
 //
-//  1. Householder tridiagonalisation T = QᵀAQ (gonum Dsytrd);
+//  1. Householder tridiagonalisation T = QᵀAQ (tridiagFull: Dsytd2's
+//     reflectors on the full matrix, row-major BLAS-2);
 //  2. T split into unreduced blocks where |e_i| ≤ ε‖T‖₁ (a perturbation
 //     within the backward error), every eigenvalue by the root-free QL/QR
 //     of each block (gonum Dsterf, O(d²));
@@ -39,22 +40,19 @@ import (
 
 // selBuffers holds ProjectPSDSelect's buffers, allocated on first use.
 type selBuffers struct {
-	diag, off, tau, work []float64
-	lam, etmp            []float64 // eigenvalues by block; Dsterf's copy of off
-	y                    []float64 // d×k vectors, row-major (k ≤ d)
-	sel                  []float64 // the chosen eigenvalues, by column of y
-	lu                   []float64 // 5·d: the LU of T − λI
-	piv                  []bool
-	x, hv                []float64
+	diag, off, tau []float64
+	lam, etmp      []float64 // eigenvalues by block; Dsterf's copy of off
+	y              []float64 // d×k vectors, row-major (k ≤ d)
+	sel            []float64 // the chosen eigenvalues, by column of y
+	lu             []float64 // 5·d: the LU of T − λI
+	piv            []bool
+	x, hv          []float64
 }
 
 func (ws *Workspace) initSel() {
 	d := ws.d
 	s := &ws.sel
 	s.diag, s.off, s.tau = make([]float64, d), make([]float64, d), make([]float64, d)
-	q := []float64{0}
-	lapackgonum.Implementation{}.Dsytrd(blas.Upper, d, ws.a, d, s.diag, s.off, s.tau, q, -1)
-	s.work = make([]float64, max(1, int(q[0])))
 	s.lam, s.etmp = make([]float64, d), make([]float64, d)
 	s.y, s.sel = make([]float64, d*d), make([]float64, d)
 	s.lu, s.piv = make([]float64, 5*d), make([]bool, d)
@@ -90,22 +88,26 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 	// does not support on sub-slices.
 	var amax float64
 	for i := 0; i < d; i++ {
-		for _, x := range ws.a[i*d+i : i*d+d] {
-			amax = math.Max(amax, math.Abs(x))
+		for j, x := range ws.a[i*d+i : i*d+d] {
+			if x < 0 {
+				x = -x
+			}
+			if x > amax {
+				amax = x
+			}
+			ws.a[(i+j)*d+i] = ws.a[i*d+i+j] // the full symmetric matrix
 		}
 	}
 	sigma := 1.0
 	if amax > 0x1p300 || (amax > 0 && amax < 0x1p-300) {
 		_, e := math.Frexp(amax)
 		sigma = math.Ldexp(1, -e)
-		for i := 0; i < d; i++ {
-			for j := i; j < d; j++ {
-				ws.a[i*d+j] *= sigma
-			}
+		for i := range ws.a[:d*d] {
+			ws.a[i] *= sigma
 		}
 	}
 	impl := lapackgonum.Implementation{}
-	impl.Dsytrd(blas.Upper, d, ws.a, d, s.diag, s.off, s.tau, s.work, len(s.work))
+	tridiagFull(d, ws.a, s.diag, s.off, s.tau, s.x)
 	var tnorm float64 // ‖T‖₁
 	for i := 0; i < d; i++ {
 		r := math.Abs(s.diag[i])
@@ -186,16 +188,14 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		b0 = b1
 	}
 	// Back-transformation Y ← Q·Y = H_{d−2}(⋯(H_0·Y)), H_i = I − τ_i·hhᵀ
-	// with h[0:i] = a[0:i, i+1], h[i] = 1 (gonum Dsytd2, upper).
+	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull).
 	for i := 0; i <= d-2; i++ {
 		tau := s.tau[i]
 		if tau == 0 {
 			continue
 		}
 		h := s.hv[:i+1]
-		for r := 0; r < i; r++ {
-			h[r] = ws.a[r*d+i+1]
-		}
+		copy(h[:i], ws.a[(i+1)*d:(i+1)*d+i])
 		h[i] = 1
 		w := s.x[:k]
 		clear(w)
@@ -305,7 +305,12 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col, k int) bool {
 		for its := 0; its < 5; its++ {
 			amax := 0.0
 			for _, v := range x {
-				amax = math.Max(amax, math.Abs(v))
+				if v < 0 {
+					v = -v
+				}
+				if v > amax {
+					amax = v
+				}
 			}
 			if amax == 0 {
 				x[0], amax = 1, 1
@@ -332,7 +337,12 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col, k int) bool {
 			}
 			nrm := 0.0
 			for _, v := range x {
-				nrm = math.Max(nrm, math.Abs(v))
+				if v < 0 {
+					v = -v
+				}
+				if v > nrm || v != v {
+					nrm = v
+				}
 			}
 			if !(nrm <= math.MaxFloat64) {
 				break
@@ -484,4 +494,38 @@ func lagts(n int, a, b, c, d []float64, in []bool, y []float64, tol float64) flo
 		y[k] = t / ak
 	}
 	return tol
+}
+
+// tridiagFull reduces the full symmetric n×n row-major a to tridiagonal form
+// T = QᵀAQ as LAPACK's Dsytd2 with uplo = U (the same reflectors, Q =
+// H_{n−2}⋯H_0, H_i = I − τ_i·hhᵀ, h[i] = 1, h[i+1:] = 0), but on both
+// triangles, so that the symmetric product and rank-2 update of each step
+// are a row-major Dgemv and two Dger on contiguous rows (gonum's Dsymv and
+// Dsyr2 on one triangle read it with stride n). h[0:i] is stored in row
+// i+1, a[i+1, 0:i]; diag and off receive T, tau the τ_i; p is scratch of n.
+func tridiagFull(n int, a, diag, off, tau, p []float64) {
+	impl := lapackgonum.Implementation{}
+	for i := n - 2; i >= 0; i-- {
+		r := i + 1
+		row := a[r*n : r*n+r] // A[r, 0:r] = A[0:r, r]
+		beta, t := impl.Dlarfg(i+1, row[i], row[:i], 1)
+		off[i], tau[i] = beta, t
+		if t != 0 {
+			row[i] = 1
+			m := i + 1
+			blk := blas64.General{Rows: m, Cols: m, Stride: n, Data: a}
+			v := blas64.Vector{N: m, Inc: 1, Data: row[:m]}
+			w := blas64.Vector{N: m, Inc: 1, Data: p[:m]}
+			blas64.Gemv(blas.NoTrans, t, blk, v, 0, w)
+			alpha := -0.5 * t * blas64.Dot(w, v)
+			blas64.Axpy(alpha, v, w)
+			blas64.Ger(-1, v, w, blk)
+			blas64.Ger(-1, w, v, blk)
+			row[i] = beta
+		}
+		diag[r] = a[r*n+r]
+	}
+	if n > 0 {
+		diag[0] = a[0]
+	}
 }
