@@ -661,10 +661,17 @@ func (e *Evaluator) biasPairwise(theta layout.Matrix, aux []int32, rows []int, o
 				}
 				u[a] = t
 			}
+			zero := true // θ_k = 0 (before node k's first update): D = 0
+			for _, v := range th[:d*d] {
+				zero = zero && v == 0
+			}
 			var full, est float64
 			for j := 0; j < p.N; j++ {
 				xj := p.X.Row(j)
-				dij := p.Dist(th, xk, xj)
+				var dij float64
+				if !zero {
+					dij = p.Dist(th, xk, xj)
+				}
 				s := p.sign(k, j)
 				if s*(p.B-dij) < 1 {
 					var h float64
