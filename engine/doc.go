@@ -46,8 +46,9 @@
 //     event loop (kernel.EventLogistic, prefetching) and the parallel
 //     executor that runs windows of events in levels of disjoint pairs.
 //   - exec_asynccone.go: the asynchronous algorithm for metric learning,
-//     θ_k = c_k·U_k cached, one eigendecomposition of the averaged z per
-//     event shared by both endpoints, rank-one updates for active hinges.
+//     θ_k = c_k·U_k cached, each endpoint projected from the eigenpairs of
+//     one sign only (problem.Workspace.ProjectPSDSelect), one projection
+//     for both when neither hinge is active.
 //   - measure.go: Record and the measurement (objective, AUC, bias,
 //     consensus), checkpoint.go, pool.go (the fixed worker pool and its
 //     spinning barrier), divergence.go (the one divergence record).
