@@ -504,11 +504,10 @@ func lagts(n int, a, b, c, d []float64, in []bool, y []float64, tol float64) flo
 // Dsyr2 on one triangle read it with stride n). h[0:i] is stored in row
 // i+1, a[i+1, 0:i]; diag and off receive T, tau the τ_i; p is scratch of n.
 func tridiagFull(n int, a, diag, off, tau, p []float64) {
-	impl := lapackgonum.Implementation{}
 	for i := n - 2; i >= 0; i-- {
 		r := i + 1
 		row := a[r*n : r*n+r] // A[r, 0:r] = A[0:r, r]
-		beta, t := impl.Dlarfg(i+1, row[i], row[:i], 1)
+		beta, t := larfg(row[i], row[:i])
 		off[i], tau[i] = beta, t
 		if t != 0 {
 			row[i] = 1
@@ -528,4 +527,27 @@ func tridiagFull(n int, a, diag, off, tau, p []float64) {
 	if n > 0 {
 		diag[0] = a[0]
 	}
+}
+
+// larfg is LAPACK's Dlarfg (incX = 1) without its rescaling of tiny or huge
+// norms, which ProjectPSDSelect's scaling into [2⁻³⁰⁰, 2³⁰⁰] makes
+// unnecessary (the entries stay below ‖A‖_F through the reduction, their
+// squares finite): H·[x; α] = [0; β] with H = I − τ·hhᵀ, h = [x'; 1], x'
+// overwriting x. gonum's Dnrm2 (a scaled, overflow-safe norm) was a fifth
+// of a projection at d = 10.
+func larfg(alpha float64, x []float64) (beta, tau float64) {
+	var ss float64
+	for _, v := range x {
+		ss += v * v
+	}
+	if ss == 0 {
+		return alpha, 0
+	}
+	beta = -math.Copysign(math.Sqrt(alpha*alpha+ss), alpha)
+	tau = (beta - alpha) / beta
+	scal := 1 / (alpha - beta)
+	for i := range x {
+		x[i] *= scal
+	}
+	return beta, tau
 }
