@@ -44,6 +44,7 @@ type selBuffers struct {
 	lam, etmp      []float64 // eigenvalues by block; Dsterf's copy of off
 	y              []float64 // d×k vectors, row-major (k ≤ d)
 	sel            []float64 // the chosen eigenvalues, by column of y
+	k              int       // the number of chosen eigenpairs (for tests)
 	lu             []float64 // 5·d: the LU of T − λI
 	piv            []bool
 	x, hv          []float64
@@ -147,6 +148,7 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		b0 = b1
 	}
 	clear(dst[:d*d])
+	s.k = 0
 	if p == 0 {
 		return 0, true
 	}
@@ -174,6 +176,7 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 	}
 	y := s.y[:d*k]
 	clear(y)
+	s.k = k
 	col := 0
 	for b0 := 0; b0 < d; {
 		b1 := blockEnd(s.off, b0, d)
