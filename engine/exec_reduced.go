@@ -64,51 +64,65 @@ var reducedChunk = 4096
 // reducedExec is the reduced AUC schedule.
 type reducedExec struct {
 	*linearSync
-	bl   *syncBlock
-	rs   *reducedState
-	fn   func(w int, r layout.Range, tk *task) // shard, bound once
-	pack []redPack                             // per worker: a chunk of contributing nodes
+	bl     *syncBlock
+	rs     *reducedState
+	fn     func(w int, r layout.Range, tk *task) // shard, bound once
+	tailFn func(w int, r layout.Range, tk *task) // tail, bound once
+	pack   []redPack                             // per worker: a chunk of contributing nodes
+	tpack  []redPack                             // per worker: its touched nodes' segments before their first and after their last touch
+	stride int                                   // workers taking part in the block's passes
 }
 
 func newReducedExec(s *state, cr *crew) executor {
 	B := reducedRounds(s.rows())
 	e := &reducedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), B), rs: newReducedState(s.rows(), B)}
-	e.fn = e.shard
+	e.fn, e.tailFn = e.shard, e.tail
 	e.pack = make([]redPack, len(cr.ws))
+	e.tpack = make([]redPack, len(cr.ws))
 	for w := range e.pack {
 		e.pack[w] = newRedPack(reducedChunk)
+		e.tpack[w] = newSlotPack(2 * B)
 	}
 	return e
 }
 
 // reducedState is what a block keeps of its touched nodes (at most 2B):
 // node k's values live in slot slot[k] (its index in the block's touched
-// list). Untouched nodes need nothing between the start and the end of
-// their segment: the shard advances and materialises them in one pass.
+// list, which is in the order of first touches). Untouched nodes need
+// nothing between the start and the end of their segment: the shard
+// advances and materialises them in one pass.
 type reducedState struct {
 	slot                 []int32   // per node: its slot, for the touched nodes of the block
 	s0, q, W, eta, mNext []float64 // per slot
 	start                []int32   // per slot: the round its segment restarted in the block (0: none)
+	first, last          []int32   // per slot: its first and last touch in the block
+	// tail lists the slots in the order of their last touch: after it a
+	// touched node depends on no other node up to the block's end, and is
+	// advanced and written by the parallel end-of-block pass.
+	tail []int32
 	// cSum[r] = c_1 + … + c_r over the block's rounds: the running average
 	// of a segment is θ̄ = α θ̄⁰ + β z⁰ + η δ with, since a_t = 1 − 1/t
 	// telescopes, α = (t_first − 1)/t_last and β = (Σ c over the segment's
 	// rounds)/t_last (segAvg).
 	cSum              []float64
 	alphaEnd, betaEnd float64 // α, β of a segment that spans the block
-	// The contributing touched nodes, packed (in the order their segments
-	// started); tp.act holds slots, tpos[slot] = 1 + its index in tp.
+	// The contributing touched nodes between two of their touches, packed
+	// (in the order their segments started); tp.act holds slots,
+	// tpos[slot] = 1 + its index in tp.
 	tp   redPack
 	tpos []int32
 }
 
 func newReducedState(n, maxB int) *reducedState {
 	f := func() []float64 { return make([]float64, 2*maxB) }
+	i := func() []int32 { return make([]int32, 2*maxB) }
 	return &reducedState{
 		slot: make([]int32, n),
-		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), start: make([]int32, 2*maxB),
+		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), start: i(), first: i(), last: i(),
+		tail: make([]int32, 0, 2*maxB),
 		cSum: make([]float64, maxB+1),
 		tp:   newRedPack(2 * maxB),
-		tpos: make([]int32, 2*maxB),
+		tpos: i(),
 	}
 }
 
@@ -167,9 +181,9 @@ func (e *reducedExec) writeTouched(sl int32, k, r int) {
 	e.write(k, al, be, rs.W[sl], rs.eta[sl])
 }
 
-// shard is the block's pass over the nodes of a shard. A touched node
-// starts its segment (the rest is done in event order by advance). An
-// untouched node that does not contribute (ℓ_k ≤ ℓ_y: W = η = 0) is
+// shard is the block's pass over the nodes of a shard. The touched nodes
+// are skipped (worker w advances its share of them to their first touch,
+// preAdvance). An untouched node that does not contribute (ℓ_k ≤ ℓ_y: W = η = 0) is
 // materialised at once; the contributing ones are packed, reducedChunk at a
 // time, advanced B rounds side by side (so that the nodes' independent
 // recurrences overlap: node by node each round would wait for the previous
@@ -183,8 +197,7 @@ func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
 	var nz int64
 	for k := rg.Lo; k < rg.Hi; k++ {
 		if bl.stamp[k] == bl.gen {
-			e.segStart(rs.slot[k], k, e.marg[k]) // touched: later, in event order
-			continue
+			continue // touched: preAdvance, event order, tail
 		}
 		s0, q := e.segment(k)
 		if lab[k] <= s.ylab[k] {
@@ -203,7 +216,94 @@ func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
 		}
 	}
 	nz += e.runPack(w, p)
+	nz += e.preAdvance(w)
 	e.cr.nz[w] += nz
+}
+
+// preAdvance starts the segments of worker w's share of the touched nodes
+// (slots w, w + stride, …) at the block's start and advances the
+// contributing ones through the rounds before their first touch, which
+// depend on no other node: at round r the nodes first touched after r, a
+// prefix of the pack when it lists them by decreasing first touch. Their
+// W, η and next margin go to their slots, where the event-order loop finds
+// them at the first touch.
+func (e *reducedExec) preAdvance(w int) (nz int64) {
+	bl, rs, s := e.bl, e.rs, e.s
+	lab := s.prob.Label
+	T, st := len(bl.touched), e.stride
+	if w >= T {
+		return 0
+	}
+	p := &e.tpack[w]
+	for sl := w + (T-1-w)/st*st; sl >= 0; sl -= st {
+		k := int(bl.touched[sl])
+		m := e.marg[k]
+		e.segStart(int32(sl), k, m)
+		if lab[k] > s.ylab[k] && rs.first[sl] > 1 {
+			p.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
+		}
+	}
+	cnt := len(p.act)
+	for r := 1; ; r++ {
+		for cnt > 0 && int(rs.first[p.act[cnt-1]]) <= r {
+			cnt--
+		}
+		if cnt == 0 {
+			break
+		}
+		nz += e.packRound(w, p, cnt, bl.coef[r], bl.t0+int64(r))
+	}
+	e.packDone(p)
+	return nz
+}
+
+// tail is the end-of-block pass over worker w's share of the touched nodes
+// (entries w, w + stride, … of rs.tail, in the order of their last
+// touch): the contributing ones advance from their last touch to the end of
+// the block (at round r those last touched at or before r, a prefix), then
+// every one is written into its record, as an untouched node is by shard.
+func (e *reducedExec) tail(w int, _ layout.Range, _ *task) {
+	bl, rs, s := e.bl, e.rs, e.s
+	lab := s.prob.Label
+	st, B := e.stride, bl.rounds
+	p := &e.tpack[w]
+	for i := w; i < len(rs.tail); i += st {
+		sl := rs.tail[i]
+		if k := int(bl.touched[sl]); lab[k] > s.ylab[k] {
+			p.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
+		}
+	}
+	var nz int64
+	if len(p.act) > 0 {
+		cnt := 0
+		for r := int(rs.start[p.act[0]]); r <= B; r++ {
+			for cnt < len(p.act) && int(rs.start[p.act[cnt]]) <= r {
+				cnt++
+			}
+			nz += e.packRound(w, p, cnt, bl.coef[r], bl.t0+int64(r))
+		}
+	}
+	e.packDone(p)
+	cEnd := bl.coef[B].c
+	for i := w; i < len(rs.tail); i += st {
+		sl := rs.tail[i]
+		k := int(bl.touched[sl])
+		e.writeTouched(sl, k, B+1)
+		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
+	}
+	e.cr.nz[w] += nz
+}
+
+// packDone stores the W, η and next margin of every entry of a pack of
+// touched nodes into its slot (but for those packRound froze at a
+// divergence, which it stored then) and empties it.
+func (e *reducedExec) packDone(p *redPack) {
+	for i := range p.act {
+		if p.dead == nil || !p.dead[i] {
+			p.writeBack(e.rs, i)
+		}
+	}
+	p.reset()
 }
 
 // runPack advances the untouched contributing nodes of p through the block,
@@ -211,7 +311,7 @@ func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
 func (e *reducedExec) runPack(w int, p *redPack) (nz int64) {
 	bl := e.bl
 	for r := 1; r <= bl.rounds; r++ {
-		nz += e.packRound(w, p, bl.coef[r], bl.t0+int64(r))
+		nz += e.packRound(w, p, len(p.m), bl.coef[r], bl.t0+int64(r))
 	}
 	for i := len(p.act) - 1; i >= 0; i-- {
 		e.finish(p, i)
@@ -236,6 +336,9 @@ type redPack struct {
 	s0, q, W, eta, m []float64
 	pos              []int32
 	slots            bool // act holds slots of touched nodes
+	// dead, for the packs of touched nodes advanced over a prefix: the
+	// entries frozen at a divergence (their slot holds their values).
+	dead []bool
 }
 
 func newRedPack(c int) redPack {
@@ -243,11 +346,21 @@ func newRedPack(c int) redPack {
 	return redPack{act: make([]int32, 0, c), s0: t(), q: t(), W: t(), eta: t(), m: t()}
 }
 
+// newSlotPack is a pack of touched nodes' slots advanced over prefixes.
+func newSlotPack(c int) redPack {
+	p := newRedPack(c)
+	p.slots, p.dead = true, make([]bool, 0, c)
+	return p
+}
+
 // add appends entry k with its scalars.
 func (p *redPack) add(k int32, s0, q, W, eta, m float64) {
 	p.act, p.s0, p.q, p.W, p.eta, p.m = append(p.act, k), append(p.s0, s0), append(p.q, q), append(p.W, W), append(p.eta, eta), append(p.m, m)
 	if p.pos != nil {
 		p.pos[k] = int32(len(p.act))
+	}
+	if p.dead != nil {
+		p.dead = append(p.dead, false)
 	}
 }
 
@@ -266,6 +379,9 @@ func (p *redPack) remove(i int) {
 
 func (p *redPack) reset() {
 	p.act, p.s0, p.q, p.W, p.eta, p.m = p.act[:0], p.s0[:0], p.q[:0], p.W[:0], p.eta[:0], p.m[:0]
+	if p.dead != nil {
+		p.dead = p.dead[:0]
+	}
 }
 
 // writeBack stores entry i's W, η and next margin into its slot.
@@ -274,55 +390,78 @@ func (p *redPack) writeBack(rs *reducedState, i int) {
 	rs.W[sl], rs.eta[sl], rs.mNext[sl] = p.W[i], p.eta[i], p.m[i]
 }
 
-// packRound advances the nodes of pack p through round t (coefficients
-// cf): g = φ'(m), W += g, η = a·η + (c/t)·W, m = c·(s₀ + W·q), all nodes
-// side by side. It returns the number of non-zero gradients. A node whose
-// margin turns non-finite stops there, as node by node it would: the round
-// is recorded for worker w, the node leaves the pack and is written back
-// (a touched node into its slot; an untouched one into its record).
-func (e *reducedExec) packRound(w int, p *redPack, cf roundCoef, t int64) (nz int64) {
+// packRound advances the first n nodes of pack p through round t
+// (coefficients cf): g = φ'(m), W += g, η = a·η + (c/t)·W, m = c·(s₀ + W·q),
+// all nodes side by side. It returns the number of non-zero gradients. A
+// node whose margin turns non-finite stops there, as node by node it would:
+// the round is recorded for worker w and the node is written back (a
+// touched node into its slot; an untouched one into its record); it leaves
+// the pack, or in a pack advanced over prefixes (p.dead) is marked frozen.
+func (e *reducedExec) packRound(w int, p *redPack, n int, cf roundCoef, t int64) (nz int64) {
 	s := e.s
 	bc := cf.b * cf.c
 	fin := true
+	s0, q, W, eta, m := p.s0[:n], p.q[:n], p.W[:n], p.eta[:n], p.m[:n]
 	if loss := s.prob.Loss; loss == problem.AUCLogistic {
 		// The fused round (the same arithmetic, with a vectorised
 		// exponential in the avx2 and avx512 implementations).
 		var c int
-		c, fin = kernel.LogisticRound(p.s0, p.q, p.W, p.eta, p.m, cf.c, cf.a, bc)
+		c, fin = kernel.LogisticRound(s0, q, W, eta, m, cf.c, cf.a, bc)
 		nz = int64(c)
 	} else {
-		for i := range p.m {
-			g := loss.MarginDeriv(p.m[i])
+		for i := range m {
+			g := loss.MarginDeriv(m[i])
 			if g != 0 {
 				nz++
 			}
-			Wi := p.W[i] + g
-			p.W[i] = Wi
-			p.eta[i] = float64(cf.a*p.eta[i]) + float64(bc*Wi)
-			p.m[i] = cf.c * (p.s0[i] + float64(Wi*p.q[i]))
-			fin = fin && isFinite(p.m[i])
+			Wi := W[i] + g
+			W[i] = Wi
+			eta[i] = float64(cf.a*eta[i]) + float64(bc*Wi)
+			m[i] = cf.c * (s0[i] + float64(Wi*q[i]))
+			fin = fin && isFinite(m[i])
 		}
 	}
 	if !fin {
-		for i := 0; i < len(p.m); i++ {
-			if isFinite(p.m[i]) {
-				continue
-			}
-			if p.slots {
-				e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
-				p.writeBack(e.rs, i)
-			} else {
-				e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
-				e.finish(p, i)
-			}
-			p.remove(i)
-			i--
-		}
+		e.packDiverged(w, p, n, t)
 	}
 	return nz
 }
 
-// advance runs one block of the reduced schedule, at most stop − s.t rounds.
+// packDiverged handles the non-finite margins among the first n entries of
+// p after round t (packRound).
+func (e *reducedExec) packDiverged(w int, p *redPack, n int, t int64) {
+	for i := 0; i < n; i++ {
+		if isFinite(p.m[i]) || (p.dead != nil && p.dead[i]) {
+			continue
+		}
+		switch {
+		case p.dead != nil:
+			e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
+			p.writeBack(e.rs, i)
+			p.dead[i] = true
+		case p.slots:
+			e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
+			p.writeBack(e.rs, i)
+			p.remove(i)
+			i--
+			n--
+		default:
+			e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
+			e.finish(p, i)
+			p.remove(i)
+			i--
+			n--
+		}
+	}
+}
+
+// advance runs one block of the reduced schedule, at most stop − s.t rounds:
+// a parallel pass (shard: the untouched nodes through the whole block, the
+// touched ones up to their first touch), the touches in event order (the
+// only serial part: a touch writes the node back, materialises it and
+// restarts its segment; a node touched again later in the block advances
+// packed until then), and a parallel pass over the touched nodes from
+// their last touch to the block's end (tail).
 func (e *reducedExec) advance(stop int64) error {
 	s, bl, rs := e.s, e.bl, e.rs
 	tBegin := time.Now()
@@ -330,26 +469,34 @@ func (e *reducedExec) advance(stop int64) error {
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
 		rs.start[sl] = 0
+		rs.first[sl] = 0
 	}
 	for r := 1; r <= B; r++ {
 		rs.cSum[r] = rs.cSum[r-1] + bl.coef[r].c
+		for _, k := range bl.edges[r-1] {
+			sl := rs.slot[k]
+			if rs.first[sl] == 0 {
+				rs.first[sl] = int32(r)
+			}
+			rs.last[sl] = int32(r)
+		}
 	}
 	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
-	t1 := e.cr.timedPass(tBegin, s.prob.N*s.prob.P >= reducedMinPoolWork, e.fn, s.prob.N)
-	defer func() { e.cr.serial += time.Since(t1) }()
-	nonzero := e.cr.nonzero()
-	first := firstOf(e.cr.bad)
-	// Touched nodes, in event order: the contributing ones advance packed,
-	// the others have W = η = 0 and need nothing per round; a touch writes
-	// the node back, materialises it and restarts its segment.
+	big := s.prob.N*s.prob.P >= reducedMinPoolWork
+	e.stride = 1
+	if e.cr.pool != nil && big {
+		e.stride = e.cr.pool.size()
+	}
+	t1 := e.cr.timedPass(tBegin, big, e.fn, s.prob.N)
+	// Touched nodes, in event order: the contributing ones between two
+	// touches advance packed, the others have W = η = 0 and need nothing
+	// per round; a touch writes the node back, materialises it and restarts
+	// its segment.
 	lab := s.prob.Label
 	tp := &rs.tp
 	tp.pos, tp.slots = rs.tpos, true
-	for sl, k32 := range bl.touched {
-		if k := int(k32); lab[k] > s.ylab[k] {
-			tp.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
-		}
-	}
+	rs.tail = rs.tail[:0]
+	var nonzero int64
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
@@ -372,28 +519,23 @@ func (e *reducedExec) advance(stop int64) error {
 			sl := rs.slot[k]
 			e.segStart(sl, k, m[x])
 			rs.start[sl] = int32(r)
-			if lab[k] > s.ylab[k] {
+			switch {
+			case int(rs.last[sl]) == r:
+				rs.tail = append(rs.tail, sl)
+			case lab[k] > s.ylab[k]:
 				tp.add(sl, rs.s0[sl], rs.q[sl], 0, 0, m[x])
 			}
 		}
-		nonzero += e.packRound(0, tp, cf, t)
+		if len(tp.m) > 0 {
+			nonzero += e.packRound(0, tp, len(tp.m), cf, t)
+		}
 	}
-	for x := len(tp.m) - 1; x >= 0; x-- {
-		tp.writeBack(rs, x)
-		tp.remove(x)
-	}
-	if b := e.cr.bad[0]; b.found() && b.before(first) {
-		first = b
-	}
-	e.cr.bad[0] = divergence{}
-	// The touched nodes' end of block (every one restarted at its touch).
-	cEnd := bl.coef[B].c
-	for sl, k32 := range bl.touched {
-		k := int(k32)
-		e.writeTouched(int32(sl), k, B+1)
-		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
-	}
-	e.cPrev = cEnd
+	// Every node in tp is touched again: tp is empty here.
+	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
+	defer func() { e.cr.serial += time.Since(t2) }()
+	nonzero += e.cr.nonzero()
+	first := firstOf(e.cr.bad)
+	e.cPrev = bl.coef[B].c
 	if first.found() {
 		first.field = "z (dual variable)"
 		return s.diverged(first)
