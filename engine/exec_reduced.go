@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"io"
 	"time"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
@@ -80,8 +82,8 @@ func newReducedExec(s *state, cr *crew) executor {
 	e.pack = make([]redPack, len(cr.ws))
 	e.tpack = make([]redPack, len(cr.ws))
 	for w := range e.pack {
-		e.pack[w] = newRedPack(reducedChunk)
-		e.tpack[w] = newSlotPack(2 * B)
+		e.pack[w] = newRedPack(reducedChunk + 2*B)
+		e.tpack[w] = newRedPack(2 * B)
 	}
 	return e
 }
@@ -129,14 +131,37 @@ func newReducedState(n, maxB int) *reducedState {
 // segment returns s₀ = δᵀz and q = δᵀδ of node k from its record's current
 // z and y, δ = x_k − y_k.
 func (e *reducedExec) segment(k int) (s0, q float64) {
-	s := e.s
-	x, y, z := s.X.Row(k), s.yRow(k), s.Z.Row(k)
-	for a := range x {
-		d := x[a] - y[a]
-		s0 += float64(d * z[a])
+	x, y, z := e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k)
+	for a := range uintptr(e.s.prob.P) {
+		d := at(x, a) - at(y, a)
+		s0 += float64(d * at(z, a))
 		q += float64(d * d)
 	}
 	return s0, q
+}
+
+// The rows of the per-node loops, by address: the loops run over P
+// elements of rows the layout guarantees, without the bounds checks of
+// layout.Matrix.Row (issue #18: ~10% of the paper-size round).
+
+// rowAt is the address of row k of m (0 ≤ k < m.Rows).
+func rowAt(m *layout.Matrix, k int) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.Data)), uintptr(k)*uintptr(m.Stride)*8)
+}
+
+// at is element a of the row at p.
+func at(p unsafe.Pointer, a uintptr) float64 { return *(*float64)(unsafe.Add(p, a*8)) }
+
+// set stores v as element a of the row at p.
+func set(p unsafe.Pointer, a uintptr, v float64) { *(*float64)(unsafe.Add(p, a*8)) = v }
+
+// rowX is x_k's row; rowY is y_k's (state.yRow).
+func (e *reducedExec) rowX(k int) unsafe.Pointer { return rowAt(&e.s.X, k) }
+func (e *reducedExec) rowY(k int) unsafe.Pointer {
+	if s := e.s; s.YX.Rows == 0 {
+		return rowAt(&s.X, int(s.Y[k]))
+	}
+	return rowAt(&e.s.YX, k)
 }
 
 // segStart begins the segment of touched node k (slot sl) with next margin m.
@@ -150,12 +175,11 @@ func (e *reducedExec) segStart(sl int32, k int, m float64) {
 // its record (which then holds the new z₀ and θ̄₀): θ̄ = αθ̄ + βz + ηδ,
 // z += Wδ.
 func (e *reducedExec) write(k int, al, be, W, eta float64) {
-	s := e.s
-	x, y, z, bar := s.X.Row(k), s.yRow(k), s.Z.Row(k), s.ThetaBar.Row(k)
-	for a := range z {
-		d := x[a] - y[a]
-		bar[a] = float64(al*bar[a]) + float64(be*z[a]) + float64(eta*d)
-		z[a] += float64(W * d)
+	x, y, z, bar := e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k), rowAt(&e.s.ThetaBar, k)
+	for a := range uintptr(e.s.prob.P) {
+		d, za := at(x, a)-at(y, a), at(z, a)
+		set(bar, a, float64(al*at(bar, a))+float64(be*za)+float64(eta*d))
+		set(z, a, za+float64(W*d))
 	}
 }
 
@@ -192,69 +216,83 @@ func (e *reducedExec) writeTouched(sl int32, k, r int) {
 func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
 	s, bl, rs := e.s, e.bl, e.rs
 	lab := s.prob.Label
-	cEnd := bl.coef[bl.rounds].c
 	p := &e.pack[w]
 	var nz int64
 	for k := rg.Lo; k < rg.Hi; k++ {
 		if bl.stamp[k] == bl.gen {
 			continue // touched: preAdvance, event order, tail
 		}
-		s0, q := e.segment(k)
 		if lab[k] <= s.ylab[k] {
-			// Not contributing: W = η = 0 for the whole block.
-			z, bar := s.Z.Row(k), s.ThetaBar.Row(k)
+			// Not contributing: W = η = 0 for the whole block, z stays;
+			// only θ̄ moves. Its margin is read by nobody until a touch
+			// recomputes it (margins, for checkpoints, writes it).
+			z, bar := rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)
 			al, be := rs.alphaEnd, rs.betaEnd
-			for a := range bar {
-				bar[a] = float64(al*bar[a]) + float64(be*z[a])
+			for a := range uintptr(s.prob.P) {
+				set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
 			}
-			e.marg[k] = cEnd * s0
 			continue
 		}
+		s0, q := e.segment(k)
 		p.add(int32(k), s0, q, 0, 0, e.marg[k])
-		if len(p.act) == cap(p.act) {
-			nz += e.runPack(w, p)
+		if len(p.act) == reducedChunk {
+			nz += e.runPack(w, p, false)
 		}
 	}
-	nz += e.runPack(w, p)
-	nz += e.preAdvance(w)
+	nz += e.runPack(w, p, true)
 	e.cr.nz[w] += nz
 }
 
-// preAdvance starts the segments of worker w's share of the touched nodes
-// (slots w, w + stride, …) at the block's start and advances the
-// contributing ones through the rounds before their first touch, which
-// depend on no other node: at round r the nodes first touched after r, a
-// prefix of the pack when it lists them by decreasing first touch. Their
-// W, η and next margin go to their slots, where the event-order loop finds
-// them at the first touch.
-func (e *reducedExec) preAdvance(w int) (nz int64) {
+// margins sets the next margin of every node that does not contribute
+// (ℓ_k ≤ ℓ_y), which the schedule leaves unset (shard), to c·δᵀz as it
+// would have been set: z has not moved since.
+func (e *reducedExec) margins() {
+	s := e.s
+	if s.t == 0 {
+		return
+	}
+	lab := s.prob.Label
+	for k := range s.prob.N {
+		if lab[k] <= s.ylab[k] {
+			s0, _ := e.segment(k)
+			e.marg[k] = e.cPrev * s0
+		}
+	}
+}
+
+// writeSaved writes the margins of a checkpoint (linearSync.writeSaved),
+// those of the non-contributing nodes first set.
+func (e *reducedExec) writeSaved(w io.Writer, fc *floatCodec) error {
+	e.margins()
+	return e.linearSync.writeSaved(w, fc)
+}
+
+// addPre starts the segments of worker w's share of the touched nodes
+// (slots w, w + stride, …) at the block's start and appends to p the
+// contributing ones first touched after round 1, by decreasing first
+// touch: their rounds before it depend on no other node, and at round r
+// those still to advance (first touched after r) follow p's untouched
+// nodes as a prefix (runPack). A node that does not contribute has W = η = 0
+// up to its touch and needs nothing more.
+func (e *reducedExec) addPre(w int, p *redPack) {
 	bl, rs, s := e.bl, e.rs, e.s
 	lab := s.prob.Label
 	T, st := len(bl.touched), e.stride
 	if w >= T {
-		return 0
+		return
 	}
-	p := &e.tpack[w]
 	for sl := w + (T-1-w)/st*st; sl >= 0; sl -= st {
 		k := int(bl.touched[sl])
 		m := e.marg[k]
+		if lab[k] <= s.ylab[k] {
+			rs.W[sl], rs.eta[sl], rs.mNext[sl] = 0, 0, m
+			continue
+		}
 		e.segStart(int32(sl), k, m)
-		if lab[k] > s.ylab[k] && rs.first[sl] > 1 {
+		if rs.first[sl] > 1 {
 			p.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
 		}
 	}
-	cnt := len(p.act)
-	for r := 1; ; r++ {
-		for cnt > 0 && int(rs.first[p.act[cnt-1]]) <= r {
-			cnt--
-		}
-		if cnt == 0 {
-			break
-		}
-		nz += e.packRound(w, p, cnt, bl.coef[r], bl.t0+int64(r))
-	}
-	e.packDone(p)
-	return nz
 }
 
 // tail is the end-of-block pass over worker w's share of the touched nodes
@@ -299,22 +337,43 @@ func (e *reducedExec) tail(w int, _ layout.Range, _ *task) {
 // divergence, which it stored then) and empties it.
 func (e *reducedExec) packDone(p *redPack) {
 	for i := range p.act {
-		if p.dead == nil || !p.dead[i] {
+		if !p.dead[i] {
 			p.writeBack(e.rs, i)
 		}
 	}
 	p.reset()
 }
 
-// runPack advances the untouched contributing nodes of p through the block,
-// materialises them and empties p.
-func (e *reducedExec) runPack(w int, p *redPack) (nz int64) {
-	bl := e.bl
-	for r := 1; r <= bl.rounds; r++ {
-		nz += e.packRound(w, p, len(p.m), bl.coef[r], bl.t0+int64(r))
+// runPack advances the untouched contributing nodes of p through the block
+// and, with pre, worker w's touched ones up to their first touch (addPre),
+// side by side; it materialises the untouched ones, stores the touched
+// ones' scalars in their slots and empties p.
+func (e *reducedExec) runPack(w int, p *redPack, pre bool) (nz int64) {
+	bl, rs := e.bl, e.rs
+	nu := len(p.act)
+	if pre {
+		e.addPre(w, p)
 	}
-	for i := len(p.act) - 1; i >= 0; i-- {
-		e.finish(p, i)
+	p.nu = nu
+	cnt := len(p.act)
+	for r := 1; r <= bl.rounds; r++ {
+		for cnt > nu && int(rs.first[p.act[cnt-1]]) <= r {
+			cnt--
+		}
+		if cnt == 0 {
+			break
+		}
+		nz += e.packRound(w, p, cnt, bl.coef[r], bl.t0+int64(r))
+	}
+	for i := nu - 1; i >= 0; i-- {
+		if !p.dead[i] {
+			e.finish(p, i)
+		}
+	}
+	for i := nu; i < len(p.act); i++ {
+		if !p.dead[i] {
+			p.writeBack(rs, i)
+		}
 	}
 	p.reset()
 	return nz
@@ -327,61 +386,51 @@ func (e *reducedExec) finish(p *redPack, i int) {
 	e.marg[k] = e.bl.coef[e.bl.rounds].c * (p.s0[i] + float64(p.W[i]*p.q[i]))
 }
 
-// redPack is a pack of contributing nodes: act lists them (node indices, or
-// for the touched nodes' pack their slots), the other slices hold their
-// scalars (s₀, q, W, η, next margin) side by side. pos, if not nil, maps an
-// entry of act to 1 + its index in the pack, 0 when it is not in it.
+// redPack is a pack of contributing nodes: act lists them, the other
+// slices hold their scalars (s₀, q, W, η, next margin) side by side. The
+// entries before nu are untouched nodes (act: node indices), the others
+// touched nodes (act: slots). pos, if not nil, maps a slot to 1 + its
+// index in the pack, 0 when it is not in it (such a pack is advanced
+// whole, and a touched entry leaves it by remove); without pos, a pack
+// may be advanced over a prefix and keeps its entries in place. dead marks
+// the entries frozen at a divergence (packDiverged).
 type redPack struct {
 	act              []int32
 	s0, q, W, eta, m []float64
+	dead             []bool
 	pos              []int32
-	slots            bool // act holds slots of touched nodes
-	// dead, for the packs of touched nodes advanced over a prefix: the
-	// entries frozen at a divergence (their slot holds their values).
-	dead []bool
+	nu               int
 }
 
 func newRedPack(c int) redPack {
 	t := func() []float64 { return make([]float64, 0, c) }
-	return redPack{act: make([]int32, 0, c), s0: t(), q: t(), W: t(), eta: t(), m: t()}
-}
-
-// newSlotPack is a pack of touched nodes' slots advanced over prefixes.
-func newSlotPack(c int) redPack {
-	p := newRedPack(c)
-	p.slots, p.dead = true, make([]bool, 0, c)
-	return p
+	return redPack{act: make([]int32, 0, c), s0: t(), q: t(), W: t(), eta: t(), m: t(), dead: make([]bool, 0, c)}
 }
 
 // add appends entry k with its scalars.
 func (p *redPack) add(k int32, s0, q, W, eta, m float64) {
 	p.act, p.s0, p.q, p.W, p.eta, p.m = append(p.act, k), append(p.s0, s0), append(p.q, q), append(p.W, W), append(p.eta, eta), append(p.m, m)
+	p.dead = append(p.dead, false)
 	if p.pos != nil {
 		p.pos[k] = int32(len(p.act))
 	}
-	if p.dead != nil {
-		p.dead = append(p.dead, false)
-	}
 }
 
-// remove takes entry i out of the pack; the last entry takes its place.
+// remove takes touched entry i (≥ nu) out of a pack with pos; the last
+// entry takes its place.
 func (p *redPack) remove(i int) {
 	l := len(p.m) - 1
-	if p.pos != nil {
-		p.pos[p.act[i]] = 0
-		if i != l {
-			p.pos[p.act[l]] = int32(i + 1)
-		}
+	p.pos[p.act[i]] = 0
+	if i != l {
+		p.pos[p.act[l]] = int32(i + 1)
 	}
-	p.act[i], p.s0[i], p.q[i], p.W[i], p.eta[i], p.m[i] = p.act[l], p.s0[l], p.q[l], p.W[l], p.eta[l], p.m[l]
-	p.act, p.s0, p.q, p.W, p.eta, p.m = p.act[:l], p.s0[:l], p.q[:l], p.W[:l], p.eta[:l], p.m[:l]
+	p.act[i], p.s0[i], p.q[i], p.W[i], p.eta[i], p.m[i], p.dead[i] = p.act[l], p.s0[l], p.q[l], p.W[l], p.eta[l], p.m[l], p.dead[l]
+	p.act, p.s0, p.q, p.W, p.eta, p.m, p.dead = p.act[:l], p.s0[:l], p.q[:l], p.W[:l], p.eta[:l], p.m[:l], p.dead[:l]
 }
 
 func (p *redPack) reset() {
-	p.act, p.s0, p.q, p.W, p.eta, p.m = p.act[:0], p.s0[:0], p.q[:0], p.W[:0], p.eta[:0], p.m[:0]
-	if p.dead != nil {
-		p.dead = p.dead[:0]
-	}
+	p.act, p.s0, p.q, p.W, p.eta, p.m, p.dead = p.act[:0], p.s0[:0], p.q[:0], p.W[:0], p.eta[:0], p.m[:0], p.dead[:0]
+	p.nu = 0
 }
 
 // writeBack stores entry i's W, η and next margin into its slot.
@@ -428,29 +477,28 @@ func (e *reducedExec) packRound(w int, p *redPack, n int, cf roundCoef, t int64)
 }
 
 // packDiverged handles the non-finite margins among the first n entries of
-// p after round t (packRound).
+// p after round t (packRound): an untouched node is written into its
+// record, a touched one into its slot; it is frozen there (dead), or leaves
+// a pack with pos.
 func (e *reducedExec) packDiverged(w int, p *redPack, n int, t int64) {
 	for i := 0; i < n; i++ {
-		if isFinite(p.m[i]) || (p.dead != nil && p.dead[i]) {
+		if isFinite(p.m[i]) || p.dead[i] {
 			continue
 		}
-		switch {
-		case p.dead != nil:
-			e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
-			p.writeBack(e.rs, i)
-			p.dead[i] = true
-		case p.slots:
-			e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
-			p.writeBack(e.rs, i)
-			p.remove(i)
-			i--
-			n--
-		default:
+		if i < p.nu {
 			e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
 			e.finish(p, i)
+			p.dead[i] = true
+			continue
+		}
+		e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
+		p.writeBack(e.rs, i)
+		if p.pos != nil {
 			p.remove(i)
 			i--
 			n--
+		} else {
+			p.dead[i] = true
 		}
 	}
 }
@@ -494,7 +542,7 @@ func (e *reducedExec) advance(stop int64) error {
 	// its segment.
 	lab := s.prob.Label
 	tp := &rs.tp
-	tp.pos, tp.slots = rs.tpos, true
+	tp.pos = rs.tpos
 	rs.tail = rs.tail[:0]
 	var nonzero int64
 	for r := 1; r <= B; r++ {
