@@ -2,6 +2,7 @@ package engine
 
 import (
 	"io"
+	"runtime"
 	"time"
 	"unsafe"
 
@@ -513,6 +514,15 @@ func (e *reducedExec) packDiverged(w int, p *redPack, n int, t int64) {
 func (e *reducedExec) advance(stop int64) error {
 	s, bl, rs := e.s, e.bl, e.rs
 	tBegin := time.Now()
+	big := s.prob.N*s.prob.P >= reducedMinPoolWork
+	var cpuBegin time.Duration
+	if big {
+		// The caller's thread CPU time at the phase boundaries (Profile),
+		// on large blocks only (a few system calls a block).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cpuBegin, _ = threadCPU()
+	}
 	B := bl.begin(e.linearSync, stop, nil)
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
@@ -530,12 +540,24 @@ func (e *reducedExec) advance(stop int64) error {
 		}
 	}
 	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
-	big := s.prob.N*s.prob.P >= reducedMinPoolWork
+	if !big && s.prob.N <= reducedChunk {
+		nonzero := e.blockSmall()
+		e.cr.serial += time.Since(tBegin)
+		return e.endBlock(nonzero)
+	}
 	e.stride = 1
 	if e.cr.pool != nil && big {
 		e.stride = e.cr.pool.size()
 	}
+	var cpu [4]time.Duration
+	if big {
+		cpu[0], _ = threadCPU()
+		e.cr.serialCPU += cpu[0] - cpuBegin
+	}
 	t1 := e.cr.timedPass(tBegin, big, e.fn, s.prob.N)
+	if big {
+		cpu[1], _ = threadCPU()
+	}
 	// Touched nodes, in event order: the contributing ones between two
 	// touches advance packed, the others have W = η = 0 and need nothing
 	// per round; a touch writes the node back, materialises it and restarts
@@ -579,8 +601,24 @@ func (e *reducedExec) advance(stop int64) error {
 		}
 	}
 	// Every node in tp is touched again: tp is empty here.
+	if big {
+		cpu[2], _ = threadCPU()
+	}
 	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
+	if big {
+		cpu[3], _ = threadCPU()
+		e.cr.parallelCPU += cpu[1] - cpu[0] + cpu[3] - cpu[2]
+		e.cr.serialCPU += cpu[2] - cpu[1]
+	}
 	defer func() { e.cr.serial += time.Since(t2) }()
+	return e.endBlock(nonzero)
+}
+
+// endBlock ends a block whose touched nodes counted nonzero non-zero
+// gradients: the workers' counts, the first divergence, the clock.
+func (e *reducedExec) endBlock(nonzero int64) error {
+	s, bl := e.s, e.bl
+	B := bl.rounds
 	nonzero += e.cr.nonzero()
 	first := firstOf(e.cr.bad)
 	e.cPrev = bl.coef[B].c
@@ -592,4 +630,91 @@ func (e *reducedExec) advance(stop int64) error {
 	s.gradEvals += int64(s.prob.N) * int64(B)
 	s.nonzero += nonzero
 	return nil
+}
+
+// blockSmall runs a block of a small problem (on the caller alone, every
+// untouched contributing node in one pack) as one loop over the rounds:
+// each round, the touches in event order, then one kernel call advances
+// the untouched contributing nodes and the touched ones side by side (the
+// parallel passes' split costs a call a round each, which at the paper's
+// size, n = 699, is most of the kernel's time). Every node sees the
+// arithmetic of the parallel form in the same order.
+func (e *reducedExec) blockSmall() (nonzero int64) {
+	s, bl, rs := e.s, e.bl, e.rs
+	lab := s.prob.Label
+	p := &e.pack[0]
+	al, be := rs.alphaEnd, rs.betaEnd
+	for k := range s.prob.N {
+		switch {
+		case bl.stamp[k] == bl.gen:
+		case lab[k] <= s.ylab[k]:
+			z, bar := rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)
+			for a := range uintptr(s.prob.P) {
+				set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
+			}
+		default:
+			s0, q := e.segment(k)
+			p.add(int32(k), s0, q, 0, 0, e.marg[k])
+		}
+	}
+	p.nu, p.pos = len(p.act), rs.tpos
+	for sl, k32 := range bl.touched {
+		k := int(k32)
+		m := e.marg[k]
+		if lab[k] <= s.ylab[k] {
+			rs.W[sl], rs.eta[sl], rs.mNext[sl] = 0, 0, m
+			continue
+		}
+		e.segStart(int32(sl), k, m)
+		p.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
+	}
+	B := bl.rounds
+	for r := 1; r <= B; r++ {
+		t := bl.t0 + int64(r)
+		cf := bl.coef[r]
+		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
+		for _, k := range [2]int{i, j} {
+			sl := rs.slot[k]
+			if x := int(p.pos[sl]) - 1; x >= 0 {
+				p.writeBack(rs, x)
+				p.remove(x)
+			}
+			e.writeTouched(sl, k, r)
+		}
+		s.swapY(i, j)
+		var m [2]float64
+		for x, k := range [2]int{i, j} {
+			m[x] = marginScaled(s.X.Row(k), s.yRow(k), s.Z.Row(k), cf.cPrev)
+		}
+		s.average(i, j)
+		for x, k := range [2]int{i, j} {
+			sl := rs.slot[k]
+			e.segStart(sl, k, m[x])
+			rs.start[sl] = int32(r)
+			if lab[k] > s.ylab[k] {
+				p.add(sl, rs.s0[sl], rs.q[sl], 0, 0, m[x])
+			}
+		}
+		if len(p.m) > 0 {
+			nonzero += e.packRound(0, p, len(p.m), cf, t)
+		}
+	}
+	for i := p.nu - 1; i >= 0; i-- {
+		if !p.dead[i] {
+			e.finish(p, i)
+		}
+	}
+	for i := p.nu; i < len(p.act); i++ {
+		p.writeBack(rs, i)
+		p.pos[p.act[i]] = 0
+	}
+	p.pos = nil
+	p.reset()
+	cEnd := bl.coef[B].c
+	for sl, k32 := range bl.touched {
+		k := int(k32)
+		e.writeTouched(int32(sl), k, B+1)
+		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
+	}
+	return nonzero
 }
