@@ -206,6 +206,49 @@ func (e *reducedExec) writeTouched(sl int32, k, r int) {
 	e.write(k, al, be, rs.W[sl], rs.eta[sl])
 }
 
+// touch is round r's edge (i, j) on its endpoints' records, in one pass
+// over their rows: each endpoint is written at the end of its segment
+// (writeTouched: rounds up to r − 1), y_i and y_j are swapped, each
+// endpoint's margin at θ = c_{r−1}·z is taken (marginScaled), z_i and z_j
+// are averaged (state.average) and each endpoint's segment restarts at r
+// from the averaged z (segStart). Every value is computed with the
+// operations, and every sum in the order, of those functions; only the
+// independent sums now overlap.
+func (e *reducedExec) touch(r, i, j int, cPrev float64) {
+	s, rs := e.s, e.rs
+	si, sj := rs.slot[i], rs.slot[j]
+	ali, bei := e.segAvg(max(1, int(rs.start[si])), r-1)
+	alj, bej := e.segAvg(max(1, int(rs.start[sj])), r-1)
+	Wi, ei, Wj, ej := rs.W[si], rs.eta[si], rs.W[sj], rs.eta[sj]
+	xi, yi, zi, bi := e.rowX(i), e.rowY(i), rowAt(&s.Z, i), rowAt(&s.ThetaBar, i)
+	xj, yj, zj, bj := e.rowX(j), e.rowY(j), rowAt(&s.Z, j), rowAt(&s.ThetaBar, j)
+	var mi, mj, s0i, s0j, qi, qj float64
+	for a := range uintptr(s.prob.P) {
+		xia, yia, zia := at(xi, a), at(yi, a), at(zi, a)
+		xja, yja, zja := at(xj, a), at(yj, a), at(zj, a)
+		// The segments so far, with the old auxiliary points.
+		di, dj := xia-yia, xja-yja
+		set(bi, a, float64(ali*at(bi, a))+float64(bei*zia)+float64(ei*di))
+		zia += float64(Wi * di)
+		set(bj, a, float64(alj*at(bj, a))+float64(bej*zja)+float64(ej*dj))
+		zja += float64(Wj * dj)
+		// After the swap i holds y_j and j holds y_i.
+		ni, nj := xia-yja, xja-yia
+		mi += float64(ni * (cPrev * zia))
+		mj += float64(nj * (cPrev * zja))
+		v := (zia + zja) / 2
+		set(zi, a, v)
+		set(zj, a, v)
+		s0i += float64(ni * v)
+		qi += float64(ni * ni)
+		s0j += float64(nj * v)
+		qj += float64(nj * nj)
+	}
+	s.swapY(i, j)
+	rs.s0[si], rs.q[si], rs.W[si], rs.eta[si], rs.mNext[si], rs.start[si] = s0i, qi, 0, 0, mi, int32(r)
+	rs.s0[sj], rs.q[sj], rs.W[sj], rs.eta[sj], rs.mNext[sj], rs.start[sj] = s0j, qj, 0, 0, mj, int32(r)
+}
+
 // shard is the block's pass over the nodes of a shard. The touched nodes
 // are skipped (worker w advances its share of them to their first touch,
 // preAdvance). An untouched node that does not contribute (ℓ_k ≤ ℓ_y: W = η = 0) is
@@ -572,28 +615,19 @@ func (e *reducedExec) advance(stop int64) error {
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		for _, k := range [2]int{i, j} {
-			sl := rs.slot[k]
-			if x := int(tp.pos[sl]) - 1; x >= 0 {
+			if x := int(tp.pos[rs.slot[k]]) - 1; x >= 0 {
 				tp.writeBack(rs, x)
 				tp.remove(x)
 			}
-			e.writeTouched(sl, k, r)
 		}
-		s.swapY(i, j)
-		var m [2]float64
-		for x, k := range [2]int{i, j} {
-			m[x] = marginScaled(s.X.Row(k), s.yRow(k), s.Z.Row(k), cf.cPrev)
-		}
-		s.average(i, j)
-		for x, k := range [2]int{i, j} {
+		e.touch(r, i, j, cf.cPrev)
+		for _, k := range [2]int{i, j} {
 			sl := rs.slot[k]
-			e.segStart(sl, k, m[x])
-			rs.start[sl] = int32(r)
 			switch {
 			case int(rs.last[sl]) == r:
 				rs.tail = append(rs.tail, sl)
 			case lab[k] > s.ylab[k]:
-				tp.add(sl, rs.s0[sl], rs.q[sl], 0, 0, m[x])
+				tp.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
 			}
 		}
 		if len(tp.m) > 0 {
@@ -674,25 +708,15 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		for _, k := range [2]int{i, j} {
-			sl := rs.slot[k]
-			if x := int(p.pos[sl]) - 1; x >= 0 {
+			if x := int(p.pos[rs.slot[k]]) - 1; x >= 0 {
 				p.writeBack(rs, x)
 				p.remove(x)
 			}
-			e.writeTouched(sl, k, r)
 		}
-		s.swapY(i, j)
-		var m [2]float64
-		for x, k := range [2]int{i, j} {
-			m[x] = marginScaled(s.X.Row(k), s.yRow(k), s.Z.Row(k), cf.cPrev)
-		}
-		s.average(i, j)
-		for x, k := range [2]int{i, j} {
-			sl := rs.slot[k]
-			e.segStart(sl, k, m[x])
-			rs.start[sl] = int32(r)
-			if lab[k] > s.ylab[k] {
-				p.add(sl, rs.s0[sl], rs.q[sl], 0, 0, m[x])
+		e.touch(r, i, j, cf.cPrev)
+		for _, k := range [2]int{i, j} {
+			if sl := rs.slot[k]; lab[k] > s.ylab[k] {
+				p.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
 			}
 		}
 		if len(p.m) > 0 {
