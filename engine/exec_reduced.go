@@ -26,10 +26,15 @@ import (
 //
 // α and β are the same for every node whose segment starts with the block;
 // a node whose pair does not contribute (ℓ_k ≤ ℓ_y) has W = η = 0 and costs
-// nothing per round. So a block of B rounds costs two passes over the
-// records (s₀ and q at the start, z and θ̄ at the end) plus, per round, a few
-// scalar operations for the contributing nodes only; the touched nodes are
-// materialised at their touches and restart a segment, in event order.
+// nothing per round. So a block of B rounds costs one pass over the records
+// (s₀ and q, the scalars advanced in packs, z and θ̄ written back) plus, per
+// round, a few scalar operations for the contributing nodes only. The
+// touched nodes are materialised at their touches and restart a segment, in
+// event order; before its first touch and after its last a touched node
+// depends on nobody, so those rounds run in the parallel passes (shard,
+// tail) and only the touches, and the nodes between two touches, are
+// serial (advance). Small problems run the same operations as one loop over
+// the rounds (blockSmall).
 // In real arithmetic this is the algorithm exactly; in floating point it
 // agrees with the plain schedule to rounding (tested: 1e-9 relative on θ̄).
 
