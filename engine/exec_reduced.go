@@ -3,6 +3,7 @@ package engine
 import (
 	"io"
 	"runtime"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -79,8 +80,15 @@ type reducedExec struct {
 	pack   []redPack                             // per worker: a chunk of contributing nodes
 	tpack  []redPack                             // per worker: its touched nodes' segments before their first and after their last touch
 	stride int                                   // workers taking part in the block's passes
-	pf     []uintptr                             // addresses the event-order loop prefetches
-	pfOn   bool                                  // the records outgrow the caches: prefetch
+	shOver func(w int, r layout.Range, tk *task) // shardOverlap, bound once
+	claim  atomic.Int64                          // the next untouched node to claim (shardOverlap)
+	// What shardOverlap's worker 0 measured of the serial work it overlapped
+	// with the others: the touched nodes' pre-advance and the event loop,
+	// wall and thread CPU time; and the event loop's non-zero gradients.
+	evWall, evPreWall, evCPU, evPreCPU time.Duration
+	evNonzero                          int64
+	pf                                 []uintptr // addresses the event-order loop prefetches
+	pfOn                               bool      // the records outgrow the caches: prefetch
 }
 
 // reducedPrefetchAhead is how many rounds ahead the event-order loop of a
@@ -112,7 +120,7 @@ func (e *reducedExec) prefetchTouch(r int) {
 func newReducedExec(s *state, cr *crew) executor {
 	B := reducedRounds(s.rows())
 	e := &reducedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), B), rs: newReducedState(s.rows(), B)}
-	e.fn, e.tailFn = e.shard, e.tail
+	e.fn, e.tailFn, e.shOver = e.shard, e.tail, e.shardOverlap
 	e.pf = make([]uintptr, 0, 2*(4*4+4))
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
 	e.pack = make([]redPack, len(cr.ws))
@@ -293,11 +301,56 @@ func (e *reducedExec) touch(r, i, j int, cPrev float64) {
 // round's exponential) and materialised. One pass over the records a
 // block.
 func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
+	p := &e.pack[w]
+	nz := e.untouched(w, rg.Lo, rg.Hi, p)
+	nz += e.runPack(w, p, e.stride)
+	e.cr.nz[w] += nz
+}
+
+// reducedClaim is the number of nodes a worker claims at a time in the
+// overlapped pass (shardOverlap): 64 KiB of a record column at d = 16.
+const reducedClaim = 4096
+
+// shardOverlap is the block's first pass when the pool runs it: worker 0
+// (the caller) advances every touched node to its first touch and then
+// runs the touches in event order (eventLoop) while the other workers
+// advance the untouched nodes, which no touch reads or writes; then it
+// joins them. The untouched nodes are claimed reducedClaim at a time from
+// a shared counter, so whoever is free takes the next; which worker
+// advances a node, and beside which others, changes none of its bits.
+func (e *reducedExec) shardOverlap(w int, _ layout.Range, _ *task) {
+	var nz int64
+	if w == 0 {
+		t0 := time.Now()
+		c0, _ := threadCPU()
+		nz += e.runPack(0, &e.tpack[0], 1)
+		t1 := time.Now()
+		c1, _ := threadCPU()
+		e.evNonzero = e.eventLoop()
+		c2, _ := threadCPU()
+		e.evWall, e.evPreWall = time.Since(t1), t1.Sub(t0)
+		e.evCPU, e.evPreCPU = c2-c1, c1-c0
+	}
+	p := &e.pack[w]
+	N := e.s.prob.N
+	for {
+		lo := int(e.claim.Add(reducedClaim)) - reducedClaim
+		if lo >= N {
+			break
+		}
+		nz += e.untouched(w, lo, min(N, lo+reducedClaim), p)
+	}
+	nz += e.runPack(w, p, 0)
+	e.cr.nz[w] += nz
+}
+
+// untouched advances the untouched nodes among lo … hi − 1 through the
+// block: the contributing ones join p (run when it holds reducedChunk), the
+// others have only θ̄ to move.
+func (e *reducedExec) untouched(w, lo, hi int, p *redPack) (nz int64) {
 	s, bl, rs := e.s, e.bl, e.rs
 	lab := s.prob.Label
-	p := &e.pack[w]
-	var nz int64
-	for k := rg.Lo; k < rg.Hi; k++ {
+	for k := lo; k < hi; k++ {
 		if bl.stamp[k] == bl.gen {
 			continue // touched: preAdvance, event order, tail
 		}
@@ -315,11 +368,10 @@ func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
 		s0, q := e.segment(k)
 		p.add(int32(k), s0, q, 0, 0, e.marg[k])
 		if len(p.act) == reducedChunk {
-			nz += e.runPack(w, p, false)
+			nz += e.runPack(w, p, 0)
 		}
 	}
-	nz += e.runPack(w, p, true)
-	e.cr.nz[w] += nz
+	return nz
 }
 
 // margins sets the next margin of every node that does not contribute
@@ -353,10 +405,10 @@ func (e *reducedExec) writeSaved(w io.Writer, fc *floatCodec) error {
 // those still to advance (first touched after r) follow p's untouched
 // nodes as a prefix (runPack). A node that does not contribute has W = η = 0
 // up to its touch and needs nothing more.
-func (e *reducedExec) addPre(w int, p *redPack) {
+func (e *reducedExec) addPre(w, st int, p *redPack) {
 	bl, rs, s := e.bl, e.rs, e.s
 	lab := s.prob.Label
-	T, st := len(bl.touched), e.stride
+	T := len(bl.touched)
 	if w >= T {
 		return
 	}
@@ -424,14 +476,15 @@ func (e *reducedExec) packDone(p *redPack) {
 }
 
 // runPack advances the untouched contributing nodes of p through the block
-// and, with pre, worker w's touched ones up to their first touch (addPre),
+// and, with preStride > 0, worker w's share of the touched ones (slots w,
+// w + preStride, …) up to their first touch (addPre),
 // side by side; it materialises the untouched ones, stores the touched
 // ones' scalars in their slots and empties p.
-func (e *reducedExec) runPack(w int, p *redPack, pre bool) (nz int64) {
+func (e *reducedExec) runPack(w int, p *redPack, preStride int) (nz int64) {
 	bl, rs := e.bl, e.rs
 	nu := len(p.act)
-	if pre {
-		e.addPre(w, p)
+	if preStride > 0 {
+		e.addPre(w, preStride, p)
 	}
 	p.nu = nu
 	cnt := len(p.act)
@@ -632,19 +685,56 @@ func (e *reducedExec) advance(stop int64) error {
 		cpu[0], _ = threadCPU()
 		e.cr.serialCPU += cpu[0] - cpuBegin
 	}
-	t1 := e.cr.timedPass(tBegin, big, e.fn, s.prob.N)
-	if big {
+	var nonzero int64
+	var t1 time.Time
+	if e.stride > 1 {
+		// The pool's pass, the serial work overlapped (shardOverlap). Its
+		// event loop and the touched nodes' pre-advance count as serial
+		// (in wall and CPU time) as if they were not overlapped: the
+		// Amdahl figures of bench sync stay an upper bound.
+		e.claim.Store(0)
+		e.evNonzero = 0
+		t1 = e.cr.timedPass(tBegin, true, e.shOver, s.prob.N)
 		cpu[1], _ = threadCPU()
+		cpu[2] = cpu[1]
+		ev := e.evWall + e.evPreWall
+		e.cr.parallel -= ev
+		e.cr.serial += ev
+		e.cr.serialCPU += e.evCPU + e.evPreCPU
+		e.cr.parallelCPU -= e.evCPU + e.evPreCPU
+		nonzero = e.evNonzero
+	} else {
+		t1 = e.cr.timedPass(tBegin, big, e.fn, s.prob.N)
+		if big {
+			cpu[1], _ = threadCPU()
+		}
+		nonzero = e.eventLoop()
+		if big {
+			cpu[2], _ = threadCPU()
+		}
 	}
-	// Touched nodes, in event order: the contributing ones between two
-	// touches advance packed, the others have W = η = 0 and need nothing
-	// per round; a touch writes the node back, materialises it and restarts
-	// its segment.
+	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
+	if big {
+		cpu[3], _ = threadCPU()
+		e.cr.parallelCPU += cpu[1] - cpu[0] + cpu[3] - cpu[2]
+		e.cr.serialCPU += cpu[2] - cpu[1]
+	}
+	defer func() { e.cr.serial += time.Since(t2) }()
+	return e.endBlock(nonzero)
+}
+
+// eventLoop runs the block's touches in event order and returns the
+// non-zero gradients it counted. The contributing touched nodes between
+// two touches advance packed, the others have W = η = 0 and need nothing
+// per round; a touch writes the node back, materialises it and restarts its
+// segment. A node's last touch sends it to the tail pass.
+func (e *reducedExec) eventLoop() (nonzero int64) {
+	s, bl, rs := e.s, e.bl, e.rs
+	B := bl.rounds
 	lab := s.prob.Label
 	tp := &rs.tp
 	tp.pos = rs.tpos
 	rs.tail = rs.tail[:0]
-	var nonzero int64
 	if e.pfOn {
 		for r := 1; r <= min(B, reducedPrefetchAhead); r++ {
 			e.prefetchTouch(r)
@@ -678,17 +768,7 @@ func (e *reducedExec) advance(stop int64) error {
 		}
 	}
 	// Every node in tp is touched again: tp is empty here.
-	if big {
-		cpu[2], _ = threadCPU()
-	}
-	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
-	if big {
-		cpu[3], _ = threadCPU()
-		e.cr.parallelCPU += cpu[1] - cpu[0] + cpu[3] - cpu[2]
-		e.cr.serialCPU += cpu[2] - cpu[1]
-	}
-	defer func() { e.cr.serial += time.Since(t2) }()
-	return e.endBlock(nonzero)
+	return nonzero
 }
 
 // endBlock ends a block whose touched nodes counted nonzero non-zero
