@@ -58,10 +58,14 @@ func reducedFits(sh Shape, cfg Config, _ bool) bool {
 
 func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	n, B := int64(sh.N), int64(reducedRounds(sh.N))
-	// A slot index a node; 7 float64, a generation and a pack position per
-	// touched node (at most 2B); per worker one pack of reducedChunk nodes.
-	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(7*8+4+4+4) +
-		int64(max(1, workers))*int64(reducedChunk)*(4+5*8) + 2*B*(4+5*8)
+	// A slot index a node; per touched node (at most 2B) 5 float64, its
+	// segment start, first and last touch, a tail entry and a pack
+	// position; per worker a pack of reducedChunk nodes and its share of
+	// the touched ones, and a pack of touched nodes (tail); the event
+	// loop's pack (a pack entry: an index, 5 float64, a flag).
+	const entry = 4 + 5*8 + 1
+	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
+		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry
 }
 
 // reducedChunk is the number of contributing nodes a worker advances side by
