@@ -296,14 +296,15 @@ func (e *reducedExec) touch(r, i, j int, cPrev float64) {
 	rs.s0[sj], rs.q[sj], rs.W[sj], rs.eta[sj], rs.mNext[sj], rs.start[sj] = s0j, qj, 0, 0, mj, int32(r)
 }
 
-// shard is the block's pass over the nodes of a shard. The touched nodes
-// are skipped (worker w advances its share of them to their first touch,
-// preAdvance). An untouched node that does not contribute (ℓ_k ≤ ℓ_y: W = η = 0) is
-// materialised at once; the contributing ones are packed, reducedChunk at a
-// time, advanced B rounds side by side (so that the nodes' independent
-// recurrences overlap: node by node each round would wait for the previous
-// round's exponential) and materialised. One pass over the records a
-// block.
+// shard is the block's pass over the nodes of a shard (when the pass runs
+// on the caller alone; shardOverlap when the pool runs it). The touched
+// nodes are skipped there: worker w advances its share of them to their
+// first touch with its last pack (runPack, addPre). An untouched node that
+// does not contribute (ℓ_k ≤ ℓ_y: W = η = 0) is materialised at once; the
+// contributing ones are packed, reducedChunk at a time, advanced B rounds
+// side by side (so that the nodes' independent recurrences overlap: node by
+// node each round would wait for the previous round's exponential) and
+// materialised. One pass over the records a block.
 func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
 	p := &e.pack[w]
 	nz := e.untouched(w, rg.Lo, rg.Hi, p)
@@ -356,7 +357,7 @@ func (e *reducedExec) untouched(w, lo, hi int, p *redPack) (nz int64) {
 	lab := s.prob.Label
 	for k := lo; k < hi; k++ {
 		if bl.stamp[k] == bl.gen {
-			continue // touched: preAdvance, event order, tail
+			continue // touched: addPre, eventLoop, tail
 		}
 		if lab[k] <= s.ylab[k] {
 			// Not contributing: W = η = 0 for the whole block, z stays;
