@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -574,6 +575,49 @@ func TestReducedChunks(t *testing.T) {
 			ref = sum
 		} else if sum != ref {
 			t.Fatalf("chunks of %d nodes: state differs from chunks of 4096", c)
+		}
+	}
+}
+
+// TestReducedSmallBlock: a small problem's block runs as one loop over the
+// rounds (blockSmall) instead of the parallel form (the passes and the
+// event-order loop); both give the same bits, trace and state, for each loss,
+// and stop a diverging run at the same iteration, node and field.
+func TestReducedSmallBlock(t *testing.T) {
+	pm := reducedMinPoolWork
+	t.Cleanup(func() { reducedMinPoolWork = pm })
+	for _, loss := range []problem.Loss{problem.AUCLogistic, problem.AUCHinge, problem.AUCSquaredHinge} {
+		p := testProblem(t, loss, problem.Regularizer{}, 300, 6, 8)
+		g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 300, K: 4, P: 0.3, Seed: 5})
+		for _, gc := range []float64{0.3, 3e307} {
+			var ref [32]byte
+			var refTrace []Record
+			var refErr string
+			for i, v := range []struct{ minWork, workers int }{{1 << 30, 1}, {1, 1}, {1, 2}} {
+				reducedMinPoolWork = v.minWork
+				s, err := New(p, g, Config{Algorithm: Sync, Iters: 3000, GammaC: gc, Seed: 3, Workers: v.workers, LogPoints: 4, Schedule: ScheduleReduced})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr, err := s.Run(context.Background(), nil)
+				sum := s.StateChecksum()
+				s.Close()
+				es := fmt.Sprint(err)
+				if gc > 1 {
+					if _, ok := err.(*DivergenceError); !ok {
+						t.Fatalf("%s: want a DivergenceError, got %v", loss, err)
+					}
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					ref, refTrace, refErr = sum, tr, es
+					continue
+				}
+				if sum != ref || es != refErr || !reflect.DeepEqual(tr, refTrace) {
+					t.Fatalf("%s, γ c = %g: the parallel form (%d workers) differs from the small block (%v / %v)", loss, gc, v.workers, es, refErr)
+				}
+			}
 		}
 	}
 }

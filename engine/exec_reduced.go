@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"io"
+	"runtime"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
@@ -23,10 +27,15 @@ import (
 //
 // α and β are the same for every node whose segment starts with the block;
 // a node whose pair does not contribute (ℓ_k ≤ ℓ_y) has W = η = 0 and costs
-// nothing per round. So a block of B rounds costs two passes over the
-// records (s₀ and q at the start, z and θ̄ at the end) plus, per round, a few
-// scalar operations for the contributing nodes only; the touched nodes are
-// materialised at their touches and restart a segment, in event order.
+// nothing per round. So a block of B rounds costs one pass over the records
+// (s₀ and q, the scalars advanced in packs, z and θ̄ written back) plus, per
+// round, a few scalar operations for the contributing nodes only. The
+// touched nodes are materialised at their touches and restart a segment, in
+// event order; before its first touch and after its last a touched node
+// depends on nobody, so those rounds run in the parallel passes (shard,
+// tail) and only the touches, and the nodes between two touches, are
+// serial (advance). Small problems run the same operations as one loop over
+// the rounds (blockSmall).
 // In real arithmetic this is the algorithm exactly; in floating point it
 // agrees with the plain schedule to rounding (tested: 1e-9 relative on θ̄).
 
@@ -49,10 +58,14 @@ func reducedFits(sh Shape, cfg Config, _ bool) bool {
 
 func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	n, B := int64(sh.N), int64(reducedRounds(sh.N))
-	// A slot index a node; 7 float64, a generation and a pack position per
-	// touched node (at most 2B); per worker one pack of reducedChunk nodes.
-	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(7*8+4+4+4) +
-		int64(max(1, workers))*int64(reducedChunk)*(4+5*8) + 2*B*(4+5*8)
+	// A slot index a node; per touched node (at most 2B) 5 float64, its
+	// segment start, first and last touch, a tail entry and a pack
+	// position; per worker a pack of reducedChunk nodes and its share of
+	// the touched ones, and a pack of touched nodes (tail); the event
+	// loop's pack (a pack entry: an index, 5 float64, a flag).
+	const entry = 4 + 5*8 + 1
+	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
+		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry
 }
 
 // reducedChunk is the number of contributing nodes a worker advances side by
@@ -64,65 +77,139 @@ var reducedChunk = 4096
 // reducedExec is the reduced AUC schedule.
 type reducedExec struct {
 	*linearSync
-	bl   *syncBlock
-	rs   *reducedState
-	fn   func(w int, r layout.Range, tk *task) // shard, bound once
-	pack []redPack                             // per worker: a chunk of contributing nodes
+	bl     *syncBlock
+	rs     *reducedState
+	fn     func(w int, r layout.Range, tk *task) // shard, bound once
+	tailFn func(w int, r layout.Range, tk *task) // tail, bound once
+	pack   []redPack                             // per worker: a chunk of contributing nodes
+	tpack  []redPack                             // per worker: its touched nodes' segments before their first and after their last touch
+	stride int                                   // workers taking part in the block's passes
+	shOver func(w int, r layout.Range, tk *task) // shardOverlap, bound once
+	claim  atomic.Int64                          // the next untouched node to claim (shardOverlap)
+	// What shardOverlap's worker 0 measured of the serial work it overlapped
+	// with the others: the touched nodes' pre-advance and the event loop,
+	// wall and thread CPU time; and the event loop's non-zero gradients.
+	evWall, evPreWall, evCPU, evPreCPU time.Duration
+	evNonzero                          int64
+	pf                                 []uintptr // addresses the event-order loop prefetches
+	pfOn                               bool      // the records outgrow the caches: prefetch
+}
+
+// reducedPrefetchAhead is how many rounds ahead the event-order loop of a
+// large problem prefetches the rows of a touch (a touch then finds its rows
+// in cache instead of waiting on ~16 misses in turn).
+const reducedPrefetchAhead = 8
+
+// prefetchTouch asks for what round r's touch will read: the rows x, y, z,
+// θ̄ of both endpoints (y as it is now; a swap in between only makes the
+// hint miss) and their per-node entries.
+func (e *reducedExec) prefetchTouch(r int) {
+	s := e.s
+	pf := e.pf[:0]
+	lines := min(4, (s.prob.P*8+63)/64)
+	for _, k32 := range e.bl.edges[r-1] {
+		k := int(k32)
+		for _, p := range [4]unsafe.Pointer{e.rowX(k), e.rowY(k), rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)} {
+			for l := range lines {
+				pf = append(pf, uintptr(p)+uintptr(l*64))
+			}
+		}
+		// The per-node entries a touch reads: its slot, labels, y index.
+		pf = append(pf, uintptr(unsafe.Pointer(&e.rs.slot[k])), uintptr(unsafe.Pointer(&s.Y[k])),
+			uintptr(unsafe.Pointer(&s.ylab[k])), uintptr(unsafe.Pointer(&s.prob.Label[k])))
+	}
+	kernel.Prefetch(pf)
 }
 
 func newReducedExec(s *state, cr *crew) executor {
 	B := reducedRounds(s.rows())
 	e := &reducedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), B), rs: newReducedState(s.rows(), B)}
-	e.fn = e.shard
+	e.fn, e.tailFn, e.shOver = e.shard, e.tail, e.shardOverlap
+	e.pf = make([]uintptr, 0, 2*(4*4+4))
+	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
 	e.pack = make([]redPack, len(cr.ws))
+	e.tpack = make([]redPack, len(cr.ws))
 	for w := range e.pack {
-		e.pack[w] = newRedPack(reducedChunk)
+		e.pack[w] = newRedPack(reducedChunk + 2*B)
+		e.tpack[w] = newRedPack(2 * B)
 	}
 	return e
 }
 
 // reducedState is what a block keeps of its touched nodes (at most 2B):
 // node k's values live in slot slot[k] (its index in the block's touched
-// list). Untouched nodes need nothing between the start and the end of
-// their segment: the shard advances and materialises them in one pass.
+// list, which is in the order of first touches). Untouched nodes need
+// nothing between the start and the end of their segment: the shard
+// advances and materialises them in one pass.
 type reducedState struct {
 	slot                 []int32   // per node: its slot, for the touched nodes of the block
 	s0, q, W, eta, mNext []float64 // per slot
 	start                []int32   // per slot: the round its segment restarted in the block (0: none)
+	first, last          []int32   // per slot: its first and last touch in the block
+	// tail lists the slots in the order of their last touch: after it a
+	// touched node depends on no other node up to the block's end, and is
+	// advanced and written by the parallel end-of-block pass.
+	tail []int32
 	// cSum[r] = c_1 + … + c_r over the block's rounds: the running average
 	// of a segment is θ̄ = α θ̄⁰ + β z⁰ + η δ with, since a_t = 1 − 1/t
 	// telescopes, α = (t_first − 1)/t_last and β = (Σ c over the segment's
 	// rounds)/t_last (segAvg).
 	cSum              []float64
 	alphaEnd, betaEnd float64 // α, β of a segment that spans the block
-	// The contributing touched nodes, packed (in the order their segments
-	// started); tp.act holds slots, tpos[slot] = 1 + its index in tp.
+	// The contributing touched nodes between two of their touches, packed
+	// (in the order their segments started); tp.act holds slots,
+	// tpos[slot] = 1 + its index in tp.
 	tp   redPack
 	tpos []int32
 }
 
 func newReducedState(n, maxB int) *reducedState {
 	f := func() []float64 { return make([]float64, 2*maxB) }
+	i := func() []int32 { return make([]int32, 2*maxB) }
 	return &reducedState{
 		slot: make([]int32, n),
-		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), start: make([]int32, 2*maxB),
+		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), start: i(), first: i(), last: i(),
+		tail: make([]int32, 0, 2*maxB),
 		cSum: make([]float64, maxB+1),
 		tp:   newRedPack(2 * maxB),
-		tpos: make([]int32, 2*maxB),
+		tpos: i(),
 	}
 }
 
 // segment returns s₀ = δᵀz and q = δᵀδ of node k from its record's current
 // z and y, δ = x_k − y_k.
 func (e *reducedExec) segment(k int) (s0, q float64) {
-	s := e.s
-	x, y, z := s.X.Row(k), s.yRow(k), s.Z.Row(k)
-	for a := range x {
-		d := x[a] - y[a]
-		s0 += float64(d * z[a])
+	x, y, z := e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k)
+	for a := range uintptr(e.s.prob.P) {
+		d := at(x, a) - at(y, a)
+		s0 += float64(d * at(z, a))
 		q += float64(d * d)
 	}
 	return s0, q
+}
+
+// The rows of the per-node loops, by address: the loops run over P
+// elements of rows the layout guarantees, without the bounds checks of
+// layout.Matrix.Row (issue #18: ~10% of the paper-size round).
+
+// rowAt is the address of row k of m (0 ≤ k < m.Rows).
+func rowAt(m *layout.Matrix, k int) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.Data)), uintptr(k)*uintptr(m.Stride)*8)
+}
+
+// at is element a of the row at p.
+func at(p unsafe.Pointer, a uintptr) float64 { return *(*float64)(unsafe.Add(p, a*8)) }
+
+// set stores v as element a of the row at p.
+func set(p unsafe.Pointer, a uintptr, v float64) { *(*float64)(unsafe.Add(p, a*8)) = v }
+
+// rowX is x_k's row; rowY is y_k's (state.yRow).
+func (e *reducedExec) rowX(k int) unsafe.Pointer { return rowAt(&e.s.X, k) }
+func (e *reducedExec) rowY(k int) unsafe.Pointer {
+	if s := e.s; s.YX.Rows == 0 {
+		return rowAt(&s.X, int(s.Y[k]))
+	}
+	return rowAt(&e.s.YX, k)
 }
 
 // segStart begins the segment of touched node k (slot sl) with next margin m.
@@ -136,12 +223,11 @@ func (e *reducedExec) segStart(sl int32, k int, m float64) {
 // its record (which then holds the new z₀ and θ̄₀): θ̄ = αθ̄ + βz + ηδ,
 // z += Wδ.
 func (e *reducedExec) write(k int, al, be, W, eta float64) {
-	s := e.s
-	x, y, z, bar := s.X.Row(k), s.yRow(k), s.Z.Row(k), s.ThetaBar.Row(k)
-	for a := range z {
-		d := x[a] - y[a]
-		bar[a] = float64(al*bar[a]) + float64(be*z[a]) + float64(eta*d)
-		z[a] += float64(W * d)
+	x, y, z, bar := e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k), rowAt(&e.s.ThetaBar, k)
+	for a := range uintptr(e.s.prob.P) {
+		d, za := at(x, a)-at(y, a), at(z, a)
+		set(bar, a, float64(al*at(bar, a))+float64(be*za)+float64(eta*d))
+		set(z, a, za+float64(W*d))
 	}
 }
 
@@ -167,54 +253,264 @@ func (e *reducedExec) writeTouched(sl int32, k, r int) {
 	e.write(k, al, be, rs.W[sl], rs.eta[sl])
 }
 
-// shard is the block's pass over the nodes of a shard. A touched node
-// starts its segment (the rest is done in event order by advance). An
-// untouched node that does not contribute (ℓ_k ≤ ℓ_y: W = η = 0) is
-// materialised at once; the contributing ones are packed, reducedChunk at a
-// time, advanced B rounds side by side (so that the nodes' independent
-// recurrences overlap: node by node each round would wait for the previous
-// round's exponential) and materialised. One pass over the records a
-// block.
-func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
-	s, bl, rs := e.s, e.bl, e.rs
-	lab := s.prob.Label
-	cEnd := bl.coef[bl.rounds].c
-	p := &e.pack[w]
-	var nz int64
-	for k := rg.Lo; k < rg.Hi; k++ {
-		if bl.stamp[k] == bl.gen {
-			e.segStart(rs.slot[k], k, e.marg[k]) // touched: later, in event order
-			continue
-		}
-		s0, q := e.segment(k)
-		if lab[k] <= s.ylab[k] {
-			// Not contributing: W = η = 0 for the whole block.
-			z, bar := s.Z.Row(k), s.ThetaBar.Row(k)
-			al, be := rs.alphaEnd, rs.betaEnd
-			for a := range bar {
-				bar[a] = float64(al*bar[a]) + float64(be*z[a])
-			}
-			e.marg[k] = cEnd * s0
-			continue
-		}
-		p.add(int32(k), s0, q, 0, 0, e.marg[k])
-		if len(p.act) == cap(p.act) {
-			nz += e.runPack(w, p)
-		}
+// touch is round r's edge (i, j) on its endpoints' records, in one pass
+// over their rows: each endpoint is written at the end of its segment
+// (writeTouched: rounds up to r − 1), y_i and y_j are swapped, each
+// endpoint's margin at θ = c_{r−1}·z is taken (marginScaled), z_i and z_j
+// are averaged (state.average) and each endpoint's segment restarts at r
+// from the averaged z (segStart). Every value is computed with the
+// operations, and every sum in the order, of those functions; only the
+// independent sums now overlap.
+func (e *reducedExec) touch(r, i, j int, cPrev float64) {
+	s, rs := e.s, e.rs
+	si, sj := rs.slot[i], rs.slot[j]
+	ali, bei := e.segAvg(max(1, int(rs.start[si])), r-1)
+	alj, bej := e.segAvg(max(1, int(rs.start[sj])), r-1)
+	Wi, ei, Wj, ej := rs.W[si], rs.eta[si], rs.W[sj], rs.eta[sj]
+	xi, yi, zi, bi := e.rowX(i), e.rowY(i), rowAt(&s.Z, i), rowAt(&s.ThetaBar, i)
+	xj, yj, zj, bj := e.rowX(j), e.rowY(j), rowAt(&s.Z, j), rowAt(&s.ThetaBar, j)
+	var mi, mj, s0i, s0j, qi, qj float64
+	for a := range uintptr(s.prob.P) {
+		xia, yia, zia := at(xi, a), at(yi, a), at(zi, a)
+		xja, yja, zja := at(xj, a), at(yj, a), at(zj, a)
+		// The segments so far, with the old auxiliary points.
+		di, dj := xia-yia, xja-yja
+		set(bi, a, float64(ali*at(bi, a))+float64(bei*zia)+float64(ei*di))
+		zia += float64(Wi * di)
+		set(bj, a, float64(alj*at(bj, a))+float64(bej*zja)+float64(ej*dj))
+		zja += float64(Wj * dj)
+		// After the swap i holds y_j and j holds y_i.
+		ni, nj := xia-yja, xja-yia
+		mi += float64(ni * (cPrev * zia))
+		mj += float64(nj * (cPrev * zja))
+		v := (zia + zja) / 2
+		set(zi, a, v)
+		set(zj, a, v)
+		s0i += float64(ni * v)
+		qi += float64(ni * ni)
+		s0j += float64(nj * v)
+		qj += float64(nj * nj)
 	}
-	nz += e.runPack(w, p)
+	s.swapY(i, j)
+	rs.s0[si], rs.q[si], rs.W[si], rs.eta[si], rs.mNext[si], rs.start[si] = s0i, qi, 0, 0, mi, int32(r)
+	rs.s0[sj], rs.q[sj], rs.W[sj], rs.eta[sj], rs.mNext[sj], rs.start[sj] = s0j, qj, 0, 0, mj, int32(r)
+}
+
+// shard is the block's pass over the nodes of a shard (when the pass runs
+// on the caller alone; shardOverlap when the pool runs it). The touched
+// nodes are skipped there: worker w advances its share of them to their
+// first touch with its last pack (runPack, addPre). An untouched node that
+// does not contribute (ℓ_k ≤ ℓ_y: W = η = 0) is materialised at once; the
+// contributing ones are packed, reducedChunk at a time, advanced B rounds
+// side by side (so that the nodes' independent recurrences overlap: node by
+// node each round would wait for the previous round's exponential) and
+// materialised. One pass over the records a block.
+func (e *reducedExec) shard(w int, rg layout.Range, _ *task) {
+	p := &e.pack[w]
+	nz := e.untouched(w, rg.Lo, rg.Hi, p)
+	nz += e.runPack(w, p, e.stride)
 	e.cr.nz[w] += nz
 }
 
-// runPack advances the untouched contributing nodes of p through the block,
-// materialises them and empties p.
-func (e *reducedExec) runPack(w int, p *redPack) (nz int64) {
-	bl := e.bl
-	for r := 1; r <= bl.rounds; r++ {
-		nz += e.packRound(w, p, bl.coef[r], bl.t0+int64(r))
+// reducedClaim is the number of nodes a worker claims at a time in the
+// overlapped pass (shardOverlap): 64 KiB of a record column at d = 16.
+const reducedClaim = 4096
+
+// shardOverlap is the block's first pass when the pool runs it: worker 0
+// (the caller) advances every touched node to its first touch and then
+// runs the touches in event order (eventLoop) while the other workers
+// advance the untouched nodes, which no touch reads or writes; then it
+// joins them. The untouched nodes are claimed reducedClaim at a time from
+// a shared counter, so whoever is free takes the next; which worker
+// advances a node, and beside which others, changes none of its bits.
+func (e *reducedExec) shardOverlap(w int, _ layout.Range, _ *task) {
+	var nz int64
+	if w == 0 {
+		t0 := time.Now()
+		c0, _ := threadCPU()
+		nz += e.runPack(0, &e.tpack[0], 1)
+		t1 := time.Now()
+		c1, _ := threadCPU()
+		e.evNonzero = e.eventLoop()
+		c2, _ := threadCPU()
+		e.evWall, e.evPreWall = time.Since(t1), t1.Sub(t0)
+		e.evCPU, e.evPreCPU = c2-c1, c1-c0
 	}
-	for i := len(p.act) - 1; i >= 0; i-- {
-		e.finish(p, i)
+	p := &e.pack[w]
+	N := e.s.prob.N
+	for {
+		lo := int(e.claim.Add(reducedClaim)) - reducedClaim
+		if lo >= N {
+			break
+		}
+		nz += e.untouched(w, lo, min(N, lo+reducedClaim), p)
+	}
+	nz += e.runPack(w, p, 0)
+	e.cr.nz[w] += nz
+}
+
+// untouched advances the untouched nodes among lo … hi − 1 through the
+// block: the contributing ones join p (run when it holds reducedChunk), the
+// others have only θ̄ to move.
+func (e *reducedExec) untouched(w, lo, hi int, p *redPack) (nz int64) {
+	s, bl, rs := e.s, e.bl, e.rs
+	lab := s.prob.Label
+	for k := lo; k < hi; k++ {
+		if bl.stamp[k] == bl.gen {
+			continue // touched: addPre, eventLoop, tail
+		}
+		if lab[k] <= s.ylab[k] {
+			// Not contributing: W = η = 0 for the whole block, z stays;
+			// only θ̄ moves. Its margin is read by nobody until a touch
+			// recomputes it (margins, for checkpoints, writes it).
+			z, bar := rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)
+			al, be := rs.alphaEnd, rs.betaEnd
+			for a := range uintptr(s.prob.P) {
+				set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
+			}
+			continue
+		}
+		s0, q := e.segment(k)
+		p.add(int32(k), s0, q, 0, 0, e.marg[k])
+		if len(p.act) == reducedChunk {
+			nz += e.runPack(w, p, 0)
+		}
+	}
+	return nz
+}
+
+// margins sets the next margin of every node that does not contribute
+// (ℓ_k ≤ ℓ_y), which the schedule leaves unset (shard), to c·δᵀz as it
+// would have been set: z has not moved since.
+func (e *reducedExec) margins() {
+	s := e.s
+	if s.t == 0 {
+		return
+	}
+	lab := s.prob.Label
+	for k := range s.prob.N {
+		if lab[k] <= s.ylab[k] {
+			s0, _ := e.segment(k)
+			e.marg[k] = e.cPrev * s0
+		}
+	}
+}
+
+// writeSaved writes the margins of a checkpoint (linearSync.writeSaved),
+// those of the non-contributing nodes first set.
+func (e *reducedExec) writeSaved(w io.Writer, fc *floatCodec) error {
+	e.margins()
+	return e.linearSync.writeSaved(w, fc)
+}
+
+// addPre starts the segments of worker w's share of the touched nodes
+// (slots w, w + stride, …) at the block's start and appends to p the
+// contributing ones first touched after round 1, by decreasing first
+// touch: their rounds before it depend on no other node, and at round r
+// those still to advance (first touched after r) follow p's untouched
+// nodes as a prefix (runPack). A node that does not contribute has W = η = 0
+// up to its touch and needs nothing more.
+func (e *reducedExec) addPre(w, st int, p *redPack) {
+	bl, rs, s := e.bl, e.rs, e.s
+	lab := s.prob.Label
+	T := len(bl.touched)
+	if w >= T {
+		return
+	}
+	for sl := w + (T-1-w)/st*st; sl >= 0; sl -= st {
+		k := int(bl.touched[sl])
+		m := e.marg[k]
+		if lab[k] <= s.ylab[k] {
+			rs.W[sl], rs.eta[sl], rs.mNext[sl] = 0, 0, m
+			continue
+		}
+		e.segStart(int32(sl), k, m)
+		if rs.first[sl] > 1 {
+			p.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
+		}
+	}
+}
+
+// tail is the end-of-block pass over worker w's share of the touched nodes
+// (entries w, w + stride, … of rs.tail, in the order of their last
+// touch): the contributing ones advance from their last touch to the end of
+// the block (at round r those last touched at or before r, a prefix), then
+// every one is written into its record, as an untouched node is by shard.
+func (e *reducedExec) tail(w int, _ layout.Range, _ *task) {
+	bl, rs, s := e.bl, e.rs, e.s
+	lab := s.prob.Label
+	st, B := e.stride, bl.rounds
+	p := &e.tpack[w]
+	for i := w; i < len(rs.tail); i += st {
+		sl := rs.tail[i]
+		if k := int(bl.touched[sl]); lab[k] > s.ylab[k] {
+			p.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
+		}
+	}
+	var nz int64
+	if len(p.act) > 0 {
+		cnt := 0
+		for r := int(rs.start[p.act[0]]); r <= B; r++ {
+			for cnt < len(p.act) && int(rs.start[p.act[cnt]]) <= r {
+				cnt++
+			}
+			nz += e.packRound(w, p, cnt, bl.coef[r], bl.t0+int64(r))
+		}
+	}
+	e.packDone(p)
+	cEnd := bl.coef[B].c
+	for i := w; i < len(rs.tail); i += st {
+		sl := rs.tail[i]
+		k := int(bl.touched[sl])
+		e.writeTouched(sl, k, B+1)
+		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
+	}
+	e.cr.nz[w] += nz
+}
+
+// packDone stores the W, η and next margin of every entry of a pack of
+// touched nodes into its slot (but for those packRound froze at a
+// divergence, which it stored then) and empties it.
+func (e *reducedExec) packDone(p *redPack) {
+	for i := range p.act {
+		if !p.dead[i] {
+			p.writeBack(e.rs, i)
+		}
+	}
+	p.reset()
+}
+
+// runPack advances the untouched contributing nodes of p through the block
+// and, with preStride > 0, worker w's share of the touched ones (slots w,
+// w + preStride, …) up to their first touch (addPre),
+// side by side; it materialises the untouched ones, stores the touched
+// ones' scalars in their slots and empties p.
+func (e *reducedExec) runPack(w int, p *redPack, preStride int) (nz int64) {
+	bl, rs := e.bl, e.rs
+	nu := len(p.act)
+	if preStride > 0 {
+		e.addPre(w, preStride, p)
+	}
+	p.nu = nu
+	cnt := len(p.act)
+	for r := 1; r <= bl.rounds; r++ {
+		for cnt > nu && int(rs.first[p.act[cnt-1]]) <= r {
+			cnt--
+		}
+		if cnt == 0 {
+			break
+		}
+		nz += e.packRound(w, p, cnt, bl.coef[r], bl.t0+int64(r))
+	}
+	for i := nu - 1; i >= 0; i-- {
+		if !p.dead[i] {
+			e.finish(p, i)
+		}
+	}
+	for i := nu; i < len(p.act); i++ {
+		if !p.dead[i] {
+			p.writeBack(rs, i)
+		}
 	}
 	p.reset()
 	return nz
@@ -227,45 +523,51 @@ func (e *reducedExec) finish(p *redPack, i int) {
 	e.marg[k] = e.bl.coef[e.bl.rounds].c * (p.s0[i] + float64(p.W[i]*p.q[i]))
 }
 
-// redPack is a pack of contributing nodes: act lists them (node indices, or
-// for the touched nodes' pack their slots), the other slices hold their
-// scalars (s₀, q, W, η, next margin) side by side. pos, if not nil, maps an
-// entry of act to 1 + its index in the pack, 0 when it is not in it.
+// redPack is a pack of contributing nodes: act lists them, the other
+// slices hold their scalars (s₀, q, W, η, next margin) side by side. The
+// entries before nu are untouched nodes (act: node indices), the others
+// touched nodes (act: slots). pos, if not nil, maps a slot to 1 + its
+// index in the pack, 0 when it is not in it (such a pack is advanced
+// whole, and a touched entry leaves it by remove); without pos, a pack
+// may be advanced over a prefix and keeps its entries in place. dead marks
+// the entries frozen at a divergence (packDiverged).
 type redPack struct {
 	act              []int32
 	s0, q, W, eta, m []float64
+	dead             []bool
 	pos              []int32
-	slots            bool // act holds slots of touched nodes
+	nu               int
 }
 
 func newRedPack(c int) redPack {
 	t := func() []float64 { return make([]float64, 0, c) }
-	return redPack{act: make([]int32, 0, c), s0: t(), q: t(), W: t(), eta: t(), m: t()}
+	return redPack{act: make([]int32, 0, c), s0: t(), q: t(), W: t(), eta: t(), m: t(), dead: make([]bool, 0, c)}
 }
 
 // add appends entry k with its scalars.
 func (p *redPack) add(k int32, s0, q, W, eta, m float64) {
 	p.act, p.s0, p.q, p.W, p.eta, p.m = append(p.act, k), append(p.s0, s0), append(p.q, q), append(p.W, W), append(p.eta, eta), append(p.m, m)
+	p.dead = append(p.dead, false)
 	if p.pos != nil {
 		p.pos[k] = int32(len(p.act))
 	}
 }
 
-// remove takes entry i out of the pack; the last entry takes its place.
+// remove takes touched entry i (≥ nu) out of a pack with pos; the last
+// entry takes its place.
 func (p *redPack) remove(i int) {
 	l := len(p.m) - 1
-	if p.pos != nil {
-		p.pos[p.act[i]] = 0
-		if i != l {
-			p.pos[p.act[l]] = int32(i + 1)
-		}
+	p.pos[p.act[i]] = 0
+	if i != l {
+		p.pos[p.act[l]] = int32(i + 1)
 	}
-	p.act[i], p.s0[i], p.q[i], p.W[i], p.eta[i], p.m[i] = p.act[l], p.s0[l], p.q[l], p.W[l], p.eta[l], p.m[l]
-	p.act, p.s0, p.q, p.W, p.eta, p.m = p.act[:l], p.s0[:l], p.q[:l], p.W[:l], p.eta[:l], p.m[:l]
+	p.act[i], p.s0[i], p.q[i], p.W[i], p.eta[i], p.m[i], p.dead[i] = p.act[l], p.s0[l], p.q[l], p.W[l], p.eta[l], p.m[l], p.dead[l]
+	p.act, p.s0, p.q, p.W, p.eta, p.m, p.dead = p.act[:l], p.s0[:l], p.q[:l], p.W[:l], p.eta[:l], p.m[:l], p.dead[:l]
 }
 
 func (p *redPack) reset() {
-	p.act, p.s0, p.q, p.W, p.eta, p.m = p.act[:0], p.s0[:0], p.q[:0], p.W[:0], p.eta[:0], p.m[:0]
+	p.act, p.s0, p.q, p.W, p.eta, p.m, p.dead = p.act[:0], p.s0[:0], p.q[:0], p.W[:0], p.eta[:0], p.m[:0], p.dead[:0]
+	p.nu = 0
 }
 
 // writeBack stores entry i's W, η and next margin into its slot.
@@ -274,126 +576,214 @@ func (p *redPack) writeBack(rs *reducedState, i int) {
 	rs.W[sl], rs.eta[sl], rs.mNext[sl] = p.W[i], p.eta[i], p.m[i]
 }
 
-// packRound advances the nodes of pack p through round t (coefficients
-// cf): g = φ'(m), W += g, η = a·η + (c/t)·W, m = c·(s₀ + W·q), all nodes
-// side by side. It returns the number of non-zero gradients. A node whose
-// margin turns non-finite stops there, as node by node it would: the round
-// is recorded for worker w, the node leaves the pack and is written back
-// (a touched node into its slot; an untouched one into its record).
-func (e *reducedExec) packRound(w int, p *redPack, cf roundCoef, t int64) (nz int64) {
+// packRound advances the first n nodes of pack p through round t
+// (coefficients cf): g = φ'(m), W += g, η = a·η + (c/t)·W, m = c·(s₀ + W·q),
+// all nodes side by side. It returns the number of non-zero gradients. A
+// node whose margin turns non-finite stops there, as node by node it would:
+// the round is recorded for worker w and the node is written back (a
+// touched node into its slot; an untouched one into its record); it leaves
+// the pack, or in a pack advanced over prefixes (p.dead) is marked frozen.
+func (e *reducedExec) packRound(w int, p *redPack, n int, cf roundCoef, t int64) (nz int64) {
 	s := e.s
 	bc := cf.b * cf.c
 	fin := true
+	s0, q, W, eta, m := p.s0[:n], p.q[:n], p.W[:n], p.eta[:n], p.m[:n]
 	if loss := s.prob.Loss; loss == problem.AUCLogistic {
 		// The fused round (the same arithmetic, with a vectorised
 		// exponential in the avx2 and avx512 implementations).
 		var c int
-		c, fin = kernel.LogisticRound(p.s0, p.q, p.W, p.eta, p.m, cf.c, cf.a, bc)
+		c, fin = kernel.LogisticRound(s0, q, W, eta, m, cf.c, cf.a, bc)
 		nz = int64(c)
 	} else {
-		for i := range p.m {
-			g := loss.MarginDeriv(p.m[i])
+		for i := range m {
+			g := loss.MarginDeriv(m[i])
 			if g != 0 {
 				nz++
 			}
-			Wi := p.W[i] + g
-			p.W[i] = Wi
-			p.eta[i] = float64(cf.a*p.eta[i]) + float64(bc*Wi)
-			p.m[i] = cf.c * (p.s0[i] + float64(Wi*p.q[i]))
-			fin = fin && isFinite(p.m[i])
+			Wi := W[i] + g
+			W[i] = Wi
+			eta[i] = float64(cf.a*eta[i]) + float64(bc*Wi)
+			m[i] = cf.c * (s0[i] + float64(Wi*q[i]))
+			fin = fin && isFinite(m[i])
 		}
 	}
 	if !fin {
-		for i := 0; i < len(p.m); i++ {
-			if isFinite(p.m[i]) {
-				continue
-			}
-			if p.slots {
-				e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
-				p.writeBack(e.rs, i)
-			} else {
-				e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
-				e.finish(p, i)
-			}
-			p.remove(i)
-			i--
-		}
+		e.packDiverged(w, p, n, t)
 	}
 	return nz
 }
 
-// advance runs one block of the reduced schedule, at most stop − s.t rounds.
+// packDiverged handles the non-finite margins among the first n entries of
+// p after round t (packRound): an untouched node is written into its
+// record, a touched one into its slot; it is frozen there (dead), or leaves
+// a pack with pos.
+func (e *reducedExec) packDiverged(w int, p *redPack, n int, t int64) {
+	for i := 0; i < n; i++ {
+		if isFinite(p.m[i]) || p.dead[i] {
+			continue
+		}
+		if i < p.nu {
+			e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
+			e.finish(p, i)
+			p.dead[i] = true
+			continue
+		}
+		e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
+		p.writeBack(e.rs, i)
+		if p.pos != nil {
+			p.remove(i)
+			i--
+			n--
+		} else {
+			p.dead[i] = true
+		}
+	}
+}
+
+// advance runs one block of the reduced schedule, at most stop − s.t rounds:
+// a parallel pass (shard: the untouched nodes through the whole block, the
+// touched ones up to their first touch), the touches in event order (the
+// only serial part: a touch writes the node back, materialises it and
+// restarts its segment; a node touched again later in the block advances
+// packed until then), and a parallel pass over the touched nodes from
+// their last touch to the block's end (tail).
 func (e *reducedExec) advance(stop int64) error {
 	s, bl, rs := e.s, e.bl, e.rs
 	tBegin := time.Now()
+	big := s.prob.N*s.prob.P >= reducedMinPoolWork
+	var cpuBegin time.Duration
+	if big {
+		// The caller's thread CPU time at the phase boundaries (Profile),
+		// on large blocks only (a few system calls a block).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cpuBegin, _ = threadCPU()
+	}
 	B := bl.begin(e.linearSync, stop, nil)
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
 		rs.start[sl] = 0
+		rs.first[sl] = 0
 	}
 	for r := 1; r <= B; r++ {
 		rs.cSum[r] = rs.cSum[r-1] + bl.coef[r].c
+		for _, k := range bl.edges[r-1] {
+			sl := rs.slot[k]
+			if rs.first[sl] == 0 {
+				rs.first[sl] = int32(r)
+			}
+			rs.last[sl] = int32(r)
+		}
 	}
 	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
-	t1 := e.cr.timedPass(tBegin, s.prob.N*s.prob.P >= reducedMinPoolWork, e.fn, s.prob.N)
-	defer func() { e.cr.serial += time.Since(t1) }()
-	nonzero := e.cr.nonzero()
-	first := firstOf(e.cr.bad)
-	// Touched nodes, in event order: the contributing ones advance packed,
-	// the others have W = η = 0 and need nothing per round; a touch writes
-	// the node back, materialises it and restarts its segment.
+	if !big && s.prob.N <= reducedChunk {
+		nonzero := e.blockSmall()
+		e.cr.serial += time.Since(tBegin)
+		return e.endBlock(nonzero)
+	}
+	e.stride = 1
+	if e.cr.pool != nil && big {
+		e.stride = e.cr.pool.size()
+	}
+	var cpu [4]time.Duration
+	if big {
+		cpu[0], _ = threadCPU()
+		e.cr.serialCPU += cpu[0] - cpuBegin
+	}
+	var nonzero int64
+	var t1 time.Time
+	if e.stride > 1 {
+		// The pool's pass, the serial work overlapped (shardOverlap). Its
+		// event loop and the touched nodes' pre-advance count as serial
+		// (in wall and CPU time) as if they were not overlapped: the
+		// Amdahl figures of bench sync stay an upper bound.
+		e.claim.Store(0)
+		e.evNonzero = 0
+		t1 = e.cr.timedPass(tBegin, true, e.shOver, s.prob.N)
+		cpu[1], _ = threadCPU()
+		cpu[2] = cpu[1]
+		ev := e.evWall + e.evPreWall
+		e.cr.parallel -= ev
+		e.cr.serial += ev
+		e.cr.serialCPU += e.evCPU + e.evPreCPU
+		e.cr.parallelCPU -= e.evCPU + e.evPreCPU
+		nonzero = e.evNonzero
+	} else {
+		t1 = e.cr.timedPass(tBegin, big, e.fn, s.prob.N)
+		if big {
+			cpu[1], _ = threadCPU()
+		}
+		nonzero = e.eventLoop()
+		if big {
+			cpu[2], _ = threadCPU()
+		}
+	}
+	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
+	if big {
+		cpu[3], _ = threadCPU()
+		e.cr.parallelCPU += cpu[1] - cpu[0] + cpu[3] - cpu[2]
+		e.cr.serialCPU += cpu[2] - cpu[1]
+	}
+	defer func() { e.cr.serial += time.Since(t2) }()
+	return e.endBlock(nonzero)
+}
+
+// eventLoop runs the block's touches in event order and returns the
+// non-zero gradients it counted. The contributing touched nodes between
+// two touches advance packed, the others have W = η = 0 and need nothing
+// per round; a touch writes the node back, materialises it and restarts its
+// segment. A node's last touch sends it to the tail pass.
+func (e *reducedExec) eventLoop() (nonzero int64) {
+	s, bl, rs := e.s, e.bl, e.rs
+	B := bl.rounds
 	lab := s.prob.Label
 	tp := &rs.tp
-	tp.pos, tp.slots = rs.tpos, true
-	for sl, k32 := range bl.touched {
-		if k := int(k32); lab[k] > s.ylab[k] {
-			tp.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
+	tp.pos = rs.tpos
+	rs.tail = rs.tail[:0]
+	if e.pfOn {
+		for r := 1; r <= min(B, reducedPrefetchAhead); r++ {
+			e.prefetchTouch(r)
 		}
 	}
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
+		if e.pfOn && r+reducedPrefetchAhead <= B {
+			e.prefetchTouch(r + reducedPrefetchAhead)
+		}
 		for _, k := range [2]int{i, j} {
-			sl := rs.slot[k]
-			if x := int(tp.pos[sl]) - 1; x >= 0 {
+			if x := int(tp.pos[rs.slot[k]]) - 1; x >= 0 {
 				tp.writeBack(rs, x)
 				tp.remove(x)
 			}
-			e.writeTouched(sl, k, r)
 		}
-		s.swapY(i, j)
-		var m [2]float64
-		for x, k := range [2]int{i, j} {
-			m[x] = marginScaled(s.X.Row(k), s.yRow(k), s.Z.Row(k), cf.cPrev)
-		}
-		s.average(i, j)
-		for x, k := range [2]int{i, j} {
+		e.touch(r, i, j, cf.cPrev)
+		for _, k := range [2]int{i, j} {
 			sl := rs.slot[k]
-			e.segStart(sl, k, m[x])
-			rs.start[sl] = int32(r)
-			if lab[k] > s.ylab[k] {
-				tp.add(sl, rs.s0[sl], rs.q[sl], 0, 0, m[x])
+			switch {
+			case int(rs.last[sl]) == r:
+				rs.tail = append(rs.tail, sl)
+			case lab[k] > s.ylab[k]:
+				tp.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
 			}
 		}
-		nonzero += e.packRound(0, tp, cf, t)
+		if len(tp.m) > 0 {
+			nonzero += e.packRound(0, tp, len(tp.m), cf, t)
+		}
 	}
-	for x := len(tp.m) - 1; x >= 0; x-- {
-		tp.writeBack(rs, x)
-		tp.remove(x)
-	}
-	if b := e.cr.bad[0]; b.found() && b.before(first) {
-		first = b
-	}
-	e.cr.bad[0] = divergence{}
-	// The touched nodes' end of block (every one restarted at its touch).
-	cEnd := bl.coef[B].c
-	for sl, k32 := range bl.touched {
-		k := int(k32)
-		e.writeTouched(int32(sl), k, B+1)
-		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
-	}
-	e.cPrev = cEnd
+	// Every node in tp is touched again: tp is empty here.
+	return nonzero
+}
+
+// endBlock ends a block whose touched nodes counted nonzero non-zero
+// gradients: the workers' counts, the first divergence, the clock.
+func (e *reducedExec) endBlock(nonzero int64) error {
+	s, bl := e.s, e.bl
+	B := bl.rounds
+	nonzero += e.cr.nonzero()
+	first := firstOf(e.cr.bad)
+	e.cPrev = bl.coef[B].c
 	if first.found() {
 		first.field = "z (dual variable)"
 		return s.diverged(first)
@@ -402,4 +792,81 @@ func (e *reducedExec) advance(stop int64) error {
 	s.gradEvals += int64(s.prob.N) * int64(B)
 	s.nonzero += nonzero
 	return nil
+}
+
+// blockSmall runs a block of a small problem (on the caller alone, every
+// untouched contributing node in one pack) as one loop over the rounds:
+// each round, the touches in event order, then one kernel call advances
+// the untouched contributing nodes and the touched ones side by side (the
+// parallel passes' split costs a call a round each, which at the paper's
+// size, n = 699, is most of the kernel's time). Every node sees the
+// arithmetic of the parallel form in the same order.
+func (e *reducedExec) blockSmall() (nonzero int64) {
+	s, bl, rs := e.s, e.bl, e.rs
+	lab := s.prob.Label
+	p := &e.pack[0]
+	al, be := rs.alphaEnd, rs.betaEnd
+	for k := range s.prob.N {
+		switch {
+		case bl.stamp[k] == bl.gen:
+		case lab[k] <= s.ylab[k]:
+			z, bar := rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)
+			for a := range uintptr(s.prob.P) {
+				set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
+			}
+		default:
+			s0, q := e.segment(k)
+			p.add(int32(k), s0, q, 0, 0, e.marg[k])
+		}
+	}
+	p.nu, p.pos = len(p.act), rs.tpos
+	for sl, k32 := range bl.touched {
+		k := int(k32)
+		m := e.marg[k]
+		if lab[k] <= s.ylab[k] {
+			rs.W[sl], rs.eta[sl], rs.mNext[sl] = 0, 0, m
+			continue
+		}
+		e.segStart(int32(sl), k, m)
+		p.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
+	}
+	B := bl.rounds
+	for r := 1; r <= B; r++ {
+		t := bl.t0 + int64(r)
+		cf := bl.coef[r]
+		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
+		for _, k := range [2]int{i, j} {
+			if x := int(p.pos[rs.slot[k]]) - 1; x >= 0 {
+				p.writeBack(rs, x)
+				p.remove(x)
+			}
+		}
+		e.touch(r, i, j, cf.cPrev)
+		for _, k := range [2]int{i, j} {
+			if sl := rs.slot[k]; lab[k] > s.ylab[k] {
+				p.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
+			}
+		}
+		if len(p.m) > 0 {
+			nonzero += e.packRound(0, p, len(p.m), cf, t)
+		}
+	}
+	for i := p.nu - 1; i >= 0; i-- {
+		if !p.dead[i] {
+			e.finish(p, i)
+		}
+	}
+	for i := p.nu; i < len(p.act); i++ {
+		p.writeBack(rs, i)
+		p.pos[p.act[i]] = 0
+	}
+	p.pos = nil
+	p.reset()
+	cEnd := bl.coef[B].c
+	for sl, k32 := range bl.touched {
+		k := int(k32)
+		e.writeTouched(int32(sl), k, B+1)
+		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
+	}
+	return nonzero
 }

@@ -212,6 +212,12 @@ type crew struct {
 	ws               []*problem.Workspace
 	nz               []int64
 	bad              []divergence
+
+	// serialCPU and parallelCPU: the caller's thread CPU time in the same
+	// phases as serial and parallel, where an executor measures it (the
+	// reduced schedule's pooled blocks, on Linux): unlike wall time, not
+	// inflated by other processes.
+	serialCPU, parallelCPU time.Duration
 }
 
 func newCrew(p *problem.Problem, cfg Config, rows, workers int) *crew {

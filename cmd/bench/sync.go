@@ -69,11 +69,13 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	prof0 := s.Profile()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
+	cpu0 := processCPU()
 	t0 := time.Now()
 	if err := s.Advance(*iters); err != nil {
 		return err
 	}
 	el := time.Since(t0)
+	cpu := processCPU() - cpu0
 	runtime.ReadMemStats(&ms1)
 	prof := s.Profile()
 	serial, parallel := (prof.Serial - prof0.Serial).Seconds(), (prof.Parallel - prof0.Parallel).Seconds()
@@ -99,13 +101,28 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		"setup_data_seconds": tData.Sub(tSetup).Seconds(), "setup_graph_seconds": tGraph.Sub(tData).Seconds(),
 		"setup_engine_seconds": tEngine.Sub(tGraph).Seconds(), "setup_seconds": tEngine.Sub(tSetup).Seconds(),
 	}
+	if cpu > 0 {
+		// The process's CPU time over the timed rounds (user and system,
+		// every thread: spinning workers count).
+		out["cpu_seconds"] = cpu.Seconds()
+	}
 	if serial+parallel > 0 {
 		// The serial fraction of one worker's time, estimated from this run
 		// (its parallel part would take about workers× as long on one), and
-		// Amdahl's law from it: what 16 and 64 cores could give at most.
+		// Amdahl's law from it: what 2, 16 and 64 cores could give at most.
 		f := serial / (serial + float64(*workers)*parallel)
 		out["serial_seconds"], out["parallel_seconds"], out["serial_fraction"] = serial, parallel, f
-		out["amdahl_speedup_16"], out["amdahl_speedup_64"] = 1/(f+(1-f)/16), 1/(f+(1-f)/64)
+		out["amdahl_speedup_2"], out["amdahl_speedup_16"], out["amdahl_speedup_64"] = 1/(f+(1-f)/2), 1/(f+(1-f)/16), 1/(f+(1-f)/64)
+	}
+	if sc, pc := (prof.SerialCPU - prof0.SerialCPU).Seconds(), (prof.ParallelCPU - prof0.ParallelCPU).Seconds(); sc+pc > 0 {
+		// The same from the calling thread's CPU time in each phase (where
+		// the schedule measures it): wall time counts the moments other
+		// processes held the CPU, thread CPU time does not. With one
+		// worker the thread does all the work; with more, its parallel
+		// part is its own shard (and its wait at the barrier).
+		f := sc / (sc + float64(*workers)*pc)
+		out["serial_cpu_seconds"], out["parallel_cpu_seconds"], out["serial_fraction_cpu"] = sc, pc, f
+		out["amdahl_speedup_2_cpu"] = 1 / (f + (1-f)/2)
 	}
 	if *asJSON {
 		printJSON(stdout, out)
