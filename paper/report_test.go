@@ -289,10 +289,13 @@ func TestFormatting(t *testing.T) {
 }
 
 func TestPlansValid(t *testing.T) {
-	for _, p := range []Plan{FullPlan(), QuickPlan(), tinyPlan()} {
+	for _, p := range []Plan{FullPlan(), QuickPlan(), LongPlan(), tinyPlan()} {
 		if err := p.Validate(); err != nil {
 			t.Errorf("%s: %v", p.Mode, err)
 		}
+	}
+	if l, f := LongPlan(), FullPlan(); l.MetricIters <= f.MetricIters || l.PilotIters != l.MetricIters || l.Runs != f.Runs {
+		t.Errorf("long plan: metric %d (full %d), pilot %d, runs %d: want a longer metric horizon, the pilot to it, the same runs", l.MetricIters, f.MetricIters, l.PilotIters, l.Runs)
 	}
 	bad := QuickPlan()
 	bad.Runs = 0

@@ -44,7 +44,7 @@ func TestReproduceQuick(t *testing.T) {
 }
 
 func TestReproduceFlags(t *testing.T) {
-	for _, args := range [][]string{{"reproduce", "--runs", "-1"}, {"reproduce", "--bogus"}, {"reproduce", "extra"}, {"reproduce", "--out", ""}} {
+	for _, args := range [][]string{{"reproduce", "--runs", "-1"}, {"reproduce", "--bogus"}, {"reproduce", "extra"}, {"reproduce", "--out", ""}, {"reproduce", "--quick", "--long"}} {
 		var stdout, stderr bytes.Buffer
 		if code := realMain(args, &stdout, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr.String())
