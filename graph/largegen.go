@@ -70,11 +70,12 @@ func bit(set []uint64, i int) bool { return set[i>>6]>>(i&63)&1 != 0 }
 type wsDraw struct {
 	n, half, m, targets int
 	key                 uint64
-	rew                 []uint64 // lattice edge idx drew a rewiring in round 0
-	lost                []uint64 // ... and lost its round-0 pair to a smaller index
-	back                []uint64 // ... and found no free pair: it stays a lattice edge
-	up                  []uint64 // a rewired edge's target is larger than its source
-	moves               []wsMove // the losers' outcomes, by increasing idx
+	rew                 []uint64   // lattice edge idx drew a rewiring in round 0
+	lost                []uint64   // ... and lost its round-0 pair to a smaller index
+	back                []uint64   // ... and found no free pair: it stays a lattice edge
+	up                  []uint64   // a rewired edge's target is larger than its source
+	moves               []wsMove   // the losers' outcomes, by increasing idx
+	taken               [][2]int32 // the pairs the rewired losers took
 }
 
 // wsMove is where a loser of round 0 went: w, or −1 for its lattice edge.
@@ -156,6 +157,52 @@ func (d *wsDraw) end(idx, u int) (int, bool) {
 	return v, false
 }
 
+// resolve redraws the losers of round 0 (lattice edge indices, in
+// increasing order, continuing the losers resolved by earlier calls), one
+// after the other: each avoids every pair a round-0 winner or an earlier
+// loser took; after 64 failed rounds it picks uniformly among the free
+// targets, and keeps its lattice edge if there is none. It records their
+// outcomes (lost, back, up, moves) and calls moved(u, w) for each one
+// rewired to w.
+func (d *wsDraw) resolve(losers []int32, moved func(u, w int)) {
+	n, half, m, key := d.n, d.half, d.m, d.key
+	free := func(u, w int) bool {
+		return d.firstClaim(u, w, m) == m && !slices.Contains(d.taken, normPair(u, w))
+	}
+	for _, i := range losers {
+		idx := int(i)
+		d.lost[idx>>6] |= 1 << (idx & 63)
+		u := idx % n
+		w := -1
+		for round := 1; round <= 64 && w < 0; round++ {
+			if c := d.target(idx, u, round); free(u, c) {
+				w = c
+			}
+		}
+		if w < 0 {
+			var cands []int
+			for o := range d.targets {
+				if c := (u + half + 1 + o) % n; free(u, c) {
+					cands = append(cands, c)
+				}
+			}
+			if len(cands) > 0 {
+				w = cands[boundedHash(itemHash(key, idx), 1<<40, len(cands))]
+			}
+		}
+		d.moves = append(d.moves, wsMove{int32(idx), int32(w)})
+		if w < 0 {
+			d.back[idx>>6] |= 1 << (idx & 63)
+		} else {
+			if w > u {
+				d.up[idx>>6] |= 1 << (idx & 63)
+			}
+			d.taken = append(d.taken, normPair(u, w))
+			moved(u, w)
+		}
+	}
+}
+
 // wattsStrogatzLarge draws one Watts–Strogatz graph for large n, in
 // parallel, with draws keyed by the lattice edge so that no draw depends on
 // which worker makes it or in which order, and builds its CSR adjacency
@@ -214,44 +261,9 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 		losers[lo/chunk], incoming[lo/chunk] = lost, in
 	})
 	// The losers, in index order.
-	var taken [][2]int32
-	free := func(u, w int) bool {
-		return d.firstClaim(u, w, m) == m && !slices.Contains(taken, normPair(u, w))
-	}
 	var in [][2]int32
 	for _, lost := range losers {
-		for _, i := range lost {
-			idx := int(i)
-			d.lost[idx>>6] |= 1 << (idx & 63)
-			u := idx % n
-			w := -1
-			for round := 1; round <= 64 && w < 0; round++ {
-				if c := d.target(idx, u, round); free(u, c) {
-					w = c
-				}
-			}
-			if w < 0 {
-				var cands []int
-				for o := range d.targets {
-					if c := (u + half + 1 + o) % n; free(u, c) {
-						cands = append(cands, c)
-					}
-				}
-				if len(cands) > 0 {
-					w = cands[boundedHash(itemHash(key, idx), 1<<40, len(cands))]
-				}
-			}
-			d.moves = append(d.moves, wsMove{int32(idx), int32(w)})
-			if w < 0 {
-				d.back[idx>>6] |= 1 << (idx & 63)
-			} else {
-				if w > u {
-					d.up[idx>>6] |= 1 << (idx & 63)
-				}
-				taken = append(taken, normPair(u, w))
-				in = append(in, [2]int32{int32(w), int32(u)})
-			}
-		}
+		d.resolve(lost, func(u, w int) { in = append(in, [2]int32{int32(w), int32(u)}) })
 	}
 	incoming[nChunks] = in
 	// The incoming rewired half-edges (w ← u), grouped by block of w.
@@ -423,8 +435,10 @@ var erBlockEdges = 1 << 16
 // n and p only), and each block is scanned with geometric skips (Batagelj–Brandes)
 // from its own stream rng.New(key, block). A skip that would leave the
 // block is cut at the block's end, which is exact since the skips are
-// memoryless. Each block's edges come back as one list.
-func erdosRenyiLarge(n int, p float64, key uint64) [][][2]int32 {
+// memoryless. Each block's edges come back as one list, only those (w, v)
+// with w in [lo, hi) (a rank's share: [0, n) for the whole graph; blocks
+// whose rows all lie below lo+1 are not scanned).
+func erdosRenyiLarge(n int, p float64, key uint64, lo, hi int) [][][2]int32 {
 	total := uint64(n) * uint64(n-1) / 2
 	per := total
 	if f := max(float64(erBlockEdges)/p, float64(n)); f < float64(total) {
@@ -450,7 +464,13 @@ func erdosRenyiLarge(n int, p float64, key uint64) [][][2]int32 {
 		if b+1 < blocks {
 			v1 = rowAt(uint64(b+1) * per)
 		}
+		if v1 <= lo {
+			return
+		}
 		pairsIn := float64(v1)*float64(v1-1)/2 - float64(v0)*float64(v0-1)/2
+		if lo > 0 || hi < n {
+			pairsIn = keptPairs(v1, lo, hi) - keptPairs(v0, lo, hi)
+		}
 		mean := p * pairsIn
 		out := make([][2]int32, 0, int(mean+6*math.Sqrt(mean)+16))
 		s := rng.New(key, uint64(b))
@@ -468,13 +488,22 @@ func erdosRenyiLarge(n int, p float64, key uint64) [][][2]int32 {
 				w -= v
 				v++
 			}
-			if v < v1 {
+			if v < v1 && w >= lo && w < hi {
 				out = append(out, [2]int32{int32(w), int32(v)})
 			}
 		}
 		lists[b] = out
 	})
 	return lists
+}
+
+// keptPairs is the number of pairs (w, v), w < v < a, with w in [lo, hi).
+func keptPairs(a, lo, hi int) float64 {
+	t := float64(min(a-1, hi) - lo) // rows lo+1 .. min(a−1, hi) keep v − lo
+	if t <= 0 {
+		return 0
+	}
+	return t*(t+1)/2 + float64(max(0, a-1-hi))*float64(hi-lo)
 }
 
 // geometricLarge draws one random geometric edge list for large n: node i
