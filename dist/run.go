@@ -178,26 +178,23 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		return nil, fmt.Errorf("dist: the centralized optimum is not solved over ranks (one process solves it at this size): add --no-optimum")
 	}
 	t1 := time.Now()
-	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
-		Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
+	spec := graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
+		Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile}
+	part, err := graph.NewPartial(spec)
 	if err != nil {
 		return nil, err
 	}
-	warn, err := graph.Check(g)
-	if err != nil {
+	if part != nil {
+		// The counter-based generators (Watts–Strogatz, Erdős–Rényi from
+		// n = 131072): each rank draws only its share, and connectivity is
+		// checked over the ranks.
+		if r.Graph, r.Warnings, err = l.drawShare(part); err != nil {
+			return nil, err
+		}
+	} else if err := r.buildWhole(l, spec); err != nil {
 		return nil, err
 	}
-	if len(g.Edges) == 0 || !g.Connected() {
-		return nil, fmt.Errorf("engine: graph %s is not connected", g.Name)
-	}
-	r.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
-		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
-	r.Warnings = warn
-	if err := l.shareEdges(g); err != nil {
-		return nil, err
-	}
-	g = nil
-	debug.FreeOSMemory() // the whole graph is dropped: give its pages back before the state is allocated
+	debug.FreeOSMemory() // the set-up's temporaries: give their pages back before the state is allocated
 	t2 := time.Now()
 	l.z = make([]float64, nl*d)
 	l.bar = make([]float64, nl*d)
@@ -252,6 +249,26 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	r.sched = engine.LogSchedule(cfg.Iters, ecfg.LogPoints)
 	r.Setup = pairgossip.SetupTimes{Data: t1.Sub(t0), Graph: t2.Sub(t1), Engine: time.Since(t2)}
 	return r, nil
+}
+
+// buildWhole builds the whole graph (the other kinds and sizes: one
+// process's graph on every rank) and keeps this rank's share of its edges.
+func (r *Run) buildWhole(l *local, spec graph.Spec) error {
+	g, err := graph.Build(spec)
+	if err != nil {
+		return err
+	}
+	warn, err := graph.Check(g)
+	if err != nil {
+		return err
+	}
+	if len(g.Edges) == 0 || !g.Connected() {
+		return fmt.Errorf("engine: graph %s is not connected", g.Name)
+	}
+	r.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
+	r.Warnings = warn
+	return l.shareEdges(g)
 }
 
 func joinAnd(s []string) string {
