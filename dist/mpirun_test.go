@@ -30,14 +30,21 @@ type distCase struct {
 	n       int
 	measure string
 	problem string
+	npy     bool // the data read from .npy files (writeAUCData), not generated
 }
 
-func (c distCase) String() string { return fmt.Sprintf("%d:%s:%s", c.n, c.measure, c.problem) }
+func (c distCase) String() string {
+	s := fmt.Sprintf("%d:%s:%s", c.n, c.measure, c.problem)
+	if c.npy {
+		s += ":npy"
+	}
+	return s
+}
 
 func parseCase(s string) distCase {
 	f := strings.Split(s, ":")
 	n, _ := strconv.Atoi(f[0])
-	return distCase{n, f[1], f[2]}
+	return distCase{n, f[1], f[2], len(f) > 3 && f[3] == "npy"}
 }
 
 // identityCases are the runs of the identity test: the sampled measurement
@@ -49,18 +56,24 @@ func parseCase(s string) distCase {
 // both; and n = 140000, above the size (131072) from which the Watts–
 // Strogatz graph is drawn by each rank for its own nodes (graph.Partial).
 var identityCases = []distCase{
-	{5000, "sampled", "auc"},
-	{70001, "sampled", "auc"},
-	{3000, "auto", "auc-hinge"},
-	{20000, "auto", "auc-hinge"},
-	{20000, "auto", "auc"},
-	{140000, "sampled", "auc"},
+	{5000, "sampled", "auc", false},
+	{70001, "sampled", "auc", false},
+	{3000, "auto", "auc-hinge", false},
+	{20000, "auto", "auc-hinge", false},
+	{20000, "auto", "auc", false},
+	{140000, "sampled", "auc", false},
+	{5000, "sampled", "auc", true},
+	{3000, "auto", "auc-hinge", true},
 }
 
-// workerConfig is the run of the identity test for case c.
+// workerConfig is the run of the identity test for case c; a case on
+// .npy files reads those PAIRGOSSIP_DIST_DATA names.
 func workerConfig(c distCase) pairgossip.Config {
 	cfg := testConfig(c.n, 4000)
 	cfg.Measure, cfg.Problem = c.measure, c.problem
+	if c.npy {
+		cfg.Data, cfg.N, cfg.Dim = os.Getenv("PAIRGOSSIP_DIST_DATA"), 0, 0
+	}
 	return cfg
 }
 
@@ -70,6 +83,9 @@ func TestRanksIdentical(t *testing.T) {
 	}
 	for _, tc := range identityCases {
 		n := tc.n
+		if tc.npy {
+			t.Setenv("PAIRGOSSIP_DIST_DATA", writeAUCData(t, t.TempDir(), n))
+		}
 		cfg := workerConfig(tc)
 		wantTrace, wantSum, wantState := singleProcess(t, cfg)
 		for np := 1; np <= 4; np++ {
@@ -184,7 +200,7 @@ func TestRanksResume(t *testing.T) {
 	if !mpi.Compiled {
 		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
 	}
-	tc := distCase{20000, "auto", "auc-hinge"}
+	tc := distCase{20000, "auto", "auc-hinge", false}
 	wantTrace, wantSum, wantState := singleProcess(t, workerConfig(tc))
 	run := func(np int, dir, mode string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -338,7 +354,7 @@ func TestRankWorker(t *testing.T) {
 // add up to |E|.
 func checkLocalEdges(c mpi.Comm, r *Run) error {
 	cfg := r.Config
-	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: cfg.N, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
+	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: r.l.n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
 		Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
 	if err != nil {
 		return err

@@ -44,6 +44,7 @@ type Run struct {
 	Setup    pairgossip.SetupTimes
 	Warnings []string
 	ecfg     engine.Config
+	data     rowSource
 	l        *local
 	ms       *measurer
 	sched    []int64
@@ -109,8 +110,8 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if s := ecfg.Schedule; s != "" && s != engine.ScheduleAuto && s != engine.ScheduleReduced {
 		why = append(why, "the reduced schedule (--schedule auto or reduced)")
 	}
-	if cfg.Data != dataset.SpecSyntheticAUC {
-		why = append(why, "--data synthetic-auc (each rank generates its own rows; files are not split yet)")
+	if err := dataOverRanks(cfg); err != nil {
+		why = append(why, err.Error())
 	}
 	if cfg.PointsNode != 1 {
 		why = append(why, "--points-per-node 1")
@@ -120,24 +121,11 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	}
 	r := &Run{Config: cfg, Comm: c, ecfg: ecfg, workers: par.Workers(cfg.Workers)}
 	t0 := time.Now()
-	scfg := dataset.SyntheticAUCConfig{N: dataset.DefaultAUCN, D: dataset.DefaultAUCDim, Separation: dataset.DefaultAUCSeparation,
-		PositiveFraction: dataset.DefaultAUCPositive, Seed: cfg.DataSeed, Workers: cfg.Workers}
-	if cfg.N != 0 {
-		scfg.N = cfg.N
-	}
-	if cfg.Dim != 0 {
-		scfg.D = cfg.Dim
-	}
-	// The data limit (dataset.DefaultMaxElements values) bounds what one
-	// process allocates: a rank generates only its rows, so it applies to
-	// them, not to n·d (one process's limit would cap the job at one
-	// process's size).
-	scfg.MaxElements = -1
-	gen, err := dataset.NewSyntheticAUCRows(scfg)
+	src, err := openRows(cfg)
 	if err != nil {
 		return nil, err
 	}
-	n, d := scfg.N, scfg.D
+	n, d := src.size()
 	if n < 64*c.Size() {
 		return nil, fmt.Errorf("dist: %d nodes over %d ranks: each rank needs at least 64 nodes (n >= %d)", n, c.Size(), 64*c.Size())
 	}
@@ -159,15 +147,10 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		workers: r.workers}
 	l.x = make([]float64, nl*d)
 	l.lab = make([]int32, nl)
-	par.Blocks(nl, r.workers, func(_, a, b int) {
-		for k := a; k < b; k++ {
-			if gen.Row(lo+k, l.x[k*d:(k+1)*d]) == 1 {
-				l.lab[k] = 1
-			} else {
-				l.lab[k] = -1
-			}
-		}
-	})
+	if err := src.read(c, lo, hi, l.x, l.lab, r.workers); err != nil {
+		return nil, err
+	}
+	r.data = src
 	if l.labels, err = gatherLabels(c, n, l.lab); err != nil {
 		return nil, err
 	}
@@ -243,7 +226,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if err := c.BcastFloat64(pw, 0); err != nil {
 		return nil, err
 	}
-	if r.ms, err = newMeasurer(l, ecfg, gen, int(pw[0])); err != nil {
+	if r.ms, err = newMeasurer(l, ecfg, src, int(pw[0])); err != nil {
 		return nil, err
 	}
 	r.sched = engine.LogSchedule(cfg.Iters, ecfg.LogPoints)
@@ -442,7 +425,7 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 		}
 		s.Error = err.Error()
 	}
-	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = dataset.SpecSyntheticAUC, r.l.n, r.l.d, 2
+	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.data.name(), r.l.n, r.l.d, 2
 	gi := *r.Graph
 	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)
