@@ -9,7 +9,9 @@
 //
 // What it runs: the synchronous algorithm with the gossip estimator on the
 // AUC losses with ψ = none or l2 (the reduced schedule), on the synthetic
-// AUC data, each rank generating only its rows; the measurement with every
+// AUC data or a NumPy .npy data set, each rank generating or reading only
+// its rows (data.go), on a graph each rank draws only its share of when
+// the generator is counter-based (graph.go); the measurement with every
 // method of the evaluator's AUC losses: sampled, streamed, and the exact
 // ones (pairwise, sorted) by gathering one vector's scores to one rank at a
 // time (measure_exact.go). Prepare says what is missing for anything else.
