@@ -154,38 +154,40 @@ func (u *parityUF) union(a, b int32, odd uint8) bool {
 // order (no deadlock): O(cross-rank ends) bytes.
 func (l *local) shareStats(edges [][2]int32) (shareResult, error) {
 	lo, hi, nl := l.lo, l.hi, l.hi-l.lo
-	var far []int32
+	// The ends in later ranks: sorted (with their edge's rank among the
+	// crossing edges, to give each crossing edge its end's dense id without
+	// a search), distinct ones numbered nl, nl+1, … with their counts.
+	var keys []int64
 	for _, e := range edges {
 		if int(e[1]) >= hi {
-			far = append(far, e[1])
+			keys = append(keys, int64(e[1])<<32|int64(len(keys)))
 		}
 	}
-	slices.Sort(far)
-	fx := slices.Compact(slices.Clone(far))
-	fcnt := make([]int32, len(fx))
-	for i, j := 0, 0; i < len(far); i++ {
-		for fx[j] != far[i] {
-			j++
+	slices.Sort(keys)
+	xid := make([]int32, len(keys))
+	var fx, fcnt []int32
+	for _, k := range keys {
+		if v := int32(k >> 32); len(fx) == 0 || fx[len(fx)-1] != v {
+			fx, fcnt = append(fx, v), append(fcnt, 0)
 		}
-		fcnt[j]++
+		fcnt[len(fx)-1]++
+		xid[uint32(k)] = int32(nl + len(fx) - 1)
 	}
-	far = nil
-	id := func(v int32) int32 {
-		if int(v) < hi {
-			return v - int32(lo)
-		}
-		i, _ := slices.BinarySearch(fx, v)
-		return int32(nl + i)
-	}
+	keys = nil
 	uf := newParityUF(nl + len(fx))
 	deg := make([]int32, nl)
+	c := 0
 	for _, e := range edges {
 		deg[int(e[0])-lo]++
 		if int(e[1]) < hi {
 			deg[int(e[1])-lo]++
+			uf.union(e[0]-int32(lo), e[1]-int32(lo), 1)
+		} else {
+			uf.union(e[0]-int32(lo), xid[c], 1)
+			c++
 		}
-		uf.union(id(e[0]), id(e[1]), 1)
 	}
+	xid = nil
 	// Representatives: the smallest node of the rank in each component,
 	// and each node's parity relative to it.
 	rep := make([]int32, nl+len(fx))
@@ -259,18 +261,18 @@ func (l *local) shareStats(edges [][2]int32) (shareResult, error) {
 		}
 	}
 	// The edges between components, on every rank.
-	keys := make([]superKey, 0, len(super))
+	sk := make([]superKey, 0, len(super))
 	for k := range super {
-		keys = append(keys, k)
+		sk = append(sk, k)
 	}
-	slices.SortFunc(keys, func(x, y superKey) int {
+	slices.SortFunc(sk, func(x, y superKey) int {
 		if x.a != y.a {
 			return int(x.a) - int(y.a)
 		}
 		return int(x.b) - int(y.b)
 	})
 	var mine []int64
-	for _, k := range keys {
+	for _, k := range sk {
 		for p := range uint8(2) {
 			if super[k]>>p&1 != 0 {
 				mine = append(mine, int64(k.a), int64(k.b)<<1|int64(p))
