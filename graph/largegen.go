@@ -194,7 +194,7 @@ func (d *wsDraw) resolve(losers []int32, moved func(u, w int)) {
 		if w < 0 {
 			d.back[idx>>6] |= 1 << (idx & 63)
 		} else {
-			if w > u {
+			if w > u && d.up != nil {
 				d.up[idx>>6] |= 1 << (idx & 63)
 			}
 			d.taken = append(d.taken, normPair(u, w))

@@ -77,7 +77,8 @@ func (p *Partial) NoneConnected() error {
 //
 // A share's work: Watts–Strogatz hashes every lattice edge (n·⌊k/2⌋ bits
 // and the targets of the rewired ones, to find those landing on its nodes),
-// which is O(n·k) time but only O(n·k/8) bytes beyond its share; Erdős–
+// which is O(n·k) time but only three bits a lattice edge (rewired, lost
+// in round 0, kept after all: 3·n·⌊k/2⌋/8 bytes) beyond its share; Erdős–
 // Rényi scans the rows v > lo (the share of the smallest nodes scans
 // nearly all), keeping only its pairs.
 func (p *Partial) Draw(t, lo, hi int, gather func([]int64) ([]int64, error)) ([][2]int32, error) {
@@ -116,7 +117,7 @@ func wattsStrogatzShare(n, half int, p float64, key uint64, lo, hi int, gather f
 	m := n * half
 	words := (m + 63) / 64
 	d := &wsDraw{n: n, half: half, m: m, targets: n - 1 - 2*half, key: key,
-		rew: make([]uint64, words), lost: make([]uint64, words), back: make([]uint64, words), up: make([]uint64, words)}
+		rew: make([]uint64, words), lost: make([]uint64, words), back: make([]uint64, words)}
 	if d.targets > 0 && p > 0 {
 		forChunks(m, chunk, func(a, b int) {
 			for idx := a; idx < b; idx++ {
