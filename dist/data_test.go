@@ -35,7 +35,8 @@ func writeNPY(t testing.TB, path, descr, shape string, data []byte) {
 
 // writeAUCData writes n rows of the synthetic AUC data (d = 16) as
 // dir/X.npy (float32, so that the files are decoded, not copied) and
-// dir/y.npy (int64 labels 2 and 7), and returns X.npy's path.
+// dir/y.npy (int64 labels 2 and 7), and the same as dir/data.csv (the
+// label last), and returns X.npy's path.
 func writeAUCData(t testing.TB, dir string, n int) string {
 	t.Helper()
 	const d = 16
@@ -44,7 +45,7 @@ func writeAUCData(t testing.TB, dir string, n int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var x, y bytes.Buffer
+	var x, y, csv bytes.Buffer
 	row := make([]float64, d)
 	for i := range n {
 		lab := int64(2)
@@ -53,19 +54,24 @@ func writeAUCData(t testing.TB, dir string, n int) string {
 		}
 		for _, v := range row {
 			binary.Write(&x, binary.LittleEndian, math.Float32bits(float32(v)))
+			fmt.Fprintf(&csv, "%v,", float32(v))
 		}
 		binary.Write(&y, binary.LittleEndian, lab)
+		fmt.Fprintf(&csv, "%d\n", lab)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data.csv"), csv.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	writeNPY(t, filepath.Join(dir, "X.npy"), "<f4", fmt.Sprintf("(%d, %d)", n, d), x.Bytes())
 	writeNPY(t, filepath.Join(dir, "y.npy"), "<i8", fmt.Sprintf("(%d,)", n), y.Bytes())
 	return filepath.Join(dir, "X.npy")
 }
 
-// TestOneRankNPY: one rank reading a .npy data set by rows runs what one
-// process loading it runs, bit for bit.
+// TestOneRankNPY: one rank reading a .npy data set by rows (or loading a
+// CSV file whole) runs what one process loading it runs, bit for bit.
 func TestOneRankNPY(t *testing.T) {
 	t.Setenv("PAIRGOSSIP_DIST_DATA", writeAUCData(t, t.TempDir(), 3000))
-	for _, tc := range []distCase{{3000, "sampled", "auc", true}, {3000, "auto", "auc-hinge", true}} {
+	for _, tc := range []distCase{{3000, "sampled", "auc", "npy"}, {3000, "auto", "auc-hinge", "npy"}, {3000, "sampled", "auc", "csv"}} {
 		cfg := workerConfig(tc)
 		wantTrace, wantSum, wantState := singleProcess(t, cfg)
 		r, err := Prepare(mpi.Self(), cfg)
@@ -94,20 +100,10 @@ func TestOneRankNPY(t *testing.T) {
 	}
 }
 
-// TestDataFilesRefused: a CSV file (and --n with a .npy file) is refused
-// with a message naming the file and what to do.
+// TestDataFilesRefused: --n with a .npy file is refused.
 func TestDataFilesRefused(t *testing.T) {
-	dir := t.TempDir()
-	csv := filepath.Join(dir, "d.csv")
-	if err := os.WriteFile(csv, []byte("1,2,0\n3,4,1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	cfg := testConfig(3000, 10)
-	cfg.Data, cfg.N, cfg.Dim = csv, 0, 0
-	if _, err := Prepare(mpi.Self(), cfg); err == nil || !strings.Contains(err.Error(), csv) || !strings.Contains(err.Error(), "X.npy") {
-		t.Errorf("CSV: %v", err)
-	}
-	cfg.Data, cfg.N = writeAUCData(t, dir, 3000), 3000
+	cfg.Data, cfg.N = writeAUCData(t, t.TempDir(), 3000), 3000
 	if _, err := Prepare(mpi.Self(), cfg); err == nil || !strings.Contains(err.Error(), "no --n or --dim") {
 		t.Errorf(".npy with --n: %v", err)
 	}

@@ -30,13 +30,13 @@ type distCase struct {
 	n       int
 	measure string
 	problem string
-	npy     bool // the data read from .npy files (writeAUCData), not generated
+	file    string // "": generated; "npy", "csv": read from files (writeAUCData)
 }
 
 func (c distCase) String() string {
 	s := fmt.Sprintf("%d:%s:%s", c.n, c.measure, c.problem)
-	if c.npy {
-		s += ":npy"
+	if c.file != "" {
+		s += ":" + c.file
 	}
 	return s
 }
@@ -44,7 +44,11 @@ func (c distCase) String() string {
 func parseCase(s string) distCase {
 	f := strings.Split(s, ":")
 	n, _ := strconv.Atoi(f[0])
-	return distCase{n, f[1], f[2], len(f) > 3 && f[3] == "npy"}
+	c := distCase{n, f[1], f[2], ""}
+	if len(f) > 3 {
+		c.file = f[3]
+	}
+	return c
 }
 
 // identityCases are the runs of the identity test: the sampled measurement
@@ -56,23 +60,28 @@ func parseCase(s string) distCase {
 // both; and n = 140000, above the size (131072) from which the Watts–
 // Strogatz graph is drawn by each rank for its own nodes (graph.Partial).
 var identityCases = []distCase{
-	{5000, "sampled", "auc", false},
-	{70001, "sampled", "auc", false},
-	{3000, "auto", "auc-hinge", false},
-	{20000, "auto", "auc-hinge", false},
-	{20000, "auto", "auc", false},
-	{140000, "sampled", "auc", false},
-	{5000, "sampled", "auc", true},
-	{3000, "auto", "auc-hinge", true},
+	{5000, "sampled", "auc", ""},
+	{70001, "sampled", "auc", ""},
+	{3000, "auto", "auc-hinge", ""},
+	{20000, "auto", "auc-hinge", ""},
+	{20000, "auto", "auc", ""},
+	{140000, "sampled", "auc", ""},
+	{5000, "sampled", "auc", "npy"},
+	{3000, "auto", "auc-hinge", "npy"},
+	{5000, "sampled", "auc", "csv"},
 }
 
 // workerConfig is the run of the identity test for case c; a case on
-// .npy files reads those PAIRGOSSIP_DIST_DATA names.
+// files reads the one PAIRGOSSIP_DIST_DATA names (X.npy or data.csv
+// beside it).
 func workerConfig(c distCase) pairgossip.Config {
 	cfg := testConfig(c.n, 4000)
 	cfg.Measure, cfg.Problem = c.measure, c.problem
-	if c.npy {
+	switch c.file {
+	case "npy":
 		cfg.Data, cfg.N, cfg.Dim = os.Getenv("PAIRGOSSIP_DIST_DATA"), 0, 0
+	case "csv":
+		cfg.Data, cfg.N, cfg.Dim = filepath.Join(filepath.Dir(os.Getenv("PAIRGOSSIP_DIST_DATA")), "data.csv"), 0, 0
 	}
 	return cfg
 }
@@ -83,7 +92,7 @@ func TestRanksIdentical(t *testing.T) {
 	}
 	for _, tc := range identityCases {
 		n := tc.n
-		if tc.npy {
+		if tc.file != "" {
 			t.Setenv("PAIRGOSSIP_DIST_DATA", writeAUCData(t, t.TempDir(), n))
 		}
 		cfg := workerConfig(tc)
@@ -200,7 +209,7 @@ func TestRanksResume(t *testing.T) {
 	if !mpi.Compiled {
 		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
 	}
-	tc := distCase{20000, "auto", "auc-hinge", false}
+	tc := distCase{20000, "auto", "auc-hinge", ""}
 	wantTrace, wantSum, wantState := singleProcess(t, workerConfig(tc))
 	run := func(np int, dir, mode string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

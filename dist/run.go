@@ -10,7 +10,8 @@
 // What it runs: the synchronous algorithm with the gossip estimator on the
 // AUC losses with ψ = none or l2 (the reduced schedule), on the synthetic
 // AUC data or a NumPy .npy data set, each rank generating or reading only
-// its rows (data.go), on a graph each rank draws only its share of when
+// its rows, or any other data set loaded whole by every rank (data.go), on
+// a graph each rank draws only its share of when
 // the generator is counter-based (graph.go); the measurement with every
 // method of the evaluator's AUC losses: sampled, streamed, and the exact
 // ones (pairwise, sorted) by gathering one vector's scores to one rank at a
