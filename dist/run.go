@@ -170,10 +170,12 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if part != nil {
+	if part != nil && c.Size() > 1 {
 		// The counter-based generators (Watts–Strogatz, Erdős–Rényi from
 		// n = 131072): each rank draws only its share, and connectivity is
-		// checked over the ranks.
+		// checked over the ranks. (One rank builds it whole: the same graph,
+		// and the whole-graph builder is faster than one share with the
+		// check over ranks.)
 		if r.Graph, r.Warnings, err = l.drawShare(part); err != nil {
 			return nil, err
 		}
