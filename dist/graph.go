@@ -15,6 +15,8 @@ import (
 const (
 	tagCrossLen = 17001
 	tagCross    = 17002
+	tagShareLen = 17003
+	tagShare    = 17004
 )
 
 // drawShare draws this rank's share of the graph (graph.Partial: the edges
@@ -24,8 +26,14 @@ const (
 // the same Tries. It sets the rank's edges and returns the graph's
 // description and warnings.
 func (l *local) drawShare(part *graph.Partial) (*pairgossip.GraphInfo, []string, error) {
+	size := l.comm.Size()
+	bounds := make([]int, size+1)
+	for r := range size {
+		bounds[r], _ = partition(l.n, size, r)
+	}
+	bounds[size] = l.n
 	for t := range graph.MaxTries {
-		edges, err := part.Draw(t, l.lo, l.hi, l.allgatherInt64)
+		edges, err := part.Draw(t, bounds, l.comm.Rank(), drawComm{l})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -48,6 +56,59 @@ func (l *local) drawShare(part *graph.Partial) (*pairgossip.GraphInfo, []string,
 		return gi, warn, nil
 	}
 	return nil, nil, part.NoneConnected()
+}
+
+// drawComm is graph.Partial's collectives over the ranks.
+type drawComm struct{ l *local }
+
+func (c drawComm) Allgather(mine []int64) ([]int64, error) { return c.l.allgatherInt64(mine) }
+
+// Exchange sends out[s] to rank s and returns what the others sent this
+// rank (in rank order): pair after pair in one order, the lower rank of a
+// pair sending first (no deadlock), each list preceded by its length.
+func (c drawComm) Exchange(out [][]int64) ([]int64, error) {
+	comm := c.l.comm
+	size, me := comm.Size(), comm.Rank()
+	got := make([][]int64, size)
+	send := func(to int) error {
+		if err := comm.SendInt64([]int64{int64(len(out[to]))}, to, tagShareLen); err != nil {
+			return err
+		}
+		if len(out[to]) == 0 {
+			return nil
+		}
+		return comm.SendInt64(out[to], to, tagShare)
+	}
+	recv := func(from int) error {
+		ln := []int64{0}
+		if err := comm.RecvInt64(ln, from, tagShareLen); err != nil {
+			return err
+		}
+		if ln[0] == 0 {
+			return nil
+		}
+		got[from] = make([]int64, ln[0])
+		return comm.RecvInt64(got[from], from, tagShare)
+	}
+	for a := 0; a < size; a++ {
+		for b := a + 1; b < size; b++ {
+			var err error
+			switch me {
+			case a:
+				if err = send(b); err == nil {
+					err = recv(b)
+				}
+			case b:
+				if err = recv(a); err == nil {
+					err = send(a)
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return slices.Concat(got...), nil
 }
 
 // allgatherInt64 concatenates the ranks' slices in rank order, on every

@@ -76,6 +76,47 @@ type wsDraw struct {
 	up                  []uint64   // a rewired edge's target is larger than its source
 	moves               []wsMove   // the losers' outcomes, by increasing idx
 	taken               [][2]int32 // the pairs the rewired losers took
+	// share, when set, is a share's draw (wattsStrogatzShare): rew holds
+	// only the bits of its own sources, the others are hashed when asked,
+	// and lost and back are nil (moves says).
+	share *wsOwn
+}
+
+// wsOwn is the range of sources [lo, hi) whose rewiring bits a share's
+// rew holds: edge (j−1)·n + u at bit (j−1)·(hi−lo) + u − lo.
+type wsOwn struct {
+	lo, hi int
+	p      float64
+}
+
+// rewBit reports whether lattice edge idx drew a rewiring in round 0.
+func (d *wsDraw) rewBit(idx int) bool {
+	if d.share == nil {
+		return bit(d.rew, idx)
+	}
+	j, u := idx/d.n, idx%d.n
+	if u >= d.share.lo && u < d.share.hi {
+		return bit(d.rew, j*(d.share.hi-d.share.lo)+u-d.share.lo)
+	}
+	return d.targets > 0 && unitFloat(itemHash(d.key, idx)) < d.share.p
+}
+
+// lostBit reports whether rewired lattice edge idx lost its round-0 pair;
+// backBit whether it then stayed a lattice edge.
+func (d *wsDraw) lostBit(idx int) bool {
+	if d.share == nil {
+		return bit(d.lost, idx)
+	}
+	_, found := slices.BinarySearchFunc(d.moves, int32(idx), func(mv wsMove, x int32) int { return int(mv.idx - x) })
+	return found
+}
+
+func (d *wsDraw) backBit(idx int) bool {
+	if d.share == nil {
+		return bit(d.back, idx)
+	}
+	i, found := slices.BinarySearchFunc(d.moves, int32(idx), func(mv wsMove, x int32) int { return int(mv.idx - x) })
+	return found && d.moves[i].w < 0
 }
 
 // wsMove is where a loser of round 0 went: w, or −1 for its lattice edge.
@@ -96,12 +137,12 @@ func (d *wsDraw) target(idx, u, round int) int {
 func (d *wsDraw) firstClaim(u, w, limit int) int {
 	best := limit
 	for i := u; i < best; i += d.n {
-		if bit(d.rew, i) && d.target(i, u, 0) == w {
+		if d.rewBit(i) && d.target(i, u, 0) == w {
 			best = i
 		}
 	}
 	for i := w; i < best; i += d.n {
-		if bit(d.rew, i) && d.target(i, w, 0) == u {
+		if d.rewBit(i) && d.target(i, w, 0) == u {
 			best = i
 		}
 	}
@@ -109,7 +150,7 @@ func (d *wsDraw) firstClaim(u, w, limit int) int {
 }
 
 // rewired reports whether lattice edge idx is rewired in the drawn graph.
-func (d *wsDraw) rewired(idx int) bool { return bit(d.rew, idx) && !bit(d.back, idx) }
+func (d *wsDraw) rewired(idx int) bool { return d.rewBit(idx) && !d.backBit(idx) }
 
 // rewiredIn returns the number of lattice edges in [lo, hi) that are
 // rewired in the drawn graph (word-wise popcounts), only those rewired to a
@@ -142,8 +183,8 @@ func (d *wsDraw) move(idx int) int {
 // end returns the other end of lattice edge idx (source u, lattice end
 // u+j mod n) in the drawn graph, and whether the edge was rewired.
 func (d *wsDraw) end(idx, u int) (int, bool) {
-	if bit(d.rew, idx) {
-		if !bit(d.lost, idx) {
+	if d.rewBit(idx) {
+		if !d.lostBit(idx) {
 			return d.target(idx, u, 0), true
 		}
 		if w := d.move(idx); w >= 0 {
@@ -171,7 +212,9 @@ func (d *wsDraw) resolve(losers []int32, moved func(u, w int)) {
 	}
 	for _, i := range losers {
 		idx := int(i)
-		d.lost[idx>>6] |= 1 << (idx & 63)
+		if d.lost != nil {
+			d.lost[idx>>6] |= 1 << (idx & 63)
+		}
 		u := idx % n
 		w := -1
 		for round := 1; round <= 64 && w < 0; round++ {
@@ -192,7 +235,9 @@ func (d *wsDraw) resolve(losers []int32, moved func(u, w int)) {
 		}
 		d.moves = append(d.moves, wsMove{int32(idx), int32(w)})
 		if w < 0 {
-			d.back[idx>>6] |= 1 << (idx & 63)
+			if d.back != nil {
+				d.back[idx>>6] |= 1 << (idx & 63)
+			}
 		} else {
 			if w > u && d.up != nil {
 				d.up[idx>>6] |= 1 << (idx & 63)

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"strings"
 )
@@ -66,27 +65,41 @@ func (p *Partial) NoneConnected() error {
 	return erdosRenyiNone(p.N, p.p)
 }
 
+// Collectives is what a share's draw needs from the other shares of the
+// same attempt (over MPI ranks: package dist implements it; every share
+// calls the same methods in the same order).
+type Collectives interface {
+	// Allgather returns the concatenation of every share's list (in any
+	// order).
+	Allgather(mine []int64) ([]int64, error)
+	// Exchange sends out[s] to share s (out has one list per share) and
+	// returns what the other shares sent this one, concatenated in any
+	// order.
+	Exchange(out [][]int64) ([]int64, error)
+}
+
 // Draw returns the edges of attempt t (0-based) whose lower end lies in
-// [lo, hi), in the order of Graph.Edges. A Watts–Strogatz share needs the
-// lattice edges of the other shares that lose their round-0 target (a
-// handful): gather is called once with this share's and must return the
-// concatenation of every share's list (an MPI Allgatherv over ranks whose
-// ranges partition [0, n); in any order), and Draw must then be called for
-// the same t by every share. One process drawing [0, n) passes a gather
-// that returns its argument.
+// share r of the partition bounds (bounds[0] = 0 < … < bounds[P] = n:
+// share s holds [bounds[s], bounds[s+1])), in the order of Graph.Edges.
+// Every share of the partition must call it for the same t: a Watts–
+// Strogatz share gathers the lattice edges that lose their round-0 target
+// (a handful, over all shares) and sends each rewired edge of its sources
+// that lands below its source on another share's node to that share. One
+// process drawing the whole graph passes bounds {0, n} and collectives
+// that return what they are given.
 //
-// A share's work: Watts–Strogatz hashes every lattice edge (n·⌊k/2⌋ bits
-// and the targets of the rewired ones, to find those landing on its nodes),
-// which is O(n·k) time but only three bits a lattice edge (rewired, lost
-// in round 0, kept after all: 3·n·⌊k/2⌋/8 bytes) beyond its share; Erdős–
-// Rényi scans the rows v > lo (the share of the smallest nodes scans
+// A share's work: Watts–Strogatz hashes only its own sources' lattice
+// edges (and, on demand, the few others a closed-form question needs), so
+// its time and memory (one bit a lattice edge of its own) are its share's;
+// Erdős–Rényi scans the rows v > lo (the share of the smallest nodes scans
 // nearly all), keeping only its pairs.
-func (p *Partial) Draw(t, lo, hi int, gather func([]int64) ([]int64, error)) ([][2]int32, error) {
-	if lo < 0 || hi > p.N || lo > hi {
-		return nil, fmt.Errorf("graph: %s: share [%d, %d) outside [0, %d)", p.Name, lo, hi, p.N)
+func (p *Partial) Draw(t int, bounds []int, r int, c Collectives) ([][2]int32, error) {
+	if len(bounds) < 2 || r < 0 || r+1 >= len(bounds) || bounds[0] != 0 || bounds[len(bounds)-1] != p.N || !slices.IsSorted(bounds) {
+		return nil, fmt.Errorf("graph: %s: share %d of the partition %v of [0, %d)", p.Name, r, bounds, p.N)
 	}
+	lo, hi := bounds[r], bounds[r+1]
 	if p.Kind == "watts-strogatz" {
-		return wattsStrogatzShare(p.N, p.half, p.p, attemptKey(p.seed, streamWattsStrogatz, t), lo, hi, gather)
+		return wattsStrogatzShare(p.N, p.half, p.p, attemptKey(p.seed, streamWattsStrogatz, t), bounds, r, c)
 	}
 	lists := erdosRenyiLarge(p.N, p.p, attemptKey(p.seed, streamErdosRenyi, t), lo, hi)
 	// The pairs come in order of (v, w): a stable counting sort by w gives
@@ -112,38 +125,45 @@ func (p *Partial) Draw(t, lo, hi int, gather func([]int64) ([]int64, error)) ([]
 }
 
 // wattsStrogatzShare is wattsStrogatzLarge's edge list restricted to the
-// edges whose lower end lies in [lo, hi) (see Partial.Draw).
-func wattsStrogatzShare(n, half int, p float64, key uint64, lo, hi int, gather func([]int64) ([]int64, error)) ([][2]int32, error) {
+// edges whose lower end lies in share r (see Partial.Draw).
+func wattsStrogatzShare(n, half int, p float64, key uint64, bounds []int, r int, c Collectives) ([][2]int32, error) {
+	lo, hi := bounds[r], bounds[r+1]
+	nl := hi - lo
 	m := n * half
-	words := (m + 63) / 64
+	span := nl * half // own lattice edges: (j−1)·n + u, u in [lo, hi), at bit (j−1)·nl + u − lo
 	d := &wsDraw{n: n, half: half, m: m, targets: n - 1 - 2*half, key: key,
-		rew: make([]uint64, words), lost: make([]uint64, words), back: make([]uint64, words)}
-	if d.targets > 0 && p > 0 {
-		forChunks(m, chunk, func(a, b int) {
-			for idx := a; idx < b; idx++ {
-				if unitFloat(itemHash(key, idx)) < p {
-					d.rew[idx>>6] |= 1 << (idx & 63)
+		rew: make([]uint64, (span+63)/64), share: &wsOwn{lo: lo, hi: hi, p: p}}
+	if d.targets == 0 || p == 0 {
+		d.share.p = 0
+	}
+	own := func(i int) (idx, u int) { // own edge i = bit i
+		u = lo + i%nl
+		return (i/nl)*n + u, u
+	}
+	if d.share.p > 0 && nl > 0 {
+		forChunks(span, chunk, func(a, b int) {
+			for i := a; i < b; i++ {
+				if idx, _ := own(i); unitFloat(itemHash(key, idx)) < p {
+					d.rew[i>>6] |= 1 << (i & 63)
 				}
 			}
 		})
 	}
-	// Round 0's losers among the lattice edges of this share's sources,
-	// then every share's, resolved in index order as one process does.
-	nl := hi - lo
-	span := nl * half
+	// Round 0's losers among this share's edges, then every share's,
+	// resolved in index order as one process does.
 	found := make([][]int64, (span+chunk-1)/chunk)
 	forChunks(span, chunk, func(a, b int) {
 		var lost []int64
 		for i := a; i < b; i++ {
-			u := lo + i%max(nl, 1)
-			idx := (i/max(nl, 1))*n + u
-			if bit(d.rew, idx) && d.firstClaim(u, d.target(idx, u, 0), idx) < idx {
-				lost = append(lost, int64(idx))
+			if bit(d.rew, i) {
+				if idx, u := own(i); d.firstClaim(u, d.target(idx, u, 0), idx) < idx {
+					lost = append(lost, int64(idx))
+				}
 			}
 		}
 		found[a/chunk] = lost
 	})
-	all, err := gather(slices.Concat(found...))
+	all, err := c.Allgather(slices.Concat(found...))
 	if err != nil {
 		return nil, err
 	}
@@ -153,48 +173,69 @@ func wattsStrogatzShare(n, half int, p float64, key uint64, lo, hi int, gather f
 		losers[i] = int32(x)
 	}
 	d.resolve(losers, func(u, w int) {})
-	// The rewired edges (u, w) from any source that land on this share's
-	// nodes from above (w in [lo, hi), u > w).
-	nChunks := (m + chunk - 1) / chunk
-	incoming := make([][][2]int32, nChunks)
-	forChunks(m, chunk, func(a, b int) {
-		var in [][2]int32
-		for wi := a >> 6; wi<<6 < b; wi++ {
-			for word := d.rew[wi] &^ d.back[wi]; word != 0; word &= word - 1 {
-				idx := wi<<6 + bits.TrailingZeros64(word)
-				u := idx % n
-				var w int
-				if bit(d.lost, idx) {
-					w = d.move(idx)
-				} else {
-					w = d.target(idx, u, 0)
-				}
-				if w >= lo && w < hi && u > w {
-					in = append(in, [2]int32{int32(w), int32(u)})
-				}
+	// This share's rewired edges that land below their source: on its own
+	// nodes (kept), or on another share's (sent there).
+	P := len(bounds) - 1
+	owner := func(v int) int { s, _ := slices.BinarySearch(bounds, v+1); return s - 1 }
+	type out struct {
+		in   [][2]int32
+		away [][]int64
+	}
+	outs := make([]out, (span+chunk-1)/chunk)
+	forChunks(span, chunk, func(a, b int) {
+		o := out{away: make([][]int64, P)}
+		for i := a; i < b; i++ {
+			if !bit(d.rew, i) {
+				continue
+			}
+			idx, u := own(i)
+			w, rewired := d.end(idx, u)
+			if !rewired || w > u {
+				continue
+			}
+			if w >= lo {
+				o.in = append(o.in, [2]int32{int32(w), int32(u)})
+			} else {
+				s := owner(w)
+				o.away[s] = append(o.away[s], int64(w)<<32|int64(u))
 			}
 		}
-		incoming[a/chunk] = in
+		outs[a/chunk] = o
 	})
-	inStart := make([]int, nl+1)
-	for _, l := range incoming {
-		for _, e := range l {
-			inStart[int(e[0])-lo+1]++
+	away := make([][]int64, P)
+	var incoming [][2]int32
+	for _, o := range outs {
+		incoming = append(incoming, o.in...)
+		for s := range P {
+			away[s] = append(away[s], o.away[s]...)
 		}
+	}
+	outs = nil
+	got, err := c.Exchange(away)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range got {
+		w, u := int(x>>32), int(uint32(x))
+		if w < lo || w >= hi || u <= w {
+			return nil, fmt.Errorf("graph: %s: share %d [%d, %d) was sent the edge (%d, %d)", "watts-strogatz", r, lo, hi, w, u)
+		}
+		incoming = append(incoming, [2]int32{int32(w), int32(u)})
+	}
+	inStart := make([]int, nl+1)
+	for _, e := range incoming {
+		inStart[int(e[0])-lo+1]++
 	}
 	for k := range nl {
 		inStart[k+1] += inStart[k]
 	}
 	inAdj := make([]int32, inStart[nl])
 	cur := slices.Clone(inStart[:nl])
-	for c, l := range incoming {
-		for _, e := range l {
-			inAdj[cur[int(e[0])-lo]] = e[1]
-			cur[int(e[0])-lo]++
-		}
-		incoming[c] = nil
+	for _, e := range incoming {
+		inAdj[cur[int(e[0])-lo]] = e[1]
+		cur[int(e[0])-lo]++
 	}
-	cur = nil
+	incoming, cur = nil, nil
 	// The larger neighbours of node k: its own lattice edges' ends (kept
 	// or rewired) above k, the kept lattice edges from k−j that wrap
 	// around the ring (k < j), and the incoming rewired edges from above.

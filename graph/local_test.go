@@ -1,44 +1,80 @@
 package graph
 
 import (
-	"errors"
 	"slices"
+	"sync"
 	"testing"
 )
 
-// drawShares draws attempt t of p in the shares cut at bounds (bounds[0] =
-// 0, last = n), as ranks would: a first pass collects every share's
-// gathered list, a second hands each share all of them (in reverse share
-// order: the order must not matter).
+// shareComm is the collectives of P shares drawn by P goroutines (each
+// share calls Allgather, then Exchange, once).
+type shareComm struct {
+	P                int
+	gathered         [][]int64
+	sent             [][][]int64
+	gatherWG, sendWG sync.WaitGroup
+}
+
+func newShareComm(P int) *shareComm {
+	c := &shareComm{P: P, gathered: make([][]int64, P), sent: make([][][]int64, P)}
+	c.gatherWG.Add(P)
+	c.sendWG.Add(P)
+	return c
+}
+
+type shareEnd struct {
+	c *shareComm
+	r int
+}
+
+func (e shareEnd) Allgather(mine []int64) ([]int64, error) {
+	e.c.gathered[e.r] = slices.Clone(mine)
+	e.c.gatherWG.Done()
+	e.c.gatherWG.Wait()
+	var all []int64
+	for r := e.c.P - 1; r >= 0; r-- { // in reverse: the order must not matter
+		all = append(all, e.c.gathered[r]...)
+	}
+	return all, nil
+}
+
+func (e shareEnd) Exchange(out [][]int64) ([]int64, error) {
+	e.c.sent[e.r] = out
+	e.c.sendWG.Done()
+	e.c.sendWG.Wait()
+	var got []int64
+	for s := range e.c.P {
+		got = append(got, e.c.sent[s][e.r]...)
+	}
+	return got, nil
+}
+
+// drawShares draws attempt att of p in the shares cut at bounds, one
+// goroutine a share, as ranks would.
 func drawShares(t *testing.T, p *Partial, att int, bounds []int) [][][2]int32 {
 	t.Helper()
-	errStop := errors.New("stop")
-	lists := make([][]int64, len(bounds)-1)
-	for r := range lists {
-		_, err := p.Draw(att, bounds[r], bounds[r+1], func(mine []int64) ([]int64, error) {
-			lists[r] = slices.Clone(mine)
-			return nil, errStop
-		})
-		if err != nil && err != errStop {
-			t.Fatal(err)
-		}
+	P := len(bounds) - 1
+	c := newShareComm(P)
+	shares := make([][][2]int32, P)
+	errs := make([]error, P)
+	var wg sync.WaitGroup
+	for r := range P {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			shares[r], errs[r] = p.Draw(att, bounds, r, shareEnd{c, r})
+		}()
 	}
-	var all []int64
-	for r := len(lists) - 1; r >= 0; r-- {
-		all = append(all, lists[r]...)
-	}
-	shares := make([][][2]int32, len(lists))
-	for r := range lists {
-		e, err := p.Draw(att, bounds[r], bounds[r+1], func([]int64) ([]int64, error) { return slices.Clone(all), nil })
-		if err != nil {
-			t.Fatal(err)
+	wg.Wait()
+	for r, e := range shares {
+		if errs[r] != nil {
+			t.Fatal(errs[r])
 		}
 		for _, x := range e {
 			if int(x[0]) < bounds[r] || int(x[0]) >= bounds[r+1] {
 				t.Fatalf("share %d [%d, %d) holds edge %v", r, bounds[r], bounds[r+1], x)
 			}
 		}
-		shares[r] = e
 	}
 	return shares
 }
