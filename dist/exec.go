@@ -242,22 +242,11 @@ func (l *local) shareEdges(g *graph.Graph) error {
 		return sort.Search(len(g.Edges), func(i int) bool { return int(g.Edges[i][0]) >= k })
 	}
 	a, b := first(l.lo), first(l.hi)
-	l.myEdges = slices.Clone(g.Edges[a:b])
-	size := l.comm.Size()
-	counts := make([]int64, size)
-	ones := make([]int, size)
-	for i := range ones {
-		ones[i] = 1
-	}
-	if err := l.comm.AllgathervInt64([]int64{int64(b - a)}, ones, counts); err != nil {
+	if err := l.setEdges(slices.Clone(g.Edges[a:b]), len(g.Edges)); err != nil {
 		return err
 	}
-	l.eStart = make([]int, size+1)
-	for r, c := range counts {
-		l.eStart[r+1] = l.eStart[r] + int(c)
-	}
-	if l.eStart[size] != len(g.Edges) || l.eStart[l.comm.Rank()] != a {
-		return fmt.Errorf("dist: the ranks' edge ranges do not cover the graph's %d edges (%d)", len(g.Edges), l.eStart[size])
+	if l.eStart[l.comm.Rank()] != a {
+		return fmt.Errorf("dist: rank %d's edges start at %d in the graph's list, not %d", l.comm.Rank(), a, l.eStart[l.comm.Rank()])
 	}
 	return nil
 }

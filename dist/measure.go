@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/pairgossip/pairgossip/dataset"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/kernel"
@@ -45,7 +44,7 @@ type measurer struct {
 	rows   []int // evaluated nodes, sorted
 	plan   problem.EvalPlan
 	opt    problem.EvalOptions
-	gen    *dataset.SyntheticAUCRows
+	gen    rowSource
 	prec   float64
 	blocks []float64
 	rowBuf []float64
@@ -69,7 +68,7 @@ func evalCount(n, npos int, cfg engine.Config) int {
 	return m
 }
 
-func newMeasurer(l *local, cfg engine.Config, gen *dataset.SyntheticAUCRows, workers int) (*measurer, error) {
+func newMeasurer(l *local, cfg engine.Config, gen rowSource, workers int) (*measurer, error) {
 	m := evalCount(l.n, l.labels.npos, cfg)
 	ms := &measurer{l: l, rows: engine.MeasuredRows(cfg.Seed, l.n, m), gen: gen}
 	ms.opt = problem.EvalOptions{Mode: cfg.Measure, Precision: cfg.MeasurePrecision, Seed: rng.Hash(cfg.Seed, hashMeasure, 0)}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,14 +30,25 @@ type distCase struct {
 	n       int
 	measure string
 	problem string
+	file    string // "": generated; "npy", "csv": read from files (writeAUCData)
 }
 
-func (c distCase) String() string { return fmt.Sprintf("%d:%s:%s", c.n, c.measure, c.problem) }
+func (c distCase) String() string {
+	s := fmt.Sprintf("%d:%s:%s", c.n, c.measure, c.problem)
+	if c.file != "" {
+		s += ":" + c.file
+	}
+	return s
+}
 
 func parseCase(s string) distCase {
 	f := strings.Split(s, ":")
 	n, _ := strconv.Atoi(f[0])
-	return distCase{n, f[1], f[2]}
+	c := distCase{n, f[1], f[2], ""}
+	if len(f) > 3 {
+		c.file = f[3]
+	}
+	return c
 }
 
 // identityCases are the runs of the identity test: the sampled measurement
@@ -45,19 +57,32 @@ func parseCase(s string) distCase {
 // takes at smaller sizes: pairwise objective, AUC and bias term (n =
 // 3000), sorted objective and AUC (hinge, n = 20000), sampled objective
 // with the sorted AUC (logistic, n = 20000), the streamed bias term in
-// both.
+// both; and n = 140000, above the size (131072) from which the Watts–
+// Strogatz graph is drawn by each rank for its own nodes (graph.Partial).
 var identityCases = []distCase{
-	{5000, "sampled", "auc"},
-	{70001, "sampled", "auc"},
-	{3000, "auto", "auc-hinge"},
-	{20000, "auto", "auc-hinge"},
-	{20000, "auto", "auc"},
+	{5000, "sampled", "auc", ""},
+	{70001, "sampled", "auc", ""},
+	{3000, "auto", "auc-hinge", ""},
+	{20000, "auto", "auc-hinge", ""},
+	{20000, "auto", "auc", ""},
+	{140000, "sampled", "auc", ""},
+	{5000, "sampled", "auc", "npy"},
+	{3000, "auto", "auc-hinge", "npy"},
+	{5000, "sampled", "auc", "csv"},
 }
 
-// workerConfig is the run of the identity test for case c.
+// workerConfig is the run of the identity test for case c; a case on
+// files reads the one PAIRGOSSIP_DIST_DATA names (X.npy or data.csv
+// beside it).
 func workerConfig(c distCase) pairgossip.Config {
 	cfg := testConfig(c.n, 4000)
 	cfg.Measure, cfg.Problem = c.measure, c.problem
+	switch c.file {
+	case "npy":
+		cfg.Data, cfg.N, cfg.Dim = os.Getenv("PAIRGOSSIP_DIST_DATA"), 0, 0
+	case "csv":
+		cfg.Data, cfg.N, cfg.Dim = filepath.Join(filepath.Dir(os.Getenv("PAIRGOSSIP_DIST_DATA")), "data.csv"), 0, 0
+	}
 	return cfg
 }
 
@@ -67,6 +92,9 @@ func TestRanksIdentical(t *testing.T) {
 	}
 	for _, tc := range identityCases {
 		n := tc.n
+		if tc.file != "" {
+			t.Setenv("PAIRGOSSIP_DIST_DATA", writeAUCData(t, t.TempDir(), n))
+		}
 		cfg := workerConfig(tc)
 		wantTrace, wantSum, wantState := singleProcess(t, cfg)
 		for np := 1; np <= 4; np++ {
@@ -104,6 +132,74 @@ func TestRanksIdentical(t *testing.T) {
 	}
 }
 
+// graphCases are the graphs of TestRanksGraphShares, all drawn by each
+// rank for its own nodes (n >= 131072): Watts–Strogatz with the default k
+// and p and with k = 2, p = 0 (a cycle of even length: bipartite, the
+// warning computed over the ranks), and Erdős–Rényi at p = ln(n)/n
+// (disconnected draws are redrawn: Tries > 1, decided over the ranks).
+var graphCases = []struct {
+	kind string
+	k    int
+	p    float64
+}{{"watts-strogatz", 5, 0.3}, {"watts-strogatz", 2, 0}, {"erdos-renyi", 0, 11.85 / 140000}}
+
+// TestRanksGraphShares: as 1 to 4 ranks, each rank's edges are exactly the
+// single-process graph's edges whose lower end it owns, in order, and the
+// graph's description (edges, degrees, tries) and warnings are one
+// process's.
+func TestRanksGraphShares(t *testing.T) {
+	if !mpi.Compiled {
+		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+	}
+	for np := 1; np <= 4; np++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		cmd, why := mpirunCmd(ctx, np, os.Args[0], "-test.run", "^TestRankGraphWorker$", "-test.v")
+		if cmd == nil {
+			cancel()
+			t.Skip(why)
+		}
+		cmd.Env = append(os.Environ(), "PAIRGOSSIP_DIST_GRAPHS=1")
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("%d ranks: %v\n%s", np, err, out)
+		}
+		if c := strings.Count(string(out), "--- PASS: TestRankGraphWorker"); c != np {
+			t.Fatalf("%d ranks: %d workers passed\n%s", np, c, out)
+		}
+		t.Logf("%d ranks: every rank's edges, the graph's description and warnings are one process's", np)
+	}
+}
+
+// TestRankGraphWorker is one rank of TestRanksGraphShares.
+func TestRankGraphWorker(t *testing.T) {
+	if os.Getenv("PAIRGOSSIP_DIST_GRAPHS") == "" {
+		t.Skip("a rank of TestRanksGraphShares")
+	}
+	c, err := mpi.Init()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gc := range graphCases {
+		cfg := testConfig(140000, 10)
+		cfg.Graph, cfg.GraphK, cfg.GraphP = gc.kind, gc.k, gc.p
+		r, err := Prepare(c, cfg)
+		if err == nil {
+			err = checkLocalEdges(c, r)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "rank %d, %s: %v\n", c.Rank(), gc.kind, err)
+			mpi.Abort(3)
+		}
+		if c.Rank() == 0 {
+			t.Logf("%s: %d tries, warnings %q", r.Graph.Name, r.Graph.Tries, r.Warnings)
+		}
+	}
+	if err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRanksResume stops a run over 1 to 4 ranks at an iteration with a
 // checkpoint (a manifest and one file per rank), resumes it as as many
 // ranks, and compares the trace, the summary and the final state with the
@@ -113,7 +209,7 @@ func TestRanksResume(t *testing.T) {
 	if !mpi.Compiled {
 		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
 	}
-	tc := distCase{20000, "auto", "auc-hinge"}
+	tc := distCase{20000, "auto", "auc-hinge", ""}
 	wantTrace, wantSum, wantState := singleProcess(t, workerConfig(tc))
 	run := func(np int, dir, mode string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -262,22 +358,36 @@ func TestRankWorker(t *testing.T) {
 }
 
 // checkLocalEdges checks that r holds exactly the edges of the whole graph
-// whose lower end is in [Lo, Hi), and that the ranks' counts add up to |E|.
+// whose lower end is in [Lo, Hi), in the graph's order, that the graph's
+// description and warnings are one process's, and that the ranks' counts
+// add up to |E|.
 func checkLocalEdges(c mpi.Comm, r *Run) error {
 	cfg := r.Config
-	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: cfg.N, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
+	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: r.l.n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
 		Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
 	if err != nil {
 		return err
 	}
-	want := 0
+	var want [][2]int32
 	for _, e := range g.Edges {
 		if int(e[0]) >= r.Lo() && int(e[0]) < r.Hi() {
-			want++
+			want = append(want, e)
 		}
 	}
-	if got := r.LocalEdges(); got != want {
-		return fmt.Errorf("rank %d holds %d edges, want %d (of %d)", c.Rank(), got, want, len(g.Edges))
+	if !slices.Equal(r.l.myEdges, want) {
+		return fmt.Errorf("rank %d holds %d edges, not the graph's %d edges whose lower end is in [%d, %d) (of %d)", c.Rank(), r.LocalEdges(), len(want), r.Lo(), r.Hi(), len(g.Edges))
+	}
+	info := pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
+	if *r.Graph != info {
+		return fmt.Errorf("rank %d: graph %+v, one process's %+v", c.Rank(), *r.Graph, info)
+	}
+	warn, err := graph.Check(g)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(r.Warnings, warn) {
+		return fmt.Errorf("rank %d: warnings %q, one process's %q", c.Rank(), r.Warnings, warn)
 	}
 	sum := []int64{int64(r.LocalEdges())}
 	if err := c.AllreduceInt64(sum, mpi.Sum); err != nil {
@@ -286,7 +396,9 @@ func checkLocalEdges(c mpi.Comm, r *Run) error {
 	if int(sum[0]) != len(g.Edges) {
 		return fmt.Errorf("the ranks hold %d edges, the graph has %d", sum[0], len(g.Edges))
 	}
-	if c.Size() > 1 && 2*r.LocalEdges() > len(g.Edges)*3/c.Size() {
+	// (Not Erdős–Rényi: rank r holds the pairs whose lower end it owns,
+	// a share 1 − (r/P)² − … skewed towards rank 0.)
+	if c.Size() > 1 && g.Kind != "erdos-renyi" && 2*r.LocalEdges() > len(g.Edges)*3/c.Size() {
 		return fmt.Errorf("rank %d holds %d of %d edges: more than 1.5 times its share", c.Rank(), r.LocalEdges(), len(g.Edges))
 	}
 	return nil

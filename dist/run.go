@@ -9,7 +9,10 @@
 //
 // What it runs: the synchronous algorithm with the gossip estimator on the
 // AUC losses with ψ = none or l2 (the reduced schedule), on the synthetic
-// AUC data, each rank generating only its rows; the measurement with every
+// AUC data or a NumPy .npy data set, each rank generating or reading only
+// its rows, or any other data set loaded whole by every rank (data.go), on
+// a graph each rank draws only its share of when
+// the generator is counter-based (graph.go); the measurement with every
 // method of the evaluator's AUC losses: sampled, streamed, and the exact
 // ones (pairwise, sorted) by gathering one vector's scores to one rank at a
 // time (measure_exact.go). Prepare says what is missing for anything else.
@@ -44,6 +47,7 @@ type Run struct {
 	Setup    pairgossip.SetupTimes
 	Warnings []string
 	ecfg     engine.Config
+	data     rowSource
 	l        *local
 	ms       *measurer
 	sched    []int64
@@ -109,8 +113,8 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if s := ecfg.Schedule; s != "" && s != engine.ScheduleAuto && s != engine.ScheduleReduced {
 		why = append(why, "the reduced schedule (--schedule auto or reduced)")
 	}
-	if cfg.Data != dataset.SpecSyntheticAUC {
-		why = append(why, "--data synthetic-auc (each rank generates its own rows; files are not split yet)")
+	if err := dataOverRanks(cfg); err != nil {
+		why = append(why, err.Error())
 	}
 	if cfg.PointsNode != 1 {
 		why = append(why, "--points-per-node 1")
@@ -120,24 +124,11 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	}
 	r := &Run{Config: cfg, Comm: c, ecfg: ecfg, workers: par.Workers(cfg.Workers)}
 	t0 := time.Now()
-	scfg := dataset.SyntheticAUCConfig{N: dataset.DefaultAUCN, D: dataset.DefaultAUCDim, Separation: dataset.DefaultAUCSeparation,
-		PositiveFraction: dataset.DefaultAUCPositive, Seed: cfg.DataSeed, Workers: cfg.Workers}
-	if cfg.N != 0 {
-		scfg.N = cfg.N
-	}
-	if cfg.Dim != 0 {
-		scfg.D = cfg.Dim
-	}
-	// The data limit (dataset.DefaultMaxElements values) bounds what one
-	// process allocates: a rank generates only its rows, so it applies to
-	// them, not to n·d (one process's limit would cap the job at one
-	// process's size).
-	scfg.MaxElements = -1
-	gen, err := dataset.NewSyntheticAUCRows(scfg)
+	src, err := openRows(cfg)
 	if err != nil {
 		return nil, err
 	}
-	n, d := scfg.N, scfg.D
+	n, d := src.size()
 	if n < 64*c.Size() {
 		return nil, fmt.Errorf("dist: %d nodes over %d ranks: each rank needs at least 64 nodes (n >= %d)", n, c.Size(), 64*c.Size())
 	}
@@ -159,15 +150,10 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		workers: r.workers}
 	l.x = make([]float64, nl*d)
 	l.lab = make([]int32, nl)
-	par.Blocks(nl, r.workers, func(_, a, b int) {
-		for k := a; k < b; k++ {
-			if gen.Row(lo+k, l.x[k*d:(k+1)*d]) == 1 {
-				l.lab[k] = 1
-			} else {
-				l.lab[k] = -1
-			}
-		}
-	})
+	if err := src.read(c, lo, hi, l.x, l.lab, r.workers); err != nil {
+		return nil, err
+	}
+	r.data = src
 	if l.labels, err = gatherLabels(c, n, l.lab); err != nil {
 		return nil, err
 	}
@@ -178,26 +164,25 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		return nil, fmt.Errorf("dist: the centralized optimum is not solved over ranks (one process solves it at this size): add --no-optimum")
 	}
 	t1 := time.Now()
-	g, err := graph.Build(graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
-		Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile})
+	spec := graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
+		Rows: cfg.GraphRows, Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile}
+	part, err := graph.NewPartial(spec)
 	if err != nil {
 		return nil, err
 	}
-	warn, err := graph.Check(g)
-	if err != nil {
+	if part != nil && c.Size() > 1 {
+		// The counter-based generators (Watts–Strogatz, Erdős–Rényi from
+		// n = 131072): each rank draws only its share, and connectivity is
+		// checked over the ranks. (One rank builds it whole: the same graph,
+		// and the whole-graph builder is faster than one share with the
+		// check over ranks.)
+		if r.Graph, r.Warnings, err = l.drawShare(part); err != nil {
+			return nil, err
+		}
+	} else if err := r.buildWhole(l, spec); err != nil {
 		return nil, err
 	}
-	if len(g.Edges) == 0 || !g.Connected() {
-		return nil, fmt.Errorf("engine: graph %s is not connected", g.Name)
-	}
-	r.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
-		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
-	r.Warnings = warn
-	if err := l.shareEdges(g); err != nil {
-		return nil, err
-	}
-	g = nil
-	debug.FreeOSMemory() // the whole graph is dropped: give its pages back before the state is allocated
+	debug.FreeOSMemory() // the set-up's temporaries: give their pages back before the state is allocated
 	t2 := time.Now()
 	l.z = make([]float64, nl*d)
 	l.bar = make([]float64, nl*d)
@@ -246,12 +231,32 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if err := c.BcastFloat64(pw, 0); err != nil {
 		return nil, err
 	}
-	if r.ms, err = newMeasurer(l, ecfg, gen, int(pw[0])); err != nil {
+	if r.ms, err = newMeasurer(l, ecfg, src, int(pw[0])); err != nil {
 		return nil, err
 	}
 	r.sched = engine.LogSchedule(cfg.Iters, ecfg.LogPoints)
 	r.Setup = pairgossip.SetupTimes{Data: t1.Sub(t0), Graph: t2.Sub(t1), Engine: time.Since(t2)}
 	return r, nil
+}
+
+// buildWhole builds the whole graph (the other kinds and sizes: one
+// process's graph on every rank) and keeps this rank's share of its edges.
+func (r *Run) buildWhole(l *local, spec graph.Spec) error {
+	g, err := graph.Build(spec)
+	if err != nil {
+		return err
+	}
+	warn, err := graph.Check(g)
+	if err != nil {
+		return err
+	}
+	if len(g.Edges) == 0 || !g.Connected() {
+		return fmt.Errorf("engine: graph %s is not connected", g.Name)
+	}
+	r.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
+	r.Warnings = warn
+	return l.shareEdges(g)
 }
 
 func joinAnd(s []string) string {
@@ -425,7 +430,7 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 		}
 		s.Error = err.Error()
 	}
-	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = dataset.SpecSyntheticAUC, r.l.n, r.l.d, 2
+	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.data.name(), r.l.n, r.l.d, 2
 	gi := *r.Graph
 	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)

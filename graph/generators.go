@@ -267,20 +267,10 @@ func Torus(rows, cols int) (*Graph, error) {
 // made. Requires 2 <= k < n and 0 <= p <= 1.
 func WattsStrogatz(n, k int, p float64, seed uint64) (*Graph, error) {
 	const gen = "watts-strogatz"
-	if err := checkN(gen, n, 3); err != nil {
+	name, half, err := wattsStrogatzCheck(n, k, p, seed)
+	if err != nil {
 		return nil, err
 	}
-	if k < 2 || k >= n {
-		return nil, fmt.Errorf("graph: %s: k must be >= 2 and < n (each node joins ⌊k/2⌋ neighbours on each side), got k=%d with n=%d", gen, k, n)
-	}
-	if err := checkProb(gen, "p", p, true); err != nil {
-		return nil, err
-	}
-	half := k / 2
-	if err := checkEdgeCount(gen, float64(n)*float64(half)); err != nil {
-		return nil, err
-	}
-	name := fmt.Sprintf("watts-strogatz(n=%d,k=%d,p=%g,seed=%d)", n, k, p, seed)
 	g := drawConnected(seed, func(t int) *Graph {
 		if n >= largeN {
 			return wattsStrogatzLarge(name, n, half, p, attemptKey(seed, streamWattsStrogatz, t))
@@ -290,7 +280,32 @@ func WattsStrogatz(n, k int, p float64, seed uint64) (*Graph, error) {
 	if g != nil {
 		return g, nil
 	}
-	return nil, fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, k=%d, p=%g); increase k or decrease p", gen, MaxTries, n, k, p)
+	return nil, wattsStrogatzNone(n, k, p)
+}
+
+// wattsStrogatzCheck validates WattsStrogatz's parameters and returns the
+// graph's name and ⌊k/2⌋.
+func wattsStrogatzCheck(n, k int, p float64, seed uint64) (string, int, error) {
+	const gen = "watts-strogatz"
+	if err := checkN(gen, n, 3); err != nil {
+		return "", 0, err
+	}
+	if k < 2 || k >= n {
+		return "", 0, fmt.Errorf("graph: %s: k must be >= 2 and < n (each node joins ⌊k/2⌋ neighbours on each side), got k=%d with n=%d", gen, k, n)
+	}
+	if err := checkProb(gen, "p", p, true); err != nil {
+		return "", 0, err
+	}
+	half := k / 2
+	if err := checkEdgeCount(gen, float64(n)*float64(half)); err != nil {
+		return "", 0, err
+	}
+	return fmt.Sprintf("watts-strogatz(n=%d,k=%d,p=%g,seed=%d)", n, k, p, seed), half, nil
+}
+
+// wattsStrogatzNone is WattsStrogatz's error when no draw was connected.
+func wattsStrogatzNone(n, k int, p float64) error {
+	return fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, k=%d, p=%g); increase k or decrease p", "watts-strogatz", MaxTries, n, k, p)
 }
 
 // wattsStrogatzEdges draws one Watts–Strogatz edge list (ring lattice with
@@ -364,27 +379,42 @@ func hasKey(set map[uint64]struct{}, k uint64) bool {
 // needs p somewhat above ln(n)/n.
 func ErdosRenyi(n int, p float64, seed uint64) (*Graph, error) {
 	const gen = "erdos-renyi"
-	if err := checkN(gen, n, 2); err != nil {
+	name, err := erdosRenyiCheck(n, p, seed)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkProb(gen, "p", p, false); err != nil {
-		return nil, err
-	}
-	if err := checkEdgeCount(gen, p*float64(n)*float64(n-1)/2); err != nil {
-		return nil, err
-	}
-	name := fmt.Sprintf("erdos-renyi(n=%d,p=%g,seed=%d)", n, p, seed)
 	g := drawConnected(seed, func(t int) *Graph {
 		if n >= largeN && p < 1 {
-			return fromLower(name, gen, n, erdosRenyiLarge(n, p, attemptKey(seed, streamErdosRenyi, t)))
+			return fromLower(name, gen, n, erdosRenyiLarge(n, p, attemptKey(seed, streamErdosRenyi, t), 0, n))
 		}
 		return assemble(name, gen, n, [][][2]int32{erdosRenyiEdges(n, p, attemptStream(seed, streamErdosRenyi, t))})
 	})
 	if g != nil {
 		return g, nil
 	}
-	return nil, fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, p=%g); increase p (connectivity needs p above about ln(n)/n = %.3g)",
-		gen, MaxTries, n, p, math.Log(float64(n))/float64(n))
+	return nil, erdosRenyiNone(n, p)
+}
+
+// erdosRenyiCheck validates ErdosRenyi's parameters and returns the graph's
+// name.
+func erdosRenyiCheck(n int, p float64, seed uint64) (string, error) {
+	const gen = "erdos-renyi"
+	if err := checkN(gen, n, 2); err != nil {
+		return "", err
+	}
+	if err := checkProb(gen, "p", p, false); err != nil {
+		return "", err
+	}
+	if err := checkEdgeCount(gen, p*float64(n)*float64(n-1)/2); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("erdos-renyi(n=%d,p=%g,seed=%d)", n, p, seed), nil
+}
+
+// erdosRenyiNone is ErdosRenyi's error when no draw was connected.
+func erdosRenyiNone(n int, p float64) error {
+	return fmt.Errorf("graph: %s: no connected graph in %d draws (n=%d, p=%g); increase p (connectivity needs p above about ln(n)/n = %.3g)",
+		"erdos-renyi", MaxTries, n, p, math.Log(float64(n))/float64(n))
 }
 
 // erdosRenyiEdges draws one G(n, p) edge list as pairs (w, v), w < v, in

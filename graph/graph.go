@@ -266,6 +266,9 @@ func (g *Graph) Validate() error {
 	return nil
 }
 
+// BipartiteWarning is Check's warning for a bipartite graph.
+const BipartiteWarning = "graph is bipartite: the convergence theory assumes a non-bipartite graph"
+
 // Check reports whether g is usable by the gossip algorithms. A nil graph, a
 // graph without edges and a disconnected graph are errors; a bipartite graph
 // gives a warning, since the convergence theory assumes a connected
@@ -281,7 +284,7 @@ func Check(g *Graph) (warnings []string, err error) {
 		return nil, fmt.Errorf("graph: %s is disconnected (%d connected components); gossip needs a connected graph", g.Name, c)
 	}
 	if g.Bipartite() {
-		warnings = append(warnings, "graph is bipartite: the convergence theory assumes a non-bipartite graph")
+		warnings = append(warnings, BipartiteWarning)
 	}
 	return warnings, nil
 }

@@ -70,11 +70,53 @@ func bit(set []uint64, i int) bool { return set[i>>6]>>(i&63)&1 != 0 }
 type wsDraw struct {
 	n, half, m, targets int
 	key                 uint64
-	rew                 []uint64 // lattice edge idx drew a rewiring in round 0
-	lost                []uint64 // ... and lost its round-0 pair to a smaller index
-	back                []uint64 // ... and found no free pair: it stays a lattice edge
-	up                  []uint64 // a rewired edge's target is larger than its source
-	moves               []wsMove // the losers' outcomes, by increasing idx
+	rew                 []uint64   // lattice edge idx drew a rewiring in round 0
+	lost                []uint64   // ... and lost its round-0 pair to a smaller index
+	back                []uint64   // ... and found no free pair: it stays a lattice edge
+	up                  []uint64   // a rewired edge's target is larger than its source
+	moves               []wsMove   // the losers' outcomes, by increasing idx
+	taken               [][2]int32 // the pairs the rewired losers took
+	// share, when set, is a share's draw (wattsStrogatzShare): rew holds
+	// only the bits of its own sources, the others are hashed when asked,
+	// and lost and back are nil (moves says).
+	share *wsOwn
+}
+
+// wsOwn is the range of sources [lo, hi) whose rewiring bits a share's
+// rew holds: edge (j−1)·n + u at bit (j−1)·(hi−lo) + u − lo.
+type wsOwn struct {
+	lo, hi int
+	p      float64
+}
+
+// rewBit reports whether lattice edge idx drew a rewiring in round 0.
+func (d *wsDraw) rewBit(idx int) bool {
+	if d.share == nil {
+		return bit(d.rew, idx)
+	}
+	j, u := idx/d.n, idx%d.n
+	if u >= d.share.lo && u < d.share.hi {
+		return bit(d.rew, j*(d.share.hi-d.share.lo)+u-d.share.lo)
+	}
+	return d.targets > 0 && unitFloat(itemHash(d.key, idx)) < d.share.p
+}
+
+// lostBit reports whether rewired lattice edge idx lost its round-0 pair;
+// backBit whether it then stayed a lattice edge.
+func (d *wsDraw) lostBit(idx int) bool {
+	if d.share == nil {
+		return bit(d.lost, idx)
+	}
+	_, found := slices.BinarySearchFunc(d.moves, int32(idx), func(mv wsMove, x int32) int { return int(mv.idx - x) })
+	return found
+}
+
+func (d *wsDraw) backBit(idx int) bool {
+	if d.share == nil {
+		return bit(d.back, idx)
+	}
+	i, found := slices.BinarySearchFunc(d.moves, int32(idx), func(mv wsMove, x int32) int { return int(mv.idx - x) })
+	return found && d.moves[i].w < 0
 }
 
 // wsMove is where a loser of round 0 went: w, or −1 for its lattice edge.
@@ -95,12 +137,12 @@ func (d *wsDraw) target(idx, u, round int) int {
 func (d *wsDraw) firstClaim(u, w, limit int) int {
 	best := limit
 	for i := u; i < best; i += d.n {
-		if bit(d.rew, i) && d.target(i, u, 0) == w {
+		if d.rewBit(i) && d.target(i, u, 0) == w {
 			best = i
 		}
 	}
 	for i := w; i < best; i += d.n {
-		if bit(d.rew, i) && d.target(i, w, 0) == u {
+		if d.rewBit(i) && d.target(i, w, 0) == u {
 			best = i
 		}
 	}
@@ -108,7 +150,7 @@ func (d *wsDraw) firstClaim(u, w, limit int) int {
 }
 
 // rewired reports whether lattice edge idx is rewired in the drawn graph.
-func (d *wsDraw) rewired(idx int) bool { return bit(d.rew, idx) && !bit(d.back, idx) }
+func (d *wsDraw) rewired(idx int) bool { return d.rewBit(idx) && !d.backBit(idx) }
 
 // rewiredIn returns the number of lattice edges in [lo, hi) that are
 // rewired in the drawn graph (word-wise popcounts), only those rewired to a
@@ -141,8 +183,8 @@ func (d *wsDraw) move(idx int) int {
 // end returns the other end of lattice edge idx (source u, lattice end
 // u+j mod n) in the drawn graph, and whether the edge was rewired.
 func (d *wsDraw) end(idx, u int) (int, bool) {
-	if bit(d.rew, idx) {
-		if !bit(d.lost, idx) {
+	if d.rewBit(idx) {
+		if !d.lostBit(idx) {
 			return d.target(idx, u, 0), true
 		}
 		if w := d.move(idx); w >= 0 {
@@ -154,6 +196,56 @@ func (d *wsDraw) end(idx, u int) (int, bool) {
 		v -= d.n
 	}
 	return v, false
+}
+
+// resolve redraws the losers of round 0 (lattice edge indices, in
+// increasing order, continuing the losers resolved by earlier calls), one
+// after the other: each avoids every pair a round-0 winner or an earlier
+// loser took; after 64 failed rounds it picks uniformly among the free
+// targets, and keeps its lattice edge if there is none. It records their
+// outcomes (lost, back, up, moves) and calls moved(u, w) for each one
+// rewired to w.
+func (d *wsDraw) resolve(losers []int32, moved func(u, w int)) {
+	n, half, m, key := d.n, d.half, d.m, d.key
+	free := func(u, w int) bool {
+		return d.firstClaim(u, w, m) == m && !slices.Contains(d.taken, normPair(u, w))
+	}
+	for _, i := range losers {
+		idx := int(i)
+		if d.lost != nil {
+			d.lost[idx>>6] |= 1 << (idx & 63)
+		}
+		u := idx % n
+		w := -1
+		for round := 1; round <= 64 && w < 0; round++ {
+			if c := d.target(idx, u, round); free(u, c) {
+				w = c
+			}
+		}
+		if w < 0 {
+			var cands []int
+			for o := range d.targets {
+				if c := (u + half + 1 + o) % n; free(u, c) {
+					cands = append(cands, c)
+				}
+			}
+			if len(cands) > 0 {
+				w = cands[boundedHash(itemHash(key, idx), 1<<40, len(cands))]
+			}
+		}
+		d.moves = append(d.moves, wsMove{int32(idx), int32(w)})
+		if w < 0 {
+			if d.back != nil {
+				d.back[idx>>6] |= 1 << (idx & 63)
+			}
+		} else {
+			if w > u && d.up != nil {
+				d.up[idx>>6] |= 1 << (idx & 63)
+			}
+			d.taken = append(d.taken, normPair(u, w))
+			moved(u, w)
+		}
+	}
 }
 
 // wattsStrogatzLarge draws one Watts–Strogatz graph for large n, in
@@ -214,44 +306,9 @@ func wattsStrogatzLarge(name string, n, half int, p float64, key uint64) *Graph 
 		losers[lo/chunk], incoming[lo/chunk] = lost, in
 	})
 	// The losers, in index order.
-	var taken [][2]int32
-	free := func(u, w int) bool {
-		return d.firstClaim(u, w, m) == m && !slices.Contains(taken, normPair(u, w))
-	}
 	var in [][2]int32
 	for _, lost := range losers {
-		for _, i := range lost {
-			idx := int(i)
-			d.lost[idx>>6] |= 1 << (idx & 63)
-			u := idx % n
-			w := -1
-			for round := 1; round <= 64 && w < 0; round++ {
-				if c := d.target(idx, u, round); free(u, c) {
-					w = c
-				}
-			}
-			if w < 0 {
-				var cands []int
-				for o := range d.targets {
-					if c := (u + half + 1 + o) % n; free(u, c) {
-						cands = append(cands, c)
-					}
-				}
-				if len(cands) > 0 {
-					w = cands[boundedHash(itemHash(key, idx), 1<<40, len(cands))]
-				}
-			}
-			d.moves = append(d.moves, wsMove{int32(idx), int32(w)})
-			if w < 0 {
-				d.back[idx>>6] |= 1 << (idx & 63)
-			} else {
-				if w > u {
-					d.up[idx>>6] |= 1 << (idx & 63)
-				}
-				taken = append(taken, normPair(u, w))
-				in = append(in, [2]int32{int32(w), int32(u)})
-			}
-		}
+		d.resolve(lost, func(u, w int) { in = append(in, [2]int32{int32(w), int32(u)}) })
 	}
 	incoming[nChunks] = in
 	// The incoming rewired half-edges (w ← u), grouped by block of w.
@@ -423,8 +480,10 @@ var erBlockEdges = 1 << 16
 // n and p only), and each block is scanned with geometric skips (Batagelj–Brandes)
 // from its own stream rng.New(key, block). A skip that would leave the
 // block is cut at the block's end, which is exact since the skips are
-// memoryless. Each block's edges come back as one list.
-func erdosRenyiLarge(n int, p float64, key uint64) [][][2]int32 {
+// memoryless. Each block's edges come back as one list, only those (w, v)
+// with w in [lo, hi) (a rank's share: [0, n) for the whole graph; blocks
+// whose rows all lie below lo+1 are not scanned).
+func erdosRenyiLarge(n int, p float64, key uint64, lo, hi int) [][][2]int32 {
 	total := uint64(n) * uint64(n-1) / 2
 	per := total
 	if f := max(float64(erBlockEdges)/p, float64(n)); f < float64(total) {
@@ -450,7 +509,13 @@ func erdosRenyiLarge(n int, p float64, key uint64) [][][2]int32 {
 		if b+1 < blocks {
 			v1 = rowAt(uint64(b+1) * per)
 		}
+		if v1 <= lo {
+			return
+		}
 		pairsIn := float64(v1)*float64(v1-1)/2 - float64(v0)*float64(v0-1)/2
+		if lo > 0 || hi < n {
+			pairsIn = keptPairs(v1, lo, hi) - keptPairs(v0, lo, hi)
+		}
 		mean := p * pairsIn
 		out := make([][2]int32, 0, int(mean+6*math.Sqrt(mean)+16))
 		s := rng.New(key, uint64(b))
@@ -468,13 +533,22 @@ func erdosRenyiLarge(n int, p float64, key uint64) [][][2]int32 {
 				w -= v
 				v++
 			}
-			if v < v1 {
+			if v < v1 && w >= lo && w < hi {
 				out = append(out, [2]int32{int32(w), int32(v)})
 			}
 		}
 		lists[b] = out
 	})
 	return lists
+}
+
+// keptPairs is the number of pairs (w, v), w < v < a, with w in [lo, hi).
+func keptPairs(a, lo, hi int) float64 {
+	t := float64(min(a-1, hi) - lo) // rows lo+1 .. min(a−1, hi) keep v − lo
+	if t <= 0 {
+		return 0
+	}
+	return t*(t+1)/2 + float64(max(0, a-1-hi))*float64(hi-lo)
 }
 
 // geometricLarge draws one random geometric edge list for large n: node i

@@ -294,7 +294,7 @@ func TestErdosRenyiLarge(t *testing.T) {
 		count := make(map[[2]int32]int)
 		const draws = 1000
 		for s := range uint64(draws) {
-			for _, l := range erdosRenyiLarge(c.n, c.p, s) {
+			for _, l := range erdosRenyiLarge(c.n, c.p, s, 0, c.n) {
 				for _, e := range l {
 					if e[0] < 0 || e[0] >= e[1] || int(e[1]) >= c.n {
 						t.Fatalf("bad pair %v", e)

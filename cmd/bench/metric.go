@@ -70,12 +70,12 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 	defer s.Close()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	c0, t0 := cpuSeconds(), time.Now()
+	c0, t0 := processCPU(), time.Now()
 	if err := s.Advance(*iters); err != nil {
 		return err
 	}
 	el := time.Since(t0)
-	cpu := cpuSeconds() - c0
+	cpu := (processCPU() - c0).Seconds()
 	runtime.ReadMemStats(&ms1)
 	all, nz := s.GradEvals()
 	rec := s.Measure()

@@ -51,12 +51,12 @@ func cmdMPI(args []string, stdout, stderr io.Writer) error {
 	cfg.Algorithm, cfg.Iters, cfg.SkipOptimum = "sync", *iters, true
 	cfg.Seed, cfg.DataSeed, cfg.GraphSeed = *seed, *seed, *seed
 	cfg.Workers, cfg.LogPoints, cfg.Measure = *workers, *logPoints, "sampled"
-	t0 := time.Now()
+	t0, c0 := time.Now(), processCPU()
 	r, err := dist.Prepare(c, cfg)
 	if err != nil {
 		return usageError{Err: err}
 	}
-	setup := time.Since(t0)
+	setup, setupCPU := time.Since(t0), (processCPU() - c0).Seconds()
 	t1 := time.Now()
 	trace, err := r.Execute(context.Background(), nil)
 	if err != nil {
@@ -65,8 +65,8 @@ func cmdMPI(args []string, stdout, stderr io.Writer) error {
 	wall := time.Since(t1)
 	rec, all := r.BytesSent()
 	mine := []float64{float64(r.Hi() - r.Lo()), setup.Seconds(), wall.Seconds(), r.RoundTime.Seconds(), r.CommTime().Seconds(),
-		r.MeasureTime.Seconds(), float64(rec), float64(all.Bytes()), float64(peakRSS())}
-	const w = 9
+		r.MeasureTime.Seconds(), float64(rec), float64(all.Bytes()), float64(peakRSS()), r.Setup.Data.Seconds(), r.Setup.Graph.Seconds(), setupCPU}
+	const w = 12
 	counts := make([]int, P)
 	for q := range counts {
 		counts[q] = w
@@ -83,6 +83,9 @@ func cmdMPI(args []string, stdout, stderr io.Writer) error {
 		Rank           int     `json:"rank"`
 		Nodes          int     `json:"nodes"`
 		SetupSeconds   float64 `json:"setup_seconds"`
+		SetupData      float64 `json:"setup_data_seconds"`
+		SetupGraph     float64 `json:"setup_graph_seconds"`
+		SetupCPU       float64 `json:"setup_cpu_seconds"`
 		WallSeconds    float64 `json:"wall_seconds"`
 		RoundSeconds   float64 `json:"round_seconds"`
 		CommSeconds    float64 `json:"comm_seconds"`
@@ -97,7 +100,7 @@ func cmdMPI(args []string, stdout, stderr io.Writer) error {
 	var rs, cs, bs []float64
 	for q := 0; q < P; q++ {
 		v := got[q*w : (q+1)*w]
-		ranks = append(ranks, rank{Rank: q, Nodes: int(v[0]), SetupSeconds: v[1], WallSeconds: v[2], RoundSeconds: v[3], CommSeconds: v[4],
+		ranks = append(ranks, rank{Rank: q, Nodes: int(v[0]), SetupSeconds: v[1], SetupData: v[9], SetupGraph: v[10], SetupCPU: v[11], WallSeconds: v[2], RoundSeconds: v[3], CommSeconds: v[4],
 			MeasureSeconds: v[5], RecordBytes: int64(v[6]), BytesSent: int64(v[7]), BytesPerRound: v[6] / rounds, PeakRSSBytes: int64(v[8])})
 		roundMax = max(roundMax, v[3])
 		rssMax = max(rssMax, v[8])
