@@ -45,12 +45,39 @@ type eventRunner interface {
 type asyncExec struct {
 	s      *state
 	cr     *crew
-	ck     []float64       // c_k: θ_k = c_k·z_k
+	nd     []asyncNode     // per node: the scalars an event reads, in one line
 	ev     []int32         // the serial loop's window of edges
 	pfAddr [][]uintptr     // per worker: room for one event's prefetch addresses (prefetchBuffers)
 	pfRec  []uintptr       // the byte offsets of the lines it prefetches in a record
 	pfOn   bool            // whether it prefetches (the state outgrows the caches)
 	sc     []paddedScalars // per worker: the event kernel's scalars
+
+	// The direct path of the logistic gossip event: the kernel without its
+	// per-call checks (nil: call kernel.EventLogistic), the records' base
+	// and stride in bytes, the byte offsets of y, z and θ̄ in a record and
+	// the row length.
+	evl            func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
+	base           unsafe.Pointer
+	rs, yo, zo, bo uintptr
+	d              int
+}
+
+// asyncNode is what an event reads of a node besides its rows, packed so
+// that it is one cache line of one array (32 bytes, two nodes a line)
+// instead of one line in each of six arrays: at n = 10⁶ those were as many
+// random misses per endpoint as the node's record itself. c, invP and lab
+// are the executor's own (c_k of θ_k = c_k·z_k, 1/p_k, ℓ_k); count, y and
+// ylab mirror the state's Count[k], Y[k] and ylab[k], which every event
+// still writes (store only, nothing waits for them) so that the state is
+// always current; restore reloads them from the state. y and ylab are
+// kept by the gossip estimator only (the unbiased one draws its point).
+type asyncNode struct {
+	c     float64
+	invP  float64
+	count int64
+	y     int32
+	lab   int16 // AUC labels are ±1 (problem.New checks)
+	ylab  int16
 }
 
 // paddedScalars keeps workers' event scalars on separate cache lines.
@@ -61,10 +88,33 @@ type paddedScalars struct {
 
 func newAsyncExec(s *state, cr *crew) executor {
 	nw := len(cr.ws)
-	e := &asyncExec{s: s, cr: cr, ck: make([]float64, s.rows()), ev: make([]int32, 2*asyncSerialWindow), sc: make([]paddedScalars, nw)}
+	e := &asyncExec{s: s, cr: cr, ev: make([]int32, 2*asyncSerialWindow), sc: make([]paddedScalars, nw)}
+	rows := s.rows()
+	buf := layout.AlignedFloats(4 * max(rows, 1)) // 64-byte aligned: a node never straddles two lines
+	e.nd = unsafe.Slice((*asyncNode)(unsafe.Pointer(unsafe.SliceData(buf))), rows)
+	for k := range e.nd {
+		l := s.prob.Label[k]
+		if int32(int16(l)) != l {
+			panic("engine: an AUC label outside ±1")
+		}
+		e.nd[k].lab, e.nd[k].invP = int16(l), s.invP[k]
+	}
+	e.restore()
 	e.pfRec = e.recordLines()
 	e.pfOn = int64(s.rows())*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
 	e.pfAddr = prefetchBuffers(nw, 2*(len(e.pfRec)+layout.Stride(s.prob.P)/layout.LineFloats+6))
+	if s.prob.Loss == problem.AUCLogistic && s.YX.Rows > 0 {
+		e.evl = kernel.EventLogisticDirect(s.prob.P)
+	}
+	x := uintptr(unsafe.Pointer(unsafe.SliceData(s.X.Data)))
+	e.base = unsafe.Pointer(unsafe.SliceData(s.X.Data))
+	e.rs = uintptr(s.X.Stride * 8)
+	if s.YX.Rows > 0 {
+		e.yo = uintptr(unsafe.Pointer(unsafe.SliceData(s.YX.Data))) - x
+	}
+	e.zo = uintptr(unsafe.Pointer(unsafe.SliceData(s.Z.Data))) - x
+	e.bo = uintptr(unsafe.Pointer(unsafe.SliceData(s.ThetaBar.Data))) - x
+	e.d = s.prob.P
 	return e
 }
 
@@ -90,7 +140,7 @@ func (e *asyncExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 		var ly int32
 		ys[x], ly = s.auxRow(k, t)
 		if contrib[x] = lab[k] > ly; contrib[x] {
-			ms[x] = marginScaled(s.X.Row(k), ys[x], s.Z.Row(k), e.ck[k])
+			ms[x] = marginScaled(s.X.Row(k), ys[x], s.Z.Row(k), e.nd[k].c)
 		}
 	}
 	s.average(i, j)
@@ -116,12 +166,18 @@ func (e *asyncExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 // scale c (θ_k = c·z_k) and the running-average weights a = 1 − 1/count,
 // b = 1/count.
 func (e *asyncExec) tick(k int) (c, a, b float64) {
+	return e.tickNode(k, &e.nd[k])
+}
+
+// tickNode is tick with nd = &e.nd[k].
+func (e *asyncExec) tickNode(k int, nd *asyncNode) (c, a, b float64) {
 	s := e.s
-	s.Count[k]++
-	cnt := float64(s.Count[k])
-	mk := cnt * s.invP[k]
+	nd.count++
+	s.Count[k] = nd.count
+	cnt := float64(nd.count)
+	mk := cnt * nd.invP
 	c = s.linearScale(s.gamma(mk), mk)
-	e.ck[k] = c
+	nd.c = c
 	return c, 1 - 1/cnt, 1 / cnt
 }
 
@@ -133,15 +189,33 @@ func (e *asyncExec) tick(k int) (c, a, b float64) {
 // sc is the calling worker's scratch.
 func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int64, bad int) {
 	s := e.s
-	lab := s.prob.Label
-	s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
-	s.ylab[i], s.ylab[j] = s.ylab[j], s.ylab[i]
-	for x, k := range [2]int{i, j} {
-		sc.CPrev[x], sc.P[x] = e.ck[k], 0
-		if lab[k] > s.ylab[k] {
-			sc.P[x] = s.invP[k]
+	ni, nj := &e.nd[i], &e.nd[j]
+	ni.y, nj.y = nj.y, ni.y
+	ni.ylab, nj.ylab = nj.ylab, ni.ylab
+	s.Y[i], s.Y[j] = ni.y, nj.y
+	s.ylab[i], s.ylab[j] = int32(ni.ylab), int32(nj.ylab)
+	sc.CPrev[0], sc.P[0] = ni.c, 0
+	if ni.lab > ni.ylab {
+		sc.P[0] = ni.invP
+	}
+	sc.C[0], sc.A[0], sc.B[0] = e.tickNode(i, ni)
+	sc.CPrev[1], sc.P[1] = nj.c, 0
+	if nj.lab > nj.ylab {
+		sc.P[1] = nj.invP
+	}
+	sc.C[1], sc.A[1], sc.B[1] = e.tickNode(j, nj)
+	if e.evl != nil {
+		ri, rj := unsafe.Add(e.base, uintptr(i)*e.rs), unsafe.Add(e.base, uintptr(j)*e.rs)
+		nz, mask := e.evl((*float64)(ri), (*float64)(unsafe.Add(ri, e.yo)), (*float64)(unsafe.Add(ri, e.zo)), (*float64)(unsafe.Add(ri, e.bo)),
+			(*float64)(rj), (*float64)(unsafe.Add(rj, e.yo)), (*float64)(unsafe.Add(rj, e.zo)), (*float64)(unsafe.Add(rj, e.bo)),
+			e.d, &sc.CPrev[0])
+		switch {
+		case mask&1 != 0:
+			return int64(nz), i
+		case mask&2 != 0:
+			return int64(nz), j
 		}
-		sc.C[x], sc.A[x], sc.B[x] = e.tick(k)
+		return int64(nz), -1
 	}
 	xi, yi, zi, bi := s.X.Row(i), s.YX.Row(i), s.Z.Row(i), s.ThetaBar.Row(i)
 	xj, yj, zj, bj := s.X.Row(j), s.YX.Row(j), s.Z.Row(j), s.ThetaBar.Row(j)
@@ -236,8 +310,8 @@ func (e *asyncExec) prefetching() bool { return e.pfOn }
 
 // prefetch prefetches what event t on edge (i, j) of the fast path reads:
 // each endpoint's x, z and θ̄ rows (the lines listed in pfRec), its
-// auxiliary row (the copied y, or the unbiased baseline's draw) and its
-// per-node scalars. w is the calling worker.
+// auxiliary row (the copied y, or the unbiased baseline's draw), its
+// packed scalars and the state's clock and y entries it writes. w is the calling worker.
 func (e *asyncExec) prefetch(w, i, j int, t int64) {
 	s := e.s
 	a := e.pfAddr[w][:0]
@@ -254,9 +328,8 @@ func (e *asyncExec) prefetch(w, i, j int, t int64) {
 		for o := uintptr(0); o < uintptr(s.X.Cols*8); o += 64 {
 			a = append(a, aux+o)
 		}
-		a = append(a, uintptr(unsafe.Pointer(&s.Y[k])), uintptr(unsafe.Pointer(&s.ylab[k])),
-			uintptr(unsafe.Pointer(&s.prob.Label[k])), uintptr(unsafe.Pointer(&s.Count[k])),
-			uintptr(unsafe.Pointer(&e.ck[k])), uintptr(unsafe.Pointer(&s.invP[k])))
+		a = append(a, uintptr(unsafe.Pointer(&e.nd[k])), uintptr(unsafe.Pointer(&s.Count[k])),
+			uintptr(unsafe.Pointer(&s.Y[k])), uintptr(unsafe.Pointer(&s.ylab[k])))
 	}
 	kernel.Prefetch(a)
 }
@@ -303,16 +376,18 @@ func (e *asyncExec) recordLines() []uintptr {
 func (e *asyncExec) touched() {}
 
 // theta sets dst = θ_k = c_k·z_k.
-func (e *asyncExec) theta(k int, dst []float64) { kernel.Scale(dst, e.s.Z.Row(k), e.ck[k]) }
+func (e *asyncExec) theta(k int, dst []float64) { kernel.Scale(dst, e.s.Z.Row(k), e.nd[k].c) }
 
-// restore rebuilds the per-node scales from the clocks.
+// restore rebuilds the per-node scales from the clocks and reloads the
+// mirrored clocks and auxiliary indices from the state.
 func (e *asyncExec) restore() {
 	s := e.s
 	for k, cnt := range s.Count {
-		e.ck[k] = 0
+		nd := &e.nd[k]
+		nd.c, nd.count, nd.y, nd.ylab = 0, cnt, s.Y[k], int16(s.ylab[k])
 		if cnt > 0 {
 			m := float64(cnt) * s.invP[k]
-			e.ck[k] = s.linearScale(s.cfg.Gamma(m), m)
+			nd.c = s.linearScale(s.cfg.Gamma(m), m)
 		}
 	}
 }
