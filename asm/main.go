@@ -48,6 +48,7 @@ var generators = map[string]func(){
 	"triad":         perTarget(genTriad),
 	"logisticround": perTarget(genLogisticRound),
 	"prefetch":      genPrefetch,
+	"prefetchrows":  genPrefetchRows,
 	"eventpre":      perTarget(genEventPre),
 	"eventlogistic": perTarget(genEventLogistic),
 	"log1psum":      perTarget(genLog1pSum),
