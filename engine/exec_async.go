@@ -62,15 +62,16 @@ type asyncExec struct {
 	d              int
 }
 
-// asyncNode is what an event reads of a node besides its rows, packed so
-// that it is one cache line of one array (32 bytes, two nodes a line)
-// instead of one line in each of six arrays: at n = 10⁶ those were as many
-// random misses per endpoint as the node's record itself. c, invP and lab
-// are the executor's own (c_k of θ_k = c_k·z_k, 1/p_k, ℓ_k); count, y and
-// ylab mirror the state's Count[k], Y[k] and ylab[k], which every event
-// still writes (store only, nothing waits for them) so that the state is
-// always current; restore reloads them from the state. y and ylab are
-// kept by the gossip estimator only (the unbiased one draws its point).
+// asyncNode is what an event reads and writes of a node besides its rows,
+// packed so that it is one cache line of one array (32 bytes, two nodes a
+// line) instead of one line in each of six arrays: at n = 10⁶ those were
+// as many random misses per endpoint as the node's record itself. c, invP
+// and lab are the executor's own (c_k of θ_k = c_k·z_k, 1/p_k, ℓ_k).
+// count, and with the gossip estimator y and ylab, are node k's Count[k],
+// Y[k] and ylab[k] while the executor runs: the state's copies are brought
+// up to date by flush (state.flushAux: before a checkpoint or checksum
+// reads them, and at close), and restore reloads these from the state.
+// The unbiased estimator keeps y in the state (state.swapY).
 type asyncNode struct {
 	c     float64
 	invP  float64
@@ -100,6 +101,7 @@ func newAsyncExec(s *state, cr *crew) executor {
 		e.nd[k].lab, e.nd[k].invP = int16(l), s.invP[k]
 	}
 	e.restore()
+	s.flushAux = e.flush
 	e.pfRec = e.recordLines()
 	e.pfOn = int64(s.rows())*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
 	e.pfAddr = prefetchBuffers(nw, 2*(len(e.pfRec)+layout.Stride(s.prob.P)/layout.LineFloats+6))
@@ -173,7 +175,6 @@ func (e *asyncExec) tick(k int) (c, a, b float64) {
 func (e *asyncExec) tickNode(k int, nd *asyncNode) (c, a, b float64) {
 	s := e.s
 	nd.count++
-	s.Count[k] = nd.count
 	cnt := float64(nd.count)
 	mk := cnt * nd.invP
 	c = s.linearScale(s.gamma(mk), mk)
@@ -192,8 +193,6 @@ func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int6
 	ni, nj := &e.nd[i], &e.nd[j]
 	ni.y, nj.y = nj.y, ni.y
 	ni.ylab, nj.ylab = nj.ylab, ni.ylab
-	s.Y[i], s.Y[j] = ni.y, nj.y
-	s.ylab[i], s.ylab[j] = int32(ni.ylab), int32(nj.ylab)
 	sc.CPrev[0], sc.P[0] = ni.c, 0
 	if ni.lab > ni.ylab {
 		sc.P[0] = ni.invP
@@ -278,6 +277,16 @@ func (e *asyncExec) serialTo(stop int64) error {
 			ev[2*x], ev[2*x+1] = int32(i), int32(j)
 		}
 		t0 := s.t
+		if s.cfg.Estimator == Gossip {
+			ran, nonzero, bad := e.gossipWindow(ev[:2*m])
+			s.gradEvals += 2 * int64(ran)
+			s.nonzero += nonzero
+			if bad >= 0 {
+				return s.diverged(divergence{t: t0 + int64(ran), node: bad})
+			}
+			s.t = t0 + int64(m)
+			continue
+		}
 		ahead := 0
 		if e.pfOn {
 			ahead = asyncAhead
@@ -306,12 +315,59 @@ func (e *asyncExec) serialTo(stop int64) error {
 	return nil
 }
 
+// The gossip estimator's serial loop is software-pipelined: every
+// asyncGroup events it prefetches, in one kernel.PrefetchRows call per
+// array, everything the events asyncGroupAhead events further on will touch
+// (both endpoints' whole records and packed scalars), so that the misses of a
+// group of events are in flight together while earlier events compute.
+// Events whose endpoints are both known (the window's edges are drawn
+// before it runs) need no dependent load to be prefetched.
+var (
+	asyncGroup      = 8
+	asyncGroupAhead = 16
+)
+
+// gossipWindow runs the gossip events of the edges ev (ev[2x], ev[2x+1])
+// in order. It returns how many ran, their non-zero gradients, and the
+// first endpoint that turned non-finite (−1: none; then the last event run
+// is the diverging one).
+func (e *asyncExec) gossipWindow(ev []int32) (ran int, nonzero int64, bad int) {
+	m := len(ev) / 2
+	g, ahead := 0, 0
+	if e.pfOn {
+		g, ahead = asyncGroup, asyncGroupAhead
+		e.prefetchEvents(ev[:2*min(ahead, m)])
+	}
+	sc := &e.sc[0].EventScalars
+	for x := 0; x < m; x++ {
+		if g > 0 && x%g == 0 {
+			if lo := x + ahead; lo < m {
+				e.prefetchEvents(ev[2*lo : 2*min(lo+g, m)])
+			}
+		}
+		nz, b := e.gossipEvent(int(ev[2*x]), int(ev[2*x+1]), sc)
+		nonzero += nz
+		if b >= 0 {
+			return x + 1, nonzero, b
+		}
+	}
+	return m, nonzero, -1
+}
+
+// prefetchEvents prefetches what the gossip events on the nodes idx read
+// and write (see asyncGroup): their records and packed scalars.
+func (e *asyncExec) prefetchEvents(idx []int32) {
+	kernel.PrefetchRows(e.base, idx, int(e.rs), int(e.rs)/64)
+	kernel.PrefetchRows(unsafe.Pointer(unsafe.SliceData(e.nd)), idx, int(unsafe.Sizeof(asyncNode{})), 1)
+}
+
 func (e *asyncExec) prefetching() bool { return e.pfOn }
 
 // prefetch prefetches what event t on edge (i, j) of the fast path reads:
 // each endpoint's x, z and θ̄ rows (the lines listed in pfRec), its
 // auxiliary row (the copied y, or the unbiased baseline's draw), its
-// packed scalars and the state's clock and y entries it writes. w is the calling worker.
+// packed scalars and, for the unbiased estimator, the state's y entries
+// it swaps. w is the calling worker.
 func (e *asyncExec) prefetch(w, i, j int, t int64) {
 	s := e.s
 	a := e.pfAddr[w][:0]
@@ -328,8 +384,10 @@ func (e *asyncExec) prefetch(w, i, j int, t int64) {
 		for o := uintptr(0); o < uintptr(s.X.Cols*8); o += 64 {
 			a = append(a, aux+o)
 		}
-		a = append(a, uintptr(unsafe.Pointer(&e.nd[k])), uintptr(unsafe.Pointer(&s.Count[k])),
-			uintptr(unsafe.Pointer(&s.Y[k])), uintptr(unsafe.Pointer(&s.ylab[k])))
+		a = append(a, uintptr(unsafe.Pointer(&e.nd[k])))
+		if s.cfg.Estimator == Unbiased {
+			a = append(a, uintptr(unsafe.Pointer(&s.Y[k])), uintptr(unsafe.Pointer(&s.ylab[k])))
+		}
 	}
 	kernel.Prefetch(a)
 }
@@ -392,8 +450,31 @@ func (e *asyncExec) restore() {
 	}
 }
 
+// flush copies the clocks, and with the gossip estimator the auxiliary
+// indices and labels, that the executor keeps in its packed scalars into
+// the state: of the given rows, or of all when rows is nil.
+func (e *asyncExec) flush(rows []int) {
+	if rows == nil {
+		for k := range e.nd {
+			e.flushNode(k)
+		}
+		return
+	}
+	for _, k := range rows {
+		e.flushNode(k)
+	}
+}
+
+func (e *asyncExec) flushNode(k int) {
+	s, nd := e.s, &e.nd[k]
+	s.Count[k] = nd.count
+	if s.cfg.Estimator == Gossip {
+		s.Y[k], s.ylab[k] = nd.y, int32(nd.ylab)
+	}
+}
+
 func (e *asyncExec) savedLen() int                           { return 0 }
 func (e *asyncExec) writeSaved(io.Writer, *floatCodec) error { return nil }
 func (e *asyncExec) checkSaved([]float64) error              { return nil }
 func (e *asyncExec) applySaved([]float64)                    {}
-func (e *asyncExec) close()                                  {}
+func (e *asyncExec) close()                                  { e.flush(nil) }

@@ -46,12 +46,21 @@ type state struct {
 	// second n×P matrix.
 	X, YX, Z, ThetaBar, Theta layout.Matrix
 	// Y[k] is the index of node k's auxiliary observation y_k in the data,
-	// ylab[k] its label.
+	// ylab[k] its label. While the asynchronous fast path runs, Y, ylab and
+	// Count are current only after flushAux.
 	Y    []int32
 	ylab []int32
 	// Count[k] is node k's activation count (Async); m_k = Count[k]/p_k.
 	Count []int64
 	invP  []float64 // 1/p_k (Async)
+	// flushAux, when set, brings Y, ylab and Count of the given rows (nil:
+	// all) up to date from an executor that keeps them packed with its
+	// other per-node scalars while it runs (the asynchronous fast path,
+	// exec_async.go). It is called before those fields are read outside
+	// the executor (writeCommon: checkpoints and checksums; the
+	// measurement's bias, which reads y of the evaluated rows) and by the
+	// executor's close.
+	flushAux func(rows []int)
 
 	t                  int64 // iterations done
 	edges              *rng.Stream
@@ -225,6 +234,9 @@ func (s *state) restoreAux() {
 // writeCommon writes the state sections every checkpoint has: Z, Θ (each
 // row as theta gives it), Θ̄ (row by row), Y and, for Async, the clocks.
 func (s *state) writeCommon(w io.Writer, fc *floatCodec, theta func(k int, dst []float64)) error {
+	if s.flushAux != nil {
+		s.flushAux(nil)
+	}
 	buf := make([]float64, s.prob.P)
 	for _, f := range []int{0, 1, 2} {
 		for i := 0; i < s.Z.Rows; i++ {
