@@ -51,6 +51,7 @@ var generators = map[string]func(){
 	"prefetchrows":  genPrefetchRows,
 	"eventpre":      perTarget(genEventPre),
 	"eventlogistic": perTarget(genEventLogistic),
+	"eventpair":     perTarget(genEventLogisticPair),
 	"log1psum":      perTarget(genLog1pSum),
 }
 

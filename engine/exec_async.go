@@ -57,6 +57,7 @@ type asyncExec struct {
 	// and stride in bytes, the byte offsets of y, z and θ̄ in a record and
 	// the row length.
 	evl            func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
+	evp            kernel.EventLogisticPairFunc // two events at once (nil: none)
 	base           unsafe.Pointer
 	rs, yo, zo, bo uintptr
 	d              int
@@ -81,10 +82,12 @@ type asyncNode struct {
 	ylab  int16
 }
 
-// paddedScalars keeps workers' event scalars on separate cache lines.
+// paddedScalars keeps workers' event scalars on separate cache lines: the
+// event kernel's, and the second event's of the two-event kernel.
 type paddedScalars struct {
 	kernel.EventScalars
-	_ [128 - unsafe.Sizeof(kernel.EventScalars{})]byte
+	second kernel.EventScalars
+	_      [256 - 2*unsafe.Sizeof(kernel.EventScalars{})]byte
 }
 
 func newAsyncExec(s *state, cr *crew) executor {
@@ -107,6 +110,9 @@ func newAsyncExec(s *state, cr *crew) executor {
 	e.pfAddr = prefetchBuffers(nw, 2*(len(e.pfRec)+layout.Stride(s.prob.P)/layout.LineFloats+6))
 	if s.prob.Loss == problem.AUCLogistic && s.YX.Rows > 0 {
 		e.evl = kernel.EventLogisticDirect(s.prob.P)
+		if e.evl != nil {
+			e.evp = kernel.EventLogisticPairDirect(s.prob.P)
+		}
 	}
 	x := uintptr(unsafe.Pointer(unsafe.SliceData(s.X.Data)))
 	e.base = unsafe.Pointer(unsafe.SliceData(s.X.Data))
@@ -190,19 +196,7 @@ func (e *asyncExec) tickNode(k int, nd *asyncNode) (c, a, b float64) {
 // sc is the calling worker's scratch.
 func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int64, bad int) {
 	s := e.s
-	ni, nj := &e.nd[i], &e.nd[j]
-	ni.y, nj.y = nj.y, ni.y
-	ni.ylab, nj.ylab = nj.ylab, ni.ylab
-	sc.CPrev[0], sc.P[0] = ni.c, 0
-	if ni.lab > ni.ylab {
-		sc.P[0] = ni.invP
-	}
-	sc.C[0], sc.A[0], sc.B[0] = e.tickNode(i, ni)
-	sc.CPrev[1], sc.P[1] = nj.c, 0
-	if nj.lab > nj.ylab {
-		sc.P[1] = nj.invP
-	}
-	sc.C[1], sc.A[1], sc.B[1] = e.tickNode(j, nj)
+	e.gossipScalars(i, j, sc)
 	if e.evl != nil {
 		ri, rj := unsafe.Add(e.base, uintptr(i)*e.rs), unsafe.Add(e.base, uintptr(j)*e.rs)
 		nz, mask := e.evl((*float64)(ri), (*float64)(unsafe.Add(ri, e.yo)), (*float64)(unsafe.Add(ri, e.zo)), (*float64)(unsafe.Add(ri, e.bo)),
@@ -315,6 +309,61 @@ func (e *asyncExec) serialTo(stop int64) error {
 	return nil
 }
 
+// gossipScalars is the scalar part of a gossip event on (i, j): swap y_i
+// and y_j (index and label; the rows are swapped by the kernel), fill sc
+// (the scales before, the weights' factors, the scales and average weights
+// after) and tick both clocks.
+func (e *asyncExec) gossipScalars(i, j int, sc *kernel.EventScalars) {
+	ni, nj := &e.nd[i], &e.nd[j]
+	ni.y, nj.y = nj.y, ni.y
+	ni.ylab, nj.ylab = nj.ylab, ni.ylab
+	sc.CPrev[0], sc.P[0] = ni.c, 0
+	if ni.lab > ni.ylab {
+		sc.P[0] = ni.invP
+	}
+	sc.C[0], sc.A[0], sc.B[0] = e.tickNode(i, ni)
+	sc.CPrev[1], sc.P[1] = nj.c, 0
+	if nj.lab > nj.ylab {
+		sc.P[1] = nj.invP
+	}
+	sc.C[1], sc.A[1], sc.B[1] = e.tickNode(j, nj)
+}
+
+// gossipPair runs the logistic gossip events on (i, j) and then (k, l),
+// four distinct nodes, in one call of the two-event kernel (e.evp); the
+// results are those of two gossipEvent calls, bit for bit. It returns each
+// event's non-zero gradients and first non-finite endpoint (−1: none).
+// Both events always run: when the first diverges, the second's nodes hold
+// its update too (as when the parallel executor runs the rest of a level
+// after a divergence; the report is the same).
+func (e *asyncExec) gossipPair(i, j, k, l int, ps *paddedScalars) (nz1, nz2 int64, bad1, bad2 int) {
+	sc, sc2 := &ps.EventScalars, &ps.second
+	e.gossipScalars(i, j, sc)
+	e.gossipScalars(k, l, sc2)
+	ri, rj := unsafe.Add(e.base, uintptr(i)*e.rs), unsafe.Add(e.base, uintptr(j)*e.rs)
+	rk, rl := unsafe.Add(e.base, uintptr(k)*e.rs), unsafe.Add(e.base, uintptr(l)*e.rs)
+	nzm, mask := e.evp((*float64)(ri), (*float64)(unsafe.Add(ri, e.yo)), (*float64)(unsafe.Add(ri, e.zo)), (*float64)(unsafe.Add(ri, e.bo)),
+		(*float64)(rj), (*float64)(unsafe.Add(rj, e.yo)), (*float64)(unsafe.Add(rj, e.zo)), (*float64)(unsafe.Add(rj, e.bo)),
+		(*float64)(rk), (*float64)(unsafe.Add(rk, e.yo)), (*float64)(unsafe.Add(rk, e.zo)), (*float64)(unsafe.Add(rk, e.bo)),
+		(*float64)(rl), (*float64)(unsafe.Add(rl, e.yo)), (*float64)(unsafe.Add(rl, e.zo)), (*float64)(unsafe.Add(rl, e.bo)),
+		e.d, &sc.CPrev[0], &sc2.CPrev[0])
+	nz1, nz2 = int64(nzm&1+nzm>>1&1), int64(nzm>>2&1+nzm>>3&1)
+	bad1, bad2 = -1, -1
+	switch {
+	case mask&1 != 0:
+		bad1 = i
+	case mask&2 != 0:
+		bad1 = j
+	}
+	switch {
+	case mask&4 != 0:
+		bad2 = k
+	case mask&8 != 0:
+		bad2 = l
+	}
+	return nz1, nz2, bad1, bad2
+}
+
 // The gossip estimator's serial loop is software-pipelined: every
 // asyncGroup events it prefetches, in one kernel.PrefetchRows call per
 // array, everything the events asyncGroupAhead events further on will touch
@@ -333,23 +382,42 @@ var (
 // is the diverging one).
 func (e *asyncExec) gossipWindow(ev []int32) (ran int, nonzero int64, bad int) {
 	m := len(ev) / 2
-	g, ahead := 0, 0
+	g, ahead := m, 0 // no prefetch: the next group is past the window
 	if e.pfOn {
 		g, ahead = asyncGroup, asyncGroupAhead
 		e.prefetchEvents(ev[:2*min(ahead, m)])
 	}
-	sc := &e.sc[0].EventScalars
-	for x := 0; x < m; x++ {
-		if g > 0 && x%g == 0 {
-			if lo := x + ahead; lo < m {
+	ps := &e.sc[0]
+	next := 0 // the next event whose group prefetches ahead
+	for x := 0; x < m; {
+		if x >= next {
+			if lo := next + ahead; ahead > 0 && lo < m {
 				e.prefetchEvents(ev[2*lo : 2*min(lo+g, m)])
 			}
+			next += g
 		}
-		nz, b := e.gossipEvent(int(ev[2*x]), int(ev[2*x+1]), sc)
+		i, j := int(ev[2*x]), int(ev[2*x+1])
+		if e.evp != nil && x+1 < m {
+			if k, l := int(ev[2*x+2]), int(ev[2*x+3]); k != i && k != j && l != i && l != j {
+				nz1, nz2, b1, b2 := e.gossipPair(i, j, k, l, ps)
+				nonzero += nz1
+				if b1 >= 0 {
+					return x + 1, nonzero, b1
+				}
+				nonzero += nz2
+				if b2 >= 0 {
+					return x + 2, nonzero, b2
+				}
+				x += 2
+				continue
+			}
+		}
+		nz, b := e.gossipEvent(i, j, &ps.EventScalars)
 		nonzero += nz
 		if b >= 0 {
 			return x + 1, nonzero, b
 		}
+		x++
 	}
 	return m, nonzero, -1
 }

@@ -381,7 +381,7 @@ func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
 	if e.pfOn {
 		g, ahead = asyncGroup, asyncGroupAhead
 	}
-	sc := &e.sc[w].EventScalars
+	ps := &e.sc[w]
 	buf := a.gbuf[w]
 	gather := func(evs []int32) {
 		b := buf[:0]
@@ -389,6 +389,11 @@ func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
 			b = append(b, win.ev[2*f], win.ev[2*f+1])
 		}
 		e.prefetchEvents(b)
+	}
+	note := func(f int32, bad int) {
+		if bad >= 0 {
+			a.bad[w].note(win.t0+1+int64(f), bad, "")
+		}
 	}
 	var nz int64
 	for {
@@ -404,17 +409,30 @@ func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
 				gather(evs[x:min(x+g, ahead, m)])
 			}
 		}
-		for x, f := range evs {
-			if g > 0 && x%g == 0 {
-				if y := x + ahead; y < m {
+		next := 0
+		for x := 0; x < m; {
+			if g > 0 && x >= next {
+				if y := next + ahead; y < m {
 					gather(evs[y:min(y+g, m)])
 				}
+				next += g
 			}
-			c, bad := e.gossipEvent(int(win.ev[2*f]), int(win.ev[2*f+1]), sc)
+			f := evs[x]
+			i, j := int(win.ev[2*f]), int(win.ev[2*f+1])
+			// The events of a level have disjoint nodes: any two make a pair.
+			if e.evp != nil && x+1 < m {
+				f2 := evs[x+1]
+				nz1, nz2, b1, b2 := e.gossipPair(i, j, int(win.ev[2*f2]), int(win.ev[2*f2+1]), ps)
+				nz += nz1 + nz2
+				note(f, b1)
+				note(f2, b2)
+				x += 2
+				continue
+			}
+			c, bad := e.gossipEvent(i, j, &ps.EventScalars)
 			nz += c
-			if bad >= 0 {
-				a.bad[w].note(win.t0+1+int64(f), bad, "")
-			}
+			note(f, bad)
+			x++
 		}
 	}
 	a.nz[w] += nz
