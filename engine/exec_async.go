@@ -13,14 +13,16 @@ import (
 // The asynchronous fast path (Algorithm 3 on the linear fast path, see
 // exec_plain.go): θ_k = c_k·z_k with c_k from node k's own clock, one fused
 // pass per endpoint and event (kernel.SyncLinear, kernel.EventPre,
-// kernel.EventLogistic), events run serially in stream order. The parallel
-// executor (exec_asyncpar.go) runs the same events in levels of disjoint
-// pairs.
+// kernel.EventLogistic; for the logistic loss two events on distinct nodes
+// per call, kernel.EventLogisticPairDirect), events run serially in stream
+// order, a node's scalars packed in one line (asyncNode) and the records of
+// the events ahead prefetched (gossipWindow). The parallel executor
+// (exec_asyncpar.go) runs the same events in levels of disjoint pairs.
 
 func asyncFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Async }
 
 func asyncBytes(sh Shape, cfg Config, _ int) int64 {
-	return int64(sh.rows(cfg.Algorithm))*8 + int64(2*asyncSerialWindow)*4
+	return int64(sh.rows(cfg.Algorithm))*int64(unsafe.Sizeof(asyncNode{})) + int64(2*asyncSerialWindow)*4
 }
 
 // eventRunner is an asynchronous executor whose events the parallel
@@ -244,17 +246,21 @@ func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int6
 }
 
 // The serial asynchronous loop draws the edge stream a window ahead (the
-// same draws in the same order as the reference executor) and, while it
-// runs event e, asks the memory system for the rows and per-node scalars of
-// event e + ahead: the events' random accesses then overlap instead of each
-// waiting its turn. The results are the reference's, bit for bit
-// (prefetching is a hint).
+// same draws in the same order as the reference executor) and asks the
+// memory system for what upcoming events read while earlier ones run: the
+// events' random accesses then overlap instead of each waiting its turn.
+// The gossip estimator's loop prefetches by groups of events
+// (asyncGroup, asyncGroupAhead, gossipWindow); the unbiased estimator's,
+// event by event, the rows and scalars of event e + asyncAhead. The results
+// are the reference's, bit for bit (prefetching is a hint).
 //
-// Prefetching costs about a third of an event whose rows are already in
-// cache, so it is on only when the state outgrows the caches: above
-// asyncPrefetchBytes of node records. bench async measures the effect
-// (n = 10³ to 10⁶, with and without, and the distance ahead: 4 events beat
-// 8 and 16); its figures are in bench/RESULTS.md.
+// Prefetching is on only when the state outgrows the caches: above
+// asyncPrefetchBytes of node records. Below, it saves nothing: measured at
+// n = 10⁴ (5 MB of records, beyond L2, within L3), CPU time per gossip
+// event (medians of 3, loaded machine) 103–105 ns without, 102 ns at best
+// with (groups of 4, 8 ahead) and 110–117 ns with the other groups and
+// distances tried; at n = 10⁶, 500 ns without, 290 ns with whole records
+// (2 or 4 of a record's 8 lines, leaving the rest to the hardware: 380 ns).
 var (
 	asyncSerialWindow  = 4096
 	asyncAhead         = 4
@@ -367,10 +373,11 @@ func (e *asyncExec) gossipPair(i, j, k, l int, ps *paddedScalars) (nz1, nz2 int6
 // The gossip estimator's serial loop is software-pipelined: every
 // asyncGroup events it prefetches, in one kernel.PrefetchRows call per
 // array, everything the events asyncGroupAhead events further on will touch
-// (both endpoints' whole records and packed scalars), so that the misses of a
-// group of events are in flight together while earlier events compute.
-// Events whose endpoints are both known (the window's edges are drawn
-// before it runs) need no dependent load to be prefetched.
+// (both endpoints' whole records and packed scalars), so that the misses of
+// a group of events are in flight together while earlier events compute.
+// The window's edges are drawn before it runs, so no prefetch waits on a
+// load. Groups of 4 to 16 events, 8 to 64 ahead, measured alike at
+// n = 10⁶ (within the noise of a loaded machine).
 var (
 	asyncGroup      = 8
 	asyncGroupAhead = 16
