@@ -272,10 +272,7 @@ func (e *asyncExec) serialTo(stop int64) error {
 	s, ev := e.s, e.ev
 	for s.t < stop {
 		m := int(min(int64(asyncSerialWindow), stop-s.t))
-		for x := 0; x < m; x++ {
-			i, j := s.drawEdge()
-			ev[2*x], ev[2*x+1] = int32(i), int32(j)
-		}
+		s.drawEdges(ev[:2*m])
 		t0 := s.t
 		if s.cfg.Estimator == Gossip {
 			ran, nonzero, bad := e.gossipWindow(ev[:2*m])

@@ -161,10 +161,7 @@ func gatherBuffers(workers, c int) [][]int32 {
 func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
 	s := a.s
 	w.m, w.t0 = m, t0
-	for e := 0; e < m; e++ {
-		i, j := s.drawEdge()
-		w.ev[2*e], w.ev[2*e+1] = int32(i), int32(j)
-	}
+	s.drawEdges(w.ev[:2*m])
 	a.gen++
 	if a.gen == 0 {
 		clear(a.mark)
