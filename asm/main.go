@@ -48,8 +48,10 @@ var generators = map[string]func(){
 	"triad":         perTarget(genTriad),
 	"logisticround": perTarget(genLogisticRound),
 	"prefetch":      genPrefetch,
+	"prefetchrows":  genPrefetchRows,
 	"eventpre":      perTarget(genEventPre),
 	"eventlogistic": perTarget(genEventLogistic),
+	"eventpair":     perTarget(genEventLogisticPair),
 	"log1psum":      perTarget(genLog1pSum),
 }
 

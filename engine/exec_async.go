@@ -13,14 +13,16 @@ import (
 // The asynchronous fast path (Algorithm 3 on the linear fast path, see
 // exec_plain.go): θ_k = c_k·z_k with c_k from node k's own clock, one fused
 // pass per endpoint and event (kernel.SyncLinear, kernel.EventPre,
-// kernel.EventLogistic), events run serially in stream order. The parallel
-// executor (exec_asyncpar.go) runs the same events in levels of disjoint
-// pairs.
+// kernel.EventLogistic; for the logistic loss two events on distinct nodes
+// per call, kernel.EventLogisticPairDirect), events run serially in stream
+// order, a node's scalars packed in one line (asyncNode) and the records of
+// the events ahead prefetched (gossipWindow). The parallel executor
+// (exec_asyncpar.go) runs the same events in levels of disjoint pairs.
 
 func asyncFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Async }
 
 func asyncBytes(sh Shape, cfg Config, _ int) int64 {
-	return int64(sh.rows(cfg.Algorithm))*8 + int64(2*asyncSerialWindow)*4
+	return int64(sh.rows(cfg.Algorithm))*int64(unsafe.Sizeof(asyncNode{})) + int64(2*asyncSerialWindow)*4
 }
 
 // eventRunner is an asynchronous executor whose events the parallel
@@ -45,26 +47,84 @@ type eventRunner interface {
 type asyncExec struct {
 	s      *state
 	cr     *crew
-	ck     []float64       // c_k: θ_k = c_k·z_k
+	nd     []asyncNode     // per node: the scalars an event reads, in one line
 	ev     []int32         // the serial loop's window of edges
 	pfAddr [][]uintptr     // per worker: room for one event's prefetch addresses (prefetchBuffers)
 	pfRec  []uintptr       // the byte offsets of the lines it prefetches in a record
 	pfOn   bool            // whether it prefetches (the state outgrows the caches)
 	sc     []paddedScalars // per worker: the event kernel's scalars
+
+	// The direct path of the logistic gossip event: the kernel without its
+	// per-call checks (nil: call kernel.EventLogistic), the records' base
+	// and stride in bytes, the byte offsets of y, z and θ̄ in a record and
+	// the row length.
+	evl            func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
+	evp            kernel.EventLogisticPairFunc // two events at once (nil: none)
+	base           unsafe.Pointer
+	rs, yo, zo, bo uintptr
+	d              int
 }
 
-// paddedScalars keeps workers' event scalars on separate cache lines.
+// asyncNode is what an event reads and writes of a node besides its rows,
+// packed so that it is one cache line of one array (32 bytes, two nodes a
+// line) instead of one line in each of six arrays: at n = 10⁶ those were
+// as many random misses per endpoint as the node's record itself. c, invP
+// and lab are the executor's own (c_k of θ_k = c_k·z_k, 1/p_k, ℓ_k).
+// count, and with the gossip estimator y and ylab, are node k's Count[k],
+// Y[k] and ylab[k] while the executor runs: the state's copies are brought
+// up to date by flush (state.flushAux: before a checkpoint or checksum
+// reads them, and at close), and restore reloads these from the state.
+// The unbiased estimator keeps y in the state (state.swapY).
+type asyncNode struct {
+	c     float64
+	invP  float64
+	count int64
+	y     int32
+	lab   int16 // AUC labels are ±1 (problem.New checks)
+	ylab  int16
+}
+
+// paddedScalars keeps workers' event scalars on separate cache lines: the
+// event kernel's, and the second event's of the two-event kernel.
 type paddedScalars struct {
 	kernel.EventScalars
-	_ [128 - unsafe.Sizeof(kernel.EventScalars{})]byte
+	second kernel.EventScalars
+	_      [256 - 2*unsafe.Sizeof(kernel.EventScalars{})]byte
 }
 
 func newAsyncExec(s *state, cr *crew) executor {
 	nw := len(cr.ws)
-	e := &asyncExec{s: s, cr: cr, ck: make([]float64, s.rows()), ev: make([]int32, 2*asyncSerialWindow), sc: make([]paddedScalars, nw)}
+	e := &asyncExec{s: s, cr: cr, ev: make([]int32, 2*asyncSerialWindow), sc: make([]paddedScalars, nw)}
+	rows := s.rows()
+	buf := layout.AlignedFloats(4 * max(rows, 1)) // 64-byte aligned: a node never straddles two lines
+	e.nd = unsafe.Slice((*asyncNode)(unsafe.Pointer(unsafe.SliceData(buf))), rows)
+	for k := range e.nd {
+		l := s.prob.Label[k]
+		if int32(int16(l)) != l {
+			panic("engine: an AUC label outside ±1")
+		}
+		e.nd[k].lab, e.nd[k].invP = int16(l), s.invP[k]
+	}
+	e.restore()
+	s.flushAux = e.flush
 	e.pfRec = e.recordLines()
 	e.pfOn = int64(s.rows())*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
 	e.pfAddr = prefetchBuffers(nw, 2*(len(e.pfRec)+layout.Stride(s.prob.P)/layout.LineFloats+6))
+	if s.prob.Loss == problem.AUCLogistic && s.YX.Rows > 0 {
+		e.evl = kernel.EventLogisticDirect(s.prob.P)
+		if e.evl != nil {
+			e.evp = kernel.EventLogisticPairDirect(s.prob.P)
+		}
+	}
+	x := uintptr(unsafe.Pointer(unsafe.SliceData(s.X.Data)))
+	e.base = unsafe.Pointer(unsafe.SliceData(s.X.Data))
+	e.rs = uintptr(s.X.Stride * 8)
+	if s.YX.Rows > 0 {
+		e.yo = uintptr(unsafe.Pointer(unsafe.SliceData(s.YX.Data))) - x
+	}
+	e.zo = uintptr(unsafe.Pointer(unsafe.SliceData(s.Z.Data))) - x
+	e.bo = uintptr(unsafe.Pointer(unsafe.SliceData(s.ThetaBar.Data))) - x
+	e.d = s.prob.P
 	return e
 }
 
@@ -90,7 +150,7 @@ func (e *asyncExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 		var ly int32
 		ys[x], ly = s.auxRow(k, t)
 		if contrib[x] = lab[k] > ly; contrib[x] {
-			ms[x] = marginScaled(s.X.Row(k), ys[x], s.Z.Row(k), e.ck[k])
+			ms[x] = marginScaled(s.X.Row(k), ys[x], s.Z.Row(k), e.nd[k].c)
 		}
 	}
 	s.average(i, j)
@@ -116,12 +176,17 @@ func (e *asyncExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 // scale c (θ_k = c·z_k) and the running-average weights a = 1 − 1/count,
 // b = 1/count.
 func (e *asyncExec) tick(k int) (c, a, b float64) {
+	return e.tickNode(k, &e.nd[k])
+}
+
+// tickNode is tick with nd = &e.nd[k].
+func (e *asyncExec) tickNode(k int, nd *asyncNode) (c, a, b float64) {
 	s := e.s
-	s.Count[k]++
-	cnt := float64(s.Count[k])
-	mk := cnt * s.invP[k]
+	nd.count++
+	cnt := float64(nd.count)
+	mk := cnt * nd.invP
 	c = s.linearScale(s.gamma(mk), mk)
-	e.ck[k] = c
+	nd.c = c
 	return c, 1 - 1/cnt, 1 / cnt
 }
 
@@ -133,15 +198,19 @@ func (e *asyncExec) tick(k int) (c, a, b float64) {
 // sc is the calling worker's scratch.
 func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int64, bad int) {
 	s := e.s
-	lab := s.prob.Label
-	s.Y[i], s.Y[j] = s.Y[j], s.Y[i]
-	s.ylab[i], s.ylab[j] = s.ylab[j], s.ylab[i]
-	for x, k := range [2]int{i, j} {
-		sc.CPrev[x], sc.P[x] = e.ck[k], 0
-		if lab[k] > s.ylab[k] {
-			sc.P[x] = s.invP[k]
+	e.gossipScalars(i, j, sc)
+	if e.evl != nil {
+		ri, rj := unsafe.Add(e.base, uintptr(i)*e.rs), unsafe.Add(e.base, uintptr(j)*e.rs)
+		nz, mask := e.evl((*float64)(ri), (*float64)(unsafe.Add(ri, e.yo)), (*float64)(unsafe.Add(ri, e.zo)), (*float64)(unsafe.Add(ri, e.bo)),
+			(*float64)(rj), (*float64)(unsafe.Add(rj, e.yo)), (*float64)(unsafe.Add(rj, e.zo)), (*float64)(unsafe.Add(rj, e.bo)),
+			e.d, &sc.CPrev[0])
+		switch {
+		case mask&1 != 0:
+			return int64(nz), i
+		case mask&2 != 0:
+			return int64(nz), j
 		}
-		sc.C[x], sc.A[x], sc.B[x] = e.tick(k)
+		return int64(nz), -1
 	}
 	xi, yi, zi, bi := s.X.Row(i), s.YX.Row(i), s.Z.Row(i), s.ThetaBar.Row(i)
 	xj, yj, zj, bj := s.X.Row(j), s.YX.Row(j), s.Z.Row(j), s.ThetaBar.Row(j)
@@ -177,17 +246,21 @@ func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int6
 }
 
 // The serial asynchronous loop draws the edge stream a window ahead (the
-// same draws in the same order as the reference executor) and, while it
-// runs event e, asks the memory system for the rows and per-node scalars of
-// event e + ahead: the events' random accesses then overlap instead of each
-// waiting its turn. The results are the reference's, bit for bit
-// (prefetching is a hint).
+// same draws in the same order as the reference executor) and asks the
+// memory system for what upcoming events read while earlier ones run: the
+// events' random accesses then overlap instead of each waiting its turn.
+// The gossip estimator's loop prefetches by groups of events
+// (asyncGroup, asyncGroupAhead, gossipWindow); the unbiased estimator's,
+// event by event, the rows and scalars of event e + asyncAhead. The results
+// are the reference's, bit for bit (prefetching is a hint).
 //
-// Prefetching costs about a third of an event whose rows are already in
-// cache, so it is on only when the state outgrows the caches: above
-// asyncPrefetchBytes of node records. bench async measures the effect
-// (n = 10³ to 10⁶, with and without, and the distance ahead: 4 events beat
-// 8 and 16); its figures are in bench/RESULTS.md.
+// Prefetching is on only when the state outgrows the caches: above
+// asyncPrefetchBytes of node records. Below, it saves nothing: measured at
+// n = 10⁴ (5 MB of records, beyond L2, within L3), CPU time per gossip
+// event (medians of 3, loaded machine) 103–105 ns without, 102 ns at best
+// with (groups of 4, 8 ahead) and 110–117 ns with the other groups and
+// distances tried; at n = 10⁶, 500 ns without, 290 ns with whole records
+// (2 or 4 of a record's 8 lines, leaving the rest to the hardware: 380 ns).
 var (
 	asyncSerialWindow  = 4096
 	asyncAhead         = 4
@@ -199,11 +272,18 @@ func (e *asyncExec) serialTo(stop int64) error {
 	s, ev := e.s, e.ev
 	for s.t < stop {
 		m := int(min(int64(asyncSerialWindow), stop-s.t))
-		for x := 0; x < m; x++ {
-			i, j := s.drawEdge()
-			ev[2*x], ev[2*x+1] = int32(i), int32(j)
-		}
+		s.drawEdges(ev[:2*m])
 		t0 := s.t
+		if s.cfg.Estimator == Gossip {
+			ran, nonzero, bad := e.gossipWindow(ev[:2*m])
+			s.gradEvals += 2 * int64(ran)
+			s.nonzero += nonzero
+			if bad >= 0 {
+				return s.diverged(divergence{t: t0 + int64(ran), node: bad})
+			}
+			s.t = t0 + int64(m)
+			continue
+		}
 		ahead := 0
 		if e.pfOn {
 			ahead = asyncAhead
@@ -232,12 +312,134 @@ func (e *asyncExec) serialTo(stop int64) error {
 	return nil
 }
 
+// gossipScalars is the scalar part of a gossip event on (i, j): swap y_i
+// and y_j (index and label; the rows are swapped by the kernel), fill sc
+// (the scales before, the weights' factors, the scales and average weights
+// after) and tick both clocks.
+func (e *asyncExec) gossipScalars(i, j int, sc *kernel.EventScalars) {
+	ni, nj := &e.nd[i], &e.nd[j]
+	ni.y, nj.y = nj.y, ni.y
+	ni.ylab, nj.ylab = nj.ylab, ni.ylab
+	sc.CPrev[0], sc.P[0] = ni.c, 0
+	if ni.lab > ni.ylab {
+		sc.P[0] = ni.invP
+	}
+	sc.C[0], sc.A[0], sc.B[0] = e.tickNode(i, ni)
+	sc.CPrev[1], sc.P[1] = nj.c, 0
+	if nj.lab > nj.ylab {
+		sc.P[1] = nj.invP
+	}
+	sc.C[1], sc.A[1], sc.B[1] = e.tickNode(j, nj)
+}
+
+// gossipPair runs the logistic gossip events on (i, j) and then (k, l),
+// four distinct nodes, in one call of the two-event kernel (e.evp); the
+// results are those of two gossipEvent calls, bit for bit. It returns each
+// event's non-zero gradients and first non-finite endpoint (−1: none).
+// Both events always run: when the first diverges, the second's nodes hold
+// its update too (as when the parallel executor runs the rest of a level
+// after a divergence; the report is the same).
+func (e *asyncExec) gossipPair(i, j, k, l int, ps *paddedScalars) (nz1, nz2 int64, bad1, bad2 int) {
+	sc, sc2 := &ps.EventScalars, &ps.second
+	e.gossipScalars(i, j, sc)
+	e.gossipScalars(k, l, sc2)
+	ri, rj := unsafe.Add(e.base, uintptr(i)*e.rs), unsafe.Add(e.base, uintptr(j)*e.rs)
+	rk, rl := unsafe.Add(e.base, uintptr(k)*e.rs), unsafe.Add(e.base, uintptr(l)*e.rs)
+	nzm, mask := e.evp((*float64)(ri), (*float64)(unsafe.Add(ri, e.yo)), (*float64)(unsafe.Add(ri, e.zo)), (*float64)(unsafe.Add(ri, e.bo)),
+		(*float64)(rj), (*float64)(unsafe.Add(rj, e.yo)), (*float64)(unsafe.Add(rj, e.zo)), (*float64)(unsafe.Add(rj, e.bo)),
+		(*float64)(rk), (*float64)(unsafe.Add(rk, e.yo)), (*float64)(unsafe.Add(rk, e.zo)), (*float64)(unsafe.Add(rk, e.bo)),
+		(*float64)(rl), (*float64)(unsafe.Add(rl, e.yo)), (*float64)(unsafe.Add(rl, e.zo)), (*float64)(unsafe.Add(rl, e.bo)),
+		e.d, &sc.CPrev[0], &sc2.CPrev[0])
+	nz1, nz2 = int64(nzm&1+nzm>>1&1), int64(nzm>>2&1+nzm>>3&1)
+	bad1, bad2 = -1, -1
+	switch {
+	case mask&1 != 0:
+		bad1 = i
+	case mask&2 != 0:
+		bad1 = j
+	}
+	switch {
+	case mask&4 != 0:
+		bad2 = k
+	case mask&8 != 0:
+		bad2 = l
+	}
+	return nz1, nz2, bad1, bad2
+}
+
+// The gossip estimator's serial loop is software-pipelined: every
+// asyncGroup events it prefetches, in one kernel.PrefetchRows call per
+// array, everything the events asyncGroupAhead events further on will touch
+// (both endpoints' whole records and packed scalars), so that the misses of
+// a group of events are in flight together while earlier events compute.
+// The window's edges are drawn before it runs, so no prefetch waits on a
+// load. Groups of 4 to 16 events, 8 to 64 ahead, measured alike at
+// n = 10⁶ (within the noise of a loaded machine).
+var (
+	asyncGroup      = 8
+	asyncGroupAhead = 16
+)
+
+// gossipWindow runs the gossip events of the edges ev (ev[2x], ev[2x+1])
+// in order. It returns how many ran, their non-zero gradients, and the
+// first endpoint that turned non-finite (−1: none; then the last event run
+// is the diverging one).
+func (e *asyncExec) gossipWindow(ev []int32) (ran int, nonzero int64, bad int) {
+	m := len(ev) / 2
+	g, ahead := m, 0 // no prefetch: the next group is past the window
+	if e.pfOn {
+		g, ahead = asyncGroup, asyncGroupAhead
+		e.prefetchEvents(ev[:2*min(ahead, m)])
+	}
+	ps := &e.sc[0]
+	next := 0 // the next event whose group prefetches ahead
+	for x := 0; x < m; {
+		if x >= next {
+			if lo := next + ahead; ahead > 0 && lo < m {
+				e.prefetchEvents(ev[2*lo : 2*min(lo+g, m)])
+			}
+			next += g
+		}
+		i, j := int(ev[2*x]), int(ev[2*x+1])
+		if e.evp != nil && x+1 < m {
+			if k, l := int(ev[2*x+2]), int(ev[2*x+3]); k != i && k != j && l != i && l != j {
+				nz1, nz2, b1, b2 := e.gossipPair(i, j, k, l, ps)
+				nonzero += nz1
+				if b1 >= 0 {
+					return x + 1, nonzero, b1
+				}
+				nonzero += nz2
+				if b2 >= 0 {
+					return x + 2, nonzero, b2
+				}
+				x += 2
+				continue
+			}
+		}
+		nz, b := e.gossipEvent(i, j, &ps.EventScalars)
+		nonzero += nz
+		if b >= 0 {
+			return x + 1, nonzero, b
+		}
+		x++
+	}
+	return m, nonzero, -1
+}
+
+// prefetchEvents prefetches what the gossip events on the nodes idx read
+// and write (see asyncGroup): their records and packed scalars.
+func (e *asyncExec) prefetchEvents(idx []int32) {
+	kernel.PrefetchRows(e.base, idx, int(e.rs), int(e.rs)/64)
+	kernel.PrefetchRows(unsafe.Pointer(unsafe.SliceData(e.nd)), idx, int(unsafe.Sizeof(asyncNode{})), 1)
+}
+
 func (e *asyncExec) prefetching() bool { return e.pfOn }
 
 // prefetch prefetches what event t on edge (i, j) of the fast path reads:
 // each endpoint's x, z and θ̄ rows (the lines listed in pfRec), its
-// auxiliary row (the copied y, or the unbiased baseline's draw) and its
-// per-node scalars. w is the calling worker.
+// auxiliary row (the copied y, or the unbiased baseline's draw), its
+// packed scalars and, for the unbiased estimator, the state's y entries
+// it swaps. w is the calling worker.
 func (e *asyncExec) prefetch(w, i, j int, t int64) {
 	s := e.s
 	a := e.pfAddr[w][:0]
@@ -254,9 +456,10 @@ func (e *asyncExec) prefetch(w, i, j int, t int64) {
 		for o := uintptr(0); o < uintptr(s.X.Cols*8); o += 64 {
 			a = append(a, aux+o)
 		}
-		a = append(a, uintptr(unsafe.Pointer(&s.Y[k])), uintptr(unsafe.Pointer(&s.ylab[k])),
-			uintptr(unsafe.Pointer(&s.prob.Label[k])), uintptr(unsafe.Pointer(&s.Count[k])),
-			uintptr(unsafe.Pointer(&e.ck[k])), uintptr(unsafe.Pointer(&s.invP[k])))
+		a = append(a, uintptr(unsafe.Pointer(&e.nd[k])))
+		if s.cfg.Estimator == Unbiased {
+			a = append(a, uintptr(unsafe.Pointer(&s.Y[k])), uintptr(unsafe.Pointer(&s.ylab[k])))
+		}
 	}
 	kernel.Prefetch(a)
 }
@@ -303,17 +506,42 @@ func (e *asyncExec) recordLines() []uintptr {
 func (e *asyncExec) touched() {}
 
 // theta sets dst = θ_k = c_k·z_k.
-func (e *asyncExec) theta(k int, dst []float64) { kernel.Scale(dst, e.s.Z.Row(k), e.ck[k]) }
+func (e *asyncExec) theta(k int, dst []float64) { kernel.Scale(dst, e.s.Z.Row(k), e.nd[k].c) }
 
-// restore rebuilds the per-node scales from the clocks.
+// restore rebuilds the per-node scales from the clocks and reloads the
+// mirrored clocks and auxiliary indices from the state.
 func (e *asyncExec) restore() {
 	s := e.s
 	for k, cnt := range s.Count {
-		e.ck[k] = 0
+		nd := &e.nd[k]
+		nd.c, nd.count, nd.y, nd.ylab = 0, cnt, s.Y[k], int16(s.ylab[k])
 		if cnt > 0 {
 			m := float64(cnt) * s.invP[k]
-			e.ck[k] = s.linearScale(s.cfg.Gamma(m), m)
+			nd.c = s.linearScale(s.cfg.Gamma(m), m)
 		}
+	}
+}
+
+// flush copies the clocks, and with the gossip estimator the auxiliary
+// indices and labels, that the executor keeps in its packed scalars into
+// the state: of the given rows, or of all when rows is nil.
+func (e *asyncExec) flush(rows []int) {
+	if rows == nil {
+		for k := range e.nd {
+			e.flushNode(k)
+		}
+		return
+	}
+	for _, k := range rows {
+		e.flushNode(k)
+	}
+}
+
+func (e *asyncExec) flushNode(k int) {
+	s, nd := e.s, &e.nd[k]
+	s.Count[k] = nd.count
+	if s.cfg.Estimator == Gossip {
+		s.Y[k], s.ylab[k] = nd.y, int32(nd.ylab)
 	}
 }
 
@@ -321,4 +549,4 @@ func (e *asyncExec) savedLen() int                           { return 0 }
 func (e *asyncExec) writeSaved(io.Writer, *floatCodec) error { return nil }
 func (e *asyncExec) checkSaved([]float64) error              { return nil }
 func (e *asyncExec) applySaved([]float64)                    {}
-func (e *asyncExec) close()                                  {}
+func (e *asyncExec) close()                                  { e.flush(nil) }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/hugepage"
 	"github.com/pairgossip/pairgossip/layout"
@@ -72,6 +73,12 @@ type asyncParExec struct {
 	parLevels int64
 	chunk     int // events a worker claims at a time
 
+	// gossip is the fast path's gossip loop when it runs the events: a
+	// level then prefetches by groups of events (asyncExec.prefetchEvents)
+	// into its worker's gather buffer gbuf[w] instead of event by event.
+	gossip *asyncExec
+	gbuf   [][]int32
+
 	cursor atomic.Int64                          // next unclaimed event of the level being run
 	build  int                                   // events of the window worker 0 builds first (0: none)
 	fn     func(w int, r layout.Range, tk *task) // level, bound once
@@ -125,17 +132,36 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 	a.nz = make([]int64, workers)
 	a.bad = make([]divergence, workers)
 	a.fn = a.level
+	if e, ok := ex.(*asyncExec); ok && s.cfg.Estimator == Gossip {
+		a.gossip = e
+		a.gbuf = gatherBuffers(workers, 2*asyncGroup)
+	}
 	return a
+}
+
+// gatherBuffers returns per-worker int32 buffers of capacity c each, every
+// one on its own cache lines (see prefetchBuffers).
+func gatherBuffers(workers, c int) [][]int32 {
+	const perLine = 16
+	step := (c+perLine-1)/perLine*perLine + perLine
+	raw := make([]int32, workers*step+perLine)
+	off := 0
+	for uintptr(unsafe.Pointer(&raw[off]))%64 != 0 {
+		off++
+	}
+	bufs := make([][]int32, workers)
+	for w := range bufs {
+		lo := off + w*step
+		bufs[w] = raw[lo : lo : lo+c]
+	}
+	return bufs
 }
 
 // buildWindow draws the next m edges of the stream into w and levels them.
 func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
 	s := a.s
 	w.m, w.t0 = m, t0
-	for e := 0; e < m; e++ {
-		i, j := s.drawEdge()
-		w.ev[2*e], w.ev[2*e+1] = int32(i), int32(j)
-	}
+	s.drawEdges(w.ev[:2*m])
 	a.gen++
 	if a.gen == 0 {
 		clear(a.mark)
@@ -305,6 +331,10 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 	}
 	win, evsAll := tk.win, tk.level
 	n := int64(len(evsAll))
+	if a.gossip != nil {
+		a.gossipLevel(w, win, evsAll)
+		return
+	}
 	ahead := 0
 	if a.prefetching() {
 		ahead = asyncAhead
@@ -332,6 +362,74 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 			if bad >= 0 {
 				a.bad[w].note(t, bad, "")
 			}
+		}
+	}
+	a.nz[w] += nz
+}
+
+// gossipLevel is level for the fast path's gossip events: each chunk is
+// software-pipelined as the serial loop's window (asyncExec.gossipWindow),
+// the endpoints of each group of events ahead gathered from the window
+// into the worker's buffer and prefetched with one call per array.
+func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
+	e := a.gossip
+	n := int64(len(evsAll))
+	g, ahead := 0, 0
+	if e.pfOn {
+		g, ahead = asyncGroup, asyncGroupAhead
+	}
+	ps := &e.sc[w]
+	buf := a.gbuf[w]
+	gather := func(evs []int32) {
+		b := buf[:0]
+		for _, f := range evs {
+			b = append(b, win.ev[2*f], win.ev[2*f+1])
+		}
+		e.prefetchEvents(b)
+	}
+	note := func(f int32, bad int) {
+		if bad >= 0 {
+			a.bad[w].note(win.t0+1+int64(f), bad, "")
+		}
+	}
+	var nz int64
+	for {
+		ch := int64(a.chunk)
+		lo := a.cursor.Add(ch) - ch
+		if lo >= n {
+			break
+		}
+		evs := evsAll[lo:min(n, lo+ch)]
+		m := len(evs)
+		if g > 0 {
+			for x := 0; x < min(ahead, m); x += g {
+				gather(evs[x:min(x+g, ahead, m)])
+			}
+		}
+		next := 0
+		for x := 0; x < m; {
+			if g > 0 && x >= next {
+				if y := next + ahead; y < m {
+					gather(evs[y:min(y+g, m)])
+				}
+				next += g
+			}
+			f := evs[x]
+			i, j := int(win.ev[2*f]), int(win.ev[2*f+1])
+			// The events of a level have disjoint nodes: any two make a pair.
+			if e.evp != nil && x+1 < m {
+				f2 := evs[x+1]
+				nz1, nz2, b1, b2 := e.gossipPair(i, j, int(win.ev[2*f2]), int(win.ev[2*f2+1]), ps)
+				nz += nz1 + nz2
+				note(f, b1)
+				note(f2, b2)
+				x += 2
+				continue
+			}
+			c, bad := e.gossipEvent(i, j, &ps.EventScalars)
+			nz += c
+			note(f, bad)
+			x++
 		}
 	}
 	a.nz[w] += nz

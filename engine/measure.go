@@ -471,6 +471,9 @@ func (ms *measurer) measure(s *state) Record {
 		tf := float64(s.t)
 		p.Reg.Smooth(ms.omega, zbar, s.cfg.Gamma(tf), tf, ms.ws)
 		// Only the evaluated nodes' auxiliary points are read.
+		if s.flushAux != nil {
+			s.flushAux(ms.rows)
+		}
 		for _, k := range ms.rows {
 			ms.aux[k] = int32(s.aux(k, s.t+1))
 		}

@@ -46,12 +46,21 @@ type state struct {
 	// second n×P matrix.
 	X, YX, Z, ThetaBar, Theta layout.Matrix
 	// Y[k] is the index of node k's auxiliary observation y_k in the data,
-	// ylab[k] its label.
+	// ylab[k] its label. While the asynchronous fast path runs, Y, ylab and
+	// Count are current only after flushAux.
 	Y    []int32
 	ylab []int32
 	// Count[k] is node k's activation count (Async); m_k = Count[k]/p_k.
 	Count []int64
 	invP  []float64 // 1/p_k (Async)
+	// flushAux, when set, brings Y, ylab and Count of the given rows (nil:
+	// all) up to date from an executor that keeps them packed with its
+	// other per-node scalars while it runs (the asynchronous fast path,
+	// exec_async.go). It is called before those fields are read outside
+	// the executor (writeCommon: checkpoints and checksums; the
+	// measurement's bias, which reads y of the evaluated rows) and by the
+	// executor's close.
+	flushAux func(rows []int)
 
 	t                  int64 // iterations done
 	edges              *rng.Stream
@@ -137,6 +146,32 @@ func (s *state) rows() int {
 func (s *state) drawEdge() (int, int) {
 	e := s.edgeList[s.edges.IntN(len(s.edgeList))]
 	return int(e[0]), int(e[1])
+}
+
+// drawEdges draws len(ev)/2 edges as drawEdge does, one after the other,
+// into ev (the endpoints of edge x at ev[2x], ev[2x+1]). It draws every
+// edge's index first and reads the edge list afterwards: in one loop, each
+// draw waited behind its random read of the edge list (20 MB at
+// n = 10⁶, beyond most of the cache), while a loop of independent reads
+// keeps many in flight. The draws, and so the edges, are drawEdge's.
+func (s *state) drawEdges(ev []int32) {
+	m := len(ev) / 2
+	n := len(s.edgeList)
+	if n > math.MaxInt32 { // an index would not fit in ev
+		for x := 0; x < m; x++ {
+			i, j := s.drawEdge()
+			ev[2*x], ev[2*x+1] = int32(i), int32(j)
+		}
+		return
+	}
+	for x := 0; x < m; x++ {
+		ev[2*x+1] = int32(s.edges.IntN(n))
+	}
+	el := s.edgeList
+	for x := 0; x < m; x++ {
+		e := el[ev[2*x+1]]
+		ev[2*x], ev[2*x+1] = e[0], e[1]
+	}
 }
 
 // aux returns the index of the second point node k uses at iteration t:
@@ -225,6 +260,9 @@ func (s *state) restoreAux() {
 // writeCommon writes the state sections every checkpoint has: Z, Θ (each
 // row as theta gives it), Θ̄ (row by row), Y and, for Async, the clocks.
 func (s *state) writeCommon(w io.Writer, fc *floatCodec, theta func(k int, dst []float64)) error {
+	if s.flushAux != nil {
+		s.flushAux(nil)
+	}
 	buf := make([]float64, s.prob.P)
 	for _, f := range []int{0, 1, 2} {
 		for i := 0; i < s.Z.Rows; i++ {

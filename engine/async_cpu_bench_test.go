@@ -1,0 +1,66 @@
+//go:build linux
+
+package engine
+
+import (
+	"runtime"
+	"syscall"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/benchdata"
+)
+
+// BenchmarkAsyncSerialCPU times the serial gossip loop (AUC logistic,
+// d = 16, Watts–Strogatz) at n = 10⁴ (records beyond L2) and 10⁶ (beyond
+// every cache), as the default configuration runs it, and reports besides
+// wall time per event the CPU time per event of the benchmark's thread
+// (getrusage): on a machine shared with other jobs, wall time varies
+// several-fold between runs while CPU time varies by a few percent, so
+// comparisons of the loop's variants use cpu-ns/event. (Contention for
+// caches and memory still shows in it.)
+func BenchmarkAsyncSerialCPU(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		b.Run("n="+itoa(n), func(b *testing.B) {
+			p, err := benchdata.AUC(n, 16, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := New(p, g, Config{Algorithm: Async, Iters: 1 << 50, GammaC: 1, Seed: 1, Workers: 1, LogPoints: 1, EvalNodes: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			ex := s.exec.(*asyncExec)
+			const chunk = 1 << 16
+			if err := ex.serialTo(chunk); err != nil {
+				b.Fatal(err)
+			}
+			events := 0
+			c0 := threadCPU(b)
+			for b.Loop() {
+				if err := ex.serialTo(s.t + chunk); err != nil {
+					b.Fatal(err)
+				}
+				events += chunk
+			}
+			b.ReportMetric(float64(threadCPU(b)-c0)/float64(events), "cpu-ns/event")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+		})
+	}
+}
+
+// threadCPU is the calling thread's user and system time in nanoseconds.
+func threadCPU(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
