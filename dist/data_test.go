@@ -45,9 +45,18 @@ func writeAUCData(t testing.TB, dir string, n int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var x, y, csv bytes.Buffer
+	var x, y, csv, hcsv bytes.Buffer
+	// data_h.csv: the same rows after a header line, with CRLF line ends
+	// and a blank line every 700 rows (line numbers differ from rows).
+	for j := range d {
+		fmt.Fprintf(&hcsv, "f%d, ", j+1)
+	}
+	hcsv.WriteString("class\r\n")
 	row := make([]float64, d)
 	for i := range n {
+		if i%700 == 699 {
+			hcsv.WriteString(" \r\n")
+		}
 		lab := int64(2)
 		if gen.Row(i, row) == 1 {
 			lab = 7
@@ -55,11 +64,16 @@ func writeAUCData(t testing.TB, dir string, n int) string {
 		for _, v := range row {
 			binary.Write(&x, binary.LittleEndian, math.Float32bits(float32(v)))
 			fmt.Fprintf(&csv, "%v,", float32(v))
+			fmt.Fprintf(&hcsv, "%v, ", float32(v))
 		}
 		binary.Write(&y, binary.LittleEndian, lab)
 		fmt.Fprintf(&csv, "%d\n", lab)
+		fmt.Fprintf(&hcsv, "%d\r\n", lab)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "data.csv"), csv.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data_h.csv"), hcsv.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writeNPY(t, filepath.Join(dir, "X.npy"), "<f4", fmt.Sprintf("(%d, %d)", n, d), x.Bytes())
@@ -71,7 +85,7 @@ func writeAUCData(t testing.TB, dir string, n int) string {
 // CSV file whole) runs what one process loading it runs, bit for bit.
 func TestOneRankNPY(t *testing.T) {
 	t.Setenv("PAIRGOSSIP_DIST_DATA", writeAUCData(t, t.TempDir(), 3000))
-	for _, tc := range []distCase{{3000, "sampled", "auc", "npy"}, {3000, "auto", "auc-hinge", "npy"}, {3000, "sampled", "auc", "csv"}} {
+	for _, tc := range []distCase{{3000, "sampled", "auc", "npy"}, {3000, "auto", "auc-hinge", "npy"}, {3000, "sampled", "auc", "csv"}, {3000, "auto", "auc-hinge", "csvh"}} {
 		cfg := workerConfig(tc)
 		wantTrace, wantSum, wantState := singleProcess(t, cfg)
 		r, err := Prepare(mpi.Self(), cfg)

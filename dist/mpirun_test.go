@@ -69,6 +69,9 @@ var identityCases = []distCase{
 	{5000, "sampled", "auc", "npy"},
 	{3000, "auto", "auc-hinge", "npy"},
 	{5000, "sampled", "auc", "csv"},
+	{3000, "auto", "auc-hinge", "csv"},
+	{5000, "sampled", "auc", "csvh"},
+	{3000, "auto", "auc", "csvh"},
 }
 
 // workerConfig is the run of the identity test for case c; a case on
@@ -82,6 +85,10 @@ func workerConfig(c distCase) pairgossip.Config {
 		cfg.Data, cfg.N, cfg.Dim = os.Getenv("PAIRGOSSIP_DIST_DATA"), 0, 0
 	case "csv":
 		cfg.Data, cfg.N, cfg.Dim = filepath.Join(filepath.Dir(os.Getenv("PAIRGOSSIP_DIST_DATA")), "data.csv"), 0, 0
+	case "csvh":
+		cfg.Data, cfg.N, cfg.Dim = filepath.Join(filepath.Dir(os.Getenv("PAIRGOSSIP_DIST_DATA")), "data_h.csv"), 0, 0
+	case "file": // TestRanksCSVError
+		cfg.Data, cfg.N, cfg.Dim = os.Getenv("PAIRGOSSIP_DIST_DATA"), 0, 0
 	}
 	return cfg
 }
@@ -306,6 +313,13 @@ func TestRankWorker(t *testing.T) {
 		mpi.Abort(3)
 	}
 	r, err := Prepare(c, workerConfig(tc))
+	if os.Getenv("PAIRGOSSIP_DIST_WANT_ERROR") != "" { // TestRanksCSVError
+		fmt.Printf("rank %d error: %v\n", c.Rank(), err)
+		if err := c.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	if err != nil {
 		fail(err)
 	}
@@ -354,6 +368,66 @@ func TestRankWorker(t *testing.T) {
 	}
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRanksCSVError: a bad value in a CSV file is reported by every rank
+// with one process's message (FILE:LINE: column C: ...): on a line of
+// rank 2 of 3, and, with a second bad line on rank 1, that one (the first
+// in file order); and on the header-detection line, where one process's
+// message carries its hint.
+func TestRanksCSVError(t *testing.T) {
+	if !mpi.Compiled {
+		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+	}
+	const n, np = 3000, 3
+	dir := filepath.Dir(writeAUCData(t, t.TempDir(), n))
+	good, err := os.ReadFile(filepath.Join(dir, "data.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo1, _ := partition(n, np, 1)
+	lo2, hi2 := partition(n, np, 2)
+	for _, bad := range [][]int{{(lo2 + hi2) / 2}, {lo1 + 5, hi2 - 3}, {0}, {(lo2 + hi2) / 2, n - 1}} {
+		lines := strings.SplitAfter(string(good), "\n")
+		for _, i := range bad {
+			f := strings.Split(lines[i], ",")
+			f[2] = "0.5x"
+			lines[i] = strings.Join(f, ",")
+		}
+		path := filepath.Join(t.TempDir(), "bad.csv")
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := workerConfig(distCase{n, "sampled", "auc", "file"})
+		cfg.Data = path
+		_, err := pairgossip.Prepare(cfg)
+		if err == nil {
+			t.Fatalf("bad lines %v: one process loads the file", bad)
+		}
+		want := err.Error()
+		if !strings.Contains(want, fmt.Sprintf("%s:%d: column 3:", path, bad[0]+1)) {
+			t.Fatalf("bad lines %v: one process says %q", bad, want)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		cmd, why := mpirunCmd(ctx, np, os.Args[0], "-test.run", "^TestRankWorker$", "-test.v")
+		if cmd == nil {
+			cancel()
+			t.Skip(why)
+		}
+		cmd.Env = append(os.Environ(), "PAIRGOSSIP_DIST_WORKER="+t.TempDir(), "PAIRGOSSIP_DIST_CASE=3000:sampled:auc:file",
+			"PAIRGOSSIP_DIST_DATA="+path, "PAIRGOSSIP_DIST_WANT_ERROR=1")
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("bad lines %v: %v\n%s", bad, err, out)
+		}
+		for r := range np {
+			if !strings.Contains(string(out), fmt.Sprintf("rank %d error: %s\n", r, want)) {
+				t.Fatalf("bad lines %v: rank %d does not report %q\n%s", bad, r, want, out)
+			}
+		}
+		t.Logf("bad lines %v: every rank reports %q", bad, want)
 	}
 }
 
