@@ -76,6 +76,17 @@ func writeAUCData(t testing.TB, dir string, n int) string {
 	if err := os.WriteFile(filepath.Join(dir, "data_h.csv"), hcsv.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// data_m.csv: data.csv with a missing value ("?") in every 97th row,
+	// which every rank then loads whole (imputation needs every row).
+	lines := bytes.SplitAfter(csv.Bytes(), []byte("\n"))
+	for i := 0; i < len(lines); i += 97 {
+		if k := bytes.IndexByte(lines[i], ','); k >= 0 {
+			lines[i] = append([]byte("?"), lines[i][k:]...)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data_m.csv"), bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	writeNPY(t, filepath.Join(dir, "X.npy"), "<f4", fmt.Sprintf("(%d, %d)", n, d), x.Bytes())
 	writeNPY(t, filepath.Join(dir, "y.npy"), "<i8", fmt.Sprintf("(%d,)", n), y.Bytes())
 	return filepath.Join(dir, "X.npy")

@@ -72,6 +72,7 @@ var identityCases = []distCase{
 	{3000, "auto", "auc-hinge", "csv"},
 	{5000, "sampled", "auc", "csvh"},
 	{3000, "auto", "auc", "csvh"},
+	{5000, "sampled", "auc", "csvm"},
 }
 
 // workerConfig is the run of the identity test for case c; a case on
@@ -87,6 +88,8 @@ func workerConfig(c distCase) pairgossip.Config {
 		cfg.Data, cfg.N, cfg.Dim = filepath.Join(filepath.Dir(os.Getenv("PAIRGOSSIP_DIST_DATA")), "data.csv"), 0, 0
 	case "csvh":
 		cfg.Data, cfg.N, cfg.Dim = filepath.Join(filepath.Dir(os.Getenv("PAIRGOSSIP_DIST_DATA")), "data_h.csv"), 0, 0
+	case "csvm":
+		cfg.Data, cfg.N, cfg.Dim = filepath.Join(filepath.Dir(os.Getenv("PAIRGOSSIP_DIST_DATA")), "data_m.csv"), 0, 0
 	case "file": // TestRanksCSVError
 		cfg.Data, cfg.N, cfg.Dim = os.Getenv("PAIRGOSSIP_DIST_DATA"), 0, 0
 	}
