@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/redpack"
@@ -257,24 +258,24 @@ func (l *local) segAvg(t0 int64, first, last int) (alpha, beta float64) {
 	return redpack.SegAvg(t0, l.cSum, first, last)
 }
 
-// segment returns s₀ = δᵀz and q = δᵀδ, δ = x − y.
+// segment returns s₀ = δᵀz and q = δᵀδ, δ = x − y (redpack.Segment, as
+// engine's reducedExec.segment).
 func segment(x, y, z []float64) (s0, q float64) {
-	for a := range x {
-		d := x[a] - y[a]
-		s0 += float64(d * z[a])
-		q += float64(d * d)
-	}
-	return s0, q
+	n := len(x)
+	y, z = y[:n], z[:n]
+	return redpack.Segment(ptr(x), ptr(y), ptr(z), n)
 }
 
-// write is engine's reducedExec.write.
+// write is engine's reducedExec.write (redpack.Write).
 func write(x, y, z, bar []float64, al, be, W, eta float64) {
-	for a := range z {
-		d := x[a] - y[a]
-		bar[a] = float64(al*bar[a]) + float64(be*z[a]) + float64(eta*d)
-		z[a] += float64(W * d)
-	}
+	n := len(z)
+	x, y, bar = x[:n], y[:n], bar[:n]
+	redpack.Write(ptr(x), ptr(y), ptr(z), ptr(bar), n, al, be, W, eta)
 }
+
+// ptr is the address of v's first element (for the redpack loops, which
+// read len(v) elements from it).
+func ptr(v []float64) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(v)) }
 
 // marginScaled is engine's marginScaled.
 func marginScaled(x, y, z []float64, c float64) float64 {

@@ -179,13 +179,7 @@ func newReducedState(n, maxB int) *reducedState {
 // segment returns s₀ = δᵀz and q = δᵀδ of node k from its record's current
 // z and y, δ = x_k − y_k.
 func (e *reducedExec) segment(k int) (s0, q float64) {
-	x, y, z := e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k)
-	for a := range uintptr(e.s.prob.P) {
-		d := at(x, a) - at(y, a)
-		s0 += float64(d * at(z, a))
-		q += float64(d * d)
-	}
-	return s0, q
+	return redpack.Segment(e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k), e.s.prob.P)
 }
 
 // The rows of the per-node loops, by address: the loops run over P
@@ -223,12 +217,7 @@ func (e *reducedExec) segStart(sl int32, k int, m float64) {
 // its record (which then holds the new z₀ and θ̄₀): θ̄ = αθ̄ + βz + ηδ,
 // z += Wδ.
 func (e *reducedExec) write(k int, al, be, W, eta float64) {
-	x, y, z, bar := e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k), rowAt(&e.s.ThetaBar, k)
-	for a := range uintptr(e.s.prob.P) {
-		d, za := at(x, a)-at(y, a), at(z, a)
-		set(bar, a, float64(al*at(bar, a))+float64(be*za)+float64(eta*d))
-		set(z, a, za+float64(W*d))
-	}
+	redpack.Write(e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k), rowAt(&e.s.ThetaBar, k), e.s.prob.P, al, be, W, eta)
 }
 
 // segAvg returns α and β of the running average over rounds first..last of
