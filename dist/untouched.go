@@ -24,9 +24,7 @@ func (l *local) untouched(t0 int64, B int, alphaEnd, betaEnd float64) {
 			s0, q := segment(x, y, l.zRow(k))
 			if l.lab[lk] <= l.ylab[lk] {
 				z, bar := l.zRow(k), l.barRow(k)
-				for a := range bar {
-					bar[a] = float64(alphaEnd*bar[a]) + float64(betaEnd*z[a])
-				}
+				redpack.Average(ptr(z), ptr(bar[:len(z)]), len(z), alphaEnd, betaEnd)
 				l.marg[lk] = cEnd * s0
 				continue
 			}

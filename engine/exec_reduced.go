@@ -345,11 +345,7 @@ func (e *reducedExec) untouched(w, lo, hi int, p *redpack.Pack) (nz int64) {
 			// Not contributing: W = η = 0 for the whole block, z stays;
 			// only θ̄ moves. Its margin is read by nobody until a touch
 			// recomputes it (margins, for checkpoints, writes it).
-			z, bar := rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)
-			al, be := rs.alphaEnd, rs.betaEnd
-			for a := range uintptr(s.prob.P) {
-				set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
-			}
+			redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, rs.alphaEnd, rs.betaEnd)
 			continue
 		}
 		s0, q := e.segment(k)
@@ -724,10 +720,7 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 		switch {
 		case bl.stamp[k] == bl.gen:
 		case lab[k] <= s.ylab[k]:
-			z, bar := rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)
-			for a := range uintptr(s.prob.P) {
-				set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
-			}
+			redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, al, be)
 		default:
 			s0, q := e.segment(k)
 			p.Add(int32(k), s0, q, 0, 0, e.marg[k])

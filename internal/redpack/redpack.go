@@ -150,3 +150,12 @@ func Write(x, y, z, bar unsafe.Pointer, n int, al, be, W, eta float64) {
 		set(z, a, za+float64(W*d))
 	}
 }
+
+// Average moves the running average of a node that does not contribute
+// over a segment (W = η = 0, z fixed): θ̄ = αθ̄ + βz, rows of n elements at
+// z and bar.
+func Average(z, bar unsafe.Pointer, n int, al, be float64) {
+	for a := range uintptr(n) {
+		set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
+	}
+}
