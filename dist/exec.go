@@ -6,8 +6,10 @@ import (
 	"slices"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/mpi"
 	"github.com/pairgossip/pairgossip/problem"
@@ -92,8 +94,8 @@ type local struct {
 	slotOf               map[int32]int32
 	cSum                 []float64
 	owner                []int32 // per slot: rank
-	packs                []pack
-	tp                   pack
+	packs                []redpack.Pack
+	tp                   redpack.Pack
 	tpos                 []int32
 	s0, q, W, eta, mNext []float64
 	start                []int32
@@ -253,31 +255,27 @@ func (l *local) shareEdges(g *graph.Graph) error {
 
 // segAvg is engine's reducedExec.segAvg for a block starting after t0.
 func (l *local) segAvg(t0 int64, first, last int) (alpha, beta float64) {
-	if last < first {
-		return 1, 0
-	}
-	tl := float64(t0) + float64(last)
-	return (float64(t0) + float64(first) - 1) / tl, (l.cSum[last] - l.cSum[first-1]) / tl
+	return redpack.SegAvg(t0, l.cSum, first, last)
 }
 
-// segment returns s₀ = δᵀz and q = δᵀδ, δ = x − y.
+// segment returns s₀ = δᵀz and q = δᵀδ, δ = x − y (redpack.Segment, as
+// engine's reducedExec.segment).
 func segment(x, y, z []float64) (s0, q float64) {
-	for a := range x {
-		d := x[a] - y[a]
-		s0 += float64(d * z[a])
-		q += float64(d * d)
-	}
-	return s0, q
+	n := len(x)
+	y, z = y[:n], z[:n]
+	return redpack.Segment(ptr(x), ptr(y), ptr(z), n)
 }
 
-// write is engine's reducedExec.write.
+// write is engine's reducedExec.write (redpack.Write).
 func write(x, y, z, bar []float64, al, be, W, eta float64) {
-	for a := range z {
-		d := x[a] - y[a]
-		bar[a] = float64(al*bar[a]) + float64(be*z[a]) + float64(eta*d)
-		z[a] += float64(W * d)
-	}
+	n := len(z)
+	x, y, bar = x[:n], y[:n], bar[:n]
+	redpack.Write(ptr(x), ptr(y), ptr(z), ptr(bar), n, al, be, W, eta)
 }
+
+// ptr is the address of v's first element (for the redpack loops, which
+// read len(v) elements from it).
+func ptr(v []float64) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(v)) }
 
 // marginScaled is engine's marginScaled.
 func marginScaled(x, y, z []float64, c float64) float64 {
@@ -398,12 +396,12 @@ func (l *local) touchedRounds(t0 int64, B int) {
 		l.start[sl] = 0
 	}
 	tp := &l.tp
-	tp.reset()
-	tp.pos, tp.slots = l.tpos[:S], true
-	clear(tp.pos)
+	tp.Reset()
+	tp.Pos = l.tpos[:S]
+	clear(tp.Pos)
 	for sl := 0; sl < S; sl++ {
 		if v := r0(int32(sl)); lab(int32(sl)) > int32(rc.tail(v)[2]) {
-			tp.add(int32(sl), l.s0[sl], l.q[sl], 0, 0, l.mNext[sl])
+			tp.Add(int32(sl), l.s0[sl], l.q[sl], 0, 0, l.mNext[sl])
 		}
 	}
 	writeTouched := func(sl int32, r int) {
@@ -417,9 +415,9 @@ func (l *local) touchedRounds(t0 int64, B int) {
 		e := l.bEdges[r-1]
 		sl2 := [2]int32{l.slotOf[e[0]], l.slotOf[e[1]]}
 		for _, sl := range sl2 {
-			if x := int(tp.pos[sl]) - 1; x >= 0 {
-				tp.writeBack(l, x)
-				tp.remove(x)
+			if x := int(tp.Pos[sl]) - 1; x >= 0 {
+				tp.WriteBack(x, l.W, l.eta, l.mNext)
+				tp.Remove(x)
 			}
 			writeTouched(sl, r)
 		}
@@ -447,10 +445,10 @@ func (l *local) touchedRounds(t0 int64, B int) {
 			l.W[sl], l.eta[sl], l.mNext[sl] = 0, 0, m[x]
 			l.start[sl] = int32(r)
 			if lab(sl) > int32(rc.tail(v)[2]) {
-				tp.add(sl, l.s0[sl], l.q[sl], 0, 0, m[x])
+				tp.Add(sl, l.s0[sl], l.q[sl], 0, 0, m[x])
 			}
 		}
-		nz, bad := l.packRound(tp, cf, t)
+		nz, bad := l.packRound(tp, cf, t, true)
 		// Every rank runs the touched nodes: rank 0 counts their gradients.
 		if l.comm.Rank() == 0 {
 			l.nonzero += nz
@@ -459,9 +457,9 @@ func (l *local) touchedRounds(t0 int64, B int) {
 			l.bad, l.badNode = t, int(l.touched[bad])
 		}
 	}
-	for x := len(tp.m) - 1; x >= 0; x-- {
-		tp.writeBack(l, x)
-		tp.remove(x)
+	for x := len(tp.M) - 1; x >= 0; x-- {
+		tp.WriteBack(x, l.W, l.eta, l.mNext)
+		tp.Remove(x)
 	}
 	cEnd := l.coef[B].c
 	for sl := 0; sl < S; sl++ {

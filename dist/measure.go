@@ -271,22 +271,7 @@ func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 		r.ObjStdErr, r.AUCStdErr, r.MeasurePairs = objSE, aucSE, pairs
 	}
 	r.Measure.Obj, r.Measure.AUC = ms.plan.Obj, ms.plan.AUC
-	r.ObjMin, r.ObjMax = math.Inf(1), math.Inf(-1)
-	var sum, aucSum float64
-	for c := range obj {
-		sum += obj[c]
-		aucSum += auc[c]
-		r.ObjMin = math.Min(r.ObjMin, obj[c])
-		r.ObjMax = math.Max(r.ObjMax, obj[c])
-	}
-	mf := float64(m)
-	r.ObjMean = sum / mf
-	r.AUCMean = aucSum / mf
-	var ss float64
-	for _, v := range obj {
-		ss += float64((v - r.ObjMean) * (v - r.ObjMean))
-	}
-	r.ObjStd = math.Sqrt(ss / mf)
+	r.SetNodeStats(obj, auc)
 
 	mean := make([]float64, P)
 	if err := l.rowMean(mean, l.barRow); err != nil {

@@ -31,6 +31,7 @@ import (
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/mpi"
@@ -214,11 +215,11 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	f := func() []float64 { return make([]float64, 2*B) }
 	l.s0, l.q, l.W, l.eta, l.mNext = f(), f(), f(), f(), f()
 	l.start = make([]int32, 2*B)
-	l.tp = newPack(2 * B)
+	l.tp = redpack.New(2 * B)
 	l.tpos = make([]int32, 2*B)
-	l.packs = make([]pack, r.workers)
+	l.packs = make([]redpack.Pack, r.workers)
 	for w := range l.packs {
-		l.packs[w] = newPack(4096)
+		l.packs[w] = redpack.New(4096)
 	}
 	r.l = l
 	if err := r.computeIdentity(); err != nil {

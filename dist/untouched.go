@@ -2,6 +2,7 @@ package dist
 
 import (
 	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/internal/redpack"
 )
 
 // untouched advances this rank's nodes that no edge of the block touches
@@ -23,14 +24,12 @@ func (l *local) untouched(t0 int64, B int, alphaEnd, betaEnd float64) {
 			s0, q := segment(x, y, l.zRow(k))
 			if l.lab[lk] <= l.ylab[lk] {
 				z, bar := l.zRow(k), l.barRow(k)
-				for a := range bar {
-					bar[a] = float64(alphaEnd*bar[a]) + float64(betaEnd*z[a])
-				}
+				redpack.Average(ptr(z), ptr(bar[:len(z)]), len(z), alphaEnd, betaEnd)
 				l.marg[lk] = cEnd * s0
 				continue
 			}
-			p.add(int32(k), s0, q, 0, 0, l.marg[lk])
-			if len(p.act) == cap(p.act) {
+			p.Add(int32(k), s0, q, 0, 0, l.marg[lk])
+			if len(p.Act) == cap(p.Act) {
 				c, b := l.runPack(p, t0, B, alphaEnd, betaEnd)
 				n += c
 				if b > 0 && (bad[w] == 0 || b < bad[w]) {
@@ -56,30 +55,30 @@ func (l *local) untouched(t0 int64, B int, alphaEnd, betaEnd float64) {
 // runPack advances the nodes of p through the block and materialises them;
 // it returns the non-zero gradients and the first round where a margin
 // turned non-finite (0: none).
-func (l *local) runPack(p *pack, t0 int64, B int, alphaEnd, betaEnd float64) (nz, bad int64) {
+func (l *local) runPack(p *redpack.Pack, t0 int64, B int, alphaEnd, betaEnd float64) (nz, bad int64) {
 	for r := 1; r <= B; r++ {
-		c, b := l.packRound(p, l.coef[r], t0+int64(r))
+		c, b := l.packRound(p, l.coef[r], t0+int64(r), false)
 		nz += c
 		if b >= 0 && bad == 0 {
 			bad = t0 + int64(r)
 		}
 	}
-	for i := len(p.act) - 1; i >= 0; i-- {
+	for i := len(p.Act) - 1; i >= 0; i-- {
 		l.finish(p, i, B)
 	}
-	p.reset()
+	p.Reset()
 	return nz, bad
 }
 
 // finish materialises untouched entry i at the end of the block of B
 // rounds (B = 0: the current block's, for a node that left early).
-func (l *local) finish(p *pack, i, B int) {
+func (l *local) finish(p *redpack.Pack, i, B int) {
 	if B == 0 {
 		B = l.curB
 	}
-	k := int(p.act[i])
-	write(l.xRow(k), l.yRow(k), l.zRow(k), l.barRow(k), l.alphaEnd, l.betaEnd, p.W[i], p.eta[i])
-	l.marg[k-l.lo] = l.coef[B].c * (p.s0[i] + float64(p.W[i]*p.q[i]))
+	k := int(p.Act[i])
+	write(l.xRow(k), l.yRow(k), l.zRow(k), l.barRow(k), l.alphaEnd, l.betaEnd, p.W[i], p.Eta[i])
+	l.marg[k-l.lo] = l.coef[B].c * (p.S0[i] + float64(p.W[i]*p.Q[i]))
 }
 
 // scatter writes this rank's touched records back from the gathered copies.

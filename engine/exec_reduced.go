@@ -7,9 +7,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
-	"github.com/pairgossip/pairgossip/problem"
 )
 
 // The algebraically reduced synchronous schedule (linear fast path, gossip
@@ -81,8 +81,8 @@ type reducedExec struct {
 	rs     *reducedState
 	fn     func(w int, r layout.Range, tk *task) // shard, bound once
 	tailFn func(w int, r layout.Range, tk *task) // tail, bound once
-	pack   []redPack                             // per worker: a chunk of contributing nodes
-	tpack  []redPack                             // per worker: its touched nodes' segments before their first and after their last touch
+	pack   []redpack.Pack                        // per worker: a chunk of contributing nodes
+	tpack  []redpack.Pack                        // per worker: its touched nodes' segments before their first and after their last touch
 	stride int                                   // workers taking part in the block's passes
 	shOver func(w int, r layout.Range, tk *task) // shardOverlap, bound once
 	claim  atomic.Int64                          // the next untouched node to claim (shardOverlap)
@@ -127,11 +127,11 @@ func newReducedExec(s *state, cr *crew) executor {
 	e.fn, e.tailFn, e.shOver = e.shard, e.tail, e.shardOverlap
 	e.pf = make([]uintptr, 0, 2*(4*4+4))
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
-	e.pack = make([]redPack, len(cr.ws))
-	e.tpack = make([]redPack, len(cr.ws))
+	e.pack = make([]redpack.Pack, len(cr.ws))
+	e.tpack = make([]redpack.Pack, len(cr.ws))
 	for w := range e.pack {
-		e.pack[w] = newRedPack(reducedChunk + 2*B)
-		e.tpack[w] = newRedPack(2 * B)
+		e.pack[w] = redpack.New(reducedChunk + 2*B)
+		e.tpack[w] = redpack.New(2 * B)
 	}
 	return e
 }
@@ -157,9 +157,9 @@ type reducedState struct {
 	cSum              []float64
 	alphaEnd, betaEnd float64 // α, β of a segment that spans the block
 	// The contributing touched nodes between two of their touches, packed
-	// (in the order their segments started); tp.act holds slots,
+	// (in the order their segments started); tp.Act holds slots,
 	// tpos[slot] = 1 + its index in tp.
-	tp   redPack
+	tp   redpack.Pack
 	tpos []int32
 }
 
@@ -171,7 +171,7 @@ func newReducedState(n, maxB int) *reducedState {
 		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), start: i(), first: i(), last: i(),
 		tail: make([]int32, 0, 2*maxB),
 		cSum: make([]float64, maxB+1),
-		tp:   newRedPack(2 * maxB),
+		tp:   redpack.New(2 * maxB),
 		tpos: i(),
 	}
 }
@@ -179,13 +179,7 @@ func newReducedState(n, maxB int) *reducedState {
 // segment returns s₀ = δᵀz and q = δᵀδ of node k from its record's current
 // z and y, δ = x_k − y_k.
 func (e *reducedExec) segment(k int) (s0, q float64) {
-	x, y, z := e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k)
-	for a := range uintptr(e.s.prob.P) {
-		d := at(x, a) - at(y, a)
-		s0 += float64(d * at(z, a))
-		q += float64(d * d)
-	}
-	return s0, q
+	return redpack.Segment(e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k), e.s.prob.P)
 }
 
 // The rows of the per-node loops, by address: the loops run over P
@@ -223,25 +217,13 @@ func (e *reducedExec) segStart(sl int32, k int, m float64) {
 // its record (which then holds the new z₀ and θ̄₀): θ̄ = αθ̄ + βz + ηδ,
 // z += Wδ.
 func (e *reducedExec) write(k int, al, be, W, eta float64) {
-	x, y, z, bar := e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k), rowAt(&e.s.ThetaBar, k)
-	for a := range uintptr(e.s.prob.P) {
-		d, za := at(x, a)-at(y, a), at(z, a)
-		set(bar, a, float64(al*at(bar, a))+float64(be*za)+float64(eta*d))
-		set(z, a, za+float64(W*d))
-	}
+	redpack.Write(e.rowX(k), e.rowY(k), rowAt(&e.s.Z, k), rowAt(&e.s.ThetaBar, k), e.s.prob.P, al, be, W, eta)
 }
 
 // segAvg returns α and β of the running average over rounds first..last of
-// the block (1-based; last < first: no round, α = 1, β = 0). With
-// a_t = 1 − 1/t and b_t = 1/t the recurrences α ← a_t α, β ← a_t β + b_t c_t
-// telescope: α = (t_first − 1)/t_last, β = (c_first + … + c_last)/t_last.
+// the block (redpack.SegAvg).
 func (e *reducedExec) segAvg(first, last int) (alpha, beta float64) {
-	if last < first {
-		return 1, 0
-	}
-	t0, rs := float64(e.bl.t0), e.rs
-	tl := t0 + float64(last)
-	return (t0 + float64(first) - 1) / tl, (rs.cSum[last] - rs.cSum[first-1]) / tl
+	return redpack.SegAvg(e.bl.t0, e.rs.cSum, first, last)
 }
 
 // writeTouched writes touched node k (slot sl) at the start of round r
@@ -352,7 +334,7 @@ func (e *reducedExec) shardOverlap(w int, _ layout.Range, _ *task) {
 // untouched advances the untouched nodes among lo … hi − 1 through the
 // block: the contributing ones join p (run when it holds reducedChunk), the
 // others have only θ̄ to move.
-func (e *reducedExec) untouched(w, lo, hi int, p *redPack) (nz int64) {
+func (e *reducedExec) untouched(w, lo, hi int, p *redpack.Pack) (nz int64) {
 	s, bl, rs := e.s, e.bl, e.rs
 	lab := s.prob.Label
 	for k := lo; k < hi; k++ {
@@ -363,16 +345,12 @@ func (e *reducedExec) untouched(w, lo, hi int, p *redPack) (nz int64) {
 			// Not contributing: W = η = 0 for the whole block, z stays;
 			// only θ̄ moves. Its margin is read by nobody until a touch
 			// recomputes it (margins, for checkpoints, writes it).
-			z, bar := rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)
-			al, be := rs.alphaEnd, rs.betaEnd
-			for a := range uintptr(s.prob.P) {
-				set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
-			}
+			redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, rs.alphaEnd, rs.betaEnd)
 			continue
 		}
 		s0, q := e.segment(k)
-		p.add(int32(k), s0, q, 0, 0, e.marg[k])
-		if len(p.act) == reducedChunk {
+		p.Add(int32(k), s0, q, 0, 0, e.marg[k])
+		if len(p.Act) == reducedChunk {
 			nz += e.runPack(w, p, 0)
 		}
 	}
@@ -410,7 +388,7 @@ func (e *reducedExec) writeSaved(w io.Writer, fc *floatCodec) error {
 // those still to advance (first touched after r) follow p's untouched
 // nodes as a prefix (runPack). A node that does not contribute has W = η = 0
 // up to its touch and needs nothing more.
-func (e *reducedExec) addPre(w, st int, p *redPack) {
+func (e *reducedExec) addPre(w, st int, p *redpack.Pack) {
 	bl, rs, s := e.bl, e.rs, e.s
 	lab := s.prob.Label
 	T := len(bl.touched)
@@ -426,7 +404,7 @@ func (e *reducedExec) addPre(w, st int, p *redPack) {
 		}
 		e.segStart(int32(sl), k, m)
 		if rs.first[sl] > 1 {
-			p.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
+			p.Add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
 		}
 	}
 }
@@ -444,14 +422,14 @@ func (e *reducedExec) tail(w int, _ layout.Range, _ *task) {
 	for i := w; i < len(rs.tail); i += st {
 		sl := rs.tail[i]
 		if k := int(bl.touched[sl]); lab[k] > s.ylab[k] {
-			p.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
+			p.Add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
 		}
 	}
 	var nz int64
-	if len(p.act) > 0 {
+	if len(p.Act) > 0 {
 		cnt := 0
-		for r := int(rs.start[p.act[0]]); r <= B; r++ {
-			for cnt < len(p.act) && int(rs.start[p.act[cnt]]) <= r {
+		for r := int(rs.start[p.Act[0]]); r <= B; r++ {
+			for cnt < len(p.Act) && int(rs.start[p.Act[cnt]]) <= r {
 				cnt++
 			}
 			nz += e.packRound(w, p, cnt, bl.coef[r], bl.t0+int64(r))
@@ -471,13 +449,13 @@ func (e *reducedExec) tail(w int, _ layout.Range, _ *task) {
 // packDone stores the W, η and next margin of every entry of a pack of
 // touched nodes into its slot (but for those packRound froze at a
 // divergence, which it stored then) and empties it.
-func (e *reducedExec) packDone(p *redPack) {
-	for i := range p.act {
-		if !p.dead[i] {
-			p.writeBack(e.rs, i)
+func (e *reducedExec) packDone(p *redpack.Pack) {
+	for i := range p.Act {
+		if !p.Dead[i] {
+			p.WriteBack(i, e.rs.W, e.rs.eta, e.rs.mNext)
 		}
 	}
-	p.reset()
+	p.Reset()
 }
 
 // runPack advances the untouched contributing nodes of p through the block
@@ -485,16 +463,16 @@ func (e *reducedExec) packDone(p *redPack) {
 // w + preStride, …) up to their first touch (addPre),
 // side by side; it materialises the untouched ones, stores the touched
 // ones' scalars in their slots and empties p.
-func (e *reducedExec) runPack(w int, p *redPack, preStride int) (nz int64) {
+func (e *reducedExec) runPack(w int, p *redpack.Pack, preStride int) (nz int64) {
 	bl, rs := e.bl, e.rs
-	nu := len(p.act)
+	nu := len(p.Act)
 	if preStride > 0 {
 		e.addPre(w, preStride, p)
 	}
-	p.nu = nu
-	cnt := len(p.act)
+	p.Nu = nu
+	cnt := len(p.Act)
 	for r := 1; r <= bl.rounds; r++ {
-		for cnt > nu && int(rs.first[p.act[cnt-1]]) <= r {
+		for cnt > nu && int(rs.first[p.Act[cnt-1]]) <= r {
 			cnt--
 		}
 		if cnt == 0 {
@@ -503,78 +481,32 @@ func (e *reducedExec) runPack(w int, p *redPack, preStride int) (nz int64) {
 		nz += e.packRound(w, p, cnt, bl.coef[r], bl.t0+int64(r))
 	}
 	for i := nu - 1; i >= 0; i-- {
-		if !p.dead[i] {
+		if !p.Dead[i] {
 			e.finish(p, i)
 		}
 	}
-	for i := nu; i < len(p.act); i++ {
-		if !p.dead[i] {
-			p.writeBack(rs, i)
+	for i := nu; i < len(p.Act); i++ {
+		if !p.Dead[i] {
+			p.WriteBack(i, rs.W, rs.eta, rs.mNext)
 		}
 	}
-	p.reset()
+	p.Reset()
 	return nz
 }
 
 // finish materialises entry i of an untouched pack at the end of the block.
-func (e *reducedExec) finish(p *redPack, i int) {
-	rs, k := e.rs, int(p.act[i])
-	e.write(k, rs.alphaEnd, rs.betaEnd, p.W[i], p.eta[i])
-	e.marg[k] = e.bl.coef[e.bl.rounds].c * (p.s0[i] + float64(p.W[i]*p.q[i]))
+func (e *reducedExec) finish(p *redpack.Pack, i int) {
+	rs, k := e.rs, int(p.Act[i])
+	e.write(k, rs.alphaEnd, rs.betaEnd, p.W[i], p.Eta[i])
+	e.marg[k] = e.bl.coef[e.bl.rounds].c * (p.S0[i] + float64(p.W[i]*p.Q[i]))
 }
 
-// redPack is a pack of contributing nodes: act lists them, the other
-// slices hold their scalars (s₀, q, W, η, next margin) side by side. The
-// entries before nu are untouched nodes (act: node indices), the others
-// touched nodes (act: slots). pos, if not nil, maps a slot to 1 + its
-// index in the pack, 0 when it is not in it (such a pack is advanced
-// whole, and a touched entry leaves it by remove); without pos, a pack
-// may be advanced over a prefix and keeps its entries in place. dead marks
-// the entries frozen at a divergence (packDiverged).
-type redPack struct {
-	act              []int32
-	s0, q, W, eta, m []float64
-	dead             []bool
-	pos              []int32
-	nu               int
-}
-
-func newRedPack(c int) redPack {
-	t := func() []float64 { return make([]float64, 0, c) }
-	return redPack{act: make([]int32, 0, c), s0: t(), q: t(), W: t(), eta: t(), m: t(), dead: make([]bool, 0, c)}
-}
-
-// add appends entry k with its scalars.
-func (p *redPack) add(k int32, s0, q, W, eta, m float64) {
-	p.act, p.s0, p.q, p.W, p.eta, p.m = append(p.act, k), append(p.s0, s0), append(p.q, q), append(p.W, W), append(p.eta, eta), append(p.m, m)
-	p.dead = append(p.dead, false)
-	if p.pos != nil {
-		p.pos[k] = int32(len(p.act))
-	}
-}
-
-// remove takes touched entry i (≥ nu) out of a pack with pos; the last
-// entry takes its place.
-func (p *redPack) remove(i int) {
-	l := len(p.m) - 1
-	p.pos[p.act[i]] = 0
-	if i != l {
-		p.pos[p.act[l]] = int32(i + 1)
-	}
-	p.act[i], p.s0[i], p.q[i], p.W[i], p.eta[i], p.m[i], p.dead[i] = p.act[l], p.s0[l], p.q[l], p.W[l], p.eta[l], p.m[l], p.dead[l]
-	p.act, p.s0, p.q, p.W, p.eta, p.m, p.dead = p.act[:l], p.s0[:l], p.q[:l], p.W[:l], p.eta[:l], p.m[:l], p.dead[:l]
-}
-
-func (p *redPack) reset() {
-	p.act, p.s0, p.q, p.W, p.eta, p.m, p.dead = p.act[:0], p.s0[:0], p.q[:0], p.W[:0], p.eta[:0], p.m[:0], p.dead[:0]
-	p.nu = 0
-}
-
-// writeBack stores entry i's W, η and next margin into its slot.
-func (p *redPack) writeBack(rs *reducedState, i int) {
-	sl := p.act[i]
-	rs.W[sl], rs.eta[sl], rs.mNext[sl] = p.W[i], p.eta[i], p.m[i]
-}
+// A pack (redpack.Pack) holds contributing nodes: the entries before Nu
+// are untouched nodes (Act: node indices), the others touched nodes (Act:
+// slots). With Pos (the event loop's pack, blockSmall's) a pack is advanced
+// whole, and a touched entry leaves it by Remove; without Pos, a pack may
+// be advanced over a prefix and keeps its entries in place. Dead marks the
+// entries frozen at a divergence (packDiverged).
 
 // packRound advances the first n nodes of pack p through round t
 // (coefficients cf): g = φ'(m), W += g, η = a·η + (c/t)·W, m = c·(s₀ + W·q),
@@ -582,31 +514,9 @@ func (p *redPack) writeBack(rs *reducedState, i int) {
 // node whose margin turns non-finite stops there, as node by node it would:
 // the round is recorded for worker w and the node is written back (a
 // touched node into its slot; an untouched one into its record); it leaves
-// the pack, or in a pack advanced over prefixes (p.dead) is marked frozen.
-func (e *reducedExec) packRound(w int, p *redPack, n int, cf roundCoef, t int64) (nz int64) {
-	s := e.s
-	bc := cf.b * cf.c
-	fin := true
-	s0, q, W, eta, m := p.s0[:n], p.q[:n], p.W[:n], p.eta[:n], p.m[:n]
-	if loss := s.prob.Loss; loss == problem.AUCLogistic {
-		// The fused round (the same arithmetic, with a vectorised
-		// exponential in the avx2 and avx512 implementations).
-		var c int
-		c, fin = kernel.LogisticRound(s0, q, W, eta, m, cf.c, cf.a, bc)
-		nz = int64(c)
-	} else {
-		for i := range m {
-			g := loss.MarginDeriv(m[i])
-			if g != 0 {
-				nz++
-			}
-			Wi := W[i] + g
-			W[i] = Wi
-			eta[i] = float64(cf.a*eta[i]) + float64(bc*Wi)
-			m[i] = cf.c * (s0[i] + float64(Wi*q[i]))
-			fin = fin && isFinite(m[i])
-		}
-	}
+// the pack, or in a pack advanced over prefixes (p.Dead) is marked frozen.
+func (e *reducedExec) packRound(w int, p *redpack.Pack, n int, cf roundCoef, t int64) (nz int64) {
+	nz, fin := p.Round(e.s.prob.Loss, n, cf.c, cf.a, cf.b*cf.c)
 	if !fin {
 		e.packDiverged(w, p, n, t)
 	}
@@ -617,25 +527,25 @@ func (e *reducedExec) packRound(w int, p *redPack, n int, cf roundCoef, t int64)
 // p after round t (packRound): an untouched node is written into its
 // record, a touched one into its slot; it is frozen there (dead), or leaves
 // a pack with pos.
-func (e *reducedExec) packDiverged(w int, p *redPack, n int, t int64) {
+func (e *reducedExec) packDiverged(w int, p *redpack.Pack, n int, t int64) {
 	for i := 0; i < n; i++ {
-		if isFinite(p.m[i]) || p.dead[i] {
+		if redpack.Finite(p.M[i]) || p.Dead[i] {
 			continue
 		}
-		if i < p.nu {
-			e.cr.bad[w].note(t, int(p.act[i]), "z (dual variable)")
+		if i < p.Nu {
+			e.cr.bad[w].note(t, int(p.Act[i]), "z (dual variable)")
 			e.finish(p, i)
-			p.dead[i] = true
+			p.Dead[i] = true
 			continue
 		}
-		e.cr.bad[w].note(t, int(e.bl.touched[p.act[i]]), "z (dual variable)")
-		p.writeBack(e.rs, i)
-		if p.pos != nil {
-			p.remove(i)
+		e.cr.bad[w].note(t, int(e.bl.touched[p.Act[i]]), "z (dual variable)")
+		p.WriteBack(i, e.rs.W, e.rs.eta, e.rs.mNext)
+		if p.Pos != nil {
+			p.Remove(i)
 			i--
 			n--
 		} else {
-			p.dead[i] = true
+			p.Dead[i] = true
 		}
 	}
 }
@@ -738,7 +648,7 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 	B := bl.rounds
 	lab := s.prob.Label
 	tp := &rs.tp
-	tp.pos = rs.tpos
+	tp.Pos = rs.tpos
 	rs.tail = rs.tail[:0]
 	if e.pfOn {
 		for r := 1; r <= min(B, reducedPrefetchAhead); r++ {
@@ -753,9 +663,9 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 			e.prefetchTouch(r + reducedPrefetchAhead)
 		}
 		for _, k := range [2]int{i, j} {
-			if x := int(tp.pos[rs.slot[k]]) - 1; x >= 0 {
-				tp.writeBack(rs, x)
-				tp.remove(x)
+			if x := int(tp.Pos[rs.slot[k]]) - 1; x >= 0 {
+				tp.WriteBack(x, rs.W, rs.eta, rs.mNext)
+				tp.Remove(x)
 			}
 		}
 		e.touch(r, i, j, cf.cPrev)
@@ -765,11 +675,11 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 			case int(rs.last[sl]) == r:
 				rs.tail = append(rs.tail, sl)
 			case lab[k] > s.ylab[k]:
-				tp.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
+				tp.Add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
 			}
 		}
-		if len(tp.m) > 0 {
-			nonzero += e.packRound(0, tp, len(tp.m), cf, t)
+		if len(tp.M) > 0 {
+			nonzero += e.packRound(0, tp, len(tp.M), cf, t)
 		}
 	}
 	// Every node in tp is touched again: tp is empty here.
@@ -810,16 +720,13 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 		switch {
 		case bl.stamp[k] == bl.gen:
 		case lab[k] <= s.ylab[k]:
-			z, bar := rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)
-			for a := range uintptr(s.prob.P) {
-				set(bar, a, float64(al*at(bar, a))+float64(be*at(z, a)))
-			}
+			redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, al, be)
 		default:
 			s0, q := e.segment(k)
-			p.add(int32(k), s0, q, 0, 0, e.marg[k])
+			p.Add(int32(k), s0, q, 0, 0, e.marg[k])
 		}
 	}
-	p.nu, p.pos = len(p.act), rs.tpos
+	p.Nu, p.Pos = len(p.Act), rs.tpos
 	for sl, k32 := range bl.touched {
 		k := int(k32)
 		m := e.marg[k]
@@ -828,7 +735,7 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 			continue
 		}
 		e.segStart(int32(sl), k, m)
-		p.add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
+		p.Add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
 	}
 	B := bl.rounds
 	for r := 1; r <= B; r++ {
@@ -836,32 +743,32 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		for _, k := range [2]int{i, j} {
-			if x := int(p.pos[rs.slot[k]]) - 1; x >= 0 {
-				p.writeBack(rs, x)
-				p.remove(x)
+			if x := int(p.Pos[rs.slot[k]]) - 1; x >= 0 {
+				p.WriteBack(x, rs.W, rs.eta, rs.mNext)
+				p.Remove(x)
 			}
 		}
 		e.touch(r, i, j, cf.cPrev)
 		for _, k := range [2]int{i, j} {
 			if sl := rs.slot[k]; lab[k] > s.ylab[k] {
-				p.add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
+				p.Add(sl, rs.s0[sl], rs.q[sl], 0, 0, rs.mNext[sl])
 			}
 		}
-		if len(p.m) > 0 {
-			nonzero += e.packRound(0, p, len(p.m), cf, t)
+		if len(p.M) > 0 {
+			nonzero += e.packRound(0, p, len(p.M), cf, t)
 		}
 	}
-	for i := p.nu - 1; i >= 0; i-- {
-		if !p.dead[i] {
+	for i := p.Nu - 1; i >= 0; i-- {
+		if !p.Dead[i] {
 			e.finish(p, i)
 		}
 	}
-	for i := p.nu; i < len(p.act); i++ {
-		p.writeBack(rs, i)
-		p.pos[p.act[i]] = 0
+	for i := p.Nu; i < len(p.Act); i++ {
+		p.WriteBack(i, rs.W, rs.eta, rs.mNext)
+		p.Pos[p.Act[i]] = 0
 	}
-	p.pos = nil
-	p.reset()
+	p.Pos = nil
+	p.Reset()
 	cEnd := bl.coef[B].c
 	for sl, k32 := range bl.touched {
 		k := int(k32)

@@ -415,16 +415,12 @@ func (ms *measurer) rowMeans2(outX, outY []float64, x, y layout.Matrix, rows int
 	}
 }
 
-// measure evaluates s, whose Theta must be materialised. Every reduction
-// runs in a fixed order, so the record is the same for any worker count.
-func (ms *measurer) measure(s *state) Record {
-	p := s.prob
-	rows := s.rows()
-	r := Record{Iter: s.t, GradEvals: s.gradEvals, GradEvalsNonzero: s.nonzero}
-	obj, auc := ms.obj, ms.auc
-	est := ms.eval.Estimate(s.ThetaBar, ms.rows, obj, auc)
-	r.ObjStdErr, r.AUCStdErr, r.MeasurePairs = est.ObjStdErr, est.AUCStdErr, est.Pairs
-	r.Measure.Obj, r.Measure.AUC = est.Obj, est.AUC
+// SetNodeStats sets r's statistics over the evaluated nodes from their
+// objectives obj and AUCs auc (in the nodes' order, which the sums
+// follow): ObjMin, ObjMax, ObjMean, ObjStd (taken again, scaled, where the
+// plain sums overflow) and AUCMean. Package dist, which evaluates the nodes
+// over MPI ranks, sets them with it, so that its records are engine's.
+func (r *Record) SetNodeStats(obj, auc []float64) {
 	r.ObjMin, r.ObjMax = math.Inf(1), math.Inf(-1)
 	var sum, aucSum float64
 	for c := range obj {
@@ -446,6 +442,19 @@ func (ms *measurer) measure(s *state) Record {
 		// finite (objectives near 1e200): again, scaled.
 		r.ObjMean, r.ObjStd = meanStdScaled(obj)
 	}
+}
+
+// measure evaluates s, whose Theta must be materialised. Every reduction
+// runs in a fixed order, so the record is the same for any worker count.
+func (ms *measurer) measure(s *state) Record {
+	p := s.prob
+	rows := s.rows()
+	r := Record{Iter: s.t, GradEvals: s.gradEvals, GradEvalsNonzero: s.nonzero}
+	obj, auc := ms.obj, ms.auc
+	est := ms.eval.Estimate(s.ThetaBar, ms.rows, obj, auc)
+	r.ObjStdErr, r.AUCStdErr, r.MeasurePairs = est.ObjStdErr, est.AUCStdErr, est.Pairs
+	r.Measure.Obj, r.Measure.AUC = est.Obj, est.AUC
+	r.SetNodeStats(obj, auc)
 
 	if s.cfg.Algorithm == Centralized {
 		return r
