@@ -1,7 +1,8 @@
 package kernel
 
 // Triad sets a[i] = b[i] + s·c[i], the STREAM triad. It panics if len(b)
-// or len(c) differs from len(a). a must not overlap b or c.
+// or len(c) differs from len(a). a may be b itself (the in-place axpy
+// b += s·c); otherwise a must not overlap b or c.
 //
 // Reference (the generic implementation):
 //

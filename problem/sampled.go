@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"github.com/pairgossip/pairgossip/kernel"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -373,11 +374,16 @@ func (e *Evaluator) biasBlock(sc *evalScratch, rows []int, omega []float64, firs
 	}
 }
 
-// gemm sets c = a·op(b) (a not transposed) with gonum's serial kernel: the
-// product is cut into pieces of at most serialRows×serialCols, below the
-// size from which blas64.Gemm starts goroutines (4 blocks of 64×64), since
-// the callers already run one per worker.
+// gemm sets c = a·op(b) (a not transposed). Without a transpose it is
+// gemmNN; with one, gonum's serial kernel: the product is cut into pieces of
+// at most serialRows×serialCols, below the size from which blas64.Gemm
+// starts goroutines (4 blocks of 64×64), since the callers already run one
+// per worker.
 func gemm(tB blas.Transpose, a, b, c blas64.General) {
+	if tB == blas.NoTrans {
+		gemmNN(a, b, c)
+		return
+	}
 	const serialRows, serialCols = 192, 64
 	for i := 0; i < c.Rows; i += serialRows {
 		ni := min(serialRows, c.Rows-i)
@@ -434,5 +440,31 @@ func AccumulateMargins(loss Loss, prod []float64, stride, m int, S, A, f, fa []f
 			}
 		}
 		f[t], fa[t] = g*inv, ga*inv
+	}
+}
+
+// gemmNN sets c = a·b (row-major, neither transposed) by the operations of
+// gonum's serial kernel after Dgemm's β = 0 clear — row i of c starts at
+// zero and gets a_il·b_l added for l = 0, 1, …, the term skipped where
+// a_il = 0 — each row update one kernel.Triad (the CPU's widest vectors,
+// no FMA). On amd64 these are the bits of gonum's native Dgemm (its axpy
+// multiplies then adds, as Triad does); with -tags netlib, where blas64 is
+// OpenBLAS, and on arm64, where Go fuses gonum's pure-Go axpy, the
+// measurement's last bits differ from theirs (golden checksums per build).
+// It is several times faster than blas64.Gemm here: rows of a few hundred
+// entries through AVX-512 instead of gonum's 2-wide SSE2 axpy on 64-column
+// pieces (BenchmarkMetricMeasure).
+func gemmNN(a, b, c blas64.General) {
+	if a.Rows != c.Rows || a.Cols != b.Rows || b.Cols != c.Cols {
+		panic("problem: gemmNN: shapes do not match")
+	}
+	for i := 0; i < c.Rows; i++ {
+		crow := c.Data[i*c.Stride : i*c.Stride+c.Cols]
+		clear(crow)
+		for l, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+			if v != 0 {
+				kernel.Triad(crow, crow, b.Data[l*b.Stride:l*b.Stride+c.Cols], v)
+			}
+		}
 	}
 }
