@@ -42,33 +42,8 @@ func genEventLogisticPair() {
 		VBROADCASTSD(at(sc, 1), CJ)
 		xi, yi, zi := pointer(e.x[0]), pointer(e.y[0]), pointer(e.z[0])
 		xj, yj, zj := pointer(e.x[1]), pointer(e.y[1]), pointer(e.z[1])
-		ri, rj := newSum2(), newSum2()
-		loop(n, func(s step) {
-			l := s.l
-			a, b := l.reg(), l.reg()
-			l.load(s.at(yi), a)
-			l.load(s.at(yj), b)
-			l.store(b, s.at(yi))
-			l.store(a, s.at(yj))
-			di, dj := l.reg(), l.reg()
-			l.load(s.at(xi), di)
-			l.sub(b, di, di)
-			l.load(s.at(xj), dj)
-			l.sub(a, dj, dj)
-			zi0, zj0 := l.reg(), l.reg()
-			l.load(s.at(zi), zi0)
-			l.load(s.at(zj), zj0)
-			th := l.reg()
-			l.mul(zi0, l.cst(CI), th)
-			l.fma(th, di, ri.acc(s))
-			l.mul(zj0, l.cst(CJ), th)
-			l.fma(th, dj, rj.acc(s))
-			l.add(zj0, zi0, zi0)
-			l.mul(K("half"), zi0, zi0) // (z_i + z_j)·0.5
-			l.store(zi0, s.at(zi))
-			l.store(zi0, s.at(zj))
-		})
-		ms[v] = [2]Register{ri.total(), rj.total()}
+		mi, mj := eventPass1(n, xi, yi, zi, xj, yj, zj, CI, CJ, K)
+		ms[v] = [2]Register{mi, mj}
 	}
 
 	// The four weights: lanes (m_i, m_j, m_k, m_l) → g = φ'(m) → w = p·g.

@@ -825,33 +825,7 @@ func genEventLogistic() {
 	CI, CJ := T.vec(), T.vec()
 	VBROADCASTSD(at(0), CI)
 	VBROADCASTSD(at(1), CJ)
-	ri, rj := newSum2(), newSum2()
-	loop(n, func(s step) {
-		l := s.l
-		a, b := l.reg(), l.reg()
-		l.load(s.at(yi), a)
-		l.load(s.at(yj), b)
-		l.store(b, s.at(yi))
-		l.store(a, s.at(yj))
-		di, dj := l.reg(), l.reg()
-		l.load(s.at(xi), di)
-		l.sub(b, di, di)
-		l.load(s.at(xj), dj)
-		l.sub(a, dj, dj)
-		zi0, zj0 := l.reg(), l.reg()
-		l.load(s.at(zi), zi0)
-		l.load(s.at(zj), zj0)
-		th := l.reg()
-		l.mul(zi0, l.cst(CI), th)
-		l.fma(th, di, ri.acc(s))
-		l.mul(zj0, l.cst(CJ), th)
-		l.fma(th, dj, rj.acc(s))
-		l.add(zj0, zi0, zi0)
-		l.mul(K("half"), zi0, zi0) // (z_i + z_j)·0.5
-		l.store(zi0, s.at(zi))
-		l.store(zi0, s.at(zj))
-	})
-	mi, mj := ri.total(), rj.total()
+	mi, mj := eventPass1(n, xi, yi, zi, xj, yj, zj, CI, CJ, K)
 
 	// The weights: lanes (m_i, m_j) → g = φ'(m) → w = p·g, 0 where p = 0.
 	M, zero := YMM(), YMM()
@@ -1095,4 +1069,39 @@ func genLog1pSum() {
 	r := newSum()
 	VADDPD(acc, r.y[0], r.y[0])
 	finish(r.total())
+}
+
+// eventPass1 emits pass 1 of one gossip event over its n lanes (the event
+// kernel's and the two-event kernel's first pass): swap y_i and y_j, the
+// margins at the old θ (θ = c·z, c broadcast in CI and CJ) into two sums,
+// and the average (z_i + z_j)·0.5 stored to both z. It returns the two
+// margins' registers.
+func eventPass1(n, xi, yi, zi, xj, yj, zj Register, CI, CJ VecVirtual, K func(string) Mem) (mi, mj Register) {
+	ri, rj := newSum2(), newSum2()
+	loop(n, func(s step) {
+		l := s.l
+		a, b := l.reg(), l.reg()
+		l.load(s.at(yi), a)
+		l.load(s.at(yj), b)
+		l.store(b, s.at(yi))
+		l.store(a, s.at(yj))
+		di, dj := l.reg(), l.reg()
+		l.load(s.at(xi), di)
+		l.sub(b, di, di)
+		l.load(s.at(xj), dj)
+		l.sub(a, dj, dj)
+		zi0, zj0 := l.reg(), l.reg()
+		l.load(s.at(zi), zi0)
+		l.load(s.at(zj), zj0)
+		th := l.reg()
+		l.mul(zi0, l.cst(CI), th)
+		l.fma(th, di, ri.acc(s))
+		l.mul(zj0, l.cst(CJ), th)
+		l.fma(th, dj, rj.acc(s))
+		l.add(zj0, zi0, zi0)
+		l.mul(K("half"), zi0, zi0) // (z_i + z_j)·0.5
+		l.store(zi0, s.at(zi))
+		l.store(zi0, s.at(zj))
+	})
+	return ri.total(), rj.total()
 }
