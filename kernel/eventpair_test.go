@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -8,9 +9,12 @@ import (
 
 // TestEventLogisticPair: in every implementation with a two-event kernel,
 // the pair gives the two single events' results bit for bit (rows, non-zero
-// weights, divergence bits) at every length 1..70, for small, saturating and
-// tiny margins, with and without contributing pairs, and with non-finite
-// values that make either or both events diverge.
+// weights, divergence bits) at every length 1..130, its sixteen rows at
+// unaligned offsets inside guard padding that must stay untouched, for
+// small, saturating and tiny margins, with and without contributing pairs,
+// and with non-finite values that make either or both events diverge. (The
+// single event kernel is tested against the reference in
+// TestEventLogistic; length 0 never reaches the pair kernel.)
 func TestEventLogisticPair(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, impl := range Implementations() {
@@ -25,7 +29,7 @@ func TestEventLogisticPair(t *testing.T) {
 				t.Fatalf("%s: a two-event kernel beyond the chunk bound", impl)
 			}
 			cases := 0
-			for n := 1; n <= 70; n++ {
+			for n := 1; n <= 130; n++ {
 				for _, scale := range []float64{1, 30, 1e-3} {
 					for poison := 0; poison < 4; poison++ {
 						a, b := randomEvent(r, n, scale), randomEvent(r, n, scale)
@@ -38,10 +42,25 @@ func TestEventLogisticPair(t *testing.T) {
 						pa, pb := a.clone(), b.clone()
 						nzA, badA := EventLogistic(a.rows[0], a.rows[1], a.rows[2], a.rows[3], a.rows[4], a.rows[5], a.rows[6], a.rows[7], &a.sc)
 						nzB, badB := EventLogistic(b.rows[0], b.rows[1], b.rows[2], b.rows[3], b.rows[4], b.rows[5], b.rows[6], b.rows[7], &b.sc)
+						// The pair's rows at unaligned offsets in guarded buffers.
+						var gs [2][8]guarded
+						for e, c := range []*eventCase{&pa, &pb} {
+							for k := range c.rows {
+								gs[e][k] = newGuarded(c.rows[k], (1+k+3*e+n)%8)
+								c.rows[k] = gs[e][k].s()
+							}
+						}
 						f := EventLogisticPairDirect(n)
 						p := func(c *eventCase, k int) *float64 { return &c.rows[k][0] }
 						nzm, bad := f(p(&pa, 0), p(&pa, 1), p(&pa, 2), p(&pa, 3), p(&pa, 4), p(&pa, 5), p(&pa, 6), p(&pa, 7),
 							p(&pb, 0), p(&pb, 1), p(&pb, 2), p(&pb, 3), p(&pb, 4), p(&pb, 5), p(&pb, 6), p(&pb, 7), n, &pa.sc.CPrev[0], &pb.sc.CPrev[0])
+						for e := range gs {
+							for k := range gs[e] {
+								if at, ok := gs[e][k].intact(); !ok {
+									t.Fatalf("%s n=%d: event %d row %s: guard element %d overwritten", impl, n, e, eventRowNames[k], at)
+								}
+							}
+						}
 						pop := func(m int) int { return m&1 + m>>1&1 }
 						if pop(nzm&3) != nzA || pop(nzm>>2&3) != nzB || bad&3 != badA || bad>>2&3 != badB || nzm>>4 != 0 || bad>>4 != 0 {
 							t.Fatalf("%s n=%d scale %g poison %d: pair (nonzero %04b, bad %04b), singles (%d, %d) and (%d, %d)",
@@ -97,4 +116,81 @@ func BenchmarkEventLogisticPair(b *testing.B) {
 			})
 		})
 	}
+}
+
+// FuzzEventLogisticPair: two events decoded from the input (as
+// FuzzEventLogistic decodes one: ten scalars, then n values for each of the
+// eight rows, finite, exponents folded into a range where margins neither
+// vanish nor overflow) run as a pair give the two single events' bits, in
+// every implementation with a two-event kernel.
+func FuzzEventLogisticPair(f *testing.F) {
+	for _, n := range []int{1, 4, 7, 16, 19} {
+		b := []byte{byte(n)}
+		for i := 0; i < 2*(10+8*n); i++ {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i%11)-4.5))
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			t.Skip()
+		}
+		n := int(data[0]%64) + 1
+		var fs []float64
+		for b := data[1:]; len(b) >= 8; b = b[8:] {
+			v := math.Float64frombits(binary.LittleEndian.Uint64(b))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Skip()
+			}
+			if v != 0 {
+				frac, exp := math.Frexp(v)
+				v = math.Ldexp(frac, ((exp%31)+31)%31-20)
+			}
+			fs = append(fs, v)
+		}
+		if len(fs) < 2*(10+8*n) {
+			t.Skip()
+		}
+		var ev [2]eventCase
+		for e := range ev {
+			s := [10]float64(fs[:10])
+			ev[e].sc = EventScalars{CPrev: [2]float64{s[0], s[1]}, P: [2]float64{s[2], s[3]}, C: [2]float64{s[4], s[5]}, A: [2]float64{s[6], s[7]}, B: [2]float64{s[8], s[9]}}
+			fs = fs[10:]
+			for i := range ev[e].rows {
+				ev[e].rows[i] = make([]float64, n)
+				for k := range n {
+					ev[e].rows[i][k] = fs[8*k+i]
+				}
+			}
+			fs = fs[8*n:]
+		}
+		for _, impl := range Implementations() {
+			withImpl(t, impl, func() {
+				pf := EventLogisticPairDirect(n)
+				if pf == nil {
+					return
+				}
+				a, b := ev[0].clone(), ev[1].clone()
+				pa, pb := ev[0].clone(), ev[1].clone()
+				nzA, badA := EventLogistic(a.rows[0], a.rows[1], a.rows[2], a.rows[3], a.rows[4], a.rows[5], a.rows[6], a.rows[7], &a.sc)
+				nzB, badB := EventLogistic(b.rows[0], b.rows[1], b.rows[2], b.rows[3], b.rows[4], b.rows[5], b.rows[6], b.rows[7], &b.sc)
+				p := func(c *eventCase, k int) *float64 { return &c.rows[k][0] }
+				nzm, bad := pf(p(&pa, 0), p(&pa, 1), p(&pa, 2), p(&pa, 3), p(&pa, 4), p(&pa, 5), p(&pa, 6), p(&pa, 7),
+					p(&pb, 0), p(&pb, 1), p(&pb, 2), p(&pb, 3), p(&pb, 4), p(&pb, 5), p(&pb, 6), p(&pb, 7), n, &pa.sc.CPrev[0], &pb.sc.CPrev[0])
+				pop := func(m int) int { return m&1 + m>>1&1 }
+				if pop(nzm&3) != nzA || pop(nzm>>2&3) != nzB || bad&3 != badA || bad>>2&3 != badB {
+					t.Fatalf("%s n=%d: pair (nonzero %04b, bad %04b), singles (%d, %d) and (%d, %d)", impl, n, nzm, bad, nzA, badA, nzB, badB)
+				}
+				for _, c := range [][2]*eventCase{{&a, &pa}, {&b, &pb}} {
+					for k := range c[0].rows {
+						for x := range c[0].rows[k] {
+							if !sameBits(c[0].rows[k][x], c[1].rows[k][x]) {
+								t.Fatalf("%s n=%d: %s[%d]: pair %v, single %v", impl, n, eventRowNames[k], x, c[1].rows[k][x], c[0].rows[k][x])
+							}
+						}
+					}
+				}
+			})
+		}
+	})
 }
