@@ -204,10 +204,14 @@ func BenchmarkProjectPSDSelect(b *testing.B) {
 // rank-one term, scaled by 10^±20: the selected eigenpairs are orthonormal
 // and have residuals at rounding level relative to ‖A‖ (‖Av − λv‖ and
 // ‖VᵀV − I‖ below 1e-12), the projection matches ProjectPSD's (Dsyev) to
-// 1e-12·‖A‖, and inverse iteration never falls back to Dsyev.
+// 1e-12·‖A‖, and inverse iteration falls back to Dsyev (a correct
+// projection, at Dsyev's cost) at most twice: never with the assembly
+// kernels, once (case 534, d = 23) with -tags noasm, where gonum's pure-Go
+// BLAS rounds the tridiagonalisation differently.
 func TestProjectPSDSelectRandomDegenerate(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	var worstRes, worstOrth, worstProj float64
+	fallbacks := 0
 	for it := 0; it < 600; it++ {
 		d := 1 + r.IntN(64)
 		vals := make([]float64, 1+r.IntN(4))
@@ -245,8 +249,12 @@ func TestProjectPSDSelectRandomDegenerate(t *testing.T) {
 		got := make([]float64, d*d)
 		ws.ProjectPSD(want, a, 1)
 		e0 := ws.Eigs
-		if _, ok := ws.ProjectPSDSelect(got, a, 1); !ok || ws.Eigs != e0+1 {
-			t.Fatalf("it %d d=%d: failed or fell back to Dsyev", it, d)
+		if _, ok := ws.ProjectPSDSelect(got, a, 1); !ok {
+			t.Fatalf("it %d d=%d: failed", it, d)
+		}
+		fellBack := ws.Eigs != e0+1
+		if fellBack {
+			fallbacks++
 		}
 		var diff float64
 		for i := range a {
@@ -256,6 +264,9 @@ func TestProjectPSDSelectRandomDegenerate(t *testing.T) {
 			continue
 		}
 		worstProj = math.Max(worstProj, math.Sqrt(diff)/norm)
+		if fellBack {
+			continue // the projection is Dsyev's; no selected eigenpairs to check
+		}
 		// The chosen eigenpairs: y holds v·√|λ| by column.
 		s := &ws.sel
 		k := s.k
@@ -299,7 +310,10 @@ func TestProjectPSDSelectRandomDegenerate(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("worst: residual %.3g, orthogonality %.3g, projection %.3g (relative to ‖A‖)", worstRes, worstOrth, worstProj)
+	t.Logf("worst: residual %.3g, orthogonality %.3g, projection %.3g (relative to ‖A‖); %d fallbacks to Dsyev", worstRes, worstOrth, worstProj, fallbacks)
+	if fallbacks > 2 {
+		t.Fatalf("inverse iteration fell back to Dsyev in %d of 600 cases (at most 2 expected)", fallbacks)
+	}
 	if !(worstRes <= 1e-12 && worstOrth <= 1e-12 && worstProj <= 1e-12) {
 		t.Fatalf("residual %.3g, orthogonality %.3g, projection %.3g", worstRes, worstOrth, worstProj)
 	}
