@@ -111,7 +111,6 @@ func (e *genericExec) shard(w int, r layout.Range, tk *task) {
 	tf := float64(t)
 	prev, cur := e.th[w].Row(0), e.th[w].Row(1)
 	lab := p.Label
-	gossip := s.cfg.Estimator == Gossip
 	var nz int64
 	for k := r.Lo; k < r.Hi; k++ {
 		z := s.Z.Row(k)
@@ -124,15 +123,7 @@ func (e *genericExec) shard(w int, r layout.Range, tk *task) {
 		default:
 			e.smoothAt(prev, z, tf-1, w)
 		}
-		var j int
-		var y []float64
-		var ly int32
-		if gossip {
-			j, y, ly = int(s.Y[k]), s.YX.Row(k), s.ylab[k]
-		} else {
-			j = s.aux(k, t)
-			y, ly = s.X.Row(j), lab[j]
-		}
+		j, y, ly := s.auxPoint(k, t)
 		if obj.Contributes(lab[k], ly) && obj.Grad(z, 1, th, s.X.Row(k), y, k, j) {
 			nz++
 		}
@@ -170,15 +161,7 @@ func (e *genericExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 			th = pj
 		}
 		z := s.Z.Row(k)
-		var jj int
-		var y []float64
-		var ly int32
-		if s.cfg.Estimator == Gossip {
-			jj, y, ly = int(s.Y[k]), s.YX.Row(k), s.ylab[k]
-		} else {
-			jj = s.aux(k, t)
-			y, ly = s.X.Row(jj), lab[jj]
-		}
+		jj, y, ly := s.auxPoint(k, t)
 		if obj.Contributes(lab[k], ly) && obj.Grad(z, s.invP[k], th, s.X.Row(k), y, k, jj) {
 			nonzero++
 		}

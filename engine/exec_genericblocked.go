@@ -190,15 +190,7 @@ func (e *genericBlockedExec) step(w, k int, t int64, gamma float64, th, cur []fl
 	p := s.prob
 	tf := float64(t)
 	z := s.Z.Row(k)
-	var j int
-	var y []float64
-	var ly int32
-	if s.cfg.Estimator == Gossip {
-		j, y, ly = int(s.Y[k]), s.YX.Row(k), s.ylab[k]
-	} else {
-		j = s.aux(k, t)
-		y, ly = s.X.Row(j), p.Label[j]
-	}
+	j, y, ly := s.auxPoint(k, t)
 	nonzero = e.obj.Contributes(p.Label[k], ly) && e.obj.Grad(z, 1, th, s.X.Row(k), y, k, j)
 	p.Reg.Smooth(cur, z, gamma, tf, e.cr.ws[w])
 	bar := s.ThetaBar.Row(k)

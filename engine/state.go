@@ -186,11 +186,18 @@ func (s *state) aux(k int, t int64) int {
 
 // auxRow returns node k's second point at iteration t: its row and label.
 func (s *state) auxRow(k int, t int64) ([]float64, int32) {
+	_, y, ly := s.auxPoint(k, t)
+	return y, ly
+}
+
+// auxPoint returns node k's second point at iteration t with its index:
+// aux(k, t), its row and its label.
+func (s *state) auxPoint(k int, t int64) (j int, y []float64, ly int32) {
 	if s.cfg.Estimator == Unbiased {
 		j := rng.HashIntN(s.cfg.Seed^hashAux, uint64(k), uint64(t), s.prob.N)
-		return s.X.Row(j), s.prob.Label[j]
+		return j, s.X.Row(j), s.prob.Label[j]
 	}
-	return s.yRow(k), s.ylab[k]
+	return int(s.Y[k]), s.yRow(k), s.ylab[k]
 }
 
 // yRow returns x_{y_k}: the copy in node k's record, or in the compact
