@@ -183,32 +183,48 @@ func FuzzEventLogistic(f *testing.F) {
 		if len(data) < 1+8*10 {
 			t.Skip()
 		}
-		var fs []float64
-		for b := data[1:]; len(b) >= 8; b = b[8:] {
-			v := math.Float64frombits(binary.LittleEndian.Uint64(b))
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Skip()
-			}
-			if v != 0 {
-				frac, exp := math.Frexp(v)
-				v = math.Ldexp(frac, ((exp%31)+31)%31-20)
-			}
-			fs = append(fs, v)
+		fs, ok := fuzzEventValues(data[1:])
+		if !ok {
+			t.Skip()
 		}
-		var c eventCase
-		s := [10]float64(fs[:10])
-		c.sc = EventScalars{CPrev: [2]float64{s[0], s[1]}, P: [2]float64{s[2], s[3]}, C: [2]float64{s[4], s[5]}, A: [2]float64{s[6], s[7]}, B: [2]float64{s[8], s[9]}}
-		fs = fs[10:]
-		n := len(fs) / 8
-		for i := range c.rows {
-			c.rows[i] = make([]float64, n)
-			for k := range n {
-				c.rows[i][k] = fs[8*k+i]
-			}
-		}
+		c, _ := fuzzEvent(fs, (len(fs)-10)/8)
 		off := int(data[0] & 7)
 		checkEvent(t, c, []int{off, off + 1, off + 5}, "fuzz")
 	})
+}
+
+// fuzzEventValues decodes data as little-endian float64s, 8 bytes each (a
+// shorter tail ignored), with their exponents folded into [−20, 10] so that
+// margins neither vanish nor overflow; ok is false if one is NaN or ±Inf.
+func fuzzEventValues(data []byte) (fs []float64, ok bool) {
+	for b := data; len(b) >= 8; b = b[8:] {
+		v := math.Float64frombits(binary.LittleEndian.Uint64(b))
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, false
+		}
+		if v != 0 {
+			frac, exp := math.Frexp(v)
+			v = math.Ldexp(frac, ((exp%31)+31)%31-20)
+		}
+		fs = append(fs, v)
+	}
+	return fs, true
+}
+
+// fuzzEvent builds an event of n lanes from fs — ten scalars, then the
+// eight rows lane by lane — and returns it with the values left over.
+func fuzzEvent(fs []float64, n int) (eventCase, []float64) {
+	var c eventCase
+	s := [10]float64(fs[:10])
+	c.sc = EventScalars{CPrev: [2]float64{s[0], s[1]}, P: [2]float64{s[2], s[3]}, C: [2]float64{s[4], s[5]}, A: [2]float64{s[6], s[7]}, B: [2]float64{s[8], s[9]}}
+	fs = fs[10:]
+	for i := range c.rows {
+		c.rows[i] = make([]float64, n)
+		for k := range n {
+			c.rows[i][k] = fs[8*k+i]
+		}
+	}
+	return c, fs[8*n:]
 }
 
 // BenchmarkEventLogistic: one event on hot rows of d = 16 (the kernel's

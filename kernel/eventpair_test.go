@@ -136,34 +136,13 @@ func FuzzEventLogisticPair(f *testing.F) {
 			t.Skip()
 		}
 		n := int(data[0]%64) + 1
-		var fs []float64
-		for b := data[1:]; len(b) >= 8; b = b[8:] {
-			v := math.Float64frombits(binary.LittleEndian.Uint64(b))
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Skip()
-			}
-			if v != 0 {
-				frac, exp := math.Frexp(v)
-				v = math.Ldexp(frac, ((exp%31)+31)%31-20)
-			}
-			fs = append(fs, v)
-		}
-		if len(fs) < 2*(10+8*n) {
+		fs, ok := fuzzEventValues(data[1:])
+		if !ok || len(fs) < 2*(10+8*n) {
 			t.Skip()
 		}
 		var ev [2]eventCase
-		for e := range ev {
-			s := [10]float64(fs[:10])
-			ev[e].sc = EventScalars{CPrev: [2]float64{s[0], s[1]}, P: [2]float64{s[2], s[3]}, C: [2]float64{s[4], s[5]}, A: [2]float64{s[6], s[7]}, B: [2]float64{s[8], s[9]}}
-			fs = fs[10:]
-			for i := range ev[e].rows {
-				ev[e].rows[i] = make([]float64, n)
-				for k := range n {
-					ev[e].rows[i][k] = fs[8*k+i]
-				}
-			}
-			fs = fs[8*n:]
-		}
+		ev[0], fs = fuzzEvent(fs, n)
+		ev[1], _ = fuzzEvent(fs, n)
 		for _, impl := range Implementations() {
 			withImpl(t, impl, func() {
 				pf := EventLogisticPairDirect(n)
