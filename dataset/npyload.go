@@ -48,6 +48,15 @@ var (
 // by X or x ("train_X", "mnist.x").
 var npyFeatureBase = regexp.MustCompile(`^(|.*[_.-])[Xx]$`)
 
+// labelsPath is the labels file of the features at xPath: opt.Labels when
+// set, else NPYLabelsPath(xPath).
+func (opt NPYOptions) labelsPath(xPath string) (string, error) {
+	if opt.Labels != "" {
+		return opt.Labels, nil
+	}
+	return NPYLabelsPath(xPath)
+}
+
 // NPYLabelsPath returns the labels file LoadNPY reads for the features file
 // xPath when NPYOptions.Labels is empty: for a features file named
 // PREFIX + "X" + ".npy" (PREFIX empty or ending in '_', '-' or '.', X upper
@@ -108,12 +117,9 @@ func NPYLabelsPath(xPath string) (string, error) {
 // header says (truncated), a non-finite value (with its [row, column]), a
 // single class, or a size over MaxElements.
 func LoadNPY(path string, opt NPYOptions) (*Dataset, error) {
-	labels := opt.Labels
-	if labels == "" {
-		var err error
-		if labels, err = NPYLabelsPath(path); err != nil {
-			return nil, err
-		}
+	labels, err := opt.labelsPath(path)
+	if err != nil {
+		return nil, err
 	}
 	lim := resolveLimits(0, opt.MaxElements)
 	fx, err := openNPYFile(path)

@@ -31,12 +31,9 @@ type NPYRows struct {
 // element limit applies to the whole array unless opt.MaxElements < 0) and
 // sizes; no value is read.
 func OpenNPYRows(path string, opt NPYOptions) (*NPYRows, error) {
-	labels := opt.Labels
-	if labels == "" {
-		var err error
-		if labels, err = NPYLabelsPath(path); err != nil {
-			return nil, err
-		}
+	labels, err := opt.labelsPath(path)
+	if err != nil {
+		return nil, err
 	}
 	lim := resolveLimits(0, opt.MaxElements)
 	r := &NPYRows{Path: path, LabelsPath: labels, Name: baseName(path)}
@@ -68,7 +65,6 @@ func OpenNPYRows(path string, opt NPYOptions) (*NPYRows, error) {
 		return f, h, n, d, nil
 	}
 	var n, d, ny int64
-	var err error
 	if r.x, r.hx, n, d, err = open(path, false); err != nil {
 		return nil, err
 	}
