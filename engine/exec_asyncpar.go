@@ -330,7 +330,6 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 		a.build = 0
 	}
 	win, evsAll := tk.win, tk.level
-	n := int64(len(evsAll))
 	if a.gossip != nil {
 		a.gossipLevel(w, win, evsAll)
 		return
@@ -340,13 +339,7 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 		ahead = asyncAhead
 	}
 	var nz int64
-	for {
-		ch := int64(a.chunk)
-		lo := a.cursor.Add(ch) - ch
-		if lo >= n {
-			break
-		}
-		evs := evsAll[lo:min(n, lo+ch)]
+	for evs := a.claim(evsAll); evs != nil; evs = a.claim(evsAll) {
 		for x := 0; x < min(ahead, len(evs)); x++ {
 			e := evs[x]
 			a.prefetch(w, int(win.ev[2*e]), int(win.ev[2*e+1]), win.t0+1+int64(e))
@@ -367,13 +360,23 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 	a.nz[w] += nz
 }
 
+// claim takes the next chunk of a level's events from the shared cursor,
+// or nil when none is left.
+func (a *asyncParExec) claim(evs []int32) []int32 {
+	n, ch := int64(len(evs)), int64(a.chunk)
+	lo := a.cursor.Add(ch) - ch
+	if lo >= n {
+		return nil
+	}
+	return evs[lo:min(n, lo+ch)]
+}
+
 // gossipLevel is level for the fast path's gossip events: each chunk is
 // software-pipelined as the serial loop's window (asyncExec.gossipWindow),
 // the endpoints of each group of events ahead gathered from the window
 // into the worker's buffer and prefetched with one call per array.
 func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
 	e := a.gossip
-	n := int64(len(evsAll))
 	g, ahead := 0, 0
 	if e.pfOn {
 		g, ahead = asyncGroup, asyncGroupAhead
@@ -393,13 +396,7 @@ func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
 		}
 	}
 	var nz int64
-	for {
-		ch := int64(a.chunk)
-		lo := a.cursor.Add(ch) - ch
-		if lo >= n {
-			break
-		}
-		evs := evsAll[lo:min(n, lo+ch)]
+	for evs := a.claim(evsAll); evs != nil; evs = a.claim(evsAll) {
 		m := len(evs)
 		if g > 0 {
 			for x := 0; x < min(ahead, m); x += g {
