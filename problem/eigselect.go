@@ -5,7 +5,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 )
 
 // The PSD projection by selected eigenpairs (ProjectPSDSelect), for the
@@ -42,10 +41,10 @@ import (
 type selBuffers struct {
 	diag, off, tau []float64
 	lam, etmp      []float64 // eigenvalues by block; Dsterf's copy of off
-	y              []float64 // d×k vectors, row-major (k ≤ d)
+	y              []float64 // k×d: the chosen vectors by row (k ≤ d)
 	sel            []float64 // the chosen eigenvalues, by column of y
 	k              int       // the number of chosen eigenpairs (for tests)
-	lu             []float64 // 5·d: the LU of T − λI
+	lu             []float64 // 7·d: the LU of T − λI, U's scaled rows
 	piv            []bool
 	x, hv          []float64
 }
@@ -56,7 +55,7 @@ func (ws *Workspace) initSel() {
 	s.diag, s.off, s.tau = make([]float64, d), make([]float64, d), make([]float64, d)
 	s.lam, s.etmp = make([]float64, d), make([]float64, d)
 	s.y, s.sel = make([]float64, d*d), make([]float64, d)
-	s.lu, s.piv = make([]float64, 5*d), make([]bool, d)
+	s.lu, s.piv = make([]float64, 7*d), make([]bool, d)
 	s.x, s.hv = make([]float64, d), make([]float64, d)
 }
 
@@ -107,7 +106,6 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 			ws.a[i] *= sigma
 		}
 	}
-	impl := lapackgonum.Implementation{}
 	tridiagFull(d, ws.a, s.diag, s.off, s.tau, s.x)
 	var tnorm float64 // ‖T‖₁
 	for i := 0; i < d; i++ {
@@ -135,7 +133,7 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		m := b1 - b0
 		copy(s.lam[b0:b1], s.diag[b0:b1])
 		copy(s.etmp[b0:b1], s.off[b0:b1])
-		if m > 1 && !impl.Dsterf(m, s.lam[b0:b1], s.etmp[b0:b1]) {
+		if m > 1 && !pwkEigenvalues(s.lam[b0:b1], s.etmp[b0:b1]) {
 			return nan()
 		}
 		for _, l := range s.lam[b0:b1] {
@@ -182,7 +180,7 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		b1 := blockEnd(s.off, b0, d)
 		lo, hi := choose(b0, b1)
 		if hi > lo {
-			if !ws.inverseIteration(b0, b1, lo, hi, col, k) {
+			if !ws.inverseIteration(b0, b1, lo, hi, col) {
 				return ws.ProjectPSD(dst, v, scale), true
 			}
 			copy(s.sel[col:], s.lam[lo:hi])
@@ -191,42 +189,25 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		b0 = b1
 	}
 	// Back-transformation Y ← Q·Y = H_{d−2}(⋯(H_0·Y)), H_i = I − τ_i·hhᵀ
-	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull).
-	for i := 0; i <= d-2; i++ {
-		tau := s.tau[i]
-		if tau == 0 {
-			continue
-		}
-		h := s.hv[:i+1]
-		copy(h[:i], ws.a[(i+1)*d:(i+1)*d+i])
-		h[i] = 1
-		w := s.x[:k]
-		clear(w)
-		for r, hr := range h {
-			row := y[r*k : r*k+k]
-			for c, x := range row {
-				w[c] += hr * x
-			}
-		}
-		for r, hr := range h {
-			f := tau * hr
-			row := y[r*k : r*k+k]
-			for c := range row {
-				row[c] -= f * w[c]
-			}
-		}
-	}
-	// dst = ±Y·diag(|λ|)·Yᵀ (+ A for the non-positive side).
+	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull), vector by vector
+	// (y holds them by row), scaled by √(|λ|/σ) on the way.
 	for c := 0; c < k; c++ {
-		r := math.Sqrt(math.Abs(s.sel[c]) / sigma)
-		for i := 0; i < d; i++ {
-			y[i*k+c] *= r
+		yc := y[c*d : c*d+d]
+		for i := 0; i <= d-2; i++ {
+			tau := s.tau[i]
+			if tau == 0 {
+				continue
+			}
+			h := ws.a[(i+1)*d : (i+1)*d+i]
+			yi := yc[:i+1]
+			w := (dotv(h, yi[:i]) + yi[i]) * tau
+			axpyv(-w, h, yi[:i])
+			yi[i] -= w
 		}
+		scalv(math.Sqrt(math.Abs(s.sel[c])/sigma), yc)
 	}
-	out := blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: dst}
-	if k > 0 {
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: d, Cols: k, Stride: k, Data: y}, 0, out)
-	}
+	// dst = ±Y·diag(|λ|)·Yᵀ (+ A for the non-positive side), upper triangle.
+	syrkUpper(dst, y, d, k)
 	if !pos {
 		for i := 0; i < d; i++ {
 			for j := i; j < d; j++ {
@@ -259,12 +240,13 @@ func blockEnd(off []float64, b0, d int) int {
 // the same scaling, perturbation and clustering). It reports false if an
 // iteration did not reach the growth criterion (the caller then falls back
 // to the full eigensolver).
-func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col, k int) bool {
+func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 	s := &ws.sel
+	d := ws.d
 	m := b1 - b0
 	y := s.y
 	if m == 1 {
-		y[b0*k+col] = 1
+		y[col*ws.d+b0] = 1
 		return true
 	}
 	dg, of := s.diag[b0:b1], s.off[b0:b1-1]
@@ -276,6 +258,7 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col, k int) bool {
 	dtpcrt := math.Sqrt(0.1 / float64(m))
 	x := s.x[:m]
 	la, lb, lc, ld := s.lu[0:m], s.lu[m:2*m], s.lu[2*m:3*m], s.lu[3*m:4*m]
+	inv, bi, di := s.lu[4*m:5*m], s.lu[5*m:6*m], s.lu[6*m:7*m]
 	piv := s.piv[:m]
 	gp := col
 	var xjm float64
@@ -289,6 +272,7 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col, k int) bool {
 			}
 		}
 		// A fixed pseudo-random start (splitmix64), the same on every call.
+		x = s.x[:m]
 		st := uint64(j+1) * 0x9E3779B97F4A7C15
 		for i := range x {
 			st += 0x9E3779B97F4A7C15
@@ -302,51 +286,41 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col, k int) bool {
 		copy(lb, of)
 		copy(lc, of)
 		lagtf(m, la, xj, lb, lc, ld, piv)
+		for i, v := range la {
+			inv[i] = 1 / v
+			bi[i], di[i] = lb[i]*inv[i], ld[i]*inv[i]
+		}
+		if c == lo || math.Abs(xj-xjm) > ortol {
+			gp = j // a new cluster
+		}
 		tol := 0.0
 		nrmchk := 0
 		conv := false
+		// The iterate moves between x and the scratch xo: each solve reads
+		// one and writes the other.
+		xo := s.hv[:m]
+		amax := maxAbs(x)
 		for its := 0; its < 5; its++ {
-			amax := 0.0
-			for _, v := range x {
-				if v < 0 {
-					v = -v
-				}
-				if v > amax {
-					amax = v
-				}
-			}
 			if amax == 0 {
 				x[0], amax = 1, 1
 			}
 			scl := float64(m) * onenrm * math.Max(eps, math.Abs(la[m-1])) / amax
-			for i := range x {
-				x[i] *= scl
-			}
-			tol = lagts(m, la, lb, lc, ld, piv, x, tol)
-			if c > lo && math.Abs(xj-xjm) > ortol {
-				gp = j
-			}
-			if c == lo {
-				gp = j
-			}
-			for q := gp; q < j; q++ {
-				var dot float64
-				for i := 0; i < m; i++ {
-					dot += x[i] * y[(b0+i)*k+q]
+			nrm, fast := lagtsFast(m, bi, lc, di, inv, piv, x, xo, scl)
+			if !fast {
+				for i, v := range x {
+					xo[i] = v * scl
 				}
-				for i := 0; i < m; i++ {
-					x[i] -= dot * y[(b0+i)*k+q]
-				}
+				tol = lagts(m, la, lb, lc, ld, piv, xo, tol)
 			}
-			nrm := 0.0
-			for _, v := range x {
-				if v < 0 {
-					v = -v
+			x, xo = xo, x
+			if gp < j || !fast {
+				for q := gp; q < j; q++ {
+					yq := y[q*d+b0 : q*d+b1]
+					axpyv(-dotv(x, yq), yq, x)
 				}
-				if v > nrm || v != v {
-					nrm = v
-				}
+				nrm = maxAbs(x)
 			}
+			amax = nrm
 			if !(nrm <= math.MaxFloat64) {
 				break
 			}
@@ -376,8 +350,9 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col, k int) bool {
 		if x[jmax] < 0 {
 			scl = -scl
 		}
+		yj := y[j*d+b0 : j*d+b1]
 		for i, v := range x {
-			y[(b0+i)*k+j] = v * scl
+			yj[i] = v * scl
 		}
 		xjm = xj
 	}
@@ -436,6 +411,83 @@ func lagtf(n int, a []float64, lambda float64, b, c, d []float64, in []bool) {
 			c[k] = mult
 		}
 	}
+}
+
+// lagtsFast sets y = (T − λI)⁻¹·(scl·src) from lagtf's factors, with U's
+// rows divided by its diagonal (inv the reciprocals of the diagonal, b and
+// d the superdiagonals times inv, so that each step of the back
+// substitution has one multiply-subtract on its dependency chain), as long
+// as no entry of the solution exceeds 2¹⁰⁰⁰ in magnitude or is NaN; it
+// reports false (leaving y partly overwritten) if one does, the case where
+// lagts would perturb a small pivot to avoid overflow. It returns max |y[i]|.
+func lagtsFast(n int, b, c, d, inv []float64, in []bool, src, y []float64, scl float64) (amax float64, ok bool) {
+	if n == 0 {
+		return 0, true
+	}
+	src, y, c, in, inv = src[:n], y[:n], c[:n], in[:n], inv[:n]
+	// Forward: L⁻¹·P, the interchange chosen without a branch (the pattern
+	// of interchanges is data-dependent and mispredicts): with a = y[k−1],
+	// e = y[k] the pair becomes (u, v − c·u), (u, v) = (a, e) or (e, a).
+	a := src[0] * scl
+	for k := 1; k < n; k++ {
+		e := src[k] * scl
+		var mask uint64
+		if in[k-1] {
+			mask = ^uint64(0)
+		}
+		ab, eb := math.Float64bits(a), math.Float64bits(e)
+		u := math.Float64frombits(ab&^mask | eb&mask)
+		v := math.Float64frombits(eb&^mask | ab&mask)
+		y[k-1] = u
+		a = v - c[k-1]*u
+	}
+	// Backward: U⁻¹ (U has two superdiagonals, b and d).
+	const big = 0x1p1000
+	k := n - 1
+	y1 := a * inv[k]
+	y[k] = y1
+	amax = math.Abs(y1)
+	if !(amax <= big) {
+		return amax, false
+	}
+	if k = n - 2; k < 0 {
+		return amax, true
+	}
+	y0 := y[k]*inv[k] - b[k]*y1
+	y[k] = y0
+	amax = math.Max(amax, math.Abs(y0))
+	if !(amax <= big) {
+		return amax, false
+	}
+	b, d = b[:n], d[:n]
+	for k = n - 3; k >= 0; k-- {
+		t := (y[k]*inv[k] - d[k]*y1) - b[k]*y0
+		y[k] = t
+		if at := math.Abs(t); at > amax {
+			amax = at
+		} else if !(at <= big) {
+			return at, false
+		}
+		if amax > big {
+			return amax, false
+		}
+		y0, y1 = t, y0
+	}
+	return amax, true
+}
+
+// maxAbs returns max |x[i]|, or NaN if an x[i] is NaN.
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		if v < 0 {
+			v = -v
+		}
+		if v > m || v != v {
+			m = v
+		}
+	}
+	return m
 }
 
 // lagts solves (T − λI)·x = y in place from lagtf's factors, perturbing

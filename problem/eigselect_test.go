@@ -276,11 +276,11 @@ func TestProjectPSDSelectRandomDegenerate(t *testing.T) {
 			// prescaling: normalise it.
 			var n2 float64
 			for i := 0; i < d; i++ {
-				n2 += s.y[i*k+c] * s.y[i*k+c]
+				n2 += s.y[c*d+i] * s.y[c*d+i]
 			}
 			f := 1 / math.Sqrt(n2)
 			for i := 0; i < d; i++ {
-				vec[i*k+c] = s.y[i*k+c] * f
+				vec[i*k+c] = s.y[c*d+i] * f
 			}
 		}
 		for c := 0; c < k; c++ {
