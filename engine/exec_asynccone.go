@@ -17,9 +17,9 @@ import (
 // so an endpoint's hinge test is one d×d quadratic form, δᵀU_kδ, and θ_k is
 // never rebuilt for a read. What an event needs besides is the projection
 // of each endpoint's new −z_k, by problem.ProjectPSDSelect: Dsytrd, the
-// eigenvalues (Dsterf), and inverse iteration for the eigenvectors of the
-// smaller side of the spectrum only, since Proj(A) = Σ_{λ>0} λvvᵀ =
-// A + Σ_{λ<0} |λ|vvᵀ. When neither hinge is active both endpoints hold the
+// eigenvalues (Dsterf's PWK iteration), and inverse iteration for the
+// eigenvectors of the smaller side of the spectrum only, since Proj(A) =
+// Σ_{λ>0} λvvᵀ = A + Σ_{λ<0} |λ|vvᵀ. When neither hinge is active both endpoints hold the
 // same v = (z_i + z_j)/2 and one projection serves both.
 //
 // The earlier design did one full eigendecomposition of −v (Dsyev) shared

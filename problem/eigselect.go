@@ -21,15 +21,19 @@ import (
 //     reflectors on the full matrix, row-major BLAS-2);
 //  2. T split into unreduced blocks where |e_i| ≤ ε‖T‖₁ (a perturbation
 //     within the backward error), every eigenvalue by the root-free QL/QR
-//     of each block (gonum Dsterf, O(d²));
+//     of each block (pwkEigenvalues: Dsterf's iteration, O(d²), its
+//     dependency chain shortened, problem/pwk.go);
 //  3. the eigenvectors of the chosen side by inverse iteration on each
 //     block (as LAPACK's Dstein: LU of T − λI with partial pivoting, small
 //     pivots perturbed, close eigenvalues separated by 10ε‖T‖ and the
 //     vectors of a cluster — eigenvalues closer than 10⁻³‖T‖ — kept
 //     orthogonal by modified Gram–Schmidt at each iteration), O(d) a
-//     vector and iteration;
-//  4. the back-transformation Q·Y of the k vectors by applying the
-//     reflectors (2d²k flops), then one Dsyrk of Y·diag(√|λ|).
+//     vector and iteration; the solves multiply by U's reciprocal pivots
+//     (lagtsFast) and fall back to Dlagts's perturbation (lagts) only
+//     where that would overflow;
+//  4. the back-transformation Q·Y of the k vectors (stored by row) by
+//     applying the reflectors (2d²k flops, reflectRows), then the upper
+//     triangle of Y·diag(|λ|)·Yᵀ (syrkUpper).
 //
 // The eigenvalues are accurate to ε‖A‖ as Dsyev's; the vectors have
 // residuals of order ε‖A‖ and are orthogonal to ε‖A‖/gap (gap ≥ 10⁻³‖A‖
@@ -40,9 +44,9 @@ import (
 // selBuffers holds ProjectPSDSelect's buffers, allocated on first use.
 type selBuffers struct {
 	diag, off, tau []float64
-	lam, etmp      []float64 // eigenvalues by block; Dsterf's copy of off
+	lam, etmp      []float64 // eigenvalues by block; pwkEigenvalues' copy of off
 	y              []float64 // k×d: the chosen vectors by row (k ≤ d)
-	sel            []float64 // the chosen eigenvalues, by column of y
+	sel            []float64 // the chosen eigenvalues, by row of y
 	k              int       // the number of chosen eigenpairs (for tests)
 	lu             []float64 // 7·d: the LU of T − λI, U's scaled rows
 	piv            []bool
@@ -78,26 +82,33 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		}
 		return 0, false
 	}
-	if !ws.load(v, scale) {
+	// The full symmetric scale·v from its upper triangle, and max |entry|
+	// (tridiagFull works on both triangles).
+	var amax float64
+	bad := false
+	a := ws.a[:d*d]
+	for i := 0; i < d; i++ {
+		src, row := v[i*d+i:i*d+d], a[i*d+i:i*d+d]
+		for j, x := range src {
+			x *= scale
+			row[j] = x
+			a[(i+j)*d+i] = x
+			ax := math.Abs(x)
+			if ax > amax {
+				amax = ax
+			}
+			if !(ax <= math.MaxFloat64) {
+				bad = true // Not x−x == 0, which arm64 may fuse with the product.
+			}
+		}
+	}
+	if bad {
 		return nan()
 	}
 	ws.Eigs++
 	s := &ws.sel
-	// Scale by a power of two (exact) into [2⁻³⁰⁰, 2³⁰⁰] if outside: Dsterf
-	// would otherwise rescale blocks itself, which gonum's Dlascl call there
-	// does not support on sub-slices.
-	var amax float64
-	for i := 0; i < d; i++ {
-		for j, x := range ws.a[i*d+i : i*d+d] {
-			if x < 0 {
-				x = -x
-			}
-			if x > amax {
-				amax = x
-			}
-			ws.a[(i+j)*d+i] = ws.a[i*d+i+j] // the full symmetric matrix
-		}
-	}
+	// Scale by a power of two (exact) into [2⁻³⁰⁰, 2³⁰⁰] if outside, so that
+	// the squares of the reduction (larfg) neither overflow nor underflow.
 	sigma := 1.0
 	if amax > 0x1p300 || (amax > 0 && amax < 0x1p-300) {
 		_, e := math.Frexp(amax)
@@ -189,24 +200,13 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		b0 = b1
 	}
 	// Back-transformation Y ← Q·Y = H_{d−2}(⋯(H_0·Y)), H_i = I − τ_i·hhᵀ
-	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull), vector by vector
-	// (y holds them by row), scaled by √(|λ|/σ) on the way.
+	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull), on the vectors (y
+	// holds them by row), then the scaling by √(|λ|/σ).
+	reflectRows(y, ws.a, s.tau, d, k)
 	for c := 0; c < k; c++ {
-		yc := y[c*d : c*d+d]
-		for i := 0; i <= d-2; i++ {
-			tau := s.tau[i]
-			if tau == 0 {
-				continue
-			}
-			h := ws.a[(i+1)*d : (i+1)*d+i]
-			yi := yc[:i+1]
-			w := (dotv(h, yi[:i]) + yi[i]) * tau
-			axpyv(-w, h, yi[:i])
-			yi[i] -= w
-		}
-		scalv(math.Sqrt(math.Abs(s.sel[c])/sigma), yc)
+		scalv(math.Sqrt(math.Abs(s.sel[c])/sigma), y[c*d:c*d+d])
 	}
-	// dst = ±Y·diag(|λ|)·Yᵀ (+ A for the non-positive side), upper triangle.
+	// dst = Y·diag(|λ|)·Yᵀ (+ A for the non-positive side), upper triangle.
 	syrkUpper(dst, y, d, k)
 	if !pos {
 		for i := 0; i < d; i++ {

@@ -69,3 +69,63 @@ func syrkUpper(dst, y []float64, d, k int) {
 		}
 	}
 }
+
+// reflectRows applies H_{d−2}⋯H_0, H_i = I − τ_i·hhᵀ with h[0:i] =
+// a[i+1, 0:i] and h[i] = 1 (tridiagFull's reflectors, a row-major d×d), to
+// each of the k rows of the row-major k×d y (the back-transformation of
+// the eigenvectors), four rows at a time so that each h is loaded once for
+// four vectors. Every row gets the same operations in the same order: w =
+// τ·(Σ_r h_r·y_r + y_i), summed in order of r, then y_r −= w·h_r.
+func reflectRows(y, a, tau []float64, d, k int) {
+	c := 0
+	for ; c+4 <= k; c += 4 {
+		y0, y1 := y[c*d:c*d+d], y[(c+1)*d:(c+1)*d+d]
+		y2, y3 := y[(c+2)*d:(c+2)*d+d], y[(c+3)*d:(c+3)*d+d]
+		for i := 0; i <= d-2; i++ {
+			t := tau[i]
+			if t == 0 {
+				continue
+			}
+			h := a[(i+1)*d : (i+1)*d+i]
+			r0, r1, r2, r3 := y0[:len(h)], y1[:len(h)], y2[:len(h)], y3[:len(h)]
+			var s0, s1, s2, s3 float64
+			for r, hr := range h {
+				s0 += hr * r0[r]
+				s1 += hr * r1[r]
+				s2 += hr * r2[r]
+				s3 += hr * r3[r]
+			}
+			w0, w1, w2, w3 := (s0+y0[i])*t, (s1+y1[i])*t, (s2+y2[i])*t, (s3+y3[i])*t
+			for r, hr := range h {
+				r0[r] -= w0 * hr
+				r1[r] -= w1 * hr
+				r2[r] -= w2 * hr
+				r3[r] -= w3 * hr
+			}
+			y0[i] -= w0
+			y1[i] -= w1
+			y2[i] -= w2
+			y3[i] -= w3
+		}
+	}
+	for ; c < k; c++ {
+		yc := y[c*d : c*d+d]
+		for i := 0; i <= d-2; i++ {
+			t := tau[i]
+			if t == 0 {
+				continue
+			}
+			h := a[(i+1)*d : (i+1)*d+i]
+			r0 := yc[:len(h)]
+			var s0 float64
+			for r, hr := range h {
+				s0 += hr * r0[r]
+			}
+			w0 := (s0 + yc[i]) * t
+			for r, hr := range h {
+				r0[r] -= w0 * hr
+			}
+			yc[i] -= w0
+		}
+	}
+}
