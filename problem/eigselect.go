@@ -127,7 +127,7 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		if i < d-1 {
 			r += math.Abs(s.off[i])
 		}
-		tnorm = math.Max(tnorm, r)
+		tnorm = fmax(tnorm, r)
 	}
 	if d > 0 {
 		s.off[d-1] = 0
@@ -250,9 +250,9 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 		return true
 	}
 	dg, of := s.diag[b0:b1], s.off[b0:b1-1]
-	onenrm := math.Max(math.Abs(dg[0])+math.Abs(of[0]), math.Abs(dg[m-1])+math.Abs(of[m-2]))
+	onenrm := fmax(math.Abs(dg[0])+math.Abs(of[0]), math.Abs(dg[m-1])+math.Abs(of[m-2]))
 	for i := 1; i < m-1; i++ {
-		onenrm = math.Max(onenrm, math.Abs(dg[i])+math.Abs(of[i-1])+math.Abs(of[i]))
+		onenrm = fmax(onenrm, math.Abs(dg[i])+math.Abs(of[i-1])+math.Abs(of[i]))
 	}
 	ortol := 1e-3 * onenrm
 	dtpcrt := math.Sqrt(0.1 / float64(m))
@@ -286,14 +286,23 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 		copy(lb, of)
 		copy(lc, of)
 		lagtf(m, la, xj, lb, lc, ld, piv)
+		tol := 0.0
 		for i, v := range la {
+			if v == 0 {
+				// Dlagts perturbs a zero pivot to ±tol (and then needs
+				// no more for a solution below 2¹⁰⁰⁰): so does the fast
+				// solve.
+				if tol == 0 {
+					tol = lagtsTol(m, la, lb, ld)
+				}
+				v = math.Copysign(tol, v)
+			}
 			inv[i] = 1 / v
 			bi[i], di[i] = lb[i]*inv[i], ld[i]*inv[i]
 		}
 		if c == lo || math.Abs(xj-xjm) > ortol {
 			gp = j // a new cluster
 		}
-		tol := 0.0
 		nrmchk := 0
 		conv := false
 		// The iterate moves between x and the scratch xo: each solve reads
@@ -419,7 +428,9 @@ func lagtf(n int, a []float64, lambda float64, b, c, d []float64, in []bool) {
 // substitution has one multiply-subtract on its dependency chain), as long
 // as no entry of the solution exceeds 2¹⁰⁰⁰ in magnitude or is NaN; it
 // reports false (leaving y partly overwritten) if one does, the case where
-// lagts would perturb a small pivot to avoid overflow. It returns max |y[i]|.
+// lagts would perturb a small nonzero pivot to avoid overflow (the caller
+// passes a zero pivot as ±lagtsTol, as lagts perturbs it). It returns
+// max |y[i]|.
 func lagtsFast(n int, b, c, d, inv []float64, in []bool, src, y []float64, scl float64) (amax float64, ok bool) {
 	if n == 0 {
 		return 0, true
@@ -455,7 +466,7 @@ func lagtsFast(n int, b, c, d, inv []float64, in []bool, src, y []float64, scl f
 	}
 	y0 := y[k]*inv[k] - b[k]*y1
 	y[k] = y0
-	amax = math.Max(amax, math.Abs(y0))
+	amax = fmax(amax, math.Abs(y0))
 	if !(amax <= big) {
 		return amax, false
 	}
@@ -490,6 +501,23 @@ func maxAbs(x []float64) float64 {
 	return m
 }
 
+// lagtsTol returns Dlagts's default perturbation of small pivots, ε·max
+// |U| (ε if U = 0), from lagtf's factors.
+func lagtsTol(n int, a, b, d []float64) float64 {
+	tol := math.Abs(a[0])
+	if n > 1 {
+		tol = math.Max(tol, math.Max(math.Abs(a[1]), math.Abs(b[0])))
+	}
+	for k := 2; k < n; k++ {
+		tol = math.Max(tol, math.Max(math.Abs(a[k]), math.Max(math.Abs(b[k-1]), math.Abs(d[k-2]))))
+	}
+	tol *= eps
+	if tol == 0 {
+		tol = eps
+	}
+	return tol
+}
+
 // lagts solves (T − λI)·x = y in place from lagtf's factors, perturbing
 // small pivots of U as LAPACK's Dlagts with job = −1; tol ≤ 0 is replaced
 // by ε·max|U| and the tolerance used is returned.
@@ -497,17 +525,7 @@ func lagts(n int, a, b, c, d []float64, in []bool, y []float64, tol float64) flo
 	const sfmin = 0x1p-1022
 	const bignum = 1 / sfmin
 	if tol <= 0 {
-		tol = math.Abs(a[0])
-		if n > 1 {
-			tol = math.Max(tol, math.Max(math.Abs(a[1]), math.Abs(b[0])))
-		}
-		for k := 2; k < n; k++ {
-			tol = math.Max(tol, math.Max(math.Abs(a[k]), math.Max(math.Abs(b[k-1]), math.Abs(d[k-2]))))
-		}
-		tol *= eps
-		if tol == 0 {
-			tol = eps
-		}
+		tol = lagtsTol(n, a, b, d)
 	}
 	for k := 1; k < n; k++ {
 		if !in[k-1] {

@@ -46,10 +46,10 @@ func pwkEigenvalues(d, e []float64) bool {
 		}
 		var anorm float64
 		for i := l; i <= lend; i++ {
-			anorm = math.Max(anorm, math.Abs(d[i]))
+			anorm = fmax(anorm, math.Abs(d[i]))
 		}
 		for i := l; i < lend; i++ {
-			anorm = math.Max(anorm, math.Abs(e[i]))
+			anorm = fmax(anorm, math.Abs(e[i]))
 		}
 		if anorm == 0 {
 			continue
@@ -100,7 +100,7 @@ func pwkEigenvalues(d, e []float64) bool {
 				jtot++
 				rte := math.Sqrt(e[l])
 				sg := (d[l+1] - p) / (2 * rte)
-				r := math.Hypot(sg, 1)
+				r := hypot1(sg)
 				sg = p - rte/(sg+math.Copysign(r, sg))
 				c, s := 1.0, 0.0
 				gamma := d[m] - sg
@@ -161,7 +161,7 @@ func pwkEigenvalues(d, e []float64) bool {
 				jtot++
 				rte := math.Sqrt(e[l-1])
 				sg := (d[l-1] - p) / (2 * rte)
-				r := math.Hypot(sg, 1)
+				r := hypot1(sg)
 				sg = p - rte/(sg+math.Copysign(r, sg))
 				c, s := 1.0, 0.0
 				gamma := d[m] - sg
@@ -245,4 +245,22 @@ func dlae2(a, b, c float64) (rt1, rt2 float64) {
 		rt2 = -0.5 * rt
 	}
 	return rt1, rt2
+}
+
+// fmax returns the larger of a and b, or b if b is NaN (math.Max is a call
+// on amd64; here the arguments are finite).
+func fmax(a, b float64) float64 {
+	if !(b <= a) {
+		return b
+	}
+	return a
+}
+
+// hypot1 returns √(x² + 1) (math.Hypot(x, 1) up to rounding, without its
+// call and scaling: x² + 1 cannot overflow below 2⁵¹⁰).
+func hypot1(x float64) float64 {
+	if ax := math.Abs(x); ax >= 0x1p510 {
+		return ax
+	}
+	return math.Sqrt(x*x + 1)
 }

@@ -92,8 +92,7 @@ func TestPWKEigenvaluesMatchesDsterf(t *testing.T) {
 // Dlagts's (lagts), from the same factors, on random tridiagonals shifted
 // near one of their eigenvalues (nearly singular, as in inverse
 // iteration): within 1e-10 relative in max norm, and the returned max
-// |y[i]| exact; a zero pivot makes lagtsFast report false (lagts perturbs
-// it).
+// |y[i]| exact; a zero pivot.
 func TestLagtsFastMatchesLagts(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	for it := 0; it < 500; it++ {
@@ -141,10 +140,20 @@ func TestLagtsFastMatchesLagts(t *testing.T) {
 			t.Fatalf("it %d n=%d: ‖Δ‖ = %.3g of %.3g", it, n, dmax, wmax)
 		}
 	}
-	// T − λI = [0]: U's pivot is zero.
+	// T − λI = [0]: U's pivot is zero; lagts perturbs it to tol
+	// (lagtsTol), and lagtsFast from that pivot gives the same solution; an
+	// infinite reciprocal makes it report false.
 	la, piv := []float64{2}, []bool{false}
-	lagtf(1, la, 2, []float64{0}, []float64{0}, []float64{0}, piv)
-	if _, ok := lagtsFast(1, []float64{0}, []float64{0}, []float64{0}, []float64{1 / la[0]}, piv, []float64{1}, []float64{0}, 1); ok {
-		t.Fatal("lagtsFast: a zero pivot not reported")
+	z := []float64{0}
+	lagtf(1, la, 2, z, z, z, piv)
+	want := []float64{1}
+	lagts(1, la, z, z, z, piv, want, 0)
+	tol := lagtsTol(1, la, z, z)
+	got := []float64{0}
+	if _, ok := lagtsFast(1, z, z, z, []float64{1 / math.Copysign(tol, la[0])}, piv, []float64{1}, got, 1); !ok || got[0] != want[0] {
+		t.Fatalf("zero pivot: lagtsFast %v (ok %v), lagts %v", got[0], ok, want[0])
+	}
+	if _, ok := lagtsFast(1, z, z, z, []float64{1 / la[0]}, piv, []float64{1}, got, 1); ok {
+		t.Fatal("lagtsFast: an infinite reciprocal pivot not reported")
 	}
 }
