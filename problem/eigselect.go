@@ -18,7 +18,8 @@ import (
 // steps (LAPACK's Dsyevx path, without its Dstebz/Dormtr):
 //
 //  1. Householder tridiagonalisation T = QᵀAQ (tridiagFull: Dsytd2's
-//     reflectors on the full matrix, row-major BLAS-2);
+//     reflectors on the full matrix, row-major BLAS-2; below order 16
+//     tridiagLower, the same in plain Go on one triangle);
 //  2. T split into unreduced blocks where |e_i| ≤ ε‖T‖₁ (a perturbation
 //     within the backward error), every eigenvalue by the root-free QL/QR
 //     of each block (pwkEigenvalues: Dsterf's iteration, O(d²), its
@@ -117,7 +118,11 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 			ws.a[i] *= sigma
 		}
 	}
-	tridiagFull(d, ws.a, s.diag, s.off, s.tau, s.x)
+	if d < tridiagLowerMax {
+		tridiagLower(d, ws.a, s.diag, s.off, s.tau, s.x)
+	} else {
+		tridiagFull(d, ws.a, s.diag, s.off, s.tau, s.x)
+	}
 	var tnorm float64 // ‖T‖₁
 	for i := 0; i < d; i++ {
 		r := math.Abs(s.diag[i])
@@ -623,4 +628,64 @@ func larfg(alpha float64, x []float64) (beta, tau float64) {
 		x[i] *= scal
 	}
 	return beta, tau
+}
+
+// tridiagLowerMax is the order from which tridiagFull is faster than
+// tridiagLower (BenchmarkTridiag).
+const tridiagLowerMax = 16
+
+// tridiagLower is tridiagFull (the same reflectors and storage of h) with
+// the symmetric product and rank-2 update of each step in plain Go on the
+// lower triangle, rows contiguous: half the work of the full-matrix BLAS-2
+// calls and none of their per-call cost, which is the larger share below
+// tridiagLowerMax (BenchmarkTridiag); the upper triangle is left stale.
+func tridiagLower(n int, a, diag, off, tau, p []float64) {
+	for i := n - 2; i >= 0; i-- {
+		r := i + 1
+		row := a[r*n : r*n+r]
+		beta, t := larfg(row[i], row[:i])
+		off[i], tau[i] = beta, t
+		if t != 0 {
+			row[i] = 1
+			m := i + 1
+			h, w := row[:m], p[:m]
+			clear(w)
+			// w = A·h, A[q, 0:q] giving both A[q, c]·h[c] and A[c, q]·h[q].
+			for q := 0; q < m; q++ {
+				aq := a[q*n : q*n+q]
+				hq := h[q]
+				hh, ww := h[:len(aq)], w[:len(aq)]
+				var s float64
+				for c, x := range aq {
+					s += x * hh[c]
+					ww[c] += x * hq
+				}
+				w[q] += s + a[q*n+q]*hq
+			}
+			// w = τ·A·h − ½τ²(hᵀA·h)·h.
+			var dt float64
+			for q := range w {
+				w[q] *= t
+				dt += w[q] * h[q]
+			}
+			alpha := -0.5 * t * dt
+			for q := range w {
+				w[q] += alpha * h[q]
+			}
+			// A −= h·wᵀ + w·hᵀ on the lower triangle.
+			for q := 0; q < m; q++ {
+				aq := a[q*n : q*n+q+1]
+				hq, wq := h[q], w[q]
+				hh, ww := h[:len(aq)], w[:len(aq)]
+				for c := range aq {
+					aq[c] = aq[c] - hq*ww[c] - wq*hh[c]
+				}
+			}
+			row[i] = beta
+		}
+		diag[r] = a[r*n+r]
+	}
+	if n > 0 {
+		diag[0] = a[0]
+	}
 }

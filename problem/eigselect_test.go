@@ -205,9 +205,9 @@ func BenchmarkProjectPSDSelect(b *testing.B) {
 // and have residuals at rounding level relative to ‖A‖ (‖Av − λv‖ and
 // ‖VᵀV − I‖ below 1e-12), the projection matches ProjectPSD's (Dsyev) to
 // 1e-12·‖A‖, and inverse iteration falls back to Dsyev (a correct
-// projection, at Dsyev's cost) at most twice: never with the assembly
-// kernels, once (case 534, d = 23) with -tags noasm, where gonum's pure-Go
-// BLAS rounds the tridiagonalisation differently.
+// projection, at Dsyev's cost) at most twice (it did once, case 534 at
+// d = 23 with -tags noasm, before the fast solve took a zero pivot as
+// Dlagts perturbs it; never since, with either build).
 func TestProjectPSDSelectRandomDegenerate(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	var worstRes, worstOrth, worstProj float64
