@@ -9,12 +9,15 @@ import (
 // tridiagonal block (diagonal d, off-diagonal e, len(e) ≥ len(d)−1) in
 // ascending order into d, by the Pal–Walker–Kahan root-free QL/QR iteration
 // as LAPACK's Dsterf (the same splitting, shifts, choice of QL or QR and
-// iteration limit), written for ProjectPSDSelect's blocks: a sub-block
-// whose largest entry lies outside [√safmin/ε², √safmax/3] is scaled by a
-// power of two (exact) instead of Dlascl, and the inner loop computes
-// p ← γ²·(r/p) with r/p divided beside c = p/r, one division off the loop's
-// dependency chain of (γ²)/c. e is overwritten. It reports false if the
-// iteration did not converge in 30·len(d) sweeps.
+// iteration limit), written for ProjectPSDSelect's blocks. The inner step
+// is rearranged to shorten its dependency chain, which is what a sweep
+// costs: with c = p/r and s = b/r, Dsterf's γ = c·(α−σ) − s·γ' and
+// p = γ²/c are computed as N = p·(α−σ) − b·γ', γ = N/r and p = N²/(r·p)
+// (one division on the chain instead of two; c only where p vanishes).
+// r·p is a product of two squares, so a sub-block whose largest entry lies
+// outside [2⁻¹⁰⁰, 2¹⁰⁰] is scaled by a power of two (exact; Dsterf scales
+// by Dlascl outside [√safmin/ε², √safmax/3]). e is overwritten. It reports
+// false if the iteration did not converge in 30·len(d) sweeps.
 func pwkEigenvalues(d, e []float64) bool {
 	n := len(d)
 	if n <= 1 {
@@ -22,9 +25,6 @@ func pwkEigenvalues(d, e []float64) bool {
 	}
 	e = e[:n-1]
 	const eps2 = eps * eps
-	const safmin = 0x1p-1022
-	ssfmax := math.Sqrt(1/safmin) / 3
-	ssfmin := math.Sqrt(safmin) / eps2
 	nmaxit := 30 * n
 	jtot := 0
 	for l1 := 0; l1 < n; {
@@ -55,7 +55,7 @@ func pwkEigenvalues(d, e []float64) bool {
 			continue
 		}
 		sigma := 1.0 // the power-of-two scaling of the block
-		if anorm > ssfmax || anorm < ssfmin {
+		if anorm > 0x1p100 || anorm < 0x1p-100 {
 			_, ex := math.Frexp(anorm)
 			sigma = math.Ldexp(1, -ex)
 			for i := l; i <= lend; i++ {
@@ -102,7 +102,7 @@ func pwkEigenvalues(d, e []float64) bool {
 				sg := (d[l+1] - p) / (2 * rte)
 				r := hypot1(sg)
 				sg = p - rte/(sg+math.Copysign(r, sg))
-				c, s := 1.0, 0.0
+				cp, cr, s := 1.0, 1.0, 0.0 // c = cp/cr
 				gamma := d[m] - sg
 				p = gamma * gamma
 				dd, ee := d[l:m+1], e[l:m]
@@ -112,21 +112,22 @@ func pwkEigenvalues(d, e []float64) bool {
 					if i != len(ee)-1 {
 						ee[i+1] = s * r
 					}
-					oldc := c
-					c = p / r
-					rp := r / p
+					ocp, ocr := cp, cr
+					cp, cr = p, r
 					s = bb / r
 					oldgam := gamma
 					alpha := dd[i]
-					gamma = c*(alpha-sg) - s*oldgam
+					nn := p*(alpha-sg) - bb*oldgam // γ·r
+					rp := r * p
+					gamma = nn / r
 					dd[i+1] = oldgam + (alpha - gamma)
 					switch {
-					case c > 0x1p-900:
-						p = gamma * gamma * rp
-					case c != 0:
-						p = (gamma * gamma) / c
+					case rp > 0x1p-900:
+						p = nn * nn / rp
+					case p != 0:
+						p = (gamma * gamma) / (p / r)
 					default:
-						p = oldc * bb
+						p = ocp / ocr * bb
 					}
 				}
 				e[l] = s * p
@@ -163,7 +164,7 @@ func pwkEigenvalues(d, e []float64) bool {
 				sg := (d[l-1] - p) / (2 * rte)
 				r := hypot1(sg)
 				sg = p - rte/(sg+math.Copysign(r, sg))
-				c, s := 1.0, 0.0
+				cp, cr, s := 1.0, 1.0, 0.0 // c = cp/cr
 				gamma := d[m] - sg
 				p = gamma * gamma
 				dd, ee := d[m:l+1], e[m:l]
@@ -173,21 +174,22 @@ func pwkEigenvalues(d, e []float64) bool {
 					if i != 0 {
 						ee[i-1] = s * r
 					}
-					oldc := c
-					c = p / r
-					rp := r / p
+					ocp, ocr := cp, cr
+					cp, cr = p, r
 					s = bb / r
 					oldgam := gamma
 					alpha := dd[i+1]
-					gamma = c*(alpha-sg) - s*oldgam
+					nn := p*(alpha-sg) - bb*oldgam // γ·r
+					rp := r * p
+					gamma = nn / r
 					dd[i] = oldgam + alpha - gamma
 					switch {
-					case c > 0x1p-900:
-						p = gamma * gamma * rp
-					case c != 0:
-						p = (gamma * gamma) / c
+					case rp > 0x1p-900:
+						p = nn * nn / rp
+					case p != 0:
+						p = (gamma * gamma) / (p / r)
 					default:
-						p = oldc * bb
+						p = ocp / ocr * bb
 					}
 				}
 				e[l-1] = s * p

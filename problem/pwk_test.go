@@ -13,10 +13,10 @@ import (
 // random tridiagonals of order 1..64 (Gaussian and clustered spectra
 // through tridiagFull, and raw tridiagonals with graded diagonals and tiny
 // off-diagonal entries that split them): the same eigenvalues to 64·ε·‖T‖
-// (the two differ in the rounding of one step, p ← γ²·(r/p) for γ²/c),
-// ascending. Then the same blocks scaled by 2^±660, which pwkEigenvalues
-// must scale back itself (where Dsterf would call Dlascl): the eigenvalues
-// of 2^s·T are 2^s times those of T, to the same accuracy.
+// (the two round the inner step differently), ascending. Then the same
+// blocks scaled by 2^±660, which pwkEigenvalues must scale back itself
+// (where Dsterf would call Dlascl): the eigenvalues of 2^s·T are 2^s times
+// those of T, to the same accuracy.
 func TestPWKEigenvaluesMatchesDsterf(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	var worst float64
