@@ -49,7 +49,7 @@ type selBuffers struct {
 	y              []float64 // k×d: the chosen vectors by row (k ≤ d)
 	sel            []float64 // the chosen eigenvalues, by row of y
 	k              int       // the number of chosen eigenpairs (for tests)
-	lu             []float64 // 7·d: the LU of T − λI, U's scaled rows
+	lu             []float64 // 9·d: the LU of T − λI, U's scaled rows, L's steps
 	piv            []bool
 	x, hv          []float64
 }
@@ -60,7 +60,7 @@ func (ws *Workspace) initSel() {
 	s.diag, s.off, s.tau = make([]float64, d), make([]float64, d), make([]float64, d)
 	s.lam, s.etmp = make([]float64, d), make([]float64, d)
 	s.y, s.sel = make([]float64, d*d), make([]float64, d)
-	s.lu, s.piv = make([]float64, 7*d), make([]bool, d)
+	s.lu, s.piv = make([]float64, 9*d), make([]bool, d)
 	s.x, s.hv = make([]float64, d), make([]float64, d)
 }
 
@@ -264,6 +264,7 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 	x := s.x[:m]
 	la, lb, lc, ld := s.lu[0:m], s.lu[m:2*m], s.lu[2*m:3*m], s.lu[3*m:4*m]
 	inv, bi, di := s.lu[4*m:5*m], s.lu[5*m:6*m], s.lu[6*m:7*m]
+	fa, fe := s.lu[7*m:8*m], s.lu[8*m:9*m]
 	piv := s.piv[:m]
 	gp := col
 	var xjm float64
@@ -304,6 +305,10 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 			}
 			inv[i] = 1 / v
 			bi[i], di[i] = lb[i]*inv[i], ld[i]*inv[i]
+			fa[i], fe[i] = -lc[i], 1
+			if piv[i] {
+				fa[i], fe[i] = 1, -lc[i]
+			}
 		}
 		if c == lo || math.Abs(xj-xjm) > ortol {
 			gp = j // a new cluster
@@ -319,7 +324,7 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 				x[0], amax = 1, 1
 			}
 			scl := float64(m) * onenrm * math.Max(eps, math.Abs(la[m-1])) / amax
-			nrm, fast := lagtsFast(m, bi, lc, di, inv, piv, x, xo, scl)
+			nrm, fast := lagtsFast(m, bi, fa, fe, di, inv, piv, x, xo, scl)
 			if !fast {
 				for i, v := range x {
 					xo[i] = v * scl
@@ -430,20 +435,24 @@ func lagtf(n int, a []float64, lambda float64, b, c, d []float64, in []bool) {
 // lagtsFast sets y = (T − λI)⁻¹·(scl·src) from lagtf's factors, with U's
 // rows divided by its diagonal (inv the reciprocals of the diagonal, b and
 // d the superdiagonals times inv, so that each step of the back
-// substitution has one multiply-subtract on its dependency chain), as long
+// substitution has one multiply-subtract on its dependency chain; fa, fe
+// L's multipliers arranged for the forward step, below), as long
 // as no entry of the solution exceeds 2¹⁰⁰⁰ in magnitude or is NaN; it
 // reports false (leaving y partly overwritten) if one does, the case where
 // lagts would perturb a small nonzero pivot to avoid overflow (the caller
 // passes a zero pivot as ±lagtsTol, as lagts perturbs it). It returns
 // max |y[i]|.
-func lagtsFast(n int, b, c, d, inv []float64, in []bool, src, y []float64, scl float64) (amax float64, ok bool) {
+func lagtsFast(n int, b, fa, fe, d, inv []float64, in []bool, src, y []float64, scl float64) (amax float64, ok bool) {
 	if n == 0 {
 		return 0, true
 	}
-	src, y, c, in, inv = src[:n], y[:n], c[:n], in[:n], inv[:n]
-	// Forward: L⁻¹·P, the interchange chosen without a branch (the pattern
-	// of interchanges is data-dependent and mispredicts): with a = y[k−1],
-	// e = y[k] the pair becomes (u, v − c·u), (u, v) = (a, e) or (e, a).
+	src, y, in, inv = src[:n], y[:n], in[:n], inv[:n]
+	// Forward: L⁻¹·P, without a branch on the interchanges (their pattern
+	// is data-dependent and mispredicts): with a = y[k−1], e = y[k] the
+	// pair becomes (a, e − c·a), or (e, a − c·e) interchanged, that is
+	// (u, fe·e + fa·a) with (fe, fa) = (1, −c) or (−c, 1) (the same
+	// roundings), so that the recurrence in a is one multiply-add.
+	fa, fe = fa[:n], fe[:n]
 	a := src[0] * scl
 	for k := 1; k < n; k++ {
 		e := src[k] * scl
@@ -452,10 +461,8 @@ func lagtsFast(n int, b, c, d, inv []float64, in []bool, src, y []float64, scl f
 			mask = ^uint64(0)
 		}
 		ab, eb := math.Float64bits(a), math.Float64bits(e)
-		u := math.Float64frombits(ab&^mask | eb&mask)
-		v := math.Float64frombits(eb&^mask | ab&mask)
-		y[k-1] = u
-		a = v - c[k-1]*u
+		y[k-1] = math.Float64frombits(ab&^mask | eb&mask)
+		a = fe[k-1]*e + fa[k-1]*a
 	}
 	// Backward: U⁻¹ (U has two superdiagonals, b and d).
 	const big = 0x1p1000

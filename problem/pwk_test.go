@@ -109,9 +109,14 @@ func TestLagtsFastMatchesLagts(t *testing.T) {
 		piv := make([]bool, n)
 		lagtf(n, la, shift, lb, lc, ld, piv)
 		inv, bi, di := make([]float64, n), make([]float64, n), make([]float64, n)
+		fa, fe := make([]float64, n), make([]float64, n)
 		for i := range la {
 			inv[i] = 1 / la[i]
 			bi[i], di[i] = lb[i]*inv[i], ld[i]*inv[i]
+			fa[i], fe[i] = -lc[i], 1
+			if piv[i] {
+				fa[i], fe[i] = 1, -lc[i]
+			}
 		}
 		x := make([]float64, n)
 		for i := range x {
@@ -124,7 +129,7 @@ func TestLagtsFastMatchesLagts(t *testing.T) {
 		}
 		lagts(n, la, lb, lc, ld, piv, want, 0)
 		got := make([]float64, n)
-		amax, ok := lagtsFast(n, bi, lc, di, inv, piv, x, got, scl)
+		amax, ok := lagtsFast(n, bi, fa, fe, di, inv, piv, x, got, scl)
 		if !ok {
 			t.Fatalf("it %d n=%d: lagtsFast failed", it, n)
 		}
@@ -150,10 +155,10 @@ func TestLagtsFastMatchesLagts(t *testing.T) {
 	lagts(1, la, z, z, z, piv, want, 0)
 	tol := lagtsTol(1, la, z, z)
 	got := []float64{0}
-	if _, ok := lagtsFast(1, z, z, z, []float64{1 / math.Copysign(tol, la[0])}, piv, []float64{1}, got, 1); !ok || got[0] != want[0] {
+	if _, ok := lagtsFast(1, z, z, z, z, []float64{1 / math.Copysign(tol, la[0])}, piv, []float64{1}, got, 1); !ok || got[0] != want[0] {
 		t.Fatalf("zero pivot: lagtsFast %v (ok %v), lagts %v", got[0], ok, want[0])
 	}
-	if _, ok := lagtsFast(1, z, z, z, []float64{1 / la[0]}, piv, []float64{1}, got, 1); ok {
+	if _, ok := lagtsFast(1, z, z, z, z, []float64{1 / la[0]}, piv, []float64{1}, got, 1); ok {
 		t.Fatal("lagtsFast: an infinite reciprocal pivot not reported")
 	}
 }
