@@ -240,7 +240,7 @@ func blockEnd(off []float64, b0, d int) int {
 
 // inverseIteration computes the eigenvectors of the unreduced block
 // T[b0:b1, b0:b1] (ws.sel.diag, ws.sel.off) for its eigenvalues
-// lam[lo:hi] (ascending) into columns col… of the row-major d×k y, rows
+// lam[lo:hi] (ascending) into rows col… of the row-major k×d y, entries
 // b0:b1 (the others stay zero), as LAPACK's Dstein (MAXITS = 5, EXTRA = 2,
 // the same scaling, perturbation and clustering). It reports false if an
 // iteration did not reach the growth criterion (the caller then falls back
