@@ -573,10 +573,22 @@ func (e *reducedExec) advance(stop int64) error {
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
 		rs.start[sl] = 0
-		rs.first[sl] = 0
 	}
 	for r := 1; r <= B; r++ {
 		rs.cSum[r] = rs.cSum[r-1] + bl.coef[r].c
+	}
+	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
+	if !big && s.prob.N <= reducedChunk {
+		// blockSmall follows the touched nodes through the pack's
+		// positions (Pos), not their first and last touches.
+		nonzero := e.blockSmall()
+		e.cr.serial += time.Since(tBegin)
+		return e.endBlock(nonzero)
+	}
+	for _, k := range bl.touched {
+		rs.first[rs.slot[k]] = 0
+	}
+	for r := 1; r <= B; r++ {
 		for _, k := range bl.edges[r-1] {
 			sl := rs.slot[k]
 			if rs.first[sl] == 0 {
@@ -584,12 +596,6 @@ func (e *reducedExec) advance(stop int64) error {
 			}
 			rs.last[sl] = int32(r)
 		}
-	}
-	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
-	if !big && s.prob.N <= reducedChunk {
-		nonzero := e.blockSmall()
-		e.cr.serial += time.Since(tBegin)
-		return e.endBlock(nonzero)
 	}
 	e.stride = 1
 	if e.cr.pool != nil && big {
