@@ -235,14 +235,15 @@ func (e *reducedExec) writeTouched(sl int32, k, r int) {
 	e.write(k, al, be, rs.W[sl], rs.eta[sl])
 }
 
-// touch is round r's edge (i, j) on its endpoints' records, in one pass
+// touch is round r's edge (i, j) on its endpoints' records, in two passes
 // over their rows: each endpoint is written at the end of its segment
-// (writeTouched: rounds up to r − 1), y_i and y_j are swapped, each
+// (writeTouched: rounds up to r − 1); then y_i and y_j are swapped, each
 // endpoint's margin at θ = c_{r−1}·z is taken (marginScaled), z_i and z_j
 // are averaged (state.average) and each endpoint's segment restarts at r
 // from the averaged z (segStart). Every value is computed with the
 // operations, and every sum in the order, of those functions; only the
-// independent sums now overlap.
+// independent sums now overlap. (One pass holds more values than the
+// registers do: its spills cost more than the second pass's loads.)
 func (e *reducedExec) touch(r, i, j int, cPrev float64) {
 	s, rs := e.s, e.rs
 	si, sj := rs.slot[i], rs.slot[j]
@@ -251,18 +252,22 @@ func (e *reducedExec) touch(r, i, j int, cPrev float64) {
 	Wi, ei, Wj, ej := rs.W[si], rs.eta[si], rs.W[sj], rs.eta[sj]
 	xi, yi, zi, bi := e.rowX(i), e.rowY(i), rowAt(&s.Z, i), rowAt(&s.ThetaBar, i)
 	xj, yj, zj, bj := e.rowX(j), e.rowY(j), rowAt(&s.Z, j), rowAt(&s.ThetaBar, j)
-	var mi, mj, s0i, s0j, qi, qj float64
-	for a := range uintptr(s.prob.P) {
-		xia, yia, zia := at(xi, a), at(yi, a), at(zi, a)
-		xja, yja, zja := at(xj, a), at(yj, a), at(zj, a)
-		// The segments so far, with the old auxiliary points.
-		di, dj := xia-yia, xja-yja
+	P := uintptr(s.prob.P)
+	// The segments so far, with the old auxiliary points, written into z
+	// and θ̄; then, after the swap (i holds y_j and j holds y_i), the
+	// margins, the average and the new segments' sums.
+	for a := range P {
+		di, dj := at(xi, a)-at(yi, a), at(xj, a)-at(yj, a)
+		zia, zja := at(zi, a), at(zj, a)
 		set(bi, a, float64(ali*at(bi, a))+float64(bei*zia)+float64(ei*di))
-		zia += float64(Wi * di)
+		set(zi, a, zia+float64(Wi*di))
 		set(bj, a, float64(alj*at(bj, a))+float64(bej*zja)+float64(ej*dj))
-		zja += float64(Wj * dj)
-		// After the swap i holds y_j and j holds y_i.
-		ni, nj := xia-yja, xja-yia
+		set(zj, a, zja+float64(Wj*dj))
+	}
+	var mi, mj, s0i, s0j, qi, qj float64
+	for a := range P {
+		ni, nj := at(xi, a)-at(yj, a), at(xj, a)-at(yi, a)
+		zia, zja := at(zi, a), at(zj, a)
 		mi += float64(ni * (cPrev * zia))
 		mj += float64(nj * (cPrev * zja))
 		v := (zia + zja) / 2
