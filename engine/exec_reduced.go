@@ -63,9 +63,14 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	// position; per worker a pack of reducedChunk nodes and its share of
 	// the touched ones, and a pack of touched nodes (tail); the event
 	// loop's pack (a pack entry: an index, 5 float64, a flag).
+	// A small problem's nodes by kind (blockSmall), 4 lists of n.
 	const entry = 4 + 5*8 + 1
+	var kinds int64
+	if sh.N <= reducedChunk {
+		kinds = 4 * n * 4
+	}
 	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
-		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry
+		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry + kinds
 }
 
 // reducedChunk is the number of contributing nodes a worker advances side by
@@ -93,6 +98,7 @@ type reducedExec struct {
 	evNonzero                          int64
 	pf                                 []uintptr // addresses the event-order loop prefetches
 	pfOn                               bool      // the records outgrow the caches: prefetch
+	kinds                              []int32   // blockSmall's nodes by kind, 4 lists of n (kindsOf)
 }
 
 // reducedPrefetchAhead is how many rounds ahead the event-order loop of a
@@ -127,6 +133,9 @@ func newReducedExec(s *state, cr *crew) executor {
 	e.fn, e.tailFn, e.shOver = e.shard, e.tail, e.shardOverlap
 	e.pf = make([]uintptr, 0, 2*(4*4+4))
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
+	if s.rows() <= reducedChunk {
+		e.kinds = make([]int32, 4*s.rows())
+	}
 	e.pack = make([]redpack.Pack, len(cr.ws))
 	e.tpack = make([]redpack.Pack, len(cr.ws))
 	for w := range e.pack {
@@ -224,6 +233,37 @@ func (e *reducedExec) write(k int, al, be, W, eta float64) {
 // the block (redpack.SegAvg).
 func (e *reducedExec) segAvg(first, last int) (alpha, beta float64) {
 	return redpack.SegAvg(e.bl.t0, e.rs.cSum, first, last)
+}
+
+// kindsOf sorts the nodes of a small block by kind, in increasing order
+// within each: in the returned list, from 0, the untouched nodes that do not
+// contribute (only θ̄ moves), from n the untouched contributing ones (they
+// join the pack), from 2n and 3n the touched ones; cnt counts each kind.
+// It sorts without a branch: the kinds fall at random, and a branch a node
+// would mispredict often enough to keep each node's work from overlapping
+// the next's.
+func (e *reducedExec) kindsOf() (kinds []int32, cnt [4]int) {
+	s, bl := e.s, e.bl
+	N := s.prob.N
+	if len(e.kinds) != 4*N {
+		e.kinds = make([]int32, 4*N) // reducedChunk was lowered (tests)
+	}
+	kinds = e.kinds
+	lab, ylab, stamp := s.prob.Label[:N], s.ylab[:N], bl.stamp[:N]
+	for k := range N {
+		c := b2i(lab[k] > ylab[k]) | b2i(stamp[k] == bl.gen)<<1
+		kinds[c*N+cnt[c]] = int32(k)
+		cnt[c]++
+	}
+	return kinds, cnt
+}
+
+// b2i is 1 for true, 0 for false (without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // writeTouched writes touched node k (slot sl) at the start of round r
@@ -727,26 +767,24 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 	lab := s.prob.Label
 	p := &e.pack[0]
 	al, be := rs.alphaEnd, rs.betaEnd
-	for k := range s.prob.N {
-		switch {
-		case bl.stamp[k] == bl.gen:
-		case lab[k] <= s.ylab[k]:
-			redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, al, be)
-		default:
-			s0, q := e.segment(k)
-			p.Add(int32(k), s0, q, 0, 0, e.marg[k])
-		}
+	N := s.prob.N
+	kinds, cnt := e.kindsOf()
+	for _, k := range kinds[:cnt[0]] {
+		redpack.Average(rowAt(&s.Z, int(k)), rowAt(&s.ThetaBar, int(k)), s.prob.P, al, be)
+	}
+	for _, k := range kinds[N : N+cnt[1]] {
+		s0, q := e.segment(int(k))
+		p.Add(k, s0, q, 0, 0, e.marg[k])
 	}
 	p.Nu, p.Pos = len(p.Act), rs.tpos
-	for sl, k32 := range bl.touched {
-		k := int(k32)
-		m := e.marg[k]
-		if lab[k] <= s.ylab[k] {
-			rs.W[sl], rs.eta[sl], rs.mNext[sl] = 0, 0, m
-			continue
-		}
-		e.segStart(int32(sl), k, m)
-		p.Add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
+	for _, k := range kinds[2*N : 2*N+cnt[2]] {
+		sl := rs.slot[k]
+		rs.W[sl], rs.eta[sl], rs.mNext[sl] = 0, 0, e.marg[k]
+	}
+	for _, k := range kinds[3*N : 3*N+cnt[3]] {
+		sl, m := rs.slot[k], e.marg[k]
+		e.segStart(sl, int(k), m)
+		p.Add(sl, rs.s0[sl], rs.q[sl], 0, 0, m)
 	}
 	B := bl.rounds
 	for r := 1; r <= B; r++ {
