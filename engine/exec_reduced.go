@@ -63,11 +63,12 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	// position; per worker a pack of reducedChunk nodes and its share of
 	// the touched ones, and a pack of touched nodes (tail); the event
 	// loop's pack (a pack entry: an index, 5 float64, a flag).
-	// A small problem's nodes by kind (blockSmall), 4 lists of n.
+	// A small problem's nodes by kind (blockSmall), 4 lists of n, and the
+	// list of the records written at a block's end with their 4 scalars.
 	const entry = 4 + 5*8 + 1
 	var kinds int64
 	if sh.N <= reducedChunk {
-		kinds = 4 * n * 4
+		kinds = 4*n*4 + n*(4+4*8)
 	}
 	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
 		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry + kinds
@@ -99,6 +100,10 @@ type reducedExec struct {
 	pf                                 []uintptr // addresses the event-order loop prefetches
 	pfOn                               bool      // the records outgrow the caches: prefetch
 	kinds                              []int32   // blockSmall's nodes by kind, 4 lists of n (kindsOf)
+	// The records blockSmall writes at a block's end, and their α, β, W, η
+	// (kernel.WriteRecords).
+	endNodes []int32
+	endSc    []float64
 }
 
 // reducedPrefetchAhead is how many rounds ahead the event-order loop of a
@@ -135,6 +140,7 @@ func newReducedExec(s *state, cr *crew) executor {
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
 	if s.rows() <= reducedChunk {
 		e.kinds = make([]int32, 4*s.rows())
+		e.endNodes, e.endSc = make([]int32, 0, s.rows()), make([]float64, 0, 4*s.rows())
 	}
 	e.pack = make([]redpack.Pack, len(cr.ws))
 	e.tpack = make([]redpack.Pack, len(cr.ws))
@@ -761,7 +767,11 @@ func (e *reducedExec) endBlock(nonzero int64) error {
 // the untouched contributing nodes and the touched ones side by side (the
 // parallel passes' split costs a call a round each, which at the paper's
 // size, n = 699, is most of the kernel's time). Every node sees the
-// arithmetic of the parallel form in the same order.
+// arithmetic of the parallel form in the same order. The nodes are sorted
+// by kind first (kindsOf); the non-contributing untouched ones move θ̄ in
+// one kernel call (kernel.AverageRecords), and the other records are
+// written at the end in one (kernel.WriteRecords: finish's and
+// writeTouched's writes), their rows found by index.
 func (e *reducedExec) blockSmall() (nonzero int64) {
 	s, bl, rs := e.s, e.bl, e.rs
 	lab := s.prob.Label
@@ -769,9 +779,7 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 	al, be := rs.alphaEnd, rs.betaEnd
 	N := s.prob.N
 	kinds, cnt := e.kindsOf()
-	for _, k := range kinds[:cnt[0]] {
-		redpack.Average(rowAt(&s.Z, int(k)), rowAt(&s.ThetaBar, int(k)), s.prob.P, al, be)
-	}
+	kernel.AverageRecords(s.Z.Data, s.ThetaBar.Data, s.Z.Stride, s.prob.P, kinds[:cnt[0]], al, be)
 	for _, k := range kinds[N : N+cnt[1]] {
 		s0, q := e.segment(int(k))
 		p.Add(k, s0, q, 0, 0, e.marg[k])
@@ -807,9 +815,15 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 			nonzero += e.packRound(0, p, len(p.M), cf, t)
 		}
 	}
-	for i := p.Nu - 1; i >= 0; i-- {
+	// The records, in one kernel call (finish's and writeTouched's writes;
+	// an untouched node frozen at a divergence was written then).
+	cEnd := bl.coef[B].c
+	nodes, sc := e.endNodes[:0], e.endSc[:0]
+	for i := range p.Nu {
 		if !p.Dead[i] {
-			e.finish(p, i)
+			k := p.Act[i]
+			nodes, sc = append(nodes, k), append(sc, al, be, p.W[i], p.Eta[i])
+			e.marg[k] = cEnd * (p.S0[i] + float64(p.W[i]*p.Q[i]))
 		}
 	}
 	for i := p.Nu; i < len(p.Act); i++ {
@@ -818,11 +832,18 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 	}
 	p.Pos = nil
 	p.Reset()
-	cEnd := bl.coef[B].c
-	for sl, k32 := range bl.touched {
-		k := int(k32)
-		e.writeTouched(int32(sl), k, B+1)
+	for sl, k := range bl.touched {
+		alk, bek := e.segAvg(max(1, int(rs.start[sl])), B)
+		nodes, sc = append(nodes, k), append(sc, alk, bek, rs.W[sl], rs.eta[sl])
 		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
+	}
+	e.endNodes, e.endSc = nodes, sc
+	if s.YX.Rows == 0 {
+		kernel.WriteRecords(s.X.Data, s.X.Stride, s.Y, s.Z.Data, s.ThetaBar.Data, s.Z.Stride, s.prob.P, nodes, sc)
+		return nonzero
+	}
+	for x, k := range nodes { // a layout with a copy of y (not the reduced schedule's)
+		e.write(int(k), sc[4*x], sc[4*x+1], sc[4*x+2], sc[4*x+3])
 	}
 	return nonzero
 }
