@@ -63,9 +63,15 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	// position; per worker a pack of reducedChunk nodes and its share of
 	// the touched ones, and a pack of touched nodes (tail); the event
 	// loop's pack (a pack entry: an index, 5 float64, a flag).
+	// A small problem's nodes by kind (blockSmall), 4 lists of n, and the
+	// list of the records written at a block's end with their 4 scalars.
 	const entry = 4 + 5*8 + 1
+	var kinds int64
+	if sh.N <= reducedChunk {
+		kinds = 4*n*4 + n*(4+4*8)
+	}
 	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
-		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry
+		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry + kinds
 }
 
 // reducedChunk is the number of contributing nodes a worker advances side by
@@ -93,6 +99,11 @@ type reducedExec struct {
 	evNonzero                          int64
 	pf                                 []uintptr // addresses the event-order loop prefetches
 	pfOn                               bool      // the records outgrow the caches: prefetch
+	kinds                              []int32   // blockSmall's nodes by kind, 4 lists of n (kindsOf)
+	// The records blockSmall writes at a block's end, and their α, β, W, η
+	// (kernel.WriteRecords).
+	endNodes []int32
+	endSc    []float64
 }
 
 // reducedPrefetchAhead is how many rounds ahead the event-order loop of a
@@ -127,6 +138,10 @@ func newReducedExec(s *state, cr *crew) executor {
 	e.fn, e.tailFn, e.shOver = e.shard, e.tail, e.shardOverlap
 	e.pf = make([]uintptr, 0, 2*(4*4+4))
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
+	if s.rows() <= reducedChunk {
+		e.kinds = make([]int32, 4*s.rows())
+		e.endNodes, e.endSc = make([]int32, 0, s.rows()), make([]float64, 0, 4*s.rows())
+	}
 	e.pack = make([]redpack.Pack, len(cr.ws))
 	e.tpack = make([]redpack.Pack, len(cr.ws))
 	for w := range e.pack {
@@ -226,6 +241,37 @@ func (e *reducedExec) segAvg(first, last int) (alpha, beta float64) {
 	return redpack.SegAvg(e.bl.t0, e.rs.cSum, first, last)
 }
 
+// kindsOf sorts the nodes of a small block by kind, in increasing order
+// within each: in the returned list, from 0, the untouched nodes that do not
+// contribute (only θ̄ moves), from n the untouched contributing ones (they
+// join the pack), from 2n and 3n the touched ones; cnt counts each kind.
+// It sorts without a branch: the kinds fall at random, and a branch a node
+// would mispredict often enough to keep each node's work from overlapping
+// the next's.
+func (e *reducedExec) kindsOf() (kinds []int32, cnt [4]int) {
+	s, bl := e.s, e.bl
+	N := s.prob.N
+	if len(e.kinds) != 4*N {
+		e.kinds = make([]int32, 4*N) // reducedChunk was lowered (tests)
+	}
+	kinds = e.kinds
+	lab, ylab, stamp := s.prob.Label[:N], s.ylab[:N], bl.stamp[:N]
+	for k := range N {
+		c := b2i(lab[k] > ylab[k]) | b2i(stamp[k] == bl.gen)<<1
+		kinds[c*N+cnt[c]] = int32(k)
+		cnt[c]++
+	}
+	return kinds, cnt
+}
+
+// b2i is 1 for true, 0 for false (without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // writeTouched writes touched node k (slot sl) at the start of round r
 // (r = B+1: the end of the block): its segment began with the block or at
 // its last restart.
@@ -235,14 +281,15 @@ func (e *reducedExec) writeTouched(sl int32, k, r int) {
 	e.write(k, al, be, rs.W[sl], rs.eta[sl])
 }
 
-// touch is round r's edge (i, j) on its endpoints' records, in one pass
+// touch is round r's edge (i, j) on its endpoints' records, in two passes
 // over their rows: each endpoint is written at the end of its segment
-// (writeTouched: rounds up to r − 1), y_i and y_j are swapped, each
+// (writeTouched: rounds up to r − 1); then y_i and y_j are swapped, each
 // endpoint's margin at θ = c_{r−1}·z is taken (marginScaled), z_i and z_j
 // are averaged (state.average) and each endpoint's segment restarts at r
 // from the averaged z (segStart). Every value is computed with the
 // operations, and every sum in the order, of those functions; only the
-// independent sums now overlap.
+// independent sums now overlap. (One pass holds more values than the
+// registers do: its spills cost more than the second pass's loads.)
 func (e *reducedExec) touch(r, i, j int, cPrev float64) {
 	s, rs := e.s, e.rs
 	si, sj := rs.slot[i], rs.slot[j]
@@ -251,18 +298,22 @@ func (e *reducedExec) touch(r, i, j int, cPrev float64) {
 	Wi, ei, Wj, ej := rs.W[si], rs.eta[si], rs.W[sj], rs.eta[sj]
 	xi, yi, zi, bi := e.rowX(i), e.rowY(i), rowAt(&s.Z, i), rowAt(&s.ThetaBar, i)
 	xj, yj, zj, bj := e.rowX(j), e.rowY(j), rowAt(&s.Z, j), rowAt(&s.ThetaBar, j)
-	var mi, mj, s0i, s0j, qi, qj float64
-	for a := range uintptr(s.prob.P) {
-		xia, yia, zia := at(xi, a), at(yi, a), at(zi, a)
-		xja, yja, zja := at(xj, a), at(yj, a), at(zj, a)
-		// The segments so far, with the old auxiliary points.
-		di, dj := xia-yia, xja-yja
+	P := uintptr(s.prob.P)
+	// The segments so far, with the old auxiliary points, written into z
+	// and θ̄; then, after the swap (i holds y_j and j holds y_i), the
+	// margins, the average and the new segments' sums.
+	for a := range P {
+		di, dj := at(xi, a)-at(yi, a), at(xj, a)-at(yj, a)
+		zia, zja := at(zi, a), at(zj, a)
 		set(bi, a, float64(ali*at(bi, a))+float64(bei*zia)+float64(ei*di))
-		zia += float64(Wi * di)
+		set(zi, a, zia+float64(Wi*di))
 		set(bj, a, float64(alj*at(bj, a))+float64(bej*zja)+float64(ej*dj))
-		zja += float64(Wj * dj)
-		// After the swap i holds y_j and j holds y_i.
-		ni, nj := xia-yja, xja-yia
+		set(zj, a, zja+float64(Wj*dj))
+	}
+	var mi, mj, s0i, s0j, qi, qj float64
+	for a := range P {
+		ni, nj := at(xi, a)-at(yj, a), at(xj, a)-at(yi, a)
+		zia, zja := at(zi, a), at(zj, a)
 		mi += float64(ni * (cPrev * zia))
 		mj += float64(nj * (cPrev * zja))
 		v := (zia + zja) / 2
@@ -573,10 +624,22 @@ func (e *reducedExec) advance(stop int64) error {
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
 		rs.start[sl] = 0
-		rs.first[sl] = 0
 	}
 	for r := 1; r <= B; r++ {
 		rs.cSum[r] = rs.cSum[r-1] + bl.coef[r].c
+	}
+	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
+	if !big && s.prob.N <= reducedChunk {
+		// blockSmall follows the touched nodes through the pack's
+		// positions (Pos), not their first and last touches.
+		nonzero := e.blockSmall()
+		e.cr.serial += time.Since(tBegin)
+		return e.endBlock(nonzero)
+	}
+	for _, k := range bl.touched {
+		rs.first[rs.slot[k]] = 0
+	}
+	for r := 1; r <= B; r++ {
 		for _, k := range bl.edges[r-1] {
 			sl := rs.slot[k]
 			if rs.first[sl] == 0 {
@@ -584,12 +647,6 @@ func (e *reducedExec) advance(stop int64) error {
 			}
 			rs.last[sl] = int32(r)
 		}
-	}
-	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
-	if !big && s.prob.N <= reducedChunk {
-		nonzero := e.blockSmall()
-		e.cr.serial += time.Since(tBegin)
-		return e.endBlock(nonzero)
 	}
 	e.stride = 1
 	if e.cr.pool != nil && big {
@@ -710,32 +767,32 @@ func (e *reducedExec) endBlock(nonzero int64) error {
 // the untouched contributing nodes and the touched ones side by side (the
 // parallel passes' split costs a call a round each, which at the paper's
 // size, n = 699, is most of the kernel's time). Every node sees the
-// arithmetic of the parallel form in the same order.
+// arithmetic of the parallel form in the same order. The nodes are sorted
+// by kind first (kindsOf); the non-contributing untouched ones move θ̄ in
+// one kernel call (kernel.AverageRecords), and the other records are
+// written at the end in one (kernel.WriteRecords: finish's and
+// writeTouched's writes), their rows found by index.
 func (e *reducedExec) blockSmall() (nonzero int64) {
 	s, bl, rs := e.s, e.bl, e.rs
 	lab := s.prob.Label
 	p := &e.pack[0]
 	al, be := rs.alphaEnd, rs.betaEnd
-	for k := range s.prob.N {
-		switch {
-		case bl.stamp[k] == bl.gen:
-		case lab[k] <= s.ylab[k]:
-			redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, al, be)
-		default:
-			s0, q := e.segment(k)
-			p.Add(int32(k), s0, q, 0, 0, e.marg[k])
-		}
+	N := s.prob.N
+	kinds, cnt := e.kindsOf()
+	kernel.AverageRecords(s.Z.Data, s.ThetaBar.Data, s.Z.Stride, s.prob.P, kinds[:cnt[0]], al, be)
+	for _, k := range kinds[N : N+cnt[1]] {
+		s0, q := e.segment(int(k))
+		p.Add(k, s0, q, 0, 0, e.marg[k])
 	}
 	p.Nu, p.Pos = len(p.Act), rs.tpos
-	for sl, k32 := range bl.touched {
-		k := int(k32)
-		m := e.marg[k]
-		if lab[k] <= s.ylab[k] {
-			rs.W[sl], rs.eta[sl], rs.mNext[sl] = 0, 0, m
-			continue
-		}
-		e.segStart(int32(sl), k, m)
-		p.Add(int32(sl), rs.s0[sl], rs.q[sl], 0, 0, m)
+	for _, k := range kinds[2*N : 2*N+cnt[2]] {
+		sl := rs.slot[k]
+		rs.W[sl], rs.eta[sl], rs.mNext[sl] = 0, 0, e.marg[k]
+	}
+	for _, k := range kinds[3*N : 3*N+cnt[3]] {
+		sl, m := rs.slot[k], e.marg[k]
+		e.segStart(sl, int(k), m)
+		p.Add(sl, rs.s0[sl], rs.q[sl], 0, 0, m)
 	}
 	B := bl.rounds
 	for r := 1; r <= B; r++ {
@@ -758,9 +815,15 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 			nonzero += e.packRound(0, p, len(p.M), cf, t)
 		}
 	}
-	for i := p.Nu - 1; i >= 0; i-- {
+	// The records, in one kernel call (finish's and writeTouched's writes;
+	// an untouched node frozen at a divergence was written then).
+	cEnd := bl.coef[B].c
+	nodes, sc := e.endNodes[:0], e.endSc[:0]
+	for i := range p.Nu {
 		if !p.Dead[i] {
-			e.finish(p, i)
+			k := p.Act[i]
+			nodes, sc = append(nodes, k), append(sc, al, be, p.W[i], p.Eta[i])
+			e.marg[k] = cEnd * (p.S0[i] + float64(p.W[i]*p.Q[i]))
 		}
 	}
 	for i := p.Nu; i < len(p.Act); i++ {
@@ -769,11 +832,18 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 	}
 	p.Pos = nil
 	p.Reset()
-	cEnd := bl.coef[B].c
-	for sl, k32 := range bl.touched {
-		k := int(k32)
-		e.writeTouched(int32(sl), k, B+1)
+	for sl, k := range bl.touched {
+		alk, bek := e.segAvg(max(1, int(rs.start[sl])), B)
+		nodes, sc = append(nodes, k), append(sc, alk, bek, rs.W[sl], rs.eta[sl])
 		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
+	}
+	e.endNodes, e.endSc = nodes, sc
+	if s.YX.Rows == 0 {
+		kernel.WriteRecords(s.X.Data, s.X.Stride, s.Y, s.Z.Data, s.ThetaBar.Data, s.Z.Stride, s.prob.P, nodes, sc)
+		return nonzero
+	}
+	for x, k := range nodes { // a layout with a copy of y (not the reduced schedule's)
+		e.write(int(k), sc[4*x], sc[4*x+1], sc[4*x+2], sc[4*x+3])
 	}
 	return nonzero
 }

@@ -20,6 +20,9 @@
 //     upcoming records)
 //   - Log1pSum(e, c) = Σ log1p(c·e[i]): a row of the AUC logistic objective's
 //     pair sum, one vectorised logarithm per pair (problem's Evaluator)
+//   - WriteRecords(…), AverageRecords(…): the record updates at a block's end
+//     of the reduced synchronous schedule, for a list of nodes whose rows are
+//     found by index (AVX-512 assembly only)
 //
 // Every kernel's doc comment quotes its reference loop. All slices of one
 // call have the same length (checked once per call: a mismatch panics); the

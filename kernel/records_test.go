@@ -1,0 +1,220 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// recordsCase is one input of WriteRecords and AverageRecords: rows of x
+// (stride sx) and records z, bar (stride sr) with guard elements past the
+// last row, a node list and the per-node scalars.
+type recordsCase struct {
+	x, z, bar    []float64
+	sx, sr, n    int
+	yIdx, nodes  []int32
+	sc           []float64
+	al, be       float64
+	rows, guards int
+}
+
+// recordsValue draws a value: mostly moderate, sometimes one of the
+// special values (±0, subnormal, huge, ±Inf, NaN).
+func recordsValue(r *rand.Rand) float64 {
+	switch r.IntN(40) {
+	case 0:
+		return math.Copysign(0, -1)
+	case 1:
+		return 0
+	case 2:
+		return 0x1p-1060 * r.NormFloat64()
+	case 3:
+		return 1e300 * r.NormFloat64()
+	case 4:
+		return math.Inf(1 - 2*r.IntN(2))
+	case 5:
+		return math.NaN()
+	}
+	return r.NormFloat64() * math.Ldexp(1, r.IntN(20)-10)
+}
+
+// newRecordsCase builds a case of rows records of n elements (strides n +
+// a pad), starting off elements into their slices (unaligned), and a list
+// of m nodes (repeats allowed).
+func newRecordsCase(r *rand.Rand, rows, n, m, off int, val func(*rand.Rand) float64) recordsCase {
+	c := recordsCase{n: n, rows: rows, guards: 5}
+	c.sx, c.sr = n+r.IntN(4), n+r.IntN(4)
+	fill := func(l int) []float64 {
+		s := make([]float64, off+l+c.guards)
+		for i := range s {
+			s[i] = val(r)
+		}
+		return s[off:]
+	}
+	c.x, c.z, c.bar = fill(rows*c.sx), fill(rows*c.sr), fill(rows*c.sr)
+	c.x, c.z, c.bar = c.x[:rows*c.sx+c.guards], c.z[:rows*c.sr+c.guards], c.bar[:rows*c.sr+c.guards]
+	c.yIdx = make([]int32, rows)
+	for k := range c.yIdx {
+		c.yIdx[k] = int32(r.IntN(rows))
+	}
+	c.nodes = make([]int32, m)
+	c.sc = make([]float64, 4*m)
+	for e := range c.nodes {
+		c.nodes[e] = int32(r.IntN(rows))
+		for i := range 4 {
+			c.sc[4*e+i] = val(r)
+		}
+	}
+	c.al, c.be = val(r), val(r)
+	return c
+}
+
+func (c recordsCase) clone() recordsCase {
+	c.x, c.z, c.bar = slices.Clone(c.x), slices.Clone(c.z), slices.Clone(c.bar)
+	return c
+}
+
+// checkRecords runs both kernels on c in every implementation and compares
+// every element (guards included: the slices handed over end at the last
+// row) with the reference, bit for bit.
+func checkRecords(t *testing.T, c recordsCase, what string) {
+	t.Helper()
+	lim := func(s []float64) []float64 { return s[:len(s)-c.guards] }
+	want := c.clone()
+	writeRecordsGeneric(lim(want.x), c.sx, c.yIdx, lim(want.z), lim(want.bar), c.sr, c.n, c.nodes, c.sc)
+	wantAvg := c.clone()
+	averageRecordsGeneric(lim(wantAvg.z), lim(wantAvg.bar), c.sr, c.n, c.nodes, c.al, c.be)
+	for _, impl := range Implementations() {
+		got, gotAvg := c.clone(), c.clone()
+		withImpl(t, impl, func() {
+			WriteRecords(lim(got.x), c.sx, c.yIdx, lim(got.z), lim(got.bar), c.sr, c.n, c.nodes, c.sc)
+			AverageRecords(lim(gotAvg.z), lim(gotAvg.bar), c.sr, c.n, c.nodes, c.al, c.be)
+		})
+		for _, p := range []struct {
+			name      string
+			got, want []float64
+		}{
+			{"WriteRecords x", got.x, want.x}, {"WriteRecords z", got.z, want.z}, {"WriteRecords bar", got.bar, want.bar},
+			{"AverageRecords z", gotAvg.z, wantAvg.z}, {"AverageRecords bar", gotAvg.bar, wantAvg.bar},
+		} {
+			for i := range p.want {
+				if !sameBits(p.got[i], p.want[i]) {
+					t.Fatalf("%s: %s, %s (n=%d, strides %d/%d, %d nodes): element %d = %v, want %v",
+						impl, what, p.name, c.n, c.sx, c.sr, len(c.nodes), i, p.got[i], p.want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestRecords: WriteRecords and AverageRecords in every implementation
+// against the reference, bit for bit, for rows of 0 … 130 elements,
+// strides with padding, unaligned slices, repeated nodes and special
+// values, and the elements past the last row untouched.
+func TestRecords(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 699))
+	for n := 0; n <= 130; n++ {
+		for _, rows := range []int{1, 3, 17} {
+			c := newRecordsCase(r, rows, n, r.IntN(2*rows+1), r.IntN(3), recordsValue)
+			checkRecords(t, c, fmt.Sprintf("rows=%d", rows))
+		}
+	}
+}
+
+// TestRecordsPanics: an index or a length outside the slices panics
+// before anything is written.
+func TestRecordsPanics(t *testing.T) {
+	x, z, bar := make([]float64, 4*9), make([]float64, 4*9), make([]float64, 4*9)
+	y := []int32{0, 1, 2, 3}
+	for _, c := range []struct {
+		name string
+		fn   func()
+	}{
+		{"node past yIdx", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{4}, make([]float64, 4)) }},
+		{"negative node", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{-1}, make([]float64, 4)) }},
+		{"y past x", func() { WriteRecords(x, 9, []int32{0, 1, 2, 4}, z, bar, 9, 9, []int32{3}, make([]float64, 4)) }},
+		{"row past z", func() { WriteRecords(x, 9, y, z[:30], bar, 9, 9, []int32{3}, make([]float64, 4)) }},
+		{"short sc", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{3}, make([]float64, 3)) }},
+		{"average row past bar", func() { AverageRecords(z, bar[:35], 9, 9, []int32{3}, 1, 1) }},
+		{"average huge stride", func() { AverageRecords(z, bar, 1<<62, 9, []int32{3}, 1, 1) }},
+	} {
+		for _, impl := range Implementations() {
+			withImpl(t, impl, func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s: %s did not panic", impl, c.name)
+					}
+				}()
+				c.fn()
+			})
+		}
+		for _, s := range [][]float64{z, bar} {
+			for _, v := range s {
+				if v != 0 {
+					t.Fatalf("%s: written before panicking", c.name)
+				}
+			}
+		}
+	}
+}
+
+// FuzzRecords: WriteRecords and AverageRecords against the reference on
+// values, sizes and node lists decoded from the input.
+func FuzzRecords(f *testing.F) {
+	f.Add([]byte{9, 3, 5, 1, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f})
+	f.Add(make([]byte, 200))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 4 {
+			t.Skip()
+		}
+		n, rows, m, off := int(data[0]%40), 1+int(data[1]%8), int(data[2]%20), int(data[3]%3)
+		data = data[4:]
+		seed := uint64(len(data))
+		for _, b := range data {
+			seed = seed*131 + uint64(b)
+		}
+		r := rand.New(rand.NewPCG(seed, 1))
+		val := func(r *rand.Rand) float64 {
+			if len(data) >= 8 {
+				v := math.Float64frombits(binary.LittleEndian.Uint64(data))
+				data = data[8:]
+				return v
+			}
+			return recordsValue(r)
+		}
+		checkRecords(t, newRecordsCase(r, rows, n, m, off, val), "fuzz")
+	})
+}
+
+// BenchmarkRecords: WriteRecords and AverageRecords over a block end at
+// the paper's size (n = 699 records of d = 9 in [z | θ̄] records, 3 nodes
+// in 7 listed), per implementation; the metric is ns per listed node.
+func BenchmarkRecords(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	c := newRecordsCase(r, 699, 9, 0, 0, func(r *rand.Rand) float64 { return r.NormFloat64() })
+	for k := range 699 {
+		if r.IntN(7) < 3 {
+			c.nodes = append(c.nodes, int32(k))
+			c.sc = append(c.sc, 0.5, 0.25, 0, 0) // bounded under repetition
+		}
+	}
+	for _, impl := range Implementations() {
+		for _, kern := range []string{"write", "average"} {
+			b.Run(impl+"/"+kern, func(b *testing.B) {
+				withImpl(b, impl, func() {
+					for b.Loop() {
+						if kern == "write" {
+							WriteRecords(c.x, c.sx, c.yIdx, c.z, c.bar, c.sr, c.n, c.nodes, c.sc)
+						} else {
+							AverageRecords(c.z, c.bar, c.sr, c.n, c.nodes, 0.5, 0.25)
+						}
+					}
+				})
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(c.nodes)), "ns/node")
+			})
+		}
+	}
+}
