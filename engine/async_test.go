@@ -12,9 +12,12 @@ import (
 // shrinkAsync makes the parallel executor engage on test-sized graphs.
 func shrinkAsync(t *testing.T) {
 	mn, ml, mw, sp, ch := asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk
+	fc, fp := asyncFlowChunk, asyncFlowMinPar
 	asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk = 8, 3, 48, 2, 2
+	asyncFlowChunk, asyncFlowMinPar = 4, 2
 	t.Cleanup(func() {
 		asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk = mn, ml, mw, sp, ch
+		asyncFlowChunk, asyncFlowMinPar = fc, fp
 	})
 }
 

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -38,6 +40,10 @@ import (
 // not change its result. A window is only built ahead when it ends before
 // the caller's stop, so no drawn-but-unrun event outlives asyncAdvance
 // (checkpoints save the edge stream's state).
+//
+// The gossip fast path's events run by the dataflow schedule instead of
+// levels (flowWorker, below): the same windows, built ahead the same way,
+// with one barrier a window.
 
 // asyncWindow is one window of events: the edges, each event's level, the
 // events sorted by level (stable) and each level's start.
@@ -49,6 +55,9 @@ type asyncWindow struct {
 	lvl    []int32
 	order  []int32
 	start  []int32 // level l: order[start[l]:start[l+1]]
+	// dep[2e], dep[2e+1]: the last earlier event of the window on event
+	// e's first and second node (−1: none), for the dataflow schedule.
+	dep []int32
 }
 
 // asyncParExec is the parallel executor over an asynchronous executor's
@@ -79,6 +88,15 @@ type asyncParExec struct {
 	gossip *asyncExec
 	gbuf   [][]int32
 
+	// The dataflow schedule of the gossip loop (flowWorker): chunks of
+	// 1<<fsh events, each chunk's progress on its own cache line, and per
+	// worker the chunks it claimed in the current window.
+	flow  bool
+	fsh   uint
+	cdone []flowProgress
+	owned [][]int32
+	stop  flowProgress // the earliest event of the window that diverged (MaxInt64: none)
+
 	cursor atomic.Int64                          // next unclaimed event of the level being run
 	build  int                                   // events of the window worker 0 builds first (0: none)
 	fn     func(w int, r layout.Range, tk *task) // level, bound once
@@ -89,12 +107,15 @@ var (
 	asyncMinNodes    = 4096 // below this the serial loop is used
 	asyncMinLevel    = 256
 	asyncMaxWindow   = 1 << 15
-	asyncSerialProbe = 16  // windows run serially after an unprofitable one
-	asyncChunk       = 256 // events a worker claims at a time
+	asyncSerialProbe = 16   // windows run serially after an unprofitable one
+	asyncChunk       = 256  // events a worker claims at a time
+	asyncFlowChunk   = 64   // events a worker claims at a time, dataflow schedule (a power of two)
+	asyncFlowMinPar  = 32   // the dataflow schedule falls back to the serial loop below this many events a level
+	asyncFlowSpin    = 1024 // polls of a dependency before a waiting worker yields its CPU between polls
 )
 
 func asyncParBytes(rows int) int64 {
-	w := int64(max(asyncMinLevel, min(asyncMaxWindow, rows/2)))
+	w := int64(max(asyncMinLevel, min(asyncMaxWindow, 2*rows)))
 	return int64(rows)*8 + 2*w*(2*4+3*4)
 }
 
@@ -135,6 +156,20 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 	if e, ok := ex.(*asyncExec); ok && s.cfg.Estimator == Gossip {
 		a.gossip = e
 		a.gbuf = gatherBuffers(workers, 2*asyncGroup)
+		a.flow = true
+		for 1<<a.fsh < asyncFlowChunk {
+			a.fsh++
+		}
+		a.window = max(asyncMinLevel, min(asyncMaxWindow, 2*n))
+		for i := range a.win {
+			a.win[i] = &asyncWindow{ev: make([]int32, 2*a.window), lvl: make([]int32, a.window), dep: make([]int32, 2*a.window)}
+		}
+		chunks := (a.window + 1<<a.fsh - 1) >> a.fsh
+		a.cdone = make([]flowProgress, chunks)
+		a.owned = make([][]int32, workers)
+		for w := range a.owned {
+			a.owned[w] = make([]int32, 0, chunks)
+		}
 	}
 	return a
 }
@@ -168,6 +203,10 @@ func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
 		a.gen = 1
 	}
 	g := uint64(a.gen) << 32
+	if a.flow {
+		a.depend(w, g)
+		return
+	}
 	levels := int32(0)
 	for e := 0; e < m; e++ {
 		i, j := w.ev[2*e], w.ev[2*e+1]
@@ -258,6 +297,9 @@ func (a *asyncParExec) advance(stop int64) error {
 
 // runWindow runs window w's levels in order and advances s.t past it.
 func (a *asyncParExec) runWindow(w *asyncWindow) error {
+	if a.flow {
+		return a.runFlow(w)
+	}
 	s := a.s
 	t0 := w.t0
 	a.touched()
@@ -330,6 +372,10 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 		a.build = 0
 	}
 	win, evsAll := tk.win, tk.level
+	if a.flow {
+		a.flowWorker(w, win)
+		return
+	}
 	if a.gossip != nil {
 		a.gossipLevel(w, win, evsAll)
 		return
@@ -429,6 +475,219 @@ func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
 			x++
 		}
 	}
+	a.nz[w] += nz
+}
+
+// The dataflow schedule (the gossip fast path's parallel executor).
+//
+// Levels cost a barrier each, and a window's later levels are small: with
+// n = 10⁴ most windows fell back to the serial loop or ran their tails
+// inline, and two workers ran no faster than one. The dataflow schedule has
+// no levels: the window's events are cut into chunks of consecutive events,
+// which the workers claim in stream order from a shared counter (a worker
+// claims its next chunk while its current one has asyncGroupAhead events
+// left, to prefetch across the seam), and each worker runs its chunks'
+// events in stream order. Before an event runs, the last earlier event of
+// the window on each of its nodes (dep, found when the window is built)
+// must have run: it is in the worker's own current chunk (then it ran), or
+// its chunk's progress counter, which the chunk's owner advances after
+// every event it runs, has passed it. Every node thus sees the serial
+// loop's operations in the serial order, as with levels, and the final
+// state is the serial loop's, bit for bit. It cannot deadlock: the
+// earliest event not yet run has all its dependencies run, and its owner
+// has run all its earlier events, so it is running it. A worker waits only
+// when an event's node was touched by a recent event of another worker's
+// chunk; a window whose events are chained (few events a level, such as on
+// a star) runs serially (asyncFlowMinPar).
+
+// flowProgress is one chunk's progress: the window index of its first
+// event not yet run, on its own cache line (the owner stores it after every
+// event; another worker reads it only when it depends on the chunk).
+type flowProgress struct {
+	next atomic.Int64
+	_    [56]byte
+}
+
+// depend fills window w's dependencies and levels (the dataflow schedule's
+// buildWindow); g is the window's generation tag in mark.
+func (a *asyncParExec) depend(w *asyncWindow, g uint64) {
+	levels := int32(0)
+	ev, dep, lvl := w.ev, w.dep, w.lvl
+	for e := 0; e < w.m; e++ {
+		i, j := ev[2*e], ev[2*e+1]
+		di, dj := int32(-1), int32(-1)
+		l := int32(0)
+		if mi := a.mark[i]; mi&^0xffffffff == g {
+			di = int32(uint32(mi))
+			l = lvl[di] + 1
+		}
+		if mj := a.mark[j]; mj&^0xffffffff == g {
+			dj = int32(uint32(mj))
+			l = max(l, lvl[dj]+1)
+		}
+		dep[2*e], dep[2*e+1], lvl[e] = di, dj, l
+		a.mark[i], a.mark[j] = g|uint64(e), g|uint64(e)
+		levels = max(levels, l+1)
+	}
+	w.levels = levels
+}
+
+// runFlow runs window w with the dataflow schedule, or serially when its
+// events are chained, and advances s.t past it.
+func (a *asyncParExec) runFlow(w *asyncWindow) error {
+	s := a.s
+	if int(w.levels)*asyncFlowMinPar > w.m {
+		a.serial = asyncSerialProbe
+		return a.runWindowSerially(w)
+	}
+	a.touched()
+	for c := range (w.m + 1<<a.fsh - 1) >> a.fsh {
+		a.cdone[c].next.Store(int64(c) << a.fsh)
+	}
+	a.cursor.Store(0)
+	a.stop.next.Store(math.MaxInt64)
+	a.parLevels++
+	a.pool.run(a.fn, task{win: w})
+	var nonzero int64
+	for k := range a.nz {
+		nonzero += a.nz[k]
+		a.nz[k] = 0
+	}
+	if first := firstOf(a.bad); first.found() {
+		return s.diverged(first)
+	}
+	s.t = w.t0 + int64(w.m)
+	s.gradEvals += 2 * int64(w.m)
+	s.nonzero += nonzero
+	return nil
+}
+
+// flowWorker is worker w's part of window win under the dataflow schedule:
+// the events of the chunks it claims, software-pipelined as the serial
+// loop's window (asyncExec.gossipWindow) over the worker's sequence of
+// events, two disjoint consecutive ones a kernel call.
+func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
+	e := a.gossip
+	sh := a.fsh
+	mask := 1<<sh - 1
+	m := win.m
+	chunks := (m + mask) >> sh
+	ev, dep := win.ev, win.dep
+	owned := a.owned[w][:0]
+	ended := false
+	// at returns the window index of the worker's x-th event, claiming
+	// chunks as needed; −1 past its last.
+	at := func(x int) int {
+		for x>>sh >= len(owned) {
+			if ended {
+				return -1
+			}
+			c := int(a.cursor.Add(1) - 1)
+			if c >= chunks {
+				ended = true
+				return -1
+			}
+			owned = append(owned, int32(c))
+		}
+		if f := int(owned[x>>sh])<<sh | x&mask; f < m {
+			return f
+		}
+		return -1
+	}
+	// ready returns once dependency d of event f has run.
+	ready := func(d int32, f int) {
+		if d < 0 || int(d)>>sh == f>>sh {
+			return
+		}
+		p := &a.cdone[d>>sh].next
+		for spin := 0; p.Load() <= int64(d); spin++ {
+			if spin >= asyncFlowSpin {
+				// The owner may be waiting for a P (more workers than
+				// GOMAXPROCS) or for a CPU.
+				runtime.Gosched()
+				osYield()
+			}
+		}
+	}
+	g, ahead := 0, 0
+	if e.pfOn {
+		g, ahead = asyncGroup, asyncGroupAhead
+	}
+	buf := a.gbuf[w]
+	gather := func(lo, hi int) {
+		b := buf[:0]
+		for y := lo; y < hi; y++ {
+			f := at(y)
+			if f < 0 {
+				break
+			}
+			b = append(b, ev[2*f], ev[2*f+1])
+		}
+		e.prefetchEvents(b)
+	}
+	// note records a divergence of event f; the events after it are
+	// skipped (the serial loop never ran them), and it is published before
+	// f's progress, so no event that depends on f runs.
+	note := func(f int, bad int) {
+		if bad >= 0 {
+			a.bad[w].note(win.t0+1+int64(f), bad, "")
+			for {
+				if old := a.stop.next.Load(); int64(f) >= old || a.stop.next.CompareAndSwap(old, int64(f)) {
+					break
+				}
+			}
+		}
+	}
+	for y := 0; y < ahead; y += g {
+		gather(y, y+g)
+	}
+	ps := &e.sc[w]
+	var nz int64
+	next := 0
+	for x := 0; ; {
+		f := at(x)
+		if f < 0 {
+			break
+		}
+		if g > 0 && x >= next {
+			gather(next+ahead, next+ahead+g)
+			next += g
+		}
+		i, j := int(ev[2*f]), int(ev[2*f+1])
+		ready(dep[2*f], f)
+		ready(dep[2*f+1], f)
+		if int64(f) > a.stop.next.Load() {
+			a.cdone[f>>sh].next.Store(int64(f) + 1)
+			x++
+			continue
+		}
+		if e.evp != nil {
+			// Only the next event of the stream: one of another worker's
+			// chunks between the two may depend on the first.
+			if f2 := at(x + 1); f2 == f+1 {
+				if k, l := int(ev[2*f2]), int(ev[2*f2+1]); k != i && k != j && l != i && l != j {
+					ready(dep[2*f2], f2)
+					ready(dep[2*f2+1], f2)
+					nz1, nz2, b1, b2 := e.gossipPair(i, j, k, l, ps)
+					nz += nz1 + nz2
+					note(f, b1)
+					note(f2, b2)
+					if f>>sh != f2>>sh {
+						a.cdone[f>>sh].next.Store(int64(f) + 1)
+					}
+					a.cdone[f2>>sh].next.Store(int64(f2) + 1)
+					x += 2
+					continue
+				}
+			}
+		}
+		c, bad := e.gossipEvent(i, j, &ps.EventScalars)
+		nz += c
+		note(f, bad)
+		a.cdone[f>>sh].next.Store(int64(f) + 1)
+		x++
+	}
+	a.owned[w] = owned
 	a.nz[w] += nz
 }
 

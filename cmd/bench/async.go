@@ -49,6 +49,10 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	var cpus []int
 	var pinWhy string
+	// The process's CPU time a run used, per event (all threads: with
+	// workers, their waiting included): unlike events/s, not inflated by
+	// other processes.
+	cpuNs := map[int]float64{}
 	run := func(w int) (float64, [32]byte, error) {
 		s, err := engine.New(p, g, engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: w, Pin: *pin && w > 1, LogPoints: 1, EvalNodes: 1})
 		if err != nil {
@@ -58,11 +62,12 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		if w > 1 {
 			cpus, pinWhy = s.Pinned()
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), processCPU()
 		if err := s.Advance(*events); err != nil {
 			return 0, [32]byte{}, err
 		}
 		el := time.Since(t0).Seconds()
+		cpuNs[w] = float64(processCPU()-c0) / float64(*events)
 		return float64(*events) / el, s.StateChecksum(), nil
 	}
 	serial, sumS, err := run(1)
@@ -75,13 +80,14 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	out := map[string]any{"n": *n, "d": *d, "graph": g.Name, "workers": *workers, "events": *events,
 		"events_per_s": par, "serial_events_per_s": serial, "speedup": par / serial,
-		"identical_to_serial": sumS == sumP, "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
+		"identical_to_serial": sumS == sumP,
+		"serial_cpu_ns_per_event": cpuNs[1], "cpu_ns_per_event": cpuNs[*workers], "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
 		"pinned_cpus": cpus, "pin_note": pinWhy}
 	if *asJSON {
 		printJSON(stdout, out)
 		return nil
 	}
-	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s, %d workers %.3g events/s (×%.2f), identical: %v\n",
-		*n, *d, g.Name, serial, *workers, par, par/serial, sumS == sumP)
+	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s (%.1f CPU ns an event), %d workers %.3g events/s (×%.2f, %.1f CPU ns an event), identical: %v\n",
+		*n, *d, g.Name, serial, cpuNs[1], *workers, par, par/serial, cpuNs[*workers], sumS == sumP)
 	return nil
 }
