@@ -171,3 +171,31 @@ func TestParallelAsyncCheckpointResume(t *testing.T) {
 		t.Fatal("resumed parallel run differs from the serial run")
 	}
 }
+
+// TestMemoryCeiling: the memory-traffic loop of bench async runs on the
+// serial gossip fast path, counts its events on the packed scalars, and
+// refuses other executors.
+func TestMemoryCeiling(t *testing.T) {
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 64, 16, 1)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 64})
+	for _, est := range []Estimator{Gossip, Unbiased} {
+		s, err := New(p, g, Config{Algorithm: Async, Estimator: est, Iters: 100, GammaC: 1, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.MemoryCeiling(10000)
+		if (err == nil) != (est == Gossip) {
+			t.Fatalf("%s: %v", est, err)
+		}
+		if e, ok := s.exec.(*asyncExec); ok && est == Gossip {
+			var n int64
+			for _, nd := range e.nd {
+				n += nd.count
+			}
+			if n != 2*10000 {
+				t.Fatalf("%d activations, want %d", n, 2*10000)
+			}
+		}
+		s.Close()
+	}
+}
