@@ -2,6 +2,7 @@ package engine
 
 import (
 	"io"
+	"math"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/rng"
@@ -63,6 +64,11 @@ type asyncExec struct {
 	base           unsafe.Pointer
 	rs, yo, zo, bo uintptr
 	d              int
+
+	// sqrtNoReg: γ(t) = GammaC/√t and no regulariser (θ = −γ·z), the
+	// common case of tickNode, computed inline.
+	sqrtNoReg bool
+	gammaC    float64
 }
 
 // asyncNode is what an event reads and writes of a node besides its rows,
@@ -125,6 +131,8 @@ func newAsyncExec(s *state, cr *crew) executor {
 	e.zo = uintptr(unsafe.Pointer(unsafe.SliceData(s.Z.Data))) - x
 	e.bo = uintptr(unsafe.Pointer(unsafe.SliceData(s.ThetaBar.Data))) - x
 	e.d = s.prob.P
+	e.sqrtNoReg = s.cfg.GammaAlpha == 0 && s.prob.Reg.Kind != problem.RegL2Sq
+	e.gammaC = s.cfg.GammaC
 	return e
 }
 
@@ -181,13 +189,18 @@ func (e *asyncExec) tick(k int) (c, a, b float64) {
 
 // tickNode is tick with nd = &e.nd[k].
 func (e *asyncExec) tickNode(k int, nd *asyncNode) (c, a, b float64) {
-	s := e.s
 	nd.count++
 	cnt := float64(nd.count)
 	mk := cnt * nd.invP
-	c = s.linearScale(s.gamma(mk), mk)
+	if e.sqrtNoReg {
+		c = -(e.gammaC / math.Sqrt(mk)) // s.linearScale(s.gamma(mk), mk), inlined
+	} else {
+		s := e.s
+		c = s.linearScale(s.gamma(mk), mk)
+	}
 	nd.c = c
-	return c, 1 - 1/cnt, 1 / cnt
+	b = 1 / cnt
+	return c, 1 - b, b
 }
 
 // asyncGossipEvent is asyncFastEvent with the gossip estimator: the swap of
