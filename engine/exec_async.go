@@ -18,7 +18,7 @@ import (
 // per call, kernel.EventLogisticPairDirect), events run serially in stream
 // order, a node's scalars packed in one line (asyncNode) and the records of
 // the events ahead prefetched (gossipWindow). The parallel executor
-// (exec_asyncpar.go) runs the same events in levels of disjoint pairs.
+// (exec_asyncpar.go) runs the same events as a dataflow over its workers.
 
 func asyncFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Async }
 
@@ -350,8 +350,7 @@ func (e *asyncExec) gossipScalars(i, j int, sc *kernel.EventScalars) {
 // results are those of two gossipEvent calls, bit for bit. It returns each
 // event's non-zero gradients and first non-finite endpoint (−1: none).
 // Both events always run: when the first diverges, the second's nodes hold
-// its update too (as when the parallel executor runs the rest of a level
-// after a divergence; the report is the same).
+// its update too (its nodes are others; the report is the same).
 func (e *asyncExec) gossipPair(i, j, k, l int, ps *paddedScalars) (nz1, nz2 int64, bad1, bad2 int) {
 	sc, sc2 := &ps.EventScalars, &ps.second
 	e.gossipScalars(i, j, sc)

@@ -82,9 +82,9 @@ type asyncParExec struct {
 	parLevels int64
 	chunk     int // events a worker claims at a time
 
-	// gossip is the fast path's gossip loop when it runs the events: a
-	// level then prefetches by groups of events (asyncExec.prefetchEvents)
-	// into its worker's gather buffer gbuf[w] instead of event by event.
+	// gossip is the fast path's gossip loop when it runs the events (by
+	// the dataflow schedule): a worker prefetches by groups of events
+	// (asyncExec.prefetchEvents) through its gather buffer gbuf[w].
 	gossip *asyncExec
 	gbuf   [][]int32
 
@@ -114,9 +114,12 @@ var (
 	asyncFlowSpin    = 1024 // polls of a dependency before a waiting worker yields its CPU between polls
 )
 
+// asyncParBytes bounds the executor's memory: the marks, and two windows
+// of events of 20 bytes each (the levels' windows of up to n/2 events,
+// the dataflow's of up to 2n, whose chunks' counters add a byte an event).
 func asyncParBytes(rows int) int64 {
 	w := int64(max(asyncMinLevel, min(asyncMaxWindow, 2*rows)))
-	return int64(rows)*8 + 2*w*(2*4+3*4)
+	return int64(rows)*8 + 2*w*(2*4+3*4) + w
 }
 
 // newAsyncParExec runs the events of ex over a pool of the crew's size.
@@ -137,8 +140,17 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 		a.minLevel, a.chunk = asyncHeavyMinLevel, 1
 		a.window = max(a.minLevel, min(asyncMaxWindow, n/2))
 	}
+	e, _ := ex.(*asyncExec)
+	a.flow = e != nil && s.cfg.Estimator == Gossip
+	if a.flow {
+		a.window = max(asyncMinLevel, min(asyncMaxWindow, 2*n))
+	}
 	hugepage.Advise(a.mark)
 	for i := range a.win {
+		if a.flow {
+			a.win[i] = &asyncWindow{ev: make([]int32, 2*a.window), lvl: make([]int32, a.window), dep: make([]int32, 2*a.window)}
+			continue
+		}
 		a.win[i] = &asyncWindow{
 			ev: make([]int32, 2*a.window), lvl: make([]int32, a.window),
 			order: make([]int32, a.window), start: make([]int32, a.window+2),
@@ -153,16 +165,11 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 	a.nz = make([]int64, workers)
 	a.bad = make([]divergence, workers)
 	a.fn = a.level
-	if e, ok := ex.(*asyncExec); ok && s.cfg.Estimator == Gossip {
+	if a.flow {
 		a.gossip = e
 		a.gbuf = gatherBuffers(workers, 2*asyncGroup)
-		a.flow = true
 		for 1<<a.fsh < asyncFlowChunk {
 			a.fsh++
-		}
-		a.window = max(asyncMinLevel, min(asyncMaxWindow, 2*n))
-		for i := range a.win {
-			a.win[i] = &asyncWindow{ev: make([]int32, 2*a.window), lvl: make([]int32, a.window), dep: make([]int32, 2*a.window)}
 		}
 		chunks := (a.window + 1<<a.fsh - 1) >> a.fsh
 		a.cdone = make([]flowProgress, chunks)
@@ -376,10 +383,6 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 		a.flowWorker(w, win)
 		return
 	}
-	if a.gossip != nil {
-		a.gossipLevel(w, win, evsAll)
-		return
-	}
 	ahead := 0
 	if a.prefetching() {
 		ahead = asyncAhead
@@ -415,67 +418,6 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 		return nil
 	}
 	return evs[lo:min(n, lo+ch)]
-}
-
-// gossipLevel is level for the fast path's gossip events: each chunk is
-// software-pipelined as the serial loop's window (asyncExec.gossipWindow),
-// the endpoints of each group of events ahead gathered from the window
-// into the worker's buffer and prefetched with one call per array.
-func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
-	e := a.gossip
-	g, ahead := 0, 0
-	if e.pfOn {
-		g, ahead = asyncGroup, asyncGroupAhead
-	}
-	ps := &e.sc[w]
-	buf := a.gbuf[w]
-	gather := func(evs []int32) {
-		b := buf[:0]
-		for _, f := range evs {
-			b = append(b, win.ev[2*f], win.ev[2*f+1])
-		}
-		e.prefetchEvents(b)
-	}
-	note := func(f int32, bad int) {
-		if bad >= 0 {
-			a.bad[w].note(win.t0+1+int64(f), bad, "")
-		}
-	}
-	var nz int64
-	for evs := a.claim(evsAll); evs != nil; evs = a.claim(evsAll) {
-		m := len(evs)
-		if g > 0 {
-			for x := 0; x < min(ahead, m); x += g {
-				gather(evs[x:min(x+g, ahead, m)])
-			}
-		}
-		next := 0
-		for x := 0; x < m; {
-			if g > 0 && x >= next {
-				if y := next + ahead; y < m {
-					gather(evs[y:min(y+g, m)])
-				}
-				next += g
-			}
-			f := evs[x]
-			i, j := int(win.ev[2*f]), int(win.ev[2*f+1])
-			// The events of a level have disjoint nodes: any two make a pair.
-			if e.evp != nil && x+1 < m {
-				f2 := evs[x+1]
-				nz1, nz2, b1, b2 := e.gossipPair(i, j, int(win.ev[2*f2]), int(win.ev[2*f2+1]), ps)
-				nz += nz1 + nz2
-				note(f, b1)
-				note(f2, b2)
-				x += 2
-				continue
-			}
-			c, bad := e.gossipEvent(i, j, &ps.EventScalars)
-			nz += c
-			note(f, bad)
-			x++
-		}
-	}
-	a.nz[w] += nz
 }
 
 // The dataflow schedule (the gossip fast path's parallel executor).
