@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/hugepage"
@@ -112,6 +113,8 @@ var (
 	asyncFlowChunk   = 64   // events a worker claims at a time, dataflow schedule (a power of two)
 	asyncFlowMinPar  = 32   // the dataflow schedule falls back to the serial loop below this many events a level
 	asyncFlowSpin    = 1024 // polls of a dependency before a waiting worker yields its CPU between polls
+	asyncFlowYields  = 64   // polls with a yield before it sleeps asyncFlowSleep between polls
+	asyncFlowSleep   = 20 * time.Microsecond
 )
 
 // asyncParBytes bounds the executor's memory: the marks, and two windows
@@ -543,7 +546,12 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 		}
 		p := &a.cdone[d>>sh].next
 		for spin := 0; p.Load() <= int64(d); spin++ {
-			if spin >= asyncFlowSpin {
+			switch {
+			case spin >= asyncFlowSpin+asyncFlowYields:
+				// The owner is off its CPU for a while (a loaded
+				// machine): sleep rather than burn a time slice.
+				time.Sleep(asyncFlowSleep)
+			case spin >= asyncFlowSpin:
 				// The owner may be waiting for a P (more workers than
 				// GOMAXPROCS) or for a CPU.
 				runtime.Gosched()
