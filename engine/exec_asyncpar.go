@@ -94,7 +94,9 @@ type asyncParExec struct {
 	// worker the chunks it claimed in the current window.
 	flow  bool
 	fsh   uint
-	cdone []flowProgress
+	prog  []flowProgress // per worker: 1 + the last event it ran (window index)
+	owner []atomic.Int32 // per chunk: the worker that claimed it (−1: none yet)
+	seen  [][]int64      // per worker: the others' progress as it last read it
 	owned [][]int32
 	stop  flowProgress // the earliest event of the window that diverged (MaxInt64: none)
 
@@ -175,7 +177,12 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 			a.fsh++
 		}
 		chunks := (a.window + 1<<a.fsh - 1) >> a.fsh
-		a.cdone = make([]flowProgress, chunks)
+		a.prog = make([]flowProgress, workers)
+		a.owner = make([]atomic.Int32, chunks)
+		a.seen = make([][]int64, workers)
+		for w := range a.seen {
+			a.seen[w] = make([]int64, workers+8)[:workers] // a line apart
+		}
 		a.owned = make([][]int32, workers)
 		for w := range a.owned {
 			a.owned[w] = make([]int32, 0, chunks)
@@ -434,9 +441,10 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 // left, to prefetch across the seam), and each worker runs its chunks'
 // events in stream order. Before an event runs, the last earlier event of
 // the window on each of its nodes (dep, found when the window is built)
-// must have run: it is in the worker's own current chunk (then it ran), or
-// its chunk's progress counter, which the chunk's owner advances after
-// every event it runs, has passed it. Every node thus sees the serial
+// must have run: it is the worker's own (then it ran), or its chunk's
+// owner's progress counter, which the owner advances after every event it
+// runs, has passed it (the others' counters as last read are kept, so an
+// old dependency costs no shared read). Every node thus sees the serial
 // loop's operations in the serial order, as with levels, and the final
 // state is the serial loop's, bit for bit. It cannot deadlock: the
 // earliest event not yet run has all its dependencies run, and its owner
@@ -445,9 +453,9 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 // chunk; a window whose events are chained (few events a level, such as on
 // a star) runs serially (asyncFlowMinPar).
 
-// flowProgress is one chunk's progress: the window index of its first
-// event not yet run, on its own cache line (the owner stores it after every
-// event; another worker reads it only when it depends on the chunk).
+// flowProgress is a worker's progress, on its own cache line: 1 + the
+// window index of the last event it ran (its events run in increasing
+// order, so every event of its below that has run).
 type flowProgress struct {
 	next atomic.Int64
 	_    [56]byte
@@ -486,8 +494,11 @@ func (a *asyncParExec) runFlow(w *asyncWindow) error {
 		return a.runWindowSerially(w)
 	}
 	a.touched()
+	for k := range a.prog {
+		a.prog[k].next.Store(0)
+	}
 	for c := range (w.m + 1<<a.fsh - 1) >> a.fsh {
-		a.cdone[c].next.Store(int64(c) << a.fsh)
+		a.owner[c].Store(-1)
 	}
 	a.cursor.Store(0)
 	a.stop.next.Store(math.MaxInt64)
@@ -519,6 +530,7 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 	chunks := (m + mask) >> sh
 	ev, dep := win.ev, win.dep
 	owned := a.owned[w][:0]
+	prog := &a.prog[w].next
 	ended := false
 	// at returns the window index of the worker's x-th event, claiming
 	// chunks as needed; −1 past its last.
@@ -533,19 +545,32 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 				return -1
 			}
 			owned = append(owned, int32(c))
+			a.owner[c].Store(int32(w))
 		}
 		if f := int(owned[x>>sh])<<sh | x&mask; f < m {
 			return f
 		}
 		return -1
 	}
-	// ready returns once dependency d of event f has run.
-	ready := func(d int32, f int) {
-		if d < 0 || int(d)>>sh == f>>sh {
+	// ready returns once dependency d of event f has run: an event of the
+	// worker's own (it ran: the worker runs its events in order), or one
+	// below its owner's progress.
+	seen := a.seen[w]
+	clear(seen)
+	ready := func(d int32) {
+		if d < 0 {
 			return
 		}
-		p := &a.cdone[d>>sh].next
-		for spin := 0; p.Load() <= int64(d); spin++ {
+		for spin := 0; ; spin++ {
+			// −1: the chunk is claimed, its owner not yet written.
+			if o := a.owner[d>>sh].Load(); o >= 0 {
+				if int(o) == w || int64(d) < seen[o] {
+					return
+				}
+				if seen[o] = a.prog[o].next.Load(); int64(d) < seen[o] {
+					return
+				}
+			}
 			switch {
 			case spin >= asyncFlowSpin+asyncFlowYields:
 				// The owner is off its CPU for a while (a loaded
@@ -604,10 +629,10 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 			next += g
 		}
 		i, j := int(ev[2*f]), int(ev[2*f+1])
-		ready(dep[2*f], f)
-		ready(dep[2*f+1], f)
+		ready(dep[2*f])
+		ready(dep[2*f+1])
 		if int64(f) > a.stop.next.Load() {
-			a.cdone[f>>sh].next.Store(int64(f) + 1)
+			prog.Store(int64(f) + 1)
 			x++
 			continue
 		}
@@ -616,16 +641,13 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 			// chunks between the two may depend on the first.
 			if f2 := at(x + 1); f2 == f+1 {
 				if k, l := int(ev[2*f2]), int(ev[2*f2+1]); k != i && k != j && l != i && l != j {
-					ready(dep[2*f2], f2)
-					ready(dep[2*f2+1], f2)
+					ready(dep[2*f2])
+					ready(dep[2*f2+1])
 					nz1, nz2, b1, b2 := e.gossipPair(i, j, k, l, ps)
 					nz += nz1 + nz2
 					note(f, b1)
 					note(f2, b2)
-					if f>>sh != f2>>sh {
-						a.cdone[f>>sh].next.Store(int64(f) + 1)
-					}
-					a.cdone[f2>>sh].next.Store(int64(f2) + 1)
+					prog.Store(int64(f2) + 1)
 					x += 2
 					continue
 				}
@@ -634,9 +656,10 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 		c, bad := e.gossipEvent(i, j, &ps.EventScalars)
 		nz += c
 		note(f, bad)
-		a.cdone[f>>sh].next.Store(int64(f) + 1)
+		prog.Store(int64(f) + 1)
 		x++
 	}
+	prog.Store(math.MaxInt64)
 	a.owned[w] = owned
 	a.nz[w] += nz
 }
