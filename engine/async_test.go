@@ -12,9 +12,12 @@ import (
 // shrinkAsync makes the parallel executor engage on test-sized graphs.
 func shrinkAsync(t *testing.T) {
 	mn, ml, mw, sp, ch := asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk
+	fc, fp := asyncFlowChunk, asyncFlowMinPar
 	asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk = 8, 3, 48, 2, 2
+	asyncFlowChunk, asyncFlowMinPar = 4, 2
 	t.Cleanup(func() {
 		asyncMinNodes, asyncMinLevel, asyncMaxWindow, asyncSerialProbe, asyncChunk = mn, ml, mw, sp, ch
+		asyncFlowChunk, asyncFlowMinPar = fc, fp
 	})
 }
 
@@ -166,5 +169,33 @@ func TestParallelAsyncCheckpointResume(t *testing.T) {
 	}
 	if b.StateChecksum() != serial.StateChecksum() {
 		t.Fatal("resumed parallel run differs from the serial run")
+	}
+}
+
+// TestMemoryCeiling: the memory-traffic loop of bench async runs on the
+// serial gossip fast path, counts its events on the packed scalars, and
+// refuses other executors.
+func TestMemoryCeiling(t *testing.T) {
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 64, 16, 1)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 64})
+	for _, est := range []Estimator{Gossip, Unbiased} {
+		s, err := New(p, g, Config{Algorithm: Async, Estimator: est, Iters: 100, GammaC: 1, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.MemoryCeiling(10000)
+		if (err == nil) != (est == Gossip) {
+			t.Fatalf("%s: %v", est, err)
+		}
+		if e, ok := s.exec.(*asyncExec); ok && est == Gossip {
+			var n int64
+			for _, nd := range e.nd {
+				n += nd.count
+			}
+			if n != 2*10000 {
+				t.Fatalf("%d activations, want %d", n, 2*10000)
+			}
+		}
+		s.Close()
 	}
 }

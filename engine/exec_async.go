@@ -2,6 +2,7 @@ package engine
 
 import (
 	"io"
+	"math"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/rng"
@@ -17,7 +18,7 @@ import (
 // per call, kernel.EventLogisticPairDirect), events run serially in stream
 // order, a node's scalars packed in one line (asyncNode) and the records of
 // the events ahead prefetched (gossipWindow). The parallel executor
-// (exec_asyncpar.go) runs the same events in levels of disjoint pairs.
+// (exec_asyncpar.go) runs the same events as a dataflow over its workers.
 
 func asyncFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Async }
 
@@ -63,6 +64,11 @@ type asyncExec struct {
 	base           unsafe.Pointer
 	rs, yo, zo, bo uintptr
 	d              int
+
+	// sqrtNoReg: γ(t) = GammaC/√t and no regulariser (θ = −γ·z), the
+	// common case of tickNode, computed inline.
+	sqrtNoReg bool
+	gammaC    float64
 }
 
 // asyncNode is what an event reads and writes of a node besides its rows,
@@ -125,6 +131,8 @@ func newAsyncExec(s *state, cr *crew) executor {
 	e.zo = uintptr(unsafe.Pointer(unsafe.SliceData(s.Z.Data))) - x
 	e.bo = uintptr(unsafe.Pointer(unsafe.SliceData(s.ThetaBar.Data))) - x
 	e.d = s.prob.P
+	e.sqrtNoReg = s.cfg.GammaAlpha == 0 && s.prob.Reg.Kind != problem.RegL2Sq
+	e.gammaC = s.cfg.GammaC
 	return e
 }
 
@@ -181,13 +189,18 @@ func (e *asyncExec) tick(k int) (c, a, b float64) {
 
 // tickNode is tick with nd = &e.nd[k].
 func (e *asyncExec) tickNode(k int, nd *asyncNode) (c, a, b float64) {
-	s := e.s
 	nd.count++
 	cnt := float64(nd.count)
 	mk := cnt * nd.invP
-	c = s.linearScale(s.gamma(mk), mk)
+	if e.sqrtNoReg {
+		c = -(e.gammaC / math.Sqrt(mk)) // s.linearScale(s.gamma(mk), mk), inlined
+	} else {
+		s := e.s
+		c = s.linearScale(s.gamma(mk), mk)
+	}
 	nd.c = c
-	return c, 1 - 1/cnt, 1 / cnt
+	b = 1 / cnt
+	return c, 1 - b, b
 }
 
 // asyncGossipEvent is asyncFastEvent with the gossip estimator: the swap of
@@ -337,8 +350,7 @@ func (e *asyncExec) gossipScalars(i, j int, sc *kernel.EventScalars) {
 // results are those of two gossipEvent calls, bit for bit. It returns each
 // event's non-zero gradients and first non-finite endpoint (−1: none).
 // Both events always run: when the first diverges, the second's nodes hold
-// its update too (as when the parallel executor runs the rest of a level
-// after a divergence; the report is the same).
+// its update too (its nodes are others; the report is the same).
 func (e *asyncExec) gossipPair(i, j, k, l int, ps *paddedScalars) (nz1, nz2 int64, bad1, bad2 int) {
 	sc, sc2 := &ps.EventScalars, &ps.second
 	e.gossipScalars(i, j, sc)

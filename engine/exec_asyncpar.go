@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"math"
+	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/hugepage"
@@ -38,6 +41,10 @@ import (
 // not change its result. A window is only built ahead when it ends before
 // the caller's stop, so no drawn-but-unrun event outlives asyncAdvance
 // (checkpoints save the edge stream's state).
+//
+// The gossip fast path's events run by the dataflow schedule instead of
+// levels (flowWorker, below): the same windows, built ahead the same way,
+// with one barrier a window.
 
 // asyncWindow is one window of events: the edges, each event's level, the
 // events sorted by level (stable) and each level's start.
@@ -49,6 +56,9 @@ type asyncWindow struct {
 	lvl    []int32
 	order  []int32
 	start  []int32 // level l: order[start[l]:start[l+1]]
+	// dep[2e], dep[2e+1]: the last earlier event of the window on event
+	// e's first and second node (−1: none), for the dataflow schedule.
+	dep []int32
 }
 
 // asyncParExec is the parallel executor over an asynchronous executor's
@@ -73,11 +83,22 @@ type asyncParExec struct {
 	parLevels int64
 	chunk     int // events a worker claims at a time
 
-	// gossip is the fast path's gossip loop when it runs the events: a
-	// level then prefetches by groups of events (asyncExec.prefetchEvents)
-	// into its worker's gather buffer gbuf[w] instead of event by event.
+	// gossip is the fast path's gossip loop when it runs the events (by
+	// the dataflow schedule): a worker prefetches by groups of events
+	// (asyncExec.prefetchEvents) through its gather buffer gbuf[w].
 	gossip *asyncExec
 	gbuf   [][]int32
+
+	// The dataflow schedule of the gossip loop (flowWorker): chunks of
+	// 1<<fsh events, each chunk's progress on its own cache line, and per
+	// worker the chunks it claimed in the current window.
+	flow  bool
+	fsh   uint
+	prog  []flowProgress // per worker: 1 + the last event it ran (window index)
+	owner []atomic.Int32 // per chunk: the worker that claimed it (−1: none yet)
+	seen  [][]int64      // per worker: the others' progress as it last read it
+	owned [][]int32
+	stop  flowProgress // the earliest event of the window that diverged (MaxInt64: none)
 
 	cursor atomic.Int64                          // next unclaimed event of the level being run
 	build  int                                   // events of the window worker 0 builds first (0: none)
@@ -89,12 +110,20 @@ var (
 	asyncMinNodes    = 4096 // below this the serial loop is used
 	asyncMinLevel    = 256
 	asyncMaxWindow   = 1 << 15
-	asyncSerialProbe = 16  // windows run serially after an unprofitable one
-	asyncChunk       = 256 // events a worker claims at a time
+	asyncSerialProbe = 16   // windows run serially after an unprofitable one
+	asyncChunk       = 256  // events a worker claims at a time
+	asyncFlowChunk   = 0    // events a worker claims at a time, dataflow schedule (0: flowChunk's choice)
+	asyncFlowMinPar  = 32   // the dataflow schedule falls back to the serial loop below this many events a level
+	asyncFlowSpin    = 1024 // polls of a dependency before a waiting worker yields its CPU between polls
+	asyncFlowYields  = 64   // polls with a yield before it sleeps asyncFlowSleep between polls
+	asyncFlowSleep   = 20 * time.Microsecond
 )
 
+// asyncParBytes bounds the executor's memory: the marks, and two windows
+// of events of 20 bytes each (the levels' windows of up to n/2 events,
+// the dataflow's of asyncMaxWindow events).
 func asyncParBytes(rows int) int64 {
-	w := int64(max(asyncMinLevel, min(asyncMaxWindow, rows/2)))
+	w := int64(max(asyncMinLevel, asyncMaxWindow))
 	return int64(rows)*8 + 2*w*(2*4+3*4)
 }
 
@@ -116,8 +145,17 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 		a.minLevel, a.chunk = asyncHeavyMinLevel, 1
 		a.window = max(a.minLevel, min(asyncMaxWindow, n/2))
 	}
+	e, _ := ex.(*asyncExec)
+	a.flow = e != nil && s.cfg.Estimator == Gossip
+	if a.flow {
+		a.window = max(asyncMinLevel, asyncMaxWindow)
+	}
 	hugepage.Advise(a.mark)
 	for i := range a.win {
+		if a.flow {
+			a.win[i] = &asyncWindow{ev: make([]int32, 2*a.window), lvl: make([]int32, a.window), dep: make([]int32, 2*a.window)}
+			continue
+		}
 		a.win[i] = &asyncWindow{
 			ev: make([]int32, 2*a.window), lvl: make([]int32, a.window),
 			order: make([]int32, a.window), start: make([]int32, a.window+2),
@@ -132,9 +170,23 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 	a.nz = make([]int64, workers)
 	a.bad = make([]divergence, workers)
 	a.fn = a.level
-	if e, ok := ex.(*asyncExec); ok && s.cfg.Estimator == Gossip {
+	if a.flow {
 		a.gossip = e
 		a.gbuf = gatherBuffers(workers, 2*asyncGroup)
+		for 1<<a.fsh < flowChunk(n) {
+			a.fsh++
+		}
+		chunks := (a.window + 1<<a.fsh - 1) >> a.fsh
+		a.prog = make([]flowProgress, workers)
+		a.owner = make([]atomic.Int32, chunks)
+		a.seen = make([][]int64, workers)
+		for w := range a.seen {
+			a.seen[w] = make([]int64, workers+8)[:workers] // a line apart
+		}
+		a.owned = make([][]int32, workers)
+		for w := range a.owned {
+			a.owned[w] = make([]int32, 0, chunks)
+		}
 	}
 	return a
 }
@@ -168,6 +220,10 @@ func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
 		a.gen = 1
 	}
 	g := uint64(a.gen) << 32
+	if a.flow {
+		a.depend(w, g)
+		return
+	}
 	levels := int32(0)
 	for e := 0; e < m; e++ {
 		i, j := w.ev[2*e], w.ev[2*e+1]
@@ -258,6 +314,9 @@ func (a *asyncParExec) advance(stop int64) error {
 
 // runWindow runs window w's levels in order and advances s.t past it.
 func (a *asyncParExec) runWindow(w *asyncWindow) error {
+	if a.flow {
+		return a.runFlow(w)
+	}
 	s := a.s
 	t0 := w.t0
 	a.touched()
@@ -330,8 +389,8 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 		a.build = 0
 	}
 	win, evsAll := tk.win, tk.level
-	if a.gossip != nil {
-		a.gossipLevel(w, win, evsAll)
+	if a.flow {
+		a.flowWorker(w, win)
 		return
 	}
 	ahead := 0
@@ -371,64 +430,256 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 	return evs[lo:min(n, lo+ch)]
 }
 
-// gossipLevel is level for the fast path's gossip events: each chunk is
-// software-pipelined as the serial loop's window (asyncExec.gossipWindow),
-// the endpoints of each group of events ahead gathered from the window
-// into the worker's buffer and prefetched with one call per array.
-func (a *asyncParExec) gossipLevel(w int, win *asyncWindow, evsAll []int32) {
+// The dataflow schedule (the gossip fast path's parallel executor).
+//
+// Levels cost a barrier each, and a window's later levels are small: with
+// n = 10⁴ most windows fell back to the serial loop or ran their tails
+// inline, and two workers ran no faster than one. The dataflow schedule has
+// no levels: the window's events are cut into chunks of consecutive events,
+// which the workers claim in stream order from a shared counter (a worker
+// claims its next chunk while its current one has asyncGroupAhead events
+// left, to prefetch across the seam), and each worker runs its chunks'
+// events in stream order. Before an event runs, the last earlier event of
+// the window on each of its nodes (dep, found when the window is built)
+// must have run: it is the worker's own (then it ran), or its chunk's
+// owner's progress counter, which the owner advances after every event it
+// runs, has passed it (the others' counters as last read are kept, so an
+// old dependency costs no shared read). Every node thus sees the serial
+// loop's operations in the serial order, as with levels, and the final
+// state is the serial loop's, bit for bit. It cannot deadlock: the
+// earliest event not yet run has all its dependencies run, and its owner
+// has run all its earlier events, so it is running it. A worker waits only
+// when an event's node was touched by a recent event of another worker's
+// chunk; a window whose events are chained (few events a level, such as on
+// a star) runs serially (asyncFlowMinPar).
+
+// flowChunk is the dataflow schedule's chunk for n nodes, a power of two
+// (asyncFlowChunk when set). Two workers run neighbouring chunks at once;
+// an event waits when a node of its was touched by an event of the other's
+// chunk not yet run, about 2C/n of the events, for about C/2 events: a
+// cost of C²/n event times an event. Claiming a chunk costs an atomic
+// add on a shared line, about an event time per C events. The sum is
+// least near C = ∛(n/2): the largest power of two up to it, from 16 to
+// 256 (16 at n = 10⁴, 64 at n = 10⁶).
+func flowChunk(n int) int {
+	if asyncFlowChunk > 0 {
+		return asyncFlowChunk
+	}
+	c := 16
+	for c < 256 && float64(8*c*c*c) <= float64(n)/2 {
+		c *= 2
+	}
+	return c
+}
+
+// flowProgress is a worker's progress, on its own cache line: 1 + the
+// window index of the last event it ran (its events run in increasing
+// order, so every event of its below that has run).
+type flowProgress struct {
+	next atomic.Int64
+	_    [56]byte
+}
+
+// depend fills window w's dependencies and levels (the dataflow schedule's
+// buildWindow); g is the window's generation tag in mark.
+func (a *asyncParExec) depend(w *asyncWindow, g uint64) {
+	levels := int32(0)
+	ev, dep, lvl := w.ev, w.dep, w.lvl
+	for e := 0; e < w.m; e++ {
+		i, j := ev[2*e], ev[2*e+1]
+		di, dj := int32(-1), int32(-1)
+		l := int32(0)
+		if mi := a.mark[i]; mi&^0xffffffff == g {
+			di = int32(uint32(mi))
+			l = lvl[di] + 1
+		}
+		if mj := a.mark[j]; mj&^0xffffffff == g {
+			dj = int32(uint32(mj))
+			l = max(l, lvl[dj]+1)
+		}
+		dep[2*e], dep[2*e+1], lvl[e] = di, dj, l
+		a.mark[i], a.mark[j] = g|uint64(e), g|uint64(e)
+		levels = max(levels, l+1)
+	}
+	w.levels = levels
+}
+
+// runFlow runs window w with the dataflow schedule, or serially when its
+// events are chained, and advances s.t past it.
+func (a *asyncParExec) runFlow(w *asyncWindow) error {
+	s := a.s
+	if int(w.levels)*asyncFlowMinPar > w.m {
+		a.serial = asyncSerialProbe
+		return a.runWindowSerially(w)
+	}
+	a.touched()
+	for k := range a.prog {
+		a.prog[k].next.Store(0)
+	}
+	for c := range (w.m + 1<<a.fsh - 1) >> a.fsh {
+		a.owner[c].Store(-1)
+	}
+	a.cursor.Store(0)
+	a.stop.next.Store(math.MaxInt64)
+	a.parLevels++
+	a.pool.run(a.fn, task{win: w})
+	var nonzero int64
+	for k := range a.nz {
+		nonzero += a.nz[k]
+		a.nz[k] = 0
+	}
+	if first := firstOf(a.bad); first.found() {
+		return s.diverged(first)
+	}
+	s.t = w.t0 + int64(w.m)
+	s.gradEvals += 2 * int64(w.m)
+	s.nonzero += nonzero
+	return nil
+}
+
+// flowWorker is worker w's part of window win under the dataflow schedule:
+// the events of the chunks it claims, software-pipelined as the serial
+// loop's window (asyncExec.gossipWindow) over the worker's sequence of
+// events, two disjoint consecutive ones a kernel call.
+func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 	e := a.gossip
+	sh := a.fsh
+	mask := 1<<sh - 1
+	m := win.m
+	chunks := (m + mask) >> sh
+	ev, dep := win.ev, win.dep
+	owned := a.owned[w][:0]
+	prog := &a.prog[w].next
+	ended := false
+	// at returns the window index of the worker's x-th event, claiming
+	// chunks as needed; −1 past its last.
+	at := func(x int) int {
+		for x>>sh >= len(owned) {
+			if ended {
+				return -1
+			}
+			c := int(a.cursor.Add(1) - 1)
+			if c >= chunks {
+				ended = true
+				return -1
+			}
+			owned = append(owned, int32(c))
+			a.owner[c].Store(int32(w))
+		}
+		if f := int(owned[x>>sh])<<sh | x&mask; f < m {
+			return f
+		}
+		return -1
+	}
+	// ready returns once dependency d of event f has run: an event of the
+	// worker's own (it ran: the worker runs its events in order), or one
+	// below its owner's progress.
+	seen := a.seen[w]
+	clear(seen)
+	ready := func(d int32) {
+		if d < 0 {
+			return
+		}
+		for spin := 0; ; spin++ {
+			// −1: the chunk is claimed, its owner not yet written.
+			if o := a.owner[d>>sh].Load(); o >= 0 {
+				if int(o) == w || int64(d) < seen[o] {
+					return
+				}
+				if seen[o] = a.prog[o].next.Load(); int64(d) < seen[o] {
+					return
+				}
+			}
+			switch {
+			case spin >= asyncFlowSpin+asyncFlowYields:
+				// The owner is off its CPU for a while (a loaded
+				// machine): sleep rather than burn a time slice.
+				time.Sleep(asyncFlowSleep)
+			case spin >= asyncFlowSpin:
+				// The owner may be waiting for a P (more workers than
+				// GOMAXPROCS) or for a CPU.
+				runtime.Gosched()
+				osYield()
+			}
+		}
+	}
 	g, ahead := 0, 0
 	if e.pfOn {
 		g, ahead = asyncGroup, asyncGroupAhead
 	}
-	ps := &e.sc[w]
 	buf := a.gbuf[w]
-	gather := func(evs []int32) {
+	gather := func(lo, hi int) {
 		b := buf[:0]
-		for _, f := range evs {
-			b = append(b, win.ev[2*f], win.ev[2*f+1])
+		for y := lo; y < hi; y++ {
+			f := at(y)
+			if f < 0 {
+				break
+			}
+			b = append(b, ev[2*f], ev[2*f+1])
 		}
 		e.prefetchEvents(b)
 	}
-	note := func(f int32, bad int) {
+	// note records a divergence of event f; the events after it are
+	// skipped (the serial loop never ran them), and it is published before
+	// f's progress, so no event that depends on f runs.
+	note := func(f int, bad int) {
 		if bad >= 0 {
 			a.bad[w].note(win.t0+1+int64(f), bad, "")
-		}
-	}
-	var nz int64
-	for evs := a.claim(evsAll); evs != nil; evs = a.claim(evsAll) {
-		m := len(evs)
-		if g > 0 {
-			for x := 0; x < min(ahead, m); x += g {
-				gather(evs[x:min(x+g, ahead, m)])
-			}
-		}
-		next := 0
-		for x := 0; x < m; {
-			if g > 0 && x >= next {
-				if y := next + ahead; y < m {
-					gather(evs[y:min(y+g, m)])
+			for {
+				if old := a.stop.next.Load(); int64(f) >= old || a.stop.next.CompareAndSwap(old, int64(f)) {
+					break
 				}
-				next += g
 			}
-			f := evs[x]
-			i, j := int(win.ev[2*f]), int(win.ev[2*f+1])
-			// The events of a level have disjoint nodes: any two make a pair.
-			if e.evp != nil && x+1 < m {
-				f2 := evs[x+1]
-				nz1, nz2, b1, b2 := e.gossipPair(i, j, int(win.ev[2*f2]), int(win.ev[2*f2+1]), ps)
-				nz += nz1 + nz2
-				note(f, b1)
-				note(f2, b2)
-				x += 2
-				continue
-			}
-			c, bad := e.gossipEvent(i, j, &ps.EventScalars)
-			nz += c
-			note(f, bad)
-			x++
 		}
 	}
+	for y := 0; y < ahead; y += g {
+		gather(y, y+g)
+	}
+	ps := &e.sc[w]
+	var nz int64
+	next := 0
+	for x := 0; ; {
+		f := at(x)
+		if f < 0 {
+			break
+		}
+		if g > 0 && x >= next {
+			gather(next+ahead, next+ahead+g)
+			next += g
+		}
+		i, j := int(ev[2*f]), int(ev[2*f+1])
+		ready(dep[2*f])
+		ready(dep[2*f+1])
+		if int64(f) > a.stop.next.Load() {
+			prog.Store(int64(f) + 1)
+			x++
+			continue
+		}
+		if e.evp != nil {
+			// Only the next event of the stream: one of another worker's
+			// chunks between the two may depend on the first.
+			if f2 := at(x + 1); f2 == f+1 {
+				if k, l := int(ev[2*f2]), int(ev[2*f2+1]); k != i && k != j && l != i && l != j {
+					ready(dep[2*f2])
+					ready(dep[2*f2+1])
+					nz1, nz2, b1, b2 := e.gossipPair(i, j, k, l, ps)
+					nz += nz1 + nz2
+					note(f, b1)
+					note(f2, b2)
+					prog.Store(int64(f2) + 1)
+					x += 2
+					continue
+				}
+			}
+		}
+		c, bad := e.gossipEvent(i, j, &ps.EventScalars)
+		nz += c
+		note(f, bad)
+		prog.Store(int64(f) + 1)
+		x++
+	}
+	prog.Store(math.MaxInt64)
+	a.owned[w] = owned
 	a.nz[w] += nz
 }
 

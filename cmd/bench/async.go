@@ -22,6 +22,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("graph", "watts-strogatz", "graph (watts-strogatz k=5 p=0.3, cycle, star, complete, …)")
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
 	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
+	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): the memory system's bound on the serial loop")
 	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
@@ -49,6 +50,10 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	var cpus []int
 	var pinWhy string
+	// The process's CPU time a run used, per event (all threads: with
+	// workers, their waiting included): unlike events/s, not inflated by
+	// other processes.
+	cpuNs := map[int]float64{}
 	run := func(w int) (float64, [32]byte, error) {
 		s, err := engine.New(p, g, engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: w, Pin: *pin && w > 1, LogPoints: 1, EvalNodes: 1})
 		if err != nil {
@@ -58,11 +63,12 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		if w > 1 {
 			cpus, pinWhy = s.Pinned()
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), processCPU()
 		if err := s.Advance(*events); err != nil {
 			return 0, [32]byte{}, err
 		}
 		el := time.Since(t0).Seconds()
+		cpuNs[w] = float64(processCPU()-c0) / float64(*events)
 		return float64(*events) / el, s.StateChecksum(), nil
 	}
 	serial, sumS, err := run(1)
@@ -73,15 +79,36 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var ceil, ceilCPU float64
+	if *ceiling {
+		s, err := engine.New(p, g, engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: 1, LogPoints: 1, EvalNodes: 1})
+		if err != nil {
+			return err
+		}
+		t0, c0 := time.Now(), processCPU()
+		err = s.MemoryCeiling(*events)
+		el := time.Since(t0).Seconds()
+		ceilCPU = float64(processCPU()-c0) / float64(*events)
+		s.Close()
+		if err != nil {
+			return err
+		}
+		ceil = float64(*events) / el
+	}
 	out := map[string]any{"n": *n, "d": *d, "graph": g.Name, "workers": *workers, "events": *events,
 		"events_per_s": par, "serial_events_per_s": serial, "speedup": par / serial,
-		"identical_to_serial": sumS == sumP, "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
+		"identical_to_serial":         sumS == sumP,
+		"serial_cpu_ns_per_event":     cpuNs[1],
+		"memory_ceiling_events_per_s": ceil, "memory_ceiling_cpu_ns_per_event": ceilCPU, "cpu_ns_per_event": cpuNs[*workers], "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
 		"pinned_cpus": cpus, "pin_note": pinWhy}
 	if *asJSON {
 		printJSON(stdout, out)
 		return nil
 	}
-	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s, %d workers %.3g events/s (×%.2f), identical: %v\n",
-		*n, *d, g.Name, serial, *workers, par, par/serial, sumS == sumP)
+	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s (%.1f CPU ns an event), %d workers %.3g events/s (×%.2f, %.1f CPU ns an event), identical: %v\n",
+		*n, *d, g.Name, serial, cpuNs[1], *workers, par, par/serial, cpuNs[*workers], sumS == sumP)
+	if *ceiling {
+		fmt.Fprintf(stdout, "memory ceiling of the serial loop (its lines, no arithmetic): %.3g events/s (%.1f CPU ns an event)\n", ceil, ceilCPU)
+	}
 	return nil
 }

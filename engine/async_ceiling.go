@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// MemoryCeiling runs events of the serial asynchronous gossip loop's memory
+// traffic with trivial arithmetic: the same edge stream drawn the same way,
+// the same prefetching by groups (gossipWindow), and per event the lines
+// the event kernel touches — both endpoints' x rows read, their y, z and
+// θ̄ rows and packed scalars read and written (one word a line) — but
+// none of its arithmetic. Its speed bounds the loop's at this size on this
+// machine: what the memory system delivers for this access pattern. It
+// writes junk into the state: the Sim is for nothing else afterwards. It
+// needs the fast path's serial loop (one worker, the gossip estimator).
+func (s *Sim) MemoryCeiling(events int64) error {
+	e, ok := s.exec.(*asyncExec)
+	if !ok || s.cfg.Estimator != Gossip || s.YX.Rows == 0 {
+		return errors.New("engine: MemoryCeiling needs the serial asynchronous gossip fast path")
+	}
+	ev := e.ev
+	var sink float64
+	for done := int64(0); done < events; {
+		m := int(min(int64(asyncSerialWindow), events-done))
+		s.drawEdges(ev[:2*m])
+		sink += e.ceilingWindow(ev[:2*m])
+		done += int64(m)
+	}
+	if sink == 1 { // keep the reads
+		s.t++
+	}
+	return nil
+}
+
+// ceilingWindow is gossipWindow with each event's kernel call replaced by
+// touching its lines (MemoryCeiling).
+func (e *asyncExec) ceilingWindow(ev []int32) float64 {
+	m := len(ev) / 2
+	g, ahead := m, 0
+	if e.pfOn {
+		g, ahead = asyncGroup, asyncGroupAhead
+		e.prefetchEvents(ev[:2*min(ahead, m)])
+	}
+	rowBytes := uintptr(e.d * 8)
+	var sum float64
+	next := 0
+	for x := 0; x < m; x++ {
+		if x >= next {
+			if lo := next + ahead; ahead > 0 && lo < m {
+				e.prefetchEvents(ev[2*lo : 2*min(lo+g, m)])
+			}
+			next += g
+		}
+		for _, k := range ev[2*x : 2*x+2] {
+			r := unsafe.Add(e.base, uintptr(k)*e.rs)
+			for o := uintptr(0); o < rowBytes; o += 64 {
+				sum += *(*float64)(unsafe.Add(r, o))
+				for _, w := range [3]uintptr{e.yo, e.zo, e.bo} {
+					p := (*float64)(unsafe.Add(r, w+o))
+					*p += 1
+				}
+			}
+			e.nd[k].count++
+		}
+	}
+	return sum
+}
