@@ -53,6 +53,7 @@ var generators = map[string]func(){
 	"eventlogistic": perTarget(genEventLogistic),
 	"eventpair":     perTarget(genEventLogisticPair),
 	"log1psum":      perTarget(genLog1pSum),
+	"ger2":          perTarget(genGer2),
 }
 
 func main() {

@@ -5,6 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/pairgossip/pairgossip/kernel"
 )
 
 // The PSD projection by selected eigenpairs (ProjectPSDSelect), for the
@@ -603,8 +605,7 @@ func tridiagFull(n int, a, diag, off, tau, p []float64) {
 			blas64.Gemv(blas.NoTrans, t, blk, v, 0, w)
 			alpha := -0.5 * t * blas64.Dot(w, v)
 			blas64.Axpy(alpha, v, w)
-			blas64.Ger(-1, v, w, blk)
-			blas64.Ger(-1, w, v, blk)
+			kernel.Ger2(a, n, row[:m], p[:m], p[:m], row[:m]) // A −= h·wᵀ + w·hᵀ
 			row[i] = beta
 		}
 		diag[r] = a[r*n+r]
