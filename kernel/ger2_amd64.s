@@ -94,6 +94,117 @@ end:
 	VZEROUPPER
 	RET
 
+// func ger2DotAVX2(a *float64, x *float64, y *float64, u *float64, v *float64, z *float64, out *float64, n int, rows int, stride int)
+// Requires: AVX, FMA3
+TEXT ·ger2DotAVX2(SB), NOSPLIT, $0-80
+	MOVQ a+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ u+24(FP), BX
+	MOVQ v+32(FP), SI
+	MOVQ n+56(FP), DI
+	MOVQ z+40(FP), R8
+	MOVQ out+48(FP), R9
+	MOVQ rows+64(FP), R10
+	MOVQ stride+72(FP), R11
+	SHLQ $0x03, R11
+	XORQ R12, R12
+
+rows:
+	CMPQ         R12, R10
+	JAE          end
+	VBROADCASTSD (CX)(R12*8), Y0
+	VBROADCASTSD (BX)(R12*8), Y1
+	VBROADCASTSD (R8)(R12*8), Y2
+	XORQ         R13, R13
+	MOVQ         DI, R14
+	ANDQ         $-16, R14
+
+loopG:
+	CMPQ        R13, R14
+	JAE         tailW
+	VMOVUPD     (AX)(R13*8), Y3
+	VMULPD      (DX)(R13*8), Y0, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMULPD      (SI)(R13*8), Y1, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMOVUPD     Y3, (AX)(R13*8)
+	VMOVUPD     (R9)(R13*8), Y4
+	VFMADD231PD Y2, Y3, Y4
+	VMOVUPD     Y4, (R9)(R13*8)
+	VMOVUPD     32(AX)(R13*8), Y3
+	VMULPD      32(DX)(R13*8), Y0, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMULPD      32(SI)(R13*8), Y1, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMOVUPD     Y3, 32(AX)(R13*8)
+	VMOVUPD     32(R9)(R13*8), Y4
+	VFMADD231PD Y2, Y3, Y4
+	VMOVUPD     Y4, 32(R9)(R13*8)
+	VMOVUPD     64(AX)(R13*8), Y3
+	VMULPD      64(DX)(R13*8), Y0, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMULPD      64(SI)(R13*8), Y1, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMOVUPD     Y3, 64(AX)(R13*8)
+	VMOVUPD     64(R9)(R13*8), Y4
+	VFMADD231PD Y2, Y3, Y4
+	VMOVUPD     Y4, 64(R9)(R13*8)
+	VMOVUPD     96(AX)(R13*8), Y3
+	VMULPD      96(DX)(R13*8), Y0, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMULPD      96(SI)(R13*8), Y1, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMOVUPD     Y3, 96(AX)(R13*8)
+	VMOVUPD     96(R9)(R13*8), Y4
+	VFMADD231PD Y2, Y3, Y4
+	VMOVUPD     Y4, 96(R9)(R13*8)
+	ADDQ        $0x10, R13
+	JMP         loopG
+
+tailW:
+	MOVQ DI, R14
+	ANDQ $-4, R14
+
+loopW:
+	CMPQ        R13, R14
+	JAE         tail
+	VMOVUPD     (AX)(R13*8), Y3
+	VMULPD      (DX)(R13*8), Y0, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMULPD      (SI)(R13*8), Y1, Y4
+	VSUBPD      Y4, Y3, Y3
+	VMOVUPD     Y3, (AX)(R13*8)
+	VMOVUPD     (R9)(R13*8), Y4
+	VFMADD231PD Y2, Y3, Y4
+	VMOVUPD     Y4, (R9)(R13*8)
+	ADDQ        $0x04, R13
+	JMP         loopW
+
+tail:
+	CMPQ        R13, DI
+	JAE         done
+	VMOVSD      (AX)(R13*8), X3
+	VMULSD      (DX)(R13*8), X0, X4
+	VSUBSD      X4, X3, X3
+	VMULSD      (SI)(R13*8), X1, X4
+	VSUBSD      X4, X3, X3
+	VMOVSD      X3, (AX)(R13*8)
+	VMOVSD      (R9)(R13*8), X4
+	VFMADD231SD X2, X3, X4
+	VMOVSD      X4, (R9)(R13*8)
+	INCQ        R13
+	JMP         tail
+
+done:
+	ADDQ R11, AX
+	INCQ R12
+	JMP  rows
+
+end:
+	VZEROUPPER
+	RET
+
 // func ger2AVX512(a *float64, x *float64, y *float64, u *float64, v *float64, n int, rows int, stride int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·ger2AVX512(SB), NOSPLIT, $0-64
@@ -195,3 +306,70 @@ DATA tailMaskAVX512<>+5(SB)/1, $0x1f
 DATA tailMaskAVX512<>+6(SB)/1, $0x3f
 DATA tailMaskAVX512<>+7(SB)/1, $0x7f
 GLOBL tailMaskAVX512<>(SB), RODATA|NOPTR, $8
+
+// func ger2DotAVX512(a *float64, x *float64, y *float64, u *float64, v *float64, z *float64, out *float64, n int, rows int, stride int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·ger2DotAVX512(SB), NOSPLIT, $0-80
+	MOVQ   a+0(FP), AX
+	MOVQ   x+8(FP), CX
+	MOVQ   y+16(FP), DX
+	MOVQ   u+24(FP), BX
+	MOVQ   v+32(FP), SI
+	MOVQ   n+56(FP), DI
+	MOVQ   z+40(FP), R8
+	MOVQ   out+48(FP), R9
+	MOVQ   rows+64(FP), R10
+	MOVQ   stride+72(FP), R11
+	SHLQ   $0x03, R11
+	MOVQ   DI, R12
+	ANDQ   $0x07, R12
+	LEAQ   tailMaskAVX512<>+0(SB), R13
+	KMOVB  (R13)(R12*1), K1
+	VXORPD Z0, Z0, Z0
+	MOVQ   DI, R12
+	ANDQ   $-8, R12
+	XORQ   R13, R13
+
+rows:
+	CMPQ         R13, R10
+	JAE          end
+	VBROADCASTSD (CX)(R13*8), Z1
+	VBROADCASTSD (BX)(R13*8), Z2
+	VBROADCASTSD (R8)(R13*8), Z3
+	XORQ         R14, R14
+
+vec:
+	CMPQ        R14, R12
+	JAE         part
+	VMOVUPD     (AX)(R14*8), Z4
+	VMULPD      (DX)(R14*8), Z1, Z5
+	VSUBPD      Z5, Z4, Z4
+	VMULPD      (SI)(R14*8), Z2, Z5
+	VSUBPD      Z5, Z4, Z4
+	VMOVUPD     Z4, (AX)(R14*8)
+	VMOVUPD     (R9)(R14*8), Z5
+	VFMADD231PD Z3, Z4, Z5
+	VMOVUPD     Z5, (R9)(R14*8)
+	ADDQ        $0x08, R14
+	JMP         vec
+
+part:
+	CMPQ        R14, DI
+	JAE         next
+	VMOVUPD.Z   (AX)(R14*8), K1, Z4
+	VMULPD      (DX)(R14*8), Z1, K1, Z6
+	VSUBPD      Z6, Z4, K1, Z4
+	VMULPD      (SI)(R14*8), Z2, K1, Z6
+	VSUBPD      Z6, Z4, K1, Z4
+	VMOVUPD     Z4, K1, (AX)(R14*8)
+	VFMADD231PD Z3, Z4, K1, Z0
+
+next:
+	ADDQ R11, AX
+	INCQ R13
+	JMP  rows
+
+end:
+	VMOVUPD Z0, K1, (R9)(R12*8)
+	VZEROUPPER
+	RET

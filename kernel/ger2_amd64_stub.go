@@ -10,8 +10,20 @@ package kernel
 //go:noescape
 func ger2AVX2(a *float64, x *float64, y *float64, u *float64, v *float64, n int, rows int, stride int)
 
+// ger2DotAVX2 is ger2AVX2, adding z[q]·a[q·stride+c] (updated) to out[c] (AVX2+FMA; the update bit-identical to the reference, the products accumulated with FMA).
+// Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
+//
+//go:noescape
+func ger2DotAVX2(a *float64, x *float64, y *float64, u *float64, v *float64, z *float64, out *float64, n int, rows int, stride int)
+
 // ger2AVX512 sets a[q·stride+c] = (a[q·stride+c] − x[q]·y[c]) − u[q]·v[c] for q < rows, c < n (AVX512, no FMA: bit-identical to the reference).
 // Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
 //
 //go:noescape
 func ger2AVX512(a *float64, x *float64, y *float64, u *float64, v *float64, n int, rows int, stride int)
+
+// ger2DotAVX512 is ger2AVX512, adding z[q]·a[q·stride+c] (updated) to out[c] (AVX-512F/DQ; the update bit-identical to the reference, the products accumulated with FMA).
+// Each pointer addresses n elements; the Go wrapper checks the lengths and bounds n.
+//
+//go:noescape
+func ger2DotAVX512(a *float64, x *float64, y *float64, u *float64, v *float64, z *float64, out *float64, n int, rows int, stride int)

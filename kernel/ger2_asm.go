@@ -12,3 +12,15 @@ func ger2Of(f *funcs) func(a, x, y, u, v *float64, n, rows, stride int) {
 	}
 	return nil
 }
+
+// ger2DotOf returns implementation f's Ger2Dot kernel (nil: the generic
+// loop).
+func ger2DotOf(f *funcs) func(a, x, y, u, v, z, out *float64, n, rows, stride int) {
+	switch f {
+	case avx2:
+		return ger2DotAVX2
+	case avx512:
+		return ger2DotAVX512
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +12,7 @@ import (
 type ger2Case struct {
 	rows, n, stride int
 	a, x, y, u, v   []float64
+	z               []float64 // Ger2Dot's vector (len rows)
 }
 
 func randomGer2(r *rand.Rand, rows, n, gap int, special bool) ger2Case {
@@ -32,7 +34,7 @@ func randomGer2(r *rand.Rand, rows, n, gap int, special bool) ger2Case {
 	if rows > 0 {
 		size = (rows-1)*c.stride + n
 	}
-	c.a, c.x, c.y, c.u, c.v = fill(size), fill(rows), fill(n), fill(rows), fill(n)
+	c.a, c.x, c.y, c.u, c.v, c.z = fill(size), fill(rows), fill(n), fill(rows), fill(n), fill(rows)
 	return c
 }
 
@@ -40,12 +42,23 @@ func randomGer2(r *rand.Rand, rows, n, gap int, special bool) ger2Case {
 // unaligned offsets inside guard padding and returns a, failing the test
 // if a guard element or an element between rows (stride > n) changed.
 func (c ger2Case) run(t testing.TB, off int, desc string) []float64 {
+	a, _ := c.runDot(t, off, desc, false)
+	return a
+}
+
+// runDot is run, with dot Ger2Dot (returning out too).
+func (c ger2Case) runDot(t testing.TB, off int, desc string, dot bool) (_, _ []float64) {
 	t.Helper()
 	ga := newGuarded(c.a, off%8)
 	gx, gy, gu, gv := newGuarded(c.x, (off+1)%8), newGuarded(c.y, (off+3)%8), newGuarded(c.u, (off+5)%8), newGuarded(c.v, (off+6)%8)
+	gz, gout := newGuarded(c.z, (off+7)%8), newGuarded(make([]float64, c.n), (off+2)%8)
 	a := ga.s()
-	Ger2(a, c.stride, gx.s(), gy.s(), gu.s(), gv.s())
-	for k, g := range []guarded{ga, gx, gy, gu, gv} {
+	if dot {
+		Ger2Dot(a, c.stride, gx.s(), gy.s(), gu.s(), gv.s(), gz.s(), gout.s())
+	} else {
+		Ger2(a, c.stride, gx.s(), gy.s(), gu.s(), gv.s())
+	}
+	for k, g := range []guarded{ga, gx, gy, gu, gv, gz, gout} {
 		if at, ok := g.intact(); !ok {
 			t.Fatalf("%s: array %d: guard element %d overwritten", desc, k, at)
 		}
@@ -57,7 +70,26 @@ func (c ger2Case) run(t testing.TB, off int, desc string) []float64 {
 			}
 		}
 	}
-	return append([]float64(nil), a...)
+	return append([]float64(nil), a...), append([]float64(nil), gout.s()...)
+}
+
+// checkDot compares Ger2Dot's sums with the reference's within the bound of
+// a reassociated sum of rows products (anything where that bound is not
+// finite).
+func checkDot(t testing.TB, c ger2Case, aNew, got, want []float64, desc string) {
+	t.Helper()
+	for k := range want {
+		var s float64
+		for q := 0; q < c.rows; q++ {
+			s += math.Abs(c.z[q] * aNew[q*c.stride+k])
+		}
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			continue
+		}
+		if w, g := want[k], got[k]; !(math.Abs(g-w) <= tolerance(c.rows, s)) {
+			t.Fatalf("%s: out[%d] = %v, want %v (|Σ| bound %v)", desc, k, g, w, s)
+		}
+	}
 }
 
 // TestGer2: every implementation gives the reference's bits (and those of
@@ -97,6 +129,16 @@ func TestGer2(t *testing.T) {
 							t.Fatalf("%s rows=%d n=%d stride=%d: a[%d] = %v, want %v", impl, rows, n, c.stride, i, got[i], want[i])
 						}
 					}
+					wantA, wantOut := append([]float64(nil), c.a...), make([]float64, n)
+					ger2DotGeneric(wantA, c.stride, c.x, c.y, c.u, c.v, c.z, wantOut)
+					gotA, gotOut := c.runDot(t, n+rows+1, impl, true)
+					desc := fmt.Sprintf("%s Ger2Dot rows=%d n=%d stride=%d", impl, rows, n, c.stride)
+					for i := range wantA {
+						if !sameBits(gotA[i], wantA[i]) {
+							t.Fatalf("%s: a[%d] = %v, want %v", desc, i, gotA[i], wantA[i])
+						}
+					}
+					checkDot(t, c, wantA, gotOut, wantOut, desc)
 				})
 			}
 		}
@@ -153,10 +195,18 @@ func TestGer2Panics(t *testing.T) {
 		name string
 		f    func()
 	}{
-		{"u", func() { Ger2(make([]float64, 9), 3, make([]float64, 3), make([]float64, 3), make([]float64, 2), make([]float64, 3)) }},
-		{"v", func() { Ger2(make([]float64, 9), 3, make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2)) }},
-		{"stride", func() { Ger2(make([]float64, 9), 2, make([]float64, 2), make([]float64, 3), make([]float64, 2), make([]float64, 3)) }},
-		{"a", func() { Ger2(make([]float64, 8), 3, make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3)) }},
+		{"u", func() {
+			Ger2(make([]float64, 9), 3, make([]float64, 3), make([]float64, 3), make([]float64, 2), make([]float64, 3))
+		}},
+		{"v", func() {
+			Ger2(make([]float64, 9), 3, make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2))
+		}},
+		{"stride", func() {
+			Ger2(make([]float64, 9), 2, make([]float64, 2), make([]float64, 3), make([]float64, 2), make([]float64, 3))
+		}},
+		{"a", func() {
+			Ger2(make([]float64, 8), 3, make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3))
+		}},
 	} {
 		func() {
 			defer func() {
@@ -170,8 +220,8 @@ func TestGer2Panics(t *testing.T) {
 }
 
 func TestGer2NoAlloc(t *testing.T) {
-	a, h, w := make([]float64, 40*40), make([]float64, 40), make([]float64, 40)
-	if n := testing.AllocsPerRun(100, func() { Ger2(a, 40, h, w, w, h) }); n != 0 {
+	a, h, w, o := make([]float64, 40*40), make([]float64, 40), make([]float64, 40), make([]float64, 40)
+	if n := testing.AllocsPerRun(100, func() { Ger2(a, 40, h, w, w, h); Ger2Dot(a, 40, h, w, w, h, h, o) }); n != 0 {
 		t.Fatalf("%v allocs per call", n)
 	}
 }
@@ -208,6 +258,15 @@ func FuzzGer2(f *testing.F) {
 						t.Fatalf("%s rows=%d n=%d: a[%d] = %v, want %v", impl, rows, n, i, got[i], want[i])
 					}
 				}
+				wantA, wantOut := append([]float64(nil), c.a...), make([]float64, n)
+				ger2DotGeneric(wantA, c.stride, c.x, c.y, c.u, c.v, c.z, wantOut)
+				gotA, gotOut := c.runDot(t, off+1, impl, true)
+				for i := range wantA {
+					if !sameBits(gotA[i], wantA[i]) {
+						t.Fatalf("%s Ger2Dot rows=%d n=%d: a[%d] = %v, want %v", impl, rows, n, i, gotA[i], wantA[i])
+					}
+				}
+				checkDot(t, c, wantA, gotOut, wantOut, impl+" Ger2Dot")
 			})
 		}
 	})

@@ -20,7 +20,8 @@ import (
 // steps (LAPACK's Dsyevx path, without its Dstebz/Dormtr):
 //
 //  1. Householder tridiagonalisation T = QᵀAQ (tridiagFull: Dsytd2's
-//     reflectors on the full matrix, row-major BLAS-2; below order 16
+//     reflectors on the full matrix, each step's rank-2 update and the
+//     next step's product in one pass, kernel.Ger2Dot; below order 16
 //     tridiagLower, the same in plain Go on one triangle);
 //  2. T split into unreduced blocks where |e_i| ≤ ε‖T‖₁ (a perturbation
 //     within the backward error), every eigenvalue by the root-free QL/QR
@@ -123,7 +124,7 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 	if d < tridiagLowerMax {
 		tridiagLower(d, ws.a, s.diag, s.off, s.tau, s.x)
 	} else {
-		tridiagFull(d, ws.a, s.diag, s.off, s.tau, s.x)
+		tridiagFull(d, ws.a, s.diag, s.off, s.tau, s.lu[:2*d]) // lu is free until inverse iteration
 	}
 	var tnorm float64 // ‖T‖₁
 	for i := 0; i < d; i++ {
@@ -587,26 +588,63 @@ func lagts(n int, a, b, c, d []float64, in []bool, y []float64, tol float64) flo
 // T = QᵀAQ as LAPACK's Dsytd2 with uplo = U (the same reflectors, Q =
 // H_{n−2}⋯H_0, H_i = I − τ_i·hhᵀ, h[i] = 1, h[i+1:] = 0), but on both
 // triangles, so that the symmetric product and rank-2 update of each step
-// are a row-major Dgemv and two Dger on contiguous rows (gonum's Dsymv and
-// Dsyr2 on one triangle read it with stride n). h[0:i] is stored in row
-// i+1, a[i+1, 0:i]; diag and off receive T, tau the τ_i; p is scratch of n.
+// run on contiguous rows (gonum's Dsymv and Dsyr2 on one triangle read it
+// with stride n). h[0:i] is stored in row i+1, a[i+1, 0:i]; diag and off
+// receive T, tau the τ_i; p is scratch of 2n.
+//
+// Step i updates the leading (i+1)×(i+1) block, A −= h·wᵀ + w·hᵀ, of which
+// the next steps read only row i and the leading i×i block. So row i is
+// updated first (kernel.Ger2), the next reflector formed from it, and the
+// leading block updated by kernel.Ger2Dot, which accumulates the next
+// product A·h' = h'ᵀA (A symmetric, both triangles updated alike) down the
+// rows while each is loaded: one pass over the matrix a step instead of a
+// Dgemv and two Dger (the first step's product is a Dgemv).
 func tridiagFull(n int, a, diag, off, tau, p []float64) {
+	w, wn := p[:n], p[n:2*n] // this step's w; the next step's A·h
+	ready := false           // beta, t are this step's and w holds its A·h
+	var beta, t float64
 	for i := n - 2; i >= 0; i-- {
 		r := i + 1
 		row := a[r*n : r*n+r] // A[r, 0:r] = A[0:r, r]
-		beta, t := larfg(row[i], row[:i])
+		if !ready {
+			beta, t = larfg(row[i], row[:i])
+		}
 		off[i], tau[i] = beta, t
+		have := ready
+		ready = false
 		if t != 0 {
 			row[i] = 1
 			m := i + 1
-			blk := blas64.General{Rows: m, Cols: m, Stride: n, Data: a}
-			v := blas64.Vector{N: m, Inc: 1, Data: row[:m]}
-			w := blas64.Vector{N: m, Inc: 1, Data: p[:m]}
-			blas64.Gemv(blas.NoTrans, t, blk, v, 0, w)
-			alpha := -0.5 * t * blas64.Dot(w, v)
-			blas64.Axpy(alpha, v, w)
-			kernel.Ger2(a, n, row[:m], p[:m], p[:m], row[:m]) // A −= h·wᵀ + w·hᵀ
+			h, wm := row[:m], w[:m]
+			v := blas64.Vector{N: m, Inc: 1, Data: h}
+			wv := blas64.Vector{N: m, Inc: 1, Data: wm}
+			if have {
+				for q := range wm {
+					wm[q] *= t
+				}
+			} else {
+				blk := blas64.General{Rows: m, Cols: m, Stride: n, Data: a}
+				blas64.Gemv(blas.NoTrans, t, blk, v, 0, wv)
+			}
+			// w = τ·A·h − ½τ²(hᵀA·h)·h, then row i of A −= h·wᵀ + w·hᵀ.
+			alpha := -0.5 * t * blas64.Dot(wv, v)
+			blas64.Axpy(alpha, v, wv)
+			kernel.Ger2(a[i*n:i*n+m], n, h[i:m], wm, wm[i:m], h)
 			row[i] = beta
+			if i > 0 {
+				// The next reflector from the updated row i, and the
+				// leading i×i block's update with its product A·h'.
+				next := a[i*n : i*n+i]
+				beta, t = larfg(next[i-1], next[:i-1])
+				ready = true
+				if t != 0 {
+					next[i-1] = 1 // set to β by the next step
+					kernel.Ger2Dot(a, n, h[:i], wm[:i], wm[:i], h[:i], next, wn[:i])
+					w, wn = wn, w
+				} else {
+					kernel.Ger2(a, n, h[:i], wm[:i], wm[:i], h[:i])
+				}
+			}
 		}
 		diag[r] = a[r*n+r]
 	}
