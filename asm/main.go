@@ -54,6 +54,7 @@ var generators = map[string]func(){
 	"eventpair":     perTarget(genEventLogisticPair),
 	"log1psum":      perTarget(genLog1pSum),
 	"ger2":          perTarget(genGer2),
+	"householder":   perTarget(genHouseholder),
 }
 
 func main() {

@@ -23,6 +23,8 @@
 //   - Ger2(a, stride, x, y, u, v): a −= x·yᵀ + u·vᵀ on a row-major block, and
 //     Ger2Dot, the same with zᵀ·a accumulated down the rows (the Householder
 //     tridiagonalisation of problem's ProjectPSDSelect)
+//   - Householder(y, stride, n, h, τ): a reflector I − τ·vvᵀ, v = [h; 1],
+//     applied to n vectors stored by column (its back-transformation)
 //
 // Every kernel's doc comment quotes its reference loop. All slices of one
 // call have the same length (checked once per call: a mismatch panics); the
@@ -78,7 +80,7 @@
 // an add (each product is converted with float64(…), which the Go
 // specification says prevents fusion), so the generic implementation gives
 // the same bits on every GOARCH. The assembly element-wise outputs (Scale,
-// Triad, Ger2, the z and θ̄ of SyncLinear, the y and z of EventPre) perform the
+// Triad, Ger2, Householder, the z and θ̄ of SyncLinear, the y and z of EventPre) perform the
 // same IEEE operations on the same operands and are bit-identical to the
 // references. The reductions (the margins of SyncLinear, EventPre and
 // EventLogistic; Ger2Dot's product, in order but with FMA) accumulate in

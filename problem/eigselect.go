@@ -35,8 +35,9 @@ import (
 //     vector and iteration; the solves multiply by U's reciprocal pivots
 //     (lagtsFast) and fall back to Dlagts's perturbation (lagts) only
 //     where that would overflow;
-//  4. the back-transformation Q·Y of the k vectors (stored by row) by
-//     applying the reflectors (2d²k flops, reflectRows), then the upper
+//  4. the back-transformation Q·Y of the k vectors (stored by column for
+//     it) by applying the reflectors (2d²k flops, kernel.Householder, the
+//     k columns side by side in vector registers), then the upper
 //     triangle of Y·diag(|λ|)·Yᵀ (syrkUpper).
 //
 // The eigenvalues are accurate to ε‖A‖ as Dsyev's; the vectors have
@@ -50,6 +51,7 @@ type selBuffers struct {
 	diag, off, tau []float64
 	lam, etmp      []float64 // eigenvalues by block; pwkEigenvalues' copy of off
 	y              []float64 // k×d: the chosen vectors by row (k ≤ d)
+	yt             []float64 // d×kp: the same by column (kp = k rounded up to 8)
 	sel            []float64 // the chosen eigenvalues, by row of y
 	k              int       // the number of chosen eigenpairs (for tests)
 	lu             []float64 // 9·d: the LU of T − λI, U's scaled rows, L's steps
@@ -63,6 +65,7 @@ func (ws *Workspace) initSel() {
 	s.diag, s.off, s.tau = make([]float64, d), make([]float64, d), make([]float64, d)
 	s.lam, s.etmp = make([]float64, d), make([]float64, d)
 	s.y, s.sel = make([]float64, d*d), make([]float64, d)
+	s.yt = make([]float64, d*((d+7)&^7))
 	s.lu, s.piv = make([]float64, 9*d), make([]bool, d)
 	s.x, s.hv = make([]float64, d), make([]float64, d)
 }
@@ -208,11 +211,19 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		b0 = b1
 	}
 	// Back-transformation Y ← Q·Y = H_{d−2}(⋯(H_0·Y)), H_i = I − τ_i·hhᵀ
-	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull), on the vectors (y
-	// holds them by row), then the scaling by √(|λ|/σ).
-	reflectRows(y, ws.a, s.tau, d, k)
-	for c := 0; c < k; c++ {
-		scalv(math.Sqrt(math.Abs(s.sel[c])/sigma), y[c*d:c*d+d])
+	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull), on the vectors,
+	// then the scaling by √(|λ|/σ): below tridiagLowerMax on the rows of y
+	// in plain Go, from it on the vectors by column (reflectColumns).
+	if d < tridiagLowerMax {
+		reflectRows(y, ws.a, s.tau, d, k) // plain Go on the rows: cheaper here
+		for c := range k {
+			yc, sc := y[c*d:c*d+d], math.Sqrt(math.Abs(s.sel[c])/sigma)
+			for r := range yc {
+				yc[r] *= sc
+			}
+		}
+	} else {
+		ws.reflectColumns(d, k, sigma)
 	}
 	// dst = Y·diag(|λ|)·Yᵀ (+ A for the non-positive side), upper triangle.
 	syrkUpper(dst, y, d, k)
@@ -229,6 +240,36 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		}
 	}
 	return p, true
+}
+
+// reflectColumns is ProjectPSDSelect's back-transformation from order
+// tridiagLowerMax on: the k rows of s.y into yt by column (kp = k rounded up
+// to 8 columns, the padding zero, so that kernel.Householder runs on whole
+// vector registers), the reflectors H_0, …, H_{d−2} applied in turn, then
+// back into y by row, scaled by √(|λ|/σ).
+func (ws *Workspace) reflectColumns(d, k int, sigma float64) {
+	s := &ws.sel
+	y := s.y[:d*k]
+	kp := (k + 7) &^ 7
+	yt := s.yt[:d*kp]
+	for r := 0; r < d; r++ {
+		row := yt[r*kp : r*kp+kp]
+		for c := range k {
+			row[c] = y[c*d+r]
+		}
+		clear(row[k:])
+	}
+	for i := 0; i <= d-2; i++ {
+		if t := s.tau[i]; t != 0 {
+			kernel.Householder(yt, kp, kp, ws.a[(i+1)*d:(i+1)*d+i], t)
+		}
+	}
+	for c := range k {
+		sc, yc := math.Sqrt(math.Abs(s.sel[c])/sigma), y[c*d:c*d+d]
+		for r := range yc {
+			yc[r] = yt[r*kp+c] * sc
+		}
+	}
 }
 
 // blockEnd returns the end of the unreduced block of the tridiagonal matrix
