@@ -723,8 +723,8 @@ const tridiagLowerMax = 16
 
 // tridiagLower is tridiagFull (the same reflectors and storage of h) with
 // the symmetric product and rank-2 update of each step in plain Go on the
-// lower triangle, rows contiguous: half the work of the full-matrix BLAS-2
-// calls and none of their per-call cost, which is the larger share below
+// lower triangle, rows contiguous: half the work of the full-matrix
+// kernels and none of their per-call cost, which is the larger share below
 // tridiagLowerMax (BenchmarkTridiag); the upper triangle is left stale.
 func tridiagLower(n int, a, diag, off, tau, p []float64) {
 	for i := n - 2; i >= 0; i-- {

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// BenchmarkTridiag: the tridiagonalisation of ProjectPSDSelect by BLAS-2
-// calls on the full matrix (tridiagFull) beside plain Go on the lower
+// BenchmarkTridiag: the tridiagonalisation of ProjectPSDSelect by the
+// kernels on the full matrix (tridiagFull) beside plain Go on the lower
 // triangle (tridiagLower), whose crossover sets tridiagLowerMax.
 func BenchmarkTridiag(b *testing.B) {
 	for _, n := range []int{8, 12, 16, 20, 24, 32, 40} {
