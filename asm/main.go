@@ -54,6 +54,8 @@ var generators = map[string]func(){
 	"eventpair":     perTarget(genEventLogisticPair),
 	"log1psum":      perTarget(genLog1pSum),
 	"records":       genRecords,
+	"ger2":          perTarget(genGer2),
+	"householder":   perTarget(genHouseholder),
 }
 
 func main() {

@@ -72,12 +72,13 @@ func asyncConeFits(sh Shape, cfg Config, _ bool) bool {
 }
 
 // asyncConeBytes is U and c, and per worker ProjectPSDSelect's buffers in
-// the workspace (a d×d block of vectors, O(d) vectors, Dsytrd's work).
+// the workspace (the vectors by row, d×d, and by column, d×(d rounded up
+// to 8), O(d) vectors, Dsytrd's work).
 func asyncConeBytes(sh Shape, _ Config, workers int) int64 {
 	n, d := int64(sh.N), int64(sh.D)
 	b := n*int64(layout.Stride(sh.P))*8 + n*8
 	if sh.Reg == problem.RegPSD {
-		per := (d*d+16*d+64*d)*8 + 160
+		per := (d*d+d*((d+7)&^7)+16*d+64*d)*8 + 160
 		b += int64(max(1, workers)) * per
 	}
 	return b

@@ -23,6 +23,11 @@
 //   - WriteRecords(…), AverageRecords(…): the record updates at a block's end
 //     of the reduced synchronous schedule, for a list of nodes whose rows are
 //     found by index (AVX-512 assembly only)
+//   - Ger2(a, stride, x, y, u, v): a −= x·yᵀ + u·vᵀ on a row-major block, and
+//     Ger2Dot, the same with zᵀ·a accumulated down the rows (the Householder
+//     tridiagonalisation of problem's ProjectPSDSelect)
+//   - Householder(y, stride, n, h, τ): a reflector I − τ·vvᵀ, v = [h; 1],
+//     applied to n vectors stored by column (its back-transformation)
 //
 // Every kernel's doc comment quotes its reference loop. All slices of one
 // call have the same length (checked once per call: a mismatch panics); the
@@ -78,10 +83,11 @@
 // an add (each product is converted with float64(…), which the Go
 // specification says prevents fusion), so the generic implementation gives
 // the same bits on every GOARCH. The assembly element-wise outputs (Scale,
-// Triad, the z and θ̄ of SyncLinear, the y and z of EventPre) perform the
+// Triad, Ger2, Householder, the z and θ̄ of SyncLinear, the y and z of EventPre) perform the
 // same IEEE operations on the same operands and are bit-identical to the
 // references. The reductions (the margins of SyncLinear, EventPre and
-// EventLogistic) accumulate in several lanes with FMA: they differ from the
+// EventLogistic; Ger2Dot's product, in order but with FMA) accumulate in
+// several lanes with FMA: they differ from the
 // reference by rounding, within 4·(n+4)·2⁻⁵³·Σ|terms|. The assembly
 // exponential of LogisticRound and EventLogistic is within 2 ulp of
 // math.Exp (g within 3 ulp of the reference's, tested from subnormal

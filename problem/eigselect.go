@@ -5,6 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/pairgossip/pairgossip/kernel"
 )
 
 // The PSD projection by selected eigenpairs (ProjectPSDSelect), for the
@@ -18,7 +20,8 @@ import (
 // steps (LAPACK's Dsyevx path, without its Dstebz/Dormtr):
 //
 //  1. Householder tridiagonalisation T = QᵀAQ (tridiagFull: Dsytd2's
-//     reflectors on the full matrix, row-major BLAS-2; below order 16
+//     reflectors on the full matrix, each step's rank-2 update and the
+//     next step's product in one pass, kernel.Ger2Dot; below order 16
 //     tridiagLower, the same in plain Go on one triangle);
 //  2. T split into unreduced blocks where |e_i| ≤ ε‖T‖₁ (a perturbation
 //     within the backward error), every eigenvalue by the root-free QL/QR
@@ -32,8 +35,9 @@ import (
 //     vector and iteration; the solves multiply by U's reciprocal pivots
 //     (lagtsFast) and fall back to Dlagts's perturbation (lagts) only
 //     where that would overflow;
-//  4. the back-transformation Q·Y of the k vectors (stored by row) by
-//     applying the reflectors (2d²k flops, reflectRows), then the upper
+//  4. the back-transformation Q·Y of the k vectors (stored by column for
+//     it) by applying the reflectors (2d²k flops, kernel.Householder, the
+//     k columns side by side in vector registers), then the upper
 //     triangle of Y·diag(|λ|)·Yᵀ (syrkUpper).
 //
 // The eigenvalues are accurate to ε‖A‖ as Dsyev's; the vectors have
@@ -47,6 +51,7 @@ type selBuffers struct {
 	diag, off, tau []float64
 	lam, etmp      []float64 // eigenvalues by block; pwkEigenvalues' copy of off
 	y              []float64 // k×d: the chosen vectors by row (k ≤ d)
+	yt             []float64 // d×kp: the same by column (kp = k rounded up to 8)
 	sel            []float64 // the chosen eigenvalues, by row of y
 	k              int       // the number of chosen eigenpairs (for tests)
 	lu             []float64 // 9·d: the LU of T − λI, U's scaled rows, L's steps
@@ -60,6 +65,7 @@ func (ws *Workspace) initSel() {
 	s.diag, s.off, s.tau = make([]float64, d), make([]float64, d), make([]float64, d)
 	s.lam, s.etmp = make([]float64, d), make([]float64, d)
 	s.y, s.sel = make([]float64, d*d), make([]float64, d)
+	s.yt = make([]float64, d*((d+7)&^7))
 	s.lu, s.piv = make([]float64, 9*d), make([]bool, d)
 	s.x, s.hv = make([]float64, d), make([]float64, d)
 }
@@ -121,7 +127,7 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 	if d < tridiagLowerMax {
 		tridiagLower(d, ws.a, s.diag, s.off, s.tau, s.x)
 	} else {
-		tridiagFull(d, ws.a, s.diag, s.off, s.tau, s.x)
+		tridiagFull(d, ws.a, s.diag, s.off, s.tau, s.lu[:2*d]) // lu is free until inverse iteration
 	}
 	var tnorm float64 // ‖T‖₁
 	for i := 0; i < d; i++ {
@@ -205,11 +211,19 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		b0 = b1
 	}
 	// Back-transformation Y ← Q·Y = H_{d−2}(⋯(H_0·Y)), H_i = I − τ_i·hhᵀ
-	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull), on the vectors (y
-	// holds them by row), then the scaling by √(|λ|/σ).
-	reflectRows(y, ws.a, s.tau, d, k)
-	for c := 0; c < k; c++ {
-		scalv(math.Sqrt(math.Abs(s.sel[c])/sigma), y[c*d:c*d+d])
+	// with h[0:i] = a[i+1, 0:i], h[i] = 1 (tridiagFull), on the vectors,
+	// then the scaling by √(|λ|/σ): below tridiagLowerMax on the rows of y
+	// in plain Go, from it on the vectors by column (reflectColumns).
+	if d < tridiagLowerMax {
+		reflectRows(y, ws.a, s.tau, d, k) // plain Go on the rows: cheaper here
+		for c := range k {
+			yc, sc := y[c*d:c*d+d], math.Sqrt(math.Abs(s.sel[c])/sigma)
+			for r := range yc {
+				yc[r] *= sc
+			}
+		}
+	} else {
+		ws.reflectColumns(d, k, sigma)
 	}
 	// dst = Y·diag(|λ|)·Yᵀ (+ A for the non-positive side), upper triangle.
 	syrkUpper(dst, y, d, k)
@@ -226,6 +240,36 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		}
 	}
 	return p, true
+}
+
+// reflectColumns is ProjectPSDSelect's back-transformation from order
+// tridiagLowerMax on: the k rows of s.y into yt by column (kp = k rounded up
+// to 8 columns, the padding zero, so that kernel.Householder runs on whole
+// vector registers), the reflectors H_0, …, H_{d−2} applied in turn, then
+// back into y by row, scaled by √(|λ|/σ).
+func (ws *Workspace) reflectColumns(d, k int, sigma float64) {
+	s := &ws.sel
+	y := s.y[:d*k]
+	kp := (k + 7) &^ 7
+	yt := s.yt[:d*kp]
+	for r := 0; r < d; r++ {
+		row := yt[r*kp : r*kp+kp]
+		for c := range k {
+			row[c] = y[c*d+r]
+		}
+		clear(row[k:])
+	}
+	for i := 0; i <= d-2; i++ {
+		if t := s.tau[i]; t != 0 {
+			kernel.Householder(yt, kp, kp, ws.a[(i+1)*d:(i+1)*d+i], t)
+		}
+	}
+	for c := range k {
+		sc, yc := math.Sqrt(math.Abs(s.sel[c])/sigma), y[c*d:c*d+d]
+		for r := range yc {
+			yc[r] = yt[r*kp+c] * sc
+		}
+	}
 }
 
 // blockEnd returns the end of the unreduced block of the tridiagonal matrix
@@ -585,27 +629,63 @@ func lagts(n int, a, b, c, d []float64, in []bool, y []float64, tol float64) flo
 // T = QᵀAQ as LAPACK's Dsytd2 with uplo = U (the same reflectors, Q =
 // H_{n−2}⋯H_0, H_i = I − τ_i·hhᵀ, h[i] = 1, h[i+1:] = 0), but on both
 // triangles, so that the symmetric product and rank-2 update of each step
-// are a row-major Dgemv and two Dger on contiguous rows (gonum's Dsymv and
-// Dsyr2 on one triangle read it with stride n). h[0:i] is stored in row
-// i+1, a[i+1, 0:i]; diag and off receive T, tau the τ_i; p is scratch of n.
+// run on contiguous rows (gonum's Dsymv and Dsyr2 on one triangle read it
+// with stride n). h[0:i] is stored in row i+1, a[i+1, 0:i]; diag and off
+// receive T, tau the τ_i; p is scratch of 2n.
+//
+// Step i updates the leading (i+1)×(i+1) block, A −= h·wᵀ + w·hᵀ, of which
+// the next steps read only row i and the leading i×i block. So row i is
+// updated first (kernel.Ger2), the next reflector formed from it, and the
+// leading block updated by kernel.Ger2Dot, which accumulates the next
+// product A·h' = h'ᵀA (A symmetric, both triangles updated alike) down the
+// rows while each is loaded: one pass over the matrix a step instead of a
+// Dgemv and two Dger (the first step's product is a Dgemv).
 func tridiagFull(n int, a, diag, off, tau, p []float64) {
+	w, wn := p[:n], p[n:2*n] // this step's w; the next step's A·h
+	ready := false           // beta, t are this step's and w holds its A·h
+	var beta, t float64
 	for i := n - 2; i >= 0; i-- {
 		r := i + 1
 		row := a[r*n : r*n+r] // A[r, 0:r] = A[0:r, r]
-		beta, t := larfg(row[i], row[:i])
+		if !ready {
+			beta, t = larfg(row[i], row[:i])
+		}
 		off[i], tau[i] = beta, t
+		have := ready
+		ready = false
 		if t != 0 {
 			row[i] = 1
 			m := i + 1
-			blk := blas64.General{Rows: m, Cols: m, Stride: n, Data: a}
-			v := blas64.Vector{N: m, Inc: 1, Data: row[:m]}
-			w := blas64.Vector{N: m, Inc: 1, Data: p[:m]}
-			blas64.Gemv(blas.NoTrans, t, blk, v, 0, w)
-			alpha := -0.5 * t * blas64.Dot(w, v)
-			blas64.Axpy(alpha, v, w)
-			blas64.Ger(-1, v, w, blk)
-			blas64.Ger(-1, w, v, blk)
+			h, wm := row[:m], w[:m]
+			v := blas64.Vector{N: m, Inc: 1, Data: h}
+			wv := blas64.Vector{N: m, Inc: 1, Data: wm}
+			if have {
+				for q := range wm {
+					wm[q] *= t
+				}
+			} else {
+				blk := blas64.General{Rows: m, Cols: m, Stride: n, Data: a}
+				blas64.Gemv(blas.NoTrans, t, blk, v, 0, wv)
+			}
+			// w = τ·A·h − ½τ²(hᵀA·h)·h, then row i of A −= h·wᵀ + w·hᵀ.
+			alpha := -0.5 * t * blas64.Dot(wv, v)
+			blas64.Axpy(alpha, v, wv)
+			kernel.Ger2(a[i*n:i*n+m], n, h[i:m], wm, wm[i:m], h)
 			row[i] = beta
+			if i > 0 {
+				// The next reflector from the updated row i, and the
+				// leading i×i block's update with its product A·h'.
+				next := a[i*n : i*n+i]
+				beta, t = larfg(next[i-1], next[:i-1])
+				ready = true
+				if t != 0 {
+					next[i-1] = 1 // set to β by the next step
+					kernel.Ger2Dot(a, n, h[:i], wm[:i], wm[:i], h[:i], next, wn[:i])
+					w, wn = wn, w
+				} else {
+					kernel.Ger2(a, n, h[:i], wm[:i], wm[:i], h[:i])
+				}
+			}
 		}
 		diag[r] = a[r*n+r]
 	}
@@ -643,8 +723,8 @@ const tridiagLowerMax = 16
 
 // tridiagLower is tridiagFull (the same reflectors and storage of h) with
 // the symmetric product and rank-2 update of each step in plain Go on the
-// lower triangle, rows contiguous: half the work of the full-matrix BLAS-2
-// calls and none of their per-call cost, which is the larger share below
+// lower triangle, rows contiguous: half the work of the full-matrix
+// kernels and none of their per-call cost, which is the larger share below
 // tridiagLowerMax (BenchmarkTridiag); the upper triangle is left stale.
 func tridiagLower(n int, a, diag, off, tau, p []float64) {
 	for i := n - 2; i >= 0; i-- {

@@ -1,8 +1,9 @@
 package problem
 
 // Plain-Go vector loops of ProjectPSDSelect, for the short (≤ d) vectors of
-// the back-transformation, the Gram–Schmidt of inverse iteration and the
-// reconstruction, where a BLAS call's overhead is of the order of the work.
+// the Gram–Schmidt of inverse iteration, the reconstruction and the
+// back-transformation at small orders, where a BLAS call's overhead is of
+// the order of the work.
 
 // dotv returns Σ x[i]·y[i] (four partial sums, then (s0+s1)+(s2+s3)).
 func dotv(x, y []float64) float64 {
@@ -36,13 +37,6 @@ func axpyv(a float64, x, y []float64) {
 	}
 }
 
-// scalv sets x *= a.
-func scalv(a float64, x []float64) {
-	for i := range x {
-		x[i] *= a
-	}
-}
-
 // syrkUpper adds Σ_c y_c·y_cᵀ over the k rows y_c of the row-major k×d y
 // to the upper triangle of the row-major d×d dst, four rows of y at a time
 // (dst[i, j] += ((y₀ᵢy₀ⱼ + y₁ᵢy₁ⱼ) + y₂ᵢy₂ⱼ) + y₃ᵢy₃ⱼ, in that order).
@@ -73,8 +67,9 @@ func syrkUpper(dst, y []float64, d, k int) {
 // reflectRows applies H_{d−2}⋯H_0, H_i = I − τ_i·hhᵀ with h[0:i] =
 // a[i+1, 0:i] and h[i] = 1 (tridiagFull's reflectors, a row-major d×d), to
 // each of the k rows of the row-major k×d y (the back-transformation of
-// the eigenvectors), four rows at a time so that each h is loaded once for
-// four vectors. Every row gets the same operations in the same order: w =
+// the eigenvectors) below order tridiagLowerMax, four rows at a time so
+// that each h is loaded once for four vectors (from that order on
+// ProjectPSDSelect uses kernel.Householder on the vectors by column). Every row gets the same operations in the same order: w =
 // τ·(Σ_r h_r·y_r + y_i), summed in order of r, then y_r −= w·h_r.
 func reflectRows(y, a, tau []float64, d, k int) {
 	c := 0

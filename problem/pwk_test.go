@@ -35,7 +35,7 @@ func TestPWKEigenvaluesMatchesDsterf(t *testing.T) {
 				}
 			}
 			a := symFromSpectrum(r, l)
-			tridiagFull(n, a, diag, off, make([]float64, n), make([]float64, n))
+			tridiagFull(n, a, diag, off, make([]float64, n), make([]float64, 2*n))
 		default:
 			for i := range diag {
 				diag[i] = r.NormFloat64() * math.Pow(10, -float64(r.IntN(8)))
