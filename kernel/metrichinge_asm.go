@@ -1,0 +1,21 @@
+//go:build amd64 && !noasm
+
+package kernel
+
+// metricHingeOf returns implementation f's MetricHinge8 kernel (nil: run the
+// reference).
+func metricHingeOf(f *funcs) func(r, a, x, q, lab *float64, d, stride, n int, sc *float64, diag int) {
+	if f == avx512 {
+		return metricHingeAVX512
+	}
+	return nil
+}
+
+// metricDistOf returns implementation f's MetricDist8 kernel (nil: run the
+// reference).
+func metricDistOf(f *funcs) func(out, theta, xk, x, delta *float64, d, stride int) {
+	if f == avx512 {
+		return metricDistAVX512
+	}
+	return nil
+}

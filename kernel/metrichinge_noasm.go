@@ -1,0 +1,13 @@
+//go:build !amd64 || noasm
+
+package kernel
+
+// metricHingeOf returns nil: only the amd64 assembly has a MetricHinge8
+// kernel.
+func metricHingeOf(*funcs) func(r, a, x, q, lab *float64, d, stride, n int, sc *float64, diag int) {
+	return nil
+}
+
+// metricDistOf returns nil: only the amd64 assembly has a MetricDist8
+// kernel.
+func metricDistOf(*funcs) func(out, theta, xk, x, delta *float64, d, stride int) { return nil }
