@@ -52,7 +52,7 @@ var generators = map[string]func(){
 	"eventpre":      perTarget(genEventPre),
 	"eventlogistic": perTarget(genEventLogistic),
 	"eventpair":     perTarget(genEventLogisticPair),
-	"metrichinge":   func() { genMetricHinge(); genMetricDist() },
+	"metrichinge":   func() { genMetricHinge(); genMetricDist(); genGemm8() },
 	"log1psum":      perTarget(genLog1pSum),
 }
 

@@ -290,3 +290,76 @@ func genMetricDist() {
 	VZEROUPPER()
 	RET()
 }
+
+// genGemm8 generates the AVX-512 kernel of kernel.Gemm8: eight rows of a
+// product A·B side by side, one per lane, each entry Σ_l a[l][lane]·b[l][c]
+// in gemmNN's order (from +0, l = 0, 1, …, a product then a sum, no FMA),
+// eight columns at a time (eight accumulators, a[l] loaded once for the
+// eight, b[l][c] broadcast from memory into the product), then one at a
+// time.
+func genGemm8() {
+	TEXT("gemm8AVX512", NOSPLIT, "func(out, a *float64, astride int, b *float64, bstride, d, n int)")
+	Pragma("noescape")
+	Doc("gemm8AVX512 is Gemm8 (AVX-512F): out[8n], a[(d−1)·astride + 8], b[(d−1)·bstride + n].",
+		"The Go wrapper checks the lengths.")
+	out, ap := pointer("out"), pointer("a")
+	astride := Load(Param("astride"), GP64())
+	bp := pointer("b")
+	bstride := Load(Param("bstride"), GP64())
+	d := Load(Param("d"), GP64())
+	n := length()
+	SHLQ(U8(3), astride)
+	SHLQ(U8(3), bstride)
+	c, lim := GP64(), GP64()
+	XORQ(c, c)
+	MOVQ(n, lim)
+	SUBQ(U8(8), lim)
+
+	cols := func(w int, name string) {
+		acc := make([]VecVirtual, w)
+		for k := range acc {
+			acc[k] = ZMM()
+			VXORPD(acc[k], acc[k], acc[k])
+		}
+		pa, pb, l := GP64(), GP64(), GP64()
+		MOVQ(ap, pa)
+		LEAQ(Mem{Base: bp, Index: c, Scale: 8}, pb)
+		MOVQ(d, l)
+		Label(name + "L")
+		TESTQ(l, l)
+		JE(LabelRef(name + "S"))
+		A := ZMM()
+		VMOVUPD(Mem{Base: pa}, A)
+		for k := range acc {
+			t := ZMM()
+			VMULPD_BCST(Mem{Base: pb, Disp: 8 * k}, A, t)
+			VADDPD(t, acc[k], acc[k])
+		}
+		ADDQ(astride, pa)
+		ADDQ(bstride, pb)
+		DECQ(l)
+		JMP(LabelRef(name + "L"))
+		Label(name + "S")
+		po := GP64()
+		MOVQ(c, po)
+		SHLQ(U8(6), po)
+		ADDQ(out, po)
+		for k := range acc {
+			VMOVUPD(acc[k], Mem{Base: po, Disp: 64 * k})
+		}
+		ADDQ(U8(w), c)
+	}
+	Label("groups")
+	CMPQ(c, lim)
+	JGT(LabelRef("singles"))
+	cols(8, "group")
+	JMP(LabelRef("groups"))
+	Label("singles")
+	CMPQ(c, n)
+	JAE(LabelRef("done"))
+	cols(1, "single")
+	JMP(LabelRef("singles"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}

@@ -165,3 +165,62 @@ func metricDistGeneric(out *[8]float64, theta, xk, x []float64, stride int) {
 		out[lane] = s
 	}
 }
+
+// Gemm8 sets out[8c + lane] = Σ_l a[l·astride + lane]·b[l·bstride + c] for
+// c < n = len(out)/8 and l < d: eight rows of a product, transposed (a
+// holds the rows' d entries, eight lanes per l; b is d×n, bstride apart),
+// in the layout MetricHinge8 takes as its a.
+//
+// Reference (the generic implementation), for each c and lane:
+//
+//	var g float64
+//	for l := range d {
+//		g += float64(a[l*astride+lane] * b[l*bstride+c])
+//	}
+//	out[8*c+lane] = g
+//
+// These are the operations of gemmNN (package problem) for one entry, in
+// its order, save that a zero a[l·astride + lane] is not skipped (adding
+// its ±0 product changes nothing where b is finite). The AVX-512
+// implementation computes eight lanes side by side with them, without FMA:
+// bit-identical to the reference.
+func Gemm8(out, a []float64, astride int, b []float64, bstride, d int) {
+	n := len(out) / 8
+	switch {
+	case len(out)%8 != 0:
+		panic(fmt.Sprintf("kernel.Gemm8: len(out) = %d is not a multiple of 8", len(out)))
+	case d < 0:
+		panic(fmt.Sprintf("kernel.Gemm8: d = %d", d))
+	case d > 0 && (astride < 8 || len(a) < (d-1)*astride+8):
+		panic(fmt.Sprintf("kernel.Gemm8: len(a) = %d, astride = %d too short for %d rows of 8", len(a), astride, d))
+	case d > 0 && n > 0 && (bstride < n || len(b) < (d-1)*bstride+n):
+		panic(fmt.Sprintf("kernel.Gemm8: len(b) = %d, bstride = %d too short for %d rows of %d", len(b), bstride, d, n))
+	}
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(out)
+		return
+	}
+	if fn := gemm8Of(cur.Load()); fn != nil {
+		for c := 0; c < n; c += metricHingeColumns {
+			w := min(metricHingeColumns, n-c)
+			fn(&out[8*c], &a[0], astride, &b[c], bstride, d, w)
+		}
+		return
+	}
+	gemm8Generic(out, a, astride, b, bstride, d)
+}
+
+func gemm8Generic(out, a []float64, astride int, b []float64, bstride, d int) {
+	for c := range len(out) / 8 {
+		for lane := range 8 {
+			var g float64
+			for l := range d {
+				g += float64(a[l*astride+lane] * b[l*bstride+c])
+			}
+			out[8*c+lane] = g
+		}
+	}
+}

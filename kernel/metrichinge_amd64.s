@@ -450,3 +450,105 @@ done:
 	VMOVUPD Z0, (AX)
 	VZEROUPPER
 	RET
+
+// func gemm8AVX512(out *float64, a *float64, astride int, b *float64, bstride int, d int, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·gemm8AVX512(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ astride+16(FP), DX
+	MOVQ b+24(FP), BX
+	MOVQ bstride+32(FP), SI
+	MOVQ d+40(FP), DI
+	MOVQ n+48(FP), R8
+	SHLQ $0x03, DX
+	SHLQ $0x03, SI
+	XORQ R9, R9
+	MOVQ R8, R10
+	SUBQ $0x08, R10
+
+groups:
+	CMPQ   R9, R10
+	JGT    singles
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	MOVQ   CX, R11
+	LEAQ   (BX)(R9*8), R12
+	MOVQ   DI, R13
+
+groupL:
+	TESTQ       R13, R13
+	JE          groupS
+	VMOVUPD     (R11), Z8
+	VMULPD.BCST (R12), Z8, Z9
+	VADDPD      Z9, Z0, Z0
+	VMULPD.BCST 8(R12), Z8, Z9
+	VADDPD      Z9, Z1, Z1
+	VMULPD.BCST 16(R12), Z8, Z9
+	VADDPD      Z9, Z2, Z2
+	VMULPD.BCST 24(R12), Z8, Z9
+	VADDPD      Z9, Z3, Z3
+	VMULPD.BCST 32(R12), Z8, Z9
+	VADDPD      Z9, Z4, Z4
+	VMULPD.BCST 40(R12), Z8, Z9
+	VADDPD      Z9, Z5, Z5
+	VMULPD.BCST 48(R12), Z8, Z9
+	VADDPD      Z9, Z6, Z6
+	VMULPD.BCST 56(R12), Z8, Z8
+	VADDPD      Z8, Z7, Z7
+	ADDQ        DX, R11
+	ADDQ        SI, R12
+	DECQ        R13
+	JMP         groupL
+
+groupS:
+	MOVQ    R9, R11
+	SHLQ    $0x06, R11
+	ADDQ    AX, R11
+	VMOVUPD Z0, (R11)
+	VMOVUPD Z1, 64(R11)
+	VMOVUPD Z2, 128(R11)
+	VMOVUPD Z3, 192(R11)
+	VMOVUPD Z4, 256(R11)
+	VMOVUPD Z5, 320(R11)
+	VMOVUPD Z6, 384(R11)
+	VMOVUPD Z7, 448(R11)
+	ADDQ    $0x08, R9
+	JMP     groups
+
+singles:
+	CMPQ   R9, R8
+	JAE    done
+	VXORPD Z0, Z0, Z0
+	MOVQ   CX, R10
+	LEAQ   (BX)(R9*8), R11
+	MOVQ   DI, R12
+
+singleL:
+	TESTQ       R12, R12
+	JE          singleS
+	VMOVUPD     (R10), Z1
+	VMULPD.BCST (R11), Z1, Z1
+	VADDPD      Z1, Z0, Z0
+	ADDQ        DX, R10
+	ADDQ        SI, R11
+	DECQ        R12
+	JMP         singleL
+
+singleS:
+	MOVQ    R9, R10
+	SHLQ    $0x06, R10
+	ADDQ    AX, R10
+	VMOVUPD Z0, (R10)
+	ADDQ    $0x01, R9
+	JMP     singles
+
+done:
+	VZEROUPPER
+	RET

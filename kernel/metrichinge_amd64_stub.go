@@ -15,3 +15,9 @@ func metricHingeAVX512(r *float64, a *float64, x *float64, q *float64, lab *floa
 //
 //go:noescape
 func metricDistAVX512(out *float64, theta *float64, xk *float64, x *float64, delta *float64, d int, stride int)
+
+// gemm8AVX512 is Gemm8 (AVX-512F): out[8n], a[(d−1)·astride + 8], b[(d−1)·bstride + n].
+// The Go wrapper checks the lengths.
+//
+//go:noescape
+func gemm8AVX512(out *float64, a *float64, astride int, b *float64, bstride int, d int, n int)

@@ -19,3 +19,11 @@ func metricDistOf(f *funcs) func(out, theta, xk, x, delta *float64, d, stride in
 	}
 	return nil
 }
+
+// gemm8Of returns implementation f's Gemm8 kernel (nil: run the reference).
+func gemm8Of(f *funcs) func(out, a *float64, astride int, b *float64, bstride, d, n int) {
+	if f == avx512 {
+		return gemm8AVX512
+	}
+	return nil
+}

@@ -329,3 +329,102 @@ func FuzzMetricDist8(f *testing.F) {
 		checkMetricDist(t, theta, xk, x, stride, off, "fuzz")
 	})
 }
+
+// checkGemm8 runs Gemm8 in every implementation, the slices amid
+// sentinels, and asks for the reference's bits and untouched inputs.
+func checkGemm8(t testing.TB, n int, a []float64, astride int, b []float64, bstride, d, off int, desc string) {
+	t.Helper()
+	want := make([]float64, 8*n)
+	gemm8Generic(want, a, astride, b, bstride, d)
+	for _, impl := range Implementations() {
+		ga, gb, gout := newGuarded(a, off), newGuarded(b, (off+3)%8), newGuarded(make([]float64, 8*n), (off+5)%8)
+		withImpl(t, impl, func() { Gemm8(gout.s(), ga.s(), astride, gb.s(), bstride, d) })
+		for i, v := range gout.s() {
+			if !sameBits(v, want[i]) {
+				t.Fatalf("%s, %s: out[%d] = %v, reference %v", impl, desc, i, v, want[i])
+			}
+		}
+		for k, g := range []guarded{ga, gb, gout} {
+			if i, ok := g.intact(); !ok {
+				t.Fatalf("%s, %s: slice %d written at element %d", impl, desc, k, i)
+			}
+		}
+		if !sameSlice(ga.s(), a) || !sameSlice(gb.s(), b) {
+			t.Fatalf("%s, %s: an input was modified", impl, desc)
+		}
+	}
+}
+
+func TestGemm8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 16))
+	for _, d := range []int{0, 1, 2, 9, 40} {
+		for n := 0; n <= 130; n++ {
+			astride, bstride := 8+rng.IntN(3)*5, n+rng.IntN(3)
+			a, b := make([]float64, max(0, (d-1)*astride+8)), make([]float64, max(0, (d-1)*bstride+n))
+			for i := range a {
+				a[i] = rng.NormFloat64()
+				if rng.IntN(4) == 0 {
+					a[i] = 0
+				}
+			}
+			for i := range b {
+				b[i] = rng.NormFloat64()
+			}
+			checkGemm8(t, n, a, astride, b, bstride, d, n%8, fmt.Sprintf("d = %d, n = %d", d, n))
+		}
+	}
+	for k, v := range []float64{math.NaN(), math.Inf(1), math.Copysign(0, -1), 1e300} {
+		a, b := make([]float64, 3*8), make([]float64, 3*20)
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		for i := range b {
+			b[i] = rng.NormFloat64()
+		}
+		[][]float64{a, b}[k%2][rng.IntN(20)] = v
+		checkGemm8(t, 20, a, 8, b, 20, 3, k, fmt.Sprint(v))
+	}
+	out, a, b := make([]float64, 80), make([]float64, 40), make([]float64, 50)
+	if al := testing.AllocsPerRun(10, func() { Gemm8(out, a, 8, b, 10, 5) }); al != 0 {
+		t.Errorf("%v allocs per call", al)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("short b: no panic")
+		}
+	}()
+	Gemm8(out, a, 8, b[:49], 10, 5)
+}
+
+// FuzzGemm8: byte 0 the offset (bits 0–2), byte 1 d (mod 12), byte 2 n
+// (mod 40), then float64s filling a (stride 8) and b (stride n), zero if
+// short.
+func FuzzGemm8(f *testing.F) {
+	rng := rand.New(rand.NewPCG(14, 17))
+	for _, n := range []int{1, 8, 13, 31} {
+		b := []byte{byte(n), 5, byte(n)}
+		for range 8*5 + 5*n {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(rng.NormFloat64()))
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 3 {
+			return
+		}
+		off, d, n := int(data[0]&7), int(data[1]%12), int(data[2]%40)
+		var fs []float64
+		for b := data[3:]; len(b) >= 8; b = b[8:] {
+			fs = append(fs, math.Float64frombits(binary.LittleEndian.Uint64(b)))
+		}
+		a, b := make([]float64, 8*d), make([]float64, d*n)
+		for _, s := range [][]float64{a, b} {
+			for i := range s {
+				if len(fs) > 0 {
+					s[i], fs = fs[0], fs[1:]
+				}
+			}
+		}
+		checkGemm8(t, n, a, 8, b, n, d, off, "fuzz")
+	})
+}

@@ -357,6 +357,7 @@ type evalScratch struct {
 	ta   layout.Matrix
 	at   []float64 // metric: a tile's rows of X·θs, transposed by blocks of 8 (kernel.MetricHinge8)
 	rsum []float64 // metric: a tile's rows' hinge sums against one tile of columns
+	pad  []float64 // metric: the last rows of X, transposed and padded to 8 lanes
 	ths  []float64
 	// Sampled paths (sampled.go).
 	delta, prod layout.Matrix // a block of differences (or rows) and its products
@@ -409,6 +410,7 @@ func (e *Evaluator) allocPairwise() {
 			sc.q = make([]float64, p.N)
 			sc.ta = layout.New(metricTile, p.D)
 			sc.at = make([]float64, metricTile*p.D)
+			sc.pad = make([]float64, 8*p.D)
 			sc.rsum = make([]float64, metricTile)
 			sc.ths = make([]float64, p.P)
 		} else {

@@ -211,6 +211,7 @@ func (e *Evaluator) allocLarge() {
 				sc.q = make([]float64, p.N)
 				sc.ta = layout.New(metricTile, p.D)
 				sc.at = make([]float64, metricTile*p.D)
+				sc.pad = make([]float64, 8*p.D)
 				sc.rsum = make([]float64, metricTile)
 				sc.ths = make([]float64, p.P)
 			} else {
@@ -300,15 +301,27 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	p := e.p
 	d, n := p.D, p.N
 	x := p.X
-	th := blas64.General{Rows: d, Cols: d, Stride: d, Data: theta}
 	for a := 0; a < d; a++ {
 		for c := 0; c < d; c++ {
 			sc.ths[a*d+c] = theta[a*d+c] + theta[c*d+a]
 		}
 	}
-	ths := blas64.General{Rows: d, Cols: d, Stride: d, Data: sc.ths}
-	rowsOf := func(lo, hi int) blas64.General {
-		return blas64.General{Rows: hi - lo, Cols: d, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
+	// rowsT returns rows i0..i0+7 of X transposed (Xᵀ's columns, n apart),
+	// or, past the last full block, a copy with zero lanes past row n.
+	rowsT := func(i0 int) ([]float64, int) {
+		if i0+8 <= n {
+			return e.xt[i0:], n
+		}
+		for l := 0; l < d; l++ {
+			for lane := 0; lane < 8; lane++ {
+				var v float64
+				if i0+lane < n {
+					v = e.xt[l*n+i0+lane]
+				}
+				sc.pad[8*l+lane] = v
+			}
+		}
+		return sc.pad, 8
 	}
 	// θ = 0 (every node before its first update, so most of the first
 	// record): D = 0, the products X·θ are skipped; the values are those
@@ -319,18 +332,21 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	}
 	if zero {
 		clear(sc.q[:n])
-	}
-	for lo := 0; lo < n && !zero; lo += metricTile {
-		hi := min(lo+metricTile, n)
-		ta := blas64.General{Rows: hi - lo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
-		gemm(blas.NoTrans, rowsOf(lo, hi), th, ta)
-		for i := lo; i < hi; i++ {
-			var q float64
-			xi, ai := x.Row(i), sc.ta.Row(i-lo)
-			for c := 0; c < d; c++ {
-				q += ai[c] * xi[c]
+	} else {
+		// q_i = (Xθ)_i·x_i, the rows of Xθ eight at a time (kernel.Gemm8:
+		// gemmNN's bits), transposed into the first block of sc.at.
+		tmp := sc.at[:8*d]
+		for i0 := 0; i0 < n; i0 += 8 {
+			a, as := rowsT(i0)
+			kernel.Gemm8(tmp, a, as, theta, d, d)
+			for lane := 0; lane < 8 && i0+lane < n; lane++ {
+				var q float64
+				xi := x.Row(i0 + lane)
+				for c := 0; c < d; c++ {
+					q += tmp[8*c+lane] * xi[c]
+				}
+				sc.q[i0+lane] = q
 			}
-			sc.q[i] = q
 		}
 	}
 	diag := math.Max(0, 1-p.B) * float64(n)
@@ -344,24 +360,11 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 		if zero {
 			clear(at)
 		} else {
-			ta := blas64.General{Rows: ihi - ilo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
-			gemm(blas.NoTrans, rowsOf(ilo, ihi), ths, ta)
-			// Block b, entry (l, lane) = row ilo + 8b + lane, column l;
-			// the lanes past the last row are zeros (their sums unused).
+			// Block b, entry (l, lane) = (X·θs)[ilo + 8b + lane, l]; the
+			// lanes past row n are zeros (their sums unused).
 			for b := 0; b < nb; b++ {
-				blk := at[b*8*d : (b+1)*8*d]
-				for lane := 0; lane < 8; lane++ {
-					i := 8*b + lane
-					if ilo+i >= ihi {
-						for l := 0; l < d; l++ {
-							blk[8*l+lane] = 0
-						}
-						continue
-					}
-					for l, v := range sc.ta.Row(i)[:d] {
-						blk[8*l+lane] = v
-					}
-				}
+				a, as := rowsT(ilo + 8*b)
+				kernel.Gemm8(at[b*8*d:(b+1)*8*d], a, as, sc.ths, d, d)
 			}
 		}
 		for jlo := ilo; jlo < n; jlo += metricTile {
