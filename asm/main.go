@@ -52,6 +52,7 @@ var generators = map[string]func(){
 	"eventpre":      perTarget(genEventPre),
 	"eventlogistic": perTarget(genEventLogistic),
 	"eventpair":     perTarget(genEventLogisticPair),
+	"metrichinge":   func() { genMetricHinge(); genMetricDist(); genGemm8() },
 	"log1psum":      perTarget(genLog1pSum),
 	"records":       genRecords,
 	"ger2":          perTarget(genGer2),

@@ -255,3 +255,18 @@ func TestRowMeans2(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMeasurePaperMetric times one measurement (objective and bias of
+// 8 nodes, consensus) at the size of the paper's synthetic metric-learning
+// runs (n = 1000, d = 40: θ has 1600 entries; pairgossip reproduce takes 16
+// per run), on one worker as reproduce's runs do.
+func BenchmarkMeasurePaperMetric(b *testing.B) {
+	p := largeProblem(b, problem.MetricHinge, 1000, 40)
+	s := measureState(p, Config{Algorithm: Async, Iters: 1, GammaC: 1, Seed: 1, EvalNodes: 8, Workers: 1})
+	ms := newMeasurer(s, 1, p.NewWorkspace())
+	c0 := cpuSeconds()
+	for b.Loop() {
+		ms.measure(s)
+	}
+	b.ReportMetric((cpuSeconds()-c0)/float64(b.N)*1e3, "cpu-ms/op")
+}

@@ -28,6 +28,9 @@
 //     tridiagonalisation of problem's ProjectPSDSelect)
 //   - Householder(y, stride, n, h, τ): a reflector I − τ·vvᵀ, v = [h; 1],
 //     applied to n vectors stored by column (its back-transformation)
+//   - MetricHinge8, MetricDist8, Gemm8: eight rows at a time of the metric
+//     measurement's Gram tile X·θs·Xᵀ with its hinge terms, of its distances,
+//     and of X·θ (AVX-512 assembly only; problem's Evaluator)
 //
 // Every kernel's doc comment quotes its reference loop. All slices of one
 // call have the same length (checked once per call: a mismatch panics); the

@@ -275,14 +275,17 @@ func (sc *optScratch) initMetric(p *Problem) {
 // s_ij h'_μ. With θ replaced by its symmetric part (which leaves D_ij
 // as it is), D_ij = q_i + q_j − 2G_ij with G = XθXᵀ and q = diag G, and
 // only G's upper triangle is formed: for each block of metricRows rows
-// [lo, hi), one Dgemm (Xθ)[lo:hi]·Xᵀ[:, lo:n], then the hinge terms of
+// [lo, hi), one product (Xθ)[lo:hi]·Xᵀ[:, lo:n], then the hinge terms of
 // those rows, overwriting G with U, the strict upper triangle of W. The
 // gradient needs no full W: Xᵀ(diag(W1) − W)X = Xᵀdiag(r)X − C − Cᵀ with
-// r = U1 + Uᵀ1 and C = Xᵀ(UX), where UX is one more Dgemm per block over
+// r = U1 + Uᵀ1 and C = Xᵀ(UX), where UX is one more product per block over
 // the same triangle; the column sums Uᵀ1 are kept per block and added in
 // block order. Cost: n²d/2 multiply-adds for the value, n²d with the
 // gradient (the full Gram matrix and the full n×n product before). X is
-// the class-sorted copy of initMetric.
+// the class-sorted copy of initMetric. The products without a transpose go
+// through gemmNN (gonum's Dgemm's bits on amd64, AVX-512 rows instead of its
+// SSE2 axpy: the solve's value is unchanged to the bit, its CPU time about
+// a third lower; BenchmarkMetricSolve).
 func (p *Problem) metricValueGrad(theta, g []float64, mu float64, sc *optScratch, n2 float64) float64 {
 	n, d := p.N, p.D
 	xs := blas64.General{Rows: n, Cols: d, Stride: d, Data: sc.xs}
@@ -296,7 +299,7 @@ func (p *Problem) metricValueGrad(theta, g []float64, mu float64, sc *optScratch
 			ts[k*d+l], ts[l*d+k] = v, v
 		}
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, xs, blas64.General{Rows: d, Cols: d, Stride: d, Data: ts}, 0, A)
+	gemmNN(xs, blas64.General{Rows: d, Cols: d, Stride: d, Data: ts}, A)
 	q := sc.s
 	for i := 0; i < n; i++ {
 		q[i] = floats.Dot(sc.a[i*d:i*d+d], sc.xs[i*d:i*d+d])
@@ -309,9 +312,8 @@ func (p *Problem) metricValueGrad(theta, g []float64, mu float64, sc *optScratch
 			lo, hi := blk*metricRows, min((blk+1)*metricRows, n)
 			w := n - lo
 			Gb := blas64.General{Rows: hi - lo, Cols: w, Stride: n, Data: sc.g[lo*n+lo:]}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-				blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: sc.a[lo*d:]},
-				blas64.General{Rows: d, Cols: w, Stride: n, Data: sc.xt[lo:]}, 0, Gb)
+			gemmNN(blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: sc.a[lo*d:]},
+				blas64.General{Rows: d, Cols: w, Stride: n, Data: sc.xt[lo:]}, Gb)
 			var cs []float64
 			if grad {
 				cs = sc.blkCol[blk*n : blk*n+n]
@@ -335,8 +337,7 @@ func (p *Problem) metricValueGrad(theta, g []float64, mu float64, sc *optScratch
 			if grad {
 				// (UX)[lo:hi] over U[lo:hi, lo:n] (zero left of the
 				// diagonal), into (Xθ)[lo:hi], which no other block reads.
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Gb,
-					blas64.General{Rows: w, Cols: d, Stride: d, Data: sc.xs[lo*d:]}, 0,
+				gemmNN(Gb, blas64.General{Rows: w, Cols: d, Stride: d, Data: sc.xs[lo*d:]},
 					blas64.General{Rows: hi - lo, Cols: d, Stride: d, Data: sc.a[lo*d:]})
 			}
 		}

@@ -322,6 +322,16 @@ type Evaluator struct {
 
 	custom *customEval // a user objective's measurement (custom_eval.go)
 	xt     []float64   // metric learning: Xᵀ, d×n row-major (metricStreamSum's tiles)
+	labF   []float64   // metric learning: the labels as float64 (kernel.MetricHinge8)
+}
+
+// labelsFloat returns the labels as float64 (exact: class indices).
+func (p *Problem) labelsFloat() []float64 {
+	l := make([]float64, p.N)
+	for i, v := range p.Label {
+		l[i] = float64(v)
+	}
+	return l
 }
 
 // transposeX returns Xᵀ (d×n, row-major).
@@ -345,7 +355,9 @@ type evalScratch struct {
 	blk  []float64 // a block of scores
 	hist []int     // radix histograms
 	ta   layout.Matrix
-	tg   layout.Matrix
+	at   []float64 // metric: a tile's rows of X·θs, transposed by blocks of 8 (kernel.MetricHinge8)
+	rsum []float64 // metric: a tile's rows' hinge sums against one tile of columns
+	pad  []float64 // metric: the last rows of X, transposed and padded to 8 lanes
 	ths  []float64
 	// Sampled paths (sampled.go).
 	delta, prod layout.Matrix // a block of differences (or rows) and its products
@@ -389,7 +401,7 @@ func (e *Evaluator) allocPairwise() {
 	}
 	e.scratch = make([]evalScratch, e.workers)
 	if p.Loss.IsMetric() {
-		e.xt = p.transposeX()
+		e.xt, e.labF = p.transposeX(), p.labelsFloat()
 	}
 	for w := range e.scratch {
 		sc := &e.scratch[w]
@@ -397,7 +409,9 @@ func (e *Evaluator) allocPairwise() {
 			// metricStreamSum's tiles (the upper triangle of X θs Xᵀ).
 			sc.q = make([]float64, p.N)
 			sc.ta = layout.New(metricTile, p.D)
-			sc.tg = layout.New(metricTile, metricTile)
+			sc.at = make([]float64, metricTile*p.D)
+			sc.pad = make([]float64, 8*p.D)
+			sc.rsum = make([]float64, metricTile)
 			sc.ths = make([]float64, p.P)
 		} else {
 			sc.posS = make([]float64, len(p.pos))
@@ -665,11 +679,21 @@ func (e *Evaluator) biasPairwise(theta layout.Matrix, aux []int32, rows []int, o
 			for _, v := range th[:d*d] {
 				zero = zero && v == 0
 			}
+			// The distances D(k, j) eight j's at a time (kernel.MetricDist8:
+			// Problem.Dist's bits), the last n mod 8 one by one.
 			var full, est float64
+			var dist [8]float64
 			for j := 0; j < p.N; j++ {
 				xj := p.X.Row(j)
 				var dij float64
-				if !zero {
+				switch {
+				case zero:
+				case j%8 == 0 && j+8 <= p.N:
+					kernel.MetricDist8(&dist, th[:d*d], xk, e.xt[j:], p.N, e.scratch[w].at)
+					dij = dist[0]
+				case j&^7+8 <= p.N:
+					dij = dist[j%8]
+				default:
 					dij = p.Dist(th, xk, xj)
 				}
 				s := p.sign(k, j)

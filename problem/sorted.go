@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"github.com/pairgossip/pairgossip/kernel"
 	"math"
 	"slices"
 	"unsafe"
@@ -201,7 +202,7 @@ func (e *Evaluator) allocLarge() {
 		e.blocks = make([]float64, max(nb, streamSegments)*blockStride(m))
 	}
 	if sorted && p.Loss.IsMetric() {
-		e.xt = p.transposeX()
+		e.xt, e.labF = p.transposeX(), p.labelsFloat()
 	}
 	for w := range e.scratch {
 		sc := &e.scratch[w]
@@ -209,7 +210,9 @@ func (e *Evaluator) allocLarge() {
 			if p.Loss.IsMetric() {
 				sc.q = make([]float64, p.N)
 				sc.ta = layout.New(metricTile, p.D)
-				sc.tg = layout.New(metricTile, metricTile)
+				sc.at = make([]float64, metricTile*p.D)
+				sc.pad = make([]float64, 8*p.D)
+				sc.rsum = make([]float64, metricTile)
 				sc.ths = make([]float64, p.P)
 			} else {
 				sc.posS = make([]float64, len(p.pos))
@@ -285,86 +288,106 @@ func (e *Evaluator) sortedEval(sc *evalScratch, theta []float64, obj, auc bool) 
 	return sum, a
 }
 
-// metricStreamSum is metricSum in O(n + tile²) memory: with θs = θ + θᵀ and
-// q_i = x_iᵀθx_i, D_ij = q_i + q_j − x_iᵀθs x_j, by tiles of X θs Xᵀ.
+// metricStreamSum is metricSum in O(n + tile·d) memory: with θs = θ + θᵀ
+// and q_i = x_iᵀθx_i, D_ij = q_i + q_j − x_iᵀθs x_j, by tiles of the upper
+// triangle of X θs Xᵀ. A tile's rows of X·θs go to kernel.MetricHinge8
+// eight at a time, which forms each entry x_iᵀθs x_j (in gemmNN's order) and
+// adds its hinge term to the row's sum in column order; the sums of the
+// rows of a tile of columns are then added in row order. These are the
+// operations, in the order, of the tile-by-tile product and loop this
+// replaces (gemmNN's skipping of zero terms only ever skipped an exact ±0
+// here, X being finite).
 func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	p := e.p
 	d, n := p.D, p.N
 	x := p.X
-	th := blas64.General{Rows: d, Cols: d, Stride: d, Data: theta}
 	for a := 0; a < d; a++ {
 		for c := 0; c < d; c++ {
 			sc.ths[a*d+c] = theta[a*d+c] + theta[c*d+a]
 		}
 	}
-	ths := blas64.General{Rows: d, Cols: d, Stride: d, Data: sc.ths}
-	rowsOf := func(lo, hi int) blas64.General {
-		return blas64.General{Rows: hi - lo, Cols: d, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
+	// rowsT returns rows i0..i0+7 of X transposed (Xᵀ's columns, n apart),
+	// or, past the last full block, a copy with zero lanes past row n.
+	rowsT := func(i0 int) ([]float64, int) {
+		if i0+8 <= n {
+			return e.xt[i0:], n
+		}
+		for l := 0; l < d; l++ {
+			for lane := 0; lane < 8; lane++ {
+				var v float64
+				if i0+lane < n {
+					v = e.xt[l*n+i0+lane]
+				}
+				sc.pad[8*l+lane] = v
+			}
+		}
+		return sc.pad, 8
 	}
 	// θ = 0 (every node before its first update, so most of the first
-	// record): D = 0, the products are skipped; the values are those the
-	// products would give (zeros, whatever their signs: b − (±0) = b).
+	// record): D = 0, the products X·θ are skipped; the values are those
+	// the products would give (zeros, whatever their signs: b − (±0) = b).
 	zero := true
 	for _, v := range theta[:d*d] {
 		zero = zero && v == 0
 	}
 	if zero {
 		clear(sc.q[:n])
-	}
-	for lo := 0; lo < n && !zero; lo += metricTile {
-		hi := min(lo+metricTile, n)
-		ta := blas64.General{Rows: hi - lo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
-		gemm(blas.NoTrans, rowsOf(lo, hi), th, ta)
-		for i := lo; i < hi; i++ {
-			var q float64
-			xi, ai := x.Row(i), sc.ta.Row(i-lo)
-			for c := 0; c < d; c++ {
-				q += ai[c] * xi[c]
+	} else {
+		// q_i = (Xθ)_i·x_i, the rows of Xθ eight at a time (kernel.Gemm8:
+		// gemmNN's bits), transposed into the first block of sc.at.
+		tmp := sc.at[:8*d]
+		for i0 := 0; i0 < n; i0 += 8 {
+			a, as := rowsT(i0)
+			kernel.Gemm8(tmp, a, as, theta, d, d)
+			for lane := 0; lane < 8 && i0+lane < n; lane++ {
+				var q float64
+				xi := x.Row(i0 + lane)
+				for c := 0; c < d; c++ {
+					q += tmp[8*c+lane] * xi[c]
+				}
+				sc.q[i0+lane] = q
 			}
-			sc.q[i] = q
 		}
 	}
 	diag := math.Max(0, 1-p.B) * float64(n)
 	var off float64
+	var rows kernel.MetricHingeRows
+	rows.B = p.B
 	for ilo := 0; ilo < n; ilo += metricTile {
 		ihi := min(ilo+metricTile, n)
-		ta := blas64.General{Rows: ihi - ilo, Cols: d, Stride: sc.ta.Stride, Data: sc.ta.Data}
-		if !zero {
-			gemm(blas.NoTrans, rowsOf(ilo, ihi), ths, ta)
+		nb := (ihi - ilo + 7) / 8
+		at := sc.at[:nb*8*d]
+		if zero {
+			clear(at)
+		} else {
+			// Block b, entry (l, lane) = (X·θs)[ilo + 8b + lane, l]; the
+			// lanes past row n are zeros (their sums unused).
+			for b := 0; b < nb; b++ {
+				a, as := rowsT(ilo + 8*b)
+				kernel.Gemm8(at[b*8*d:(b+1)*8*d], a, as, sc.ths, d, d)
+			}
 		}
 		for jlo := ilo; jlo < n; jlo += metricTile {
 			jhi := min(jlo+metricTile, n)
-			tg := blas64.General{Rows: ihi - ilo, Cols: jhi - jlo, Stride: sc.tg.Stride, Data: sc.tg.Data}
-			if zero {
-				for r := 0; r < tg.Rows; r++ {
-					clear(tg.Data[r*tg.Stride : r*tg.Stride+tg.Cols])
+			for b := 0; b < nb; b++ {
+				i0 := ilo + 8*b
+				for lane := 0; lane < 8; lane++ {
+					if i := i0 + lane; i < ihi {
+						rows.Q[lane], rows.Lab[lane] = sc.q[i], e.labF[i]
+					} else {
+						rows.Q[lane], rows.Lab[lane] = 0, 0
+					}
 				}
-			} else {
-				// The tile of X θs Xᵀ from Xᵀ's columns: a NoTrans product,
-				// whose inner loops run along the tile's rows (gonum's
-				// transposed-B product takes a length-d dot per entry).
-				gemm(blas.NoTrans, ta, blas64.General{Rows: d, Cols: jhi - jlo, Stride: n, Data: e.xt[jlo:]}, tg)
+				// Row i takes the columns j > i on the diagonal tile.
+				j0, dg := jlo, jlo == ilo
+				if dg {
+					j0 = i0
+				}
+				var r [8]float64
+				kernel.MetricHinge8(&r, at[b*8*d:(b+1)*8*d], e.xt[j0:], n, sc.q[j0:jhi], e.labF[j0:jhi], &rows, dg)
+				copy(sc.rsum[8*b:min(8*b+8, ihi-ilo)], r[:])
 			}
-			for i := ilo; i < ihi; i++ {
-				gi := sc.tg.Row(i - ilo)
-				j0 := jlo
-				if jlo == ilo {
-					j0 = i + 1
-				}
-				// max(0, 1 − s·(b − D_ij)) with s = ±1, inlined: the same
-				// values (a NaN propagates, zeros add nothing).
-				var r float64
-				qi, li, q, lab := sc.q[i], p.Label[i], sc.q[j0:jhi], p.Label[j0:jhi]
-				g := gi[j0-jlo : jhi-jlo]
-				for jj, gij := range g {
-					u := p.B - (qi + q[jj] - gij)
-					if lab[jj] != li {
-						u = -u
-					}
-					if h := 1 - u; h > 0 || h != h {
-						r += h
-					}
-				}
+			for _, r := range sc.rsum[:ihi-ilo] {
 				off += r
 			}
 		}
