@@ -54,7 +54,7 @@ type poolWorker struct {
 // the last shard of a round, between its count and its wake-up of the
 // caller: the window in which a descheduled worker once woke the caller out
 // of the next round.
-var poolLastHook func()
+var poolLastHook atomic.Pointer[func()]
 
 // poolSpin is how long a waiting worker or caller spins before it sleeps.
 var poolSpin = 200 * time.Microsecond
@@ -102,8 +102,8 @@ func (p *pool) worker(w int, started chan<- struct{}) {
 		// the caller out of a later round (the caller may have seen the
 		// count reach zero by spinning and gone on).
 		if p.pending.Add(-1) == 0 {
-			if poolLastHook != nil {
-				poolLastHook()
+			if h := poolLastHook.Load(); h != nil {
+				(*h)()
 			}
 			if p.waiting.CompareAndSwap(seen, 0) {
 				p.done <- struct{}{}

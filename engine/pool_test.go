@@ -63,16 +63,17 @@ func TestPoolRounds(t *testing.T) {
 // emulated arm64 the pool deadlocked).
 func TestPoolNoStaleWakeup(t *testing.T) {
 	defer func(s time.Duration) { poolSpin = s }(poolSpin)
-	defer func() { poolLastHook = nil }()
+	defer poolLastHook.Store(nil)
 	poolSpin = 5 * time.Millisecond
 	var lasts atomic.Int64 // the hook runs once a round: in rounds 1, 3, 5, ...
-	poolLastHook = func() {
+	hook := func() {
 		if lasts.Add(1)%2 == 1 {
 			// Longer than the caller's spin: it sees the count reach zero,
 			// returns, starts the next round and falls asleep in it.
 			time.Sleep(4 * poolSpin)
 		}
 	}
+	poolLastHook.Store(&hook)
 	p := newPool(layout.Shards(64*2, 2), nil)
 	defer p.close()
 	var count atomic.Int64
