@@ -75,9 +75,9 @@ type Run struct {
 var ErrStopped = errors.New("dist: stopped at the requested iteration (StopAt)")
 
 // reducedBlockMax and reducedRounds are engine's (exec_reduced.go,
-// exec_blocked.go): B = 4√n, at most n/4 and 4096.
+// exec_blocked.go): B = 16√n, at most 4096.
 func reducedRounds(n int) int {
-	return max(1, min(4096, n/4, int(4*math.Sqrt(float64(n)))))
+	return max(1, min(4096, int(16*math.Sqrt(float64(n)))))
 }
 
 // Prepare checks that cfg runs distributed, generates this rank's rows,

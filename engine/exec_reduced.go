@@ -42,13 +42,13 @@ import (
 // reducedBlockMax bounds the rounds of one block of the reduced schedule.
 // Its block costs two passes over the records plus, per round, work on
 // the O(B) touched nodes (packed scalars and the running-average weights
-// of restarted segments): B ≈ 4√n balances the two (reducedRounds), up to
+// of restarted segments): B ≈ 16√n balances the two (reducedRounds), up to
 // this bound.
 var reducedBlockMax = 4096
 
 // reducedMinPoolWork is poolMinWork for the reduced AUC schedule, whose
 // blocks keep a serial part (the touched nodes, in event order): with
-// blocks of ≈ 4√n rounds, 2 workers beat 1 from about n·d = 2¹⁸ (the
+// blocks of ≈ 16√n rounds, 2 workers beat 1 from about n·d = 2¹⁸ (the
 // crossover measured by bench sync, bench/RESULTS.md).
 var reducedMinPoolWork = 1 << 18
 
