@@ -233,21 +233,12 @@ func FuzzGer2(f *testing.F) {
 	f.Add([]byte{40, 40, 0, 9})
 	f.Add([]byte{1, 130, 3, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) < 4 {
+		rows, n, gap, off, r, rest, ok := fuzzBlockShape(data)
+		if !ok {
 			return
 		}
-		rows, n, gap, off := int(data[0])%41, int(data[1])%131, int(data[2])%4, int(data[3])
-		seed := uint64(0)
-		if len(data) >= 12 {
-			seed = binary.LittleEndian.Uint64(data[4:12])
-		}
-		r := rand.New(rand.NewPCG(seed, uint64(len(data))))
 		c := randomGer2(r, rows, n, gap, true)
-		// Raw bit patterns from the input overwrite the first values.
-		rest := data[min(len(data), 12):]
-		for i := 0; i+8 <= len(rest) && i/8 < len(c.a); i += 8 {
-			c.a[i/8] = math.Float64frombits(binary.LittleEndian.Uint64(rest[i:]))
-		}
+		fuzzOverwriteBits(c.a, rest)
 		want := append([]float64(nil), c.a...)
 		ger2Generic(want, c.stride, c.x, c.y, c.u, c.v)
 		for _, impl := range Implementations() {
@@ -270,4 +261,29 @@ func FuzzGer2(f *testing.F) {
 			})
 		}
 	})
+}
+
+// fuzzBlockShape decodes the shape of a fuzzed row-major block (the Ger2 and
+// Householder fuzz targets): rows < 41, a row length n < 131, a stride gap
+// < 4, an offset, a generator seeded from bytes 4..11, and the bytes after
+// them (raw bit patterns for fuzzOverwriteBits). ok is false for inputs
+// shorter than 4 bytes.
+func fuzzBlockShape(data []byte) (rows, n, gap, off int, r *rand.Rand, rest []byte, ok bool) {
+	if len(data) < 4 {
+		return 0, 0, 0, 0, nil, nil, false
+	}
+	rows, n, gap, off = int(data[0])%41, int(data[1])%131, int(data[2])%4, int(data[3])
+	seed := uint64(0)
+	if len(data) >= 12 {
+		seed = binary.LittleEndian.Uint64(data[4:12])
+	}
+	return rows, n, gap, off, rand.New(rand.NewPCG(seed, uint64(len(data)))), data[min(len(data), 12):], true
+}
+
+// fuzzOverwriteBits overwrites the first values of dst with the raw bit
+// patterns of rest, eight bytes each.
+func fuzzOverwriteBits(dst []float64, rest []byte) {
+	for i := 0; i+8 <= len(rest) && i/8 < len(dst); i += 8 {
+		dst[i/8] = math.Float64frombits(binary.LittleEndian.Uint64(rest[i:]))
+	}
 }

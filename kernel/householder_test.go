@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -151,20 +150,12 @@ func FuzzHouseholder(f *testing.F) {
 	f.Add([]byte{39, 24, 0, 9})
 	f.Add([]byte{1, 130, 3, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) < 4 {
+		rows, n, gap, off, r, rest, ok := fuzzBlockShape(data)
+		if !ok {
 			return
 		}
-		rows, n, gap, off := int(data[0])%41, int(data[1])%131, int(data[2])%4, int(data[3])
-		seed := uint64(0)
-		if len(data) >= 12 {
-			seed = binary.LittleEndian.Uint64(data[4:12])
-		}
-		r := rand.New(rand.NewPCG(seed, uint64(len(data))))
 		y, stride, h, tau := randomHouseholder(r, rows, n, gap, true)
-		rest := data[min(len(data), 12):]
-		for i := 0; i+8 <= len(rest) && i/8 < len(y); i += 8 {
-			y[i/8] = math.Float64frombits(binary.LittleEndian.Uint64(rest[i:]))
-		}
+		fuzzOverwriteBits(y, rest)
 		householderCheck(t, y, stride, n, h, tau, off, "fuzz")
 	})
 }
