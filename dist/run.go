@@ -74,12 +74,6 @@ type Run struct {
 // ErrStopped is Execute's error when it stopped at Run.StopAt.
 var ErrStopped = errors.New("dist: stopped at the requested iteration (StopAt)")
 
-// reducedBlockMax and reducedRounds are engine's (exec_reduced.go,
-// exec_blocked.go): B = 16√n, at most 4096.
-func reducedRounds(n int) int {
-	return max(1, min(4096, int(16*math.Sqrt(float64(n)))))
-}
-
 // Prepare checks that cfg runs distributed, generates this rank's rows,
 // builds the graph and the rank's state.
 func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
@@ -197,7 +191,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	l.foreign = map[int32][]float64{}
 	l.foreignRefs = map[int32]int{}
 	l.edges = rng.New(cfg.Seed, 1)
-	B := reducedRounds(n)
+	B := redpack.Rounds(n)
 	l.maxB = B
 	l.bEdges = make([][2]int32, B)
 	l.drawIdx = make([]int, B)

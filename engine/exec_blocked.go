@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"time"
 
 	"github.com/pairgossip/pairgossip/layout"
@@ -172,13 +171,4 @@ func (e *blockedExec) shard(w int, rg layout.Range, _ *task) {
 		}
 	}
 	e.cr.nz[w] += nz
-}
-
-// reducedRounds picks B of the reduced schedule: 16√n, at most
-// reducedBlockMax (the balance of its per-block passes and per-round work
-// on the touched nodes; measured with bench sync from n = 200 to 30 000,
-// where 16√n beat the former 4√n by 15–20% of a round; from n = 65 536 the
-// bound decides).
-func reducedRounds(n int) int {
-	return max(1, min(reducedBlockMax, int(16*math.Sqrt(float64(n)))))
 }

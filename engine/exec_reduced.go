@@ -39,13 +39,6 @@ import (
 // In real arithmetic this is the algorithm exactly; in floating point it
 // agrees with the plain schedule to rounding (tested: 1e-9 relative on θ̄).
 
-// reducedBlockMax bounds the rounds of one block of the reduced schedule.
-// Its block costs two passes over the records plus, per round, work on
-// the O(B) touched nodes (packed scalars and the running-average weights
-// of restarted segments): B ≈ 16√n balances the two (reducedRounds), up to
-// this bound.
-var reducedBlockMax = 4096
-
 // reducedMinPoolWork is poolMinWork for the reduced AUC schedule, whose
 // blocks keep a serial part (the touched nodes, in event order): with
 // blocks of ≈ 16√n rounds, 2 workers beat 1 from about n·d = 2¹⁸ (the
@@ -57,7 +50,7 @@ func reducedFits(sh Shape, cfg Config, _ bool) bool {
 }
 
 func reducedBytes(sh Shape, cfg Config, workers int) int64 {
-	n, B := int64(sh.N), int64(reducedRounds(sh.N))
+	n, B := int64(sh.N), int64(redpack.Rounds(sh.N))
 	// A slot index a node; per touched node (at most 2B) 5 float64, its
 	// segment start, first and last touch, a tail entry and a pack
 	// position; per worker a pack of reducedChunk nodes and its share of
@@ -133,7 +126,7 @@ func (e *reducedExec) prefetchTouch(r int) {
 }
 
 func newReducedExec(s *state, cr *crew) executor {
-	B := reducedRounds(s.rows())
+	B := redpack.Rounds(s.rows())
 	e := &reducedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), B), rs: newReducedState(s.rows(), B)}
 	e.fn, e.tailFn, e.shOver = e.shard, e.tail, e.shardOverlap
 	e.pf = make([]uintptr, 0, 2*(4*4+4))
