@@ -187,7 +187,11 @@ func TestMemoryCeiling(t *testing.T) {
 		if (err == nil) != (est == Gossip) {
 			t.Fatalf("%s: %v", est, err)
 		}
-		if e, ok := s.exec.(*asyncExec); ok && est == Gossip {
+		if est == Gossip {
+			e, ok := s.exec.(*asyncExec)
+			if !ok {
+				t.Fatalf("executor %T, want the fast path's *asyncExec", s.exec)
+			}
 			var n int64
 			for _, nd := range e.nd {
 				n += nd.count
