@@ -76,18 +76,78 @@ func (ws *Workspace) initSel() {
 // returns the number of positive eigenvalues and whether it succeeded. dst
 // must not alias v.
 func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, bool) {
+	sigma, ok := ws.selReduce(dst, v, scale, &ws.Eigs)
+	if !ok {
+		return 0, false
+	}
+	if !ws.selEigenvalues() {
+		return ws.selNaN(dst)
+	}
+	return ws.selProject(dst, v, scale, sigma)
+}
+
+// ProjectPSDSelectPair is ProjectPSDSelect of v1 into dst1 with w1 and of
+// v2 into dst2 with w2 (two workspaces of the same order), with the same
+// results bit for bit; when each tridiagonal is a single unreduced block
+// (the common case) their eigenvalues are computed side by side (pwkPair),
+// which costs little more than one matrix's. Both projections count in
+// w1.Eigs: w2 lends its buffers.
+func ProjectPSDSelectPair(w1, w2 *Workspace, dst1, v1, dst2, v2 []float64, scale float64) (p1 int, ok1 bool, p2 int, ok2 bool) {
+	if w1.d != w2.d {
+		panic("problem: ProjectPSDSelectPair: workspaces of different orders")
+	}
+	s1, r1 := w1.selReduce(dst1, v1, scale, &w1.Eigs)
+	s2, r2 := w2.selReduce(dst2, v2, scale, &w1.Eigs)
+	d := w1.d
+	e1, e2 := r1, r2 // eigenvalues found
+	if r1 && r2 && d > 1 && blockEnd(w1.sel.off, 0, d) == d && blockEnd(w2.sel.off, 0, d) == d {
+		a, b := &w1.sel, &w2.sel
+		copy(a.lam[:d], a.diag[:d])
+		copy(a.etmp[:d], a.off[:d])
+		copy(b.lam[:d], b.diag[:d])
+		copy(b.etmp[:d], b.off[:d])
+		e1, e2 = pwkPair(a.lam[:d], a.etmp[:d], b.lam[:d], b.etmp[:d])
+	} else {
+		e1 = r1 && w1.selEigenvalues()
+		e2 = r2 && w2.selEigenvalues()
+	}
+	switch {
+	case !r1:
+	case !e1:
+		p1, ok1 = w1.selNaN(dst1)
+	default:
+		p1, ok1 = w1.selProject(dst1, v1, scale, s1)
+	}
+	switch {
+	case !r2:
+	case !e2:
+		p2, ok2 = w2.selNaN(dst2)
+	default:
+		p2, ok2 = w2.selProject(dst2, v2, scale, s2)
+	}
+	return p1, ok1, p2, ok2
+}
+
+// selNaN sets dst to NaN: ProjectPSDSelect's result for input it cannot
+// project.
+func (ws *Workspace) selNaN(dst []float64) (int, bool) {
+	for i := range dst[:ws.d*ws.d] {
+		dst[i] = math.NaN()
+	}
+	return 0, false
+}
+
+// selReduce is ProjectPSDSelect's first step: the full scale·v from its
+// upper triangle, scaled by σ (a power of two), reduced to tridiagonal
+// form and split into unreduced blocks (s.diag, s.off), counted in *count.
+// It returns σ, or false with dst set to NaN for non-finite input.
+func (ws *Workspace) selReduce(dst, v []float64, scale float64, count *int64) (sigma float64, ok bool) {
 	d := ws.d
 	if len(v) < d*d || len(dst) < d*d {
 		panic("problem: ProjectPSDSelect: short slice")
 	}
 	if ws.sel.diag == nil {
 		ws.initSel()
-	}
-	nan := func() (int, bool) {
-		for i := range dst[:d*d] {
-			dst[i] = math.NaN()
-		}
-		return 0, false
 	}
 	// The full symmetric scale·v from its upper triangle, and max |entry|
 	// (tridiagFull works on both triangles).
@@ -110,13 +170,14 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 		}
 	}
 	if bad {
-		return nan()
+		ws.selNaN(dst)
+		return 0, false
 	}
-	ws.Eigs++
+	*count++
 	s := &ws.sel
 	// Scale by a power of two (exact) into [2⁻³⁰⁰, 2³⁰⁰] if outside, so that
 	// the squares of the reduction (larfg) neither overflow nor underflow.
-	sigma := 1.0
+	sigma = 1.0
 	if amax > 0x1p300 || (amax > 0 && amax < 0x1p-300) {
 		_, e := math.Frexp(amax)
 		sigma = math.Ldexp(1, -e)
@@ -148,24 +209,38 @@ func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, boo
 			s.off[i] = 0
 		}
 	}
-	// Eigenvalues block by block.
-	p := 0
+	return sigma, true
+}
+
+// selEigenvalues computes every eigenvalue of the split tridiagonal, block
+// by block, into s.lam (ascending within each block); false if the
+// iteration did not converge.
+func (ws *Workspace) selEigenvalues() bool {
+	d, s := ws.d, &ws.sel
 	for b0 := 0; b0 < d; {
 		b1 := blockEnd(s.off, b0, d)
-		m := b1 - b0
 		copy(s.lam[b0:b1], s.diag[b0:b1])
 		copy(s.etmp[b0:b1], s.off[b0:b1])
-		if m > 1 && !pwkEigenvalues(s.lam[b0:b1], s.etmp[b0:b1]) {
-			return nan()
-		}
-		for _, l := range s.lam[b0:b1] {
-			if l > 0 {
-				p++
-			} else if l != l {
-				return nan()
-			}
+		if b1-b0 > 1 && !pwkEigenvalues(s.lam[b0:b1], s.etmp[b0:b1]) {
+			return false
 		}
 		b0 = b1
+	}
+	return true
+}
+
+// selProject is ProjectPSDSelect after the eigenvalues: the eigenvectors
+// of the smaller side, the back-transformation and the reconstruction into
+// dst.
+func (ws *Workspace) selProject(dst, v []float64, scale, sigma float64) (int, bool) {
+	d, s := ws.d, &ws.sel
+	p := 0
+	for _, l := range s.lam[:d] {
+		if l > 0 {
+			p++
+		} else if l != l {
+			return ws.selNaN(dst)
+		}
 	}
 	clear(dst[:d*d])
 	s.k = 0
