@@ -58,8 +58,9 @@ func heavyAsync(sh Shape, cfg Config) bool {
 type asyncConeExec struct {
 	s   *state
 	cr  *crew
-	U   layout.Matrix // U_k: θ_k = c_k·U_k
-	ck  []float64     // c_k (0 before node k's first activation)
+	U   layout.Matrix        // U_k: θ_k = c_k·U_k
+	ck  []float64            // c_k (0 before node k's first activation)
+	ws2 []*problem.Workspace // per worker, the second of an event's two projections (PSD cone)
 	psd bool
 }
 
@@ -73,20 +74,28 @@ func asyncConeFits(sh Shape, cfg Config, _ bool) bool {
 
 // asyncConeBytes is U and c, and per worker ProjectPSDSelect's buffers in
 // the workspace (the vectors by row, d×d, and by column, d×(d rounded up
-// to 8), O(d) vectors, Dsytrd's work).
+// to 8), O(d) vectors, Dsytrd's work), twice: the second workspace of an
+// event's pair of projections (ws2) with its own d×d input and vectors.
 func asyncConeBytes(sh Shape, _ Config, workers int) int64 {
 	n, d := int64(sh.N), int64(sh.D)
 	b := n*int64(layout.Stride(sh.P))*8 + n*8
 	if sh.Reg == problem.RegPSD {
 		per := (d*d+d*((d+7)&^7)+16*d+64*d)*8 + 160
-		b += int64(max(1, workers)) * per
+		b += int64(max(1, workers)) * (2*per + 2*d*d*8)
 	}
 	return b
 }
 
 func newAsyncConeExec(s *state, cr *crew) executor {
-	return &asyncConeExec{s: s, cr: cr, U: layout.New(s.prob.N, s.prob.P), ck: make([]float64, s.prob.N),
+	e := &asyncConeExec{s: s, cr: cr, U: layout.New(s.prob.N, s.prob.P), ck: make([]float64, s.prob.N),
 		psd: s.prob.Reg.Kind == problem.RegPSD}
+	if e.psd {
+		e.ws2 = make([]*problem.Workspace, len(cr.ws))
+		for w := range e.ws2 {
+			e.ws2[w] = s.prob.NewWorkspace()
+		}
+	}
+	return e
 }
 
 // scale returns c > 0 with θ = c·U for clock m.
@@ -123,7 +132,9 @@ func (e *asyncConeExec) serialTo(stop int64) error {
 
 // event is the asynchronous event t on edge (i, j), run by worker w: swap
 // y_i ↔ y_j, the hinge tests at the endpoints' current θ, average z_i and
-// z_j, then each endpoint's gradient, projection, clock and running average.
+// z_j, then both gradients, both projections (one call for the two when
+// both are needed, problem.ProjectPSDSelectPair; the same bits as two), and
+// each endpoint's clock and running average.
 func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 	s, p := e.s, e.s.prob
 	s.swapY(i, j)
@@ -142,24 +153,29 @@ func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 		}
 	}
 	s.average(i, j)
-	bad = -1
 	for x, k := range ends {
-		z, u := s.Z.Row(k), e.U.Row(k)
 		if wt[x] != 0 {
-			problem.AddOuterDiff(z, wt[x], s.X.Row(k), s.X.Row(aux[x]))
+			problem.AddOuterDiff(s.Z.Row(k), wt[x], s.X.Row(k), s.X.Row(aux[x]))
 			nonzero++
 		}
-		switch {
-		case !e.psd:
-			for a, v := range z {
-				u[a] = -v
-			}
-		case x == 1 && wt[0] == 0 && wt[1] == 0:
-			// Both endpoints hold v: U_j = U_i.
-			copy(u, e.U.Row(i))
-		default:
-			e.cr.ws[w].ProjectPSDSelect(u, z, -1)
+	}
+	zi, zj, ui, uj := s.Z.Row(i), s.Z.Row(j), e.U.Row(i), e.U.Row(j)
+	switch {
+	case !e.psd:
+		for a := range zi {
+			ui[a], uj[a] = -zi[a], -zj[a]
 		}
+	case wt[0] == 0 && wt[1] == 0:
+		// Both endpoints hold v: U_j = U_i.
+		e.cr.ws[w].ProjectPSDSelect(ui, zi, -1)
+		copy(uj, ui)
+	default:
+		// Two projections: their eigenvalue iterations side by side.
+		problem.ProjectPSDSelectPair(e.cr.ws[w], e.ws2[w], ui, zi, uj, zj, -1)
+	}
+	bad = -1
+	for _, k := range ends {
+		u := e.U.Row(k)
 		s.Count[k]++
 		cnt := float64(s.Count[k])
 		c := e.scale(cnt * s.invP[k])
