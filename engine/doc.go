@@ -48,7 +48,8 @@
 //   - exec_asynccone.go: the asynchronous algorithm for metric learning,
 //     θ_k = c_k·U_k cached, each endpoint projected from the eigenpairs of
 //     one sign only (problem.Workspace.ProjectPSDSelect), one projection
-//     for both when neither hinge is active.
+//     for both when neither hinge is active, the two side by side
+//     (problem.ProjectPSDSelectPair) when one is.
 //   - measure.go: Record and the measurement (objective, AUC, bias,
 //     consensus), checkpoint.go, pool.go (the fixed worker pool and its
 //     spinning barrier), divergence.go (the one divergence record).
