@@ -145,3 +145,29 @@ func TestProjectPSDSelectPairMatchesSingle(t *testing.T) {
 func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b)
 }
+
+// FuzzPWKPair: pwkPair against two pwkEigenvalues calls, bit for bit, on
+// fuzzed pairs of tridiagonals (orders, kinds and one fuzzed entry of each).
+func FuzzPWKPair(f *testing.F) {
+	f.Add(uint8(10), uint8(7), uint8(0), int64(1), 0.5, 1e-300)
+	f.Add(uint8(40), uint8(40), uint8(5), int64(2), math.Inf(1), 0.0)
+	f.Fuzz(func(t *testing.T, n1, n2, kind uint8, seed int64, v1, v2 float64) {
+		r := rand.New(rand.NewPCG(uint64(seed), 9))
+		d1, e1 := randomTridiag(r, 1+int(n1)%64, int(kind))
+		d2, e2 := randomTridiag(r, 1+int(n2)%64, int(kind>>2))
+		d1[r.IntN(len(d1))], e2[r.IntN(len(e2))] = v1, v2
+		w1, we1, w2, we2 := slices.Clone(d1), slices.Clone(e1), slices.Clone(d2), slices.Clone(e2)
+		ok1, ok2 := pwkEigenvalues(w1, we1), pwkEigenvalues(w2, we2)
+		h1, h2 := pwkPair(d1, e1, d2, e2)
+		if h1 != ok1 || h2 != ok2 {
+			t.Fatalf("ok (%v, %v), single (%v, %v)", h1, h2, ok1, ok2)
+		}
+		for _, c := range [][2][]float64{{d1, w1}, {e1, we1}, {d2, w2}, {e2, we2}} {
+			for i := range c[0] {
+				if !sameBits(c[0][i], c[1][i]) {
+					t.Fatalf("entry %d: pair %v, single %v", i, c[0][i], c[1][i])
+				}
+			}
+		}
+	})
+}
