@@ -77,13 +77,7 @@ func (ws *Workspace) initSel() {
 // must not alias v.
 func (ws *Workspace) ProjectPSDSelect(dst, v []float64, scale float64) (int, bool) {
 	sigma, ok := ws.selReduce(dst, v, scale, &ws.Eigs)
-	if !ok {
-		return 0, false
-	}
-	if !ws.selEigenvalues() {
-		return ws.selNaN(dst)
-	}
-	return ws.selProject(dst, v, scale, sigma)
+	return ws.selFinish(dst, v, scale, sigma, ok, ok && ws.selEigenvalues())
 }
 
 // ProjectPSDSelectPair is ProjectPSDSelect of v1 into dst1 with w1 and of
@@ -111,21 +105,22 @@ func ProjectPSDSelectPair(w1, w2 *Workspace, dst1, v1, dst2, v2 []float64, scale
 		e1 = r1 && w1.selEigenvalues()
 		e2 = r2 && w2.selEigenvalues()
 	}
-	switch {
-	case !r1:
-	case !e1:
-		p1, ok1 = w1.selNaN(dst1)
-	default:
-		p1, ok1 = w1.selProject(dst1, v1, scale, s1)
-	}
-	switch {
-	case !r2:
-	case !e2:
-		p2, ok2 = w2.selNaN(dst2)
-	default:
-		p2, ok2 = w2.selProject(dst2, v2, scale, s2)
-	}
+	p1, ok1 = w1.selFinish(dst1, v1, scale, s1, r1, e1)
+	p2, ok2 = w2.selFinish(dst2, v2, scale, s2, r2, e2)
 	return p1, ok1, p2, ok2
+}
+
+// selFinish ends a projection after selReduce (reduced: whether it
+// succeeded; it set dst to NaN if not) and the eigenvalues (found: whether
+// they converged).
+func (ws *Workspace) selFinish(dst, v []float64, scale, sigma float64, reduced, found bool) (int, bool) {
+	switch {
+	case !reduced:
+		return 0, false
+	case !found:
+		return ws.selNaN(dst)
+	}
+	return ws.selProject(dst, v, scale, sigma)
 }
 
 // selNaN sets dst to NaN: ProjectPSDSelect's result for input it cannot

@@ -22,30 +22,7 @@ func TestPWKEigenvaluesMatchesDsterf(t *testing.T) {
 	var worst float64
 	for it := 0; it < 1500; it++ {
 		n := 1 + r.IntN(64)
-		diag, off := make([]float64, n), make([]float64, n)
-		switch it % 3 {
-		case 0, 1:
-			l := make([]float64, n)
-			vals := []float64{r.NormFloat64(), r.NormFloat64(), 0}
-			for c := range l {
-				if it%3 == 0 {
-					l[c] = r.NormFloat64()
-				} else {
-					l[c] = vals[r.IntN(3)] * (1 + 1e-14*r.NormFloat64())
-				}
-			}
-			a := symFromSpectrum(r, l)
-			tridiagFull(n, a, diag, off, make([]float64, n), make([]float64, 2*n))
-		default:
-			for i := range diag {
-				diag[i] = r.NormFloat64() * math.Pow(10, -float64(r.IntN(8)))
-				off[i] = r.NormFloat64()
-				if r.IntN(5) == 0 {
-					off[i] *= 1e-17
-				}
-			}
-		}
-		off[n-1] = 0
+		diag, off := randomTridiag(r, n, it)
 		var tn float64
 		for i := 0; i < n; i++ {
 			tn = math.Max(tn, math.Abs(diag[i])+math.Abs(off[i])+math.Abs(off[max(i, 1)-1]))

@@ -262,7 +262,10 @@ func (r *pwkRun) result() bool {
 }
 
 // pwkSweepQL is pwkEigenvalues' QL inner loop: dd has one more entry than
-// ee; it returns the last s, p and γ.
+// ee; it returns the last s, p and γ. It and pwkSweepQR are Dsterf's two
+// directions written out, as Dsterf writes them: one loop for both
+// (pwkLane's index arithmetic) makes a lone sweep about 8% slower
+// (BenchmarkPWK), and most sweeps run alone.
 func pwkSweepQL(dd, ee []float64, sg, gamma, p float64) (s, pOut, gOut float64) {
 	cp, cr := 1.0, 1.0
 	dd = dd[:len(ee)+1]
