@@ -56,13 +56,22 @@ func firstOf(ds []divergence) divergence {
 	return first
 }
 
-// finite reports whether every value of v is finite.
+// finite reports whether every value of v is finite: x − x is 0 for a
+// finite x and NaN otherwise, and a sum with a NaN in it is NaN. Four
+// accumulators, so that the adds are four independent chains instead of
+// one (a d×d row of metric learning is 1600 of them at d = 40).
 func finite(v []float64) bool {
-	var acc float64
-	for _, x := range v {
-		acc += x - x
+	var a0, a1, a2, a3 float64
+	for ; len(v) >= 4; v = v[4:] {
+		a0 += v[0] - v[0]
+		a1 += v[1] - v[1]
+		a2 += v[2] - v[2]
+		a3 += v[3] - v[3]
 	}
-	return acc == 0
+	for _, x := range v {
+		a0 += x - x
+	}
+	return a0+a1+a2+a3 == 0
 }
 
 // isFinite reports whether v is neither ±Inf nor NaN.
