@@ -176,7 +176,7 @@ row() { # row FILE D SCHEDULE WORKERS KERNEL NUMPY: one line of the n = 10⁶ ta
 	echo
 	echo "The memory ceiling (\`bench async\`, engine.Sim.MemoryCeiling) replays the same edge stream with the same"
 	echo "prefetching and the same lines read and written per event, without the arithmetic: what the memory"
-	echo "system allows the serial loop on this machine."
+	echo "system allows the serial loop, with its own prefetching, on this machine."
 	echo
 	echo "The paper's asynchronous run, \`pairgossip run --algo async --iters 1000000 --no-optimum\` (Breast Cancer,"
 	echo "n = 699, 10⁶ events, 30 measurements of every sampled node's objective and AUC included): $(r "$(m paper-async wall_seconds)") s."

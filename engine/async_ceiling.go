@@ -11,7 +11,8 @@ import (
 // the event kernel touches — both endpoints' x rows read, their y, z and
 // θ̄ rows and packed scalars read and written (one word a line) — but
 // none of its arithmetic. Its speed bounds the loop's at this size on this
-// machine: what the memory system delivers for this access pattern. It
+// machine, with the loop's own prefetching (PREFETCHT0, by groups): other
+// prefetch hints can move more lines (docs/design.md §6). It
 // writes junk into the state: the Sim is for nothing else afterwards. It
 // needs the fast path's serial loop (one worker, the gossip estimator).
 func (s *Sim) MemoryCeiling(events int64) error {

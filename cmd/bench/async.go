@@ -22,7 +22,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("graph", "watts-strogatz", "graph (watts-strogatz k=5 p=0.3, cycle, star, complete, …)")
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
 	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
-	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): the memory system's bound on the serial loop")
+	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): a bound on the serial loop with its own prefetching")
 	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
