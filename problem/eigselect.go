@@ -93,14 +93,11 @@ func ProjectPSDSelectPair(w1, w2 *Workspace, dst1, v1, dst2, v2 []float64, scale
 	s1, r1 := w1.selReduce(dst1, v1, scale, &w1.Eigs)
 	s2, r2 := w2.selReduce(dst2, v2, scale, &w1.Eigs)
 	d := w1.d
-	e1, e2 := r1, r2 // eigenvalues found
+	var e1, e2 bool // eigenvalues found
 	if r1 && r2 && d > 1 && blockEnd(w1.sel.off, 0, d) == d && blockEnd(w2.sel.off, 0, d) == d {
-		a, b := &w1.sel, &w2.sel
-		copy(a.lam[:d], a.diag[:d])
-		copy(a.etmp[:d], a.off[:d])
-		copy(b.lam[:d], b.diag[:d])
-		copy(b.etmp[:d], b.off[:d])
-		e1, e2 = pwkPair(a.lam[:d], a.etmp[:d], b.lam[:d], b.etmp[:d])
+		l1, t1 := w1.sel.block(0, d)
+		l2, t2 := w2.sel.block(0, d)
+		e1, e2 = pwkPair(l1, t1, l2, t2)
 	} else {
 		e1 = r1 && w1.selEigenvalues()
 		e2 = r2 && w2.selEigenvalues()
@@ -214,14 +211,21 @@ func (ws *Workspace) selEigenvalues() bool {
 	d, s := ws.d, &ws.sel
 	for b0 := 0; b0 < d; {
 		b1 := blockEnd(s.off, b0, d)
-		copy(s.lam[b0:b1], s.diag[b0:b1])
-		copy(s.etmp[b0:b1], s.off[b0:b1])
-		if b1-b0 > 1 && !pwkEigenvalues(s.lam[b0:b1], s.etmp[b0:b1]) {
+		if lam, e := s.block(b0, b1); b1-b0 > 1 && !pwkEigenvalues(lam, e) {
 			return false
 		}
 		b0 = b1
 	}
 	return true
+}
+
+// block returns block [b0, b1)'s diagonal and off-diagonal copied into
+// lam and etmp, for pwkEigenvalues to overwrite.
+func (s *selBuffers) block(b0, b1 int) (lam, e []float64) {
+	lam, e = s.lam[b0:b1], s.etmp[b0:b1]
+	copy(lam, s.diag[b0:b1])
+	copy(e, s.off[b0:b1])
+	return lam, e
 }
 
 // selProject is ProjectPSDSelect after the eigenvalues: the eigenvectors
@@ -365,7 +369,7 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 	m := b1 - b0
 	y := s.y
 	if m == 1 {
-		y[col*ws.d+b0] = 1
+		y[col*d+b0] = 1
 		return true
 	}
 	dg, of := s.diag[b0:b1], s.off[b0:b1-1]
@@ -375,7 +379,6 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 	}
 	ortol := 1e-3 * onenrm
 	dtpcrt := math.Sqrt(0.1 / float64(m))
-	x := s.x[:m]
 	la, lb, lc, ld := s.lu[0:m], s.lu[m:2*m], s.lu[2*m:3*m], s.lu[3*m:4*m]
 	inv, bi, di := s.lu[4*m:5*m], s.lu[5*m:6*m], s.lu[6*m:7*m]
 	fa, fe := s.lu[7*m:8*m], s.lu[8*m:9*m]
@@ -392,7 +395,7 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 			}
 		}
 		// A fixed pseudo-random start (splitmix64), the same on every call.
-		x = s.x[:m]
+		x := s.x[:m]
 		st := uint64(j+1) * 0x9E3779B97F4A7C15
 		for i := range x {
 			st += 0x9E3779B97F4A7C15
@@ -433,11 +436,12 @@ func (ws *Workspace) inverseIteration(b0, b1, lo, hi, col int) bool {
 		// one and writes the other.
 		xo := s.hv[:m]
 		amax := maxAbs(x)
+		sclNum := float64(m) * onenrm * math.Max(eps, math.Abs(la[m-1])) // the scale's numerator, the same every iteration
 		for its := 0; its < 5; its++ {
 			if amax == 0 {
 				x[0], amax = 1, 1
 			}
-			scl := float64(m) * onenrm * math.Max(eps, math.Abs(la[m-1])) / amax
+			scl := sclNum / amax
 			nrm, fast := lagtsFast(m, bi, fa, fe, di, inv, piv, x, xo, scl)
 			if !fast {
 				for i, v := range x {

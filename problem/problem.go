@@ -317,7 +317,7 @@ func (p *Problem) Dist(theta, xi, xj []float64) float64 {
 }
 
 // distMaxD is the largest d whose δ Dist keeps on the stack.
-const distMaxD = 128
+const distMaxD = 64
 
 // distRef is Dist's reference loop.
 func distRef(d int, theta, xi, xj []float64) float64 {
