@@ -125,21 +125,44 @@ func TestRecords(t *testing.T) {
 }
 
 // TestRecordsPanics: an index or a length outside the slices panics
-// before anything is written.
+// before anything is written, also when valid nodes precede the bad one
+// in the list. Every value is non-zero and x's rows differ, so that any
+// update of a valid node would change bits of z or bar.
 func TestRecordsPanics(t *testing.T) {
 	x, z, bar := make([]float64, 4*9), make([]float64, 4*9), make([]float64, 4*9)
-	y := []int32{0, 1, 2, 3}
+	for i := range x {
+		x[i], z[i], bar[i] = 1.5+float64(i), 0.25-float64(i)/8, -2+float64(i)/16
+	}
+	sc := func(m int) []float64 {
+		s := make([]float64, m)
+		for i := range s {
+			s[i] = 0.75 + float64(i)/4
+		}
+		return s
+	}
+	y := []int32{1, 2, 3, 0}
+	yOut := []int32{1, 2, 3, 4} // node 3's y past x
+	xs, zs, bars := slices.Clone(x), slices.Clone(z), slices.Clone(bar)
 	for _, c := range []struct {
 		name string
 		fn   func()
 	}{
-		{"node past yIdx", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{4}, make([]float64, 4)) }},
-		{"negative node", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{-1}, make([]float64, 4)) }},
-		{"y past x", func() { WriteRecords(x, 9, []int32{0, 1, 2, 4}, z, bar, 9, 9, []int32{3}, make([]float64, 4)) }},
-		{"row past z", func() { WriteRecords(x, 9, y, z[:30], bar, 9, 9, []int32{3}, make([]float64, 4)) }},
-		{"short sc", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{3}, make([]float64, 3)) }},
+		{"node past yIdx", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{4}, sc(4)) }},
+		{"negative node", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{-1}, sc(4)) }},
+		{"y past x", func() { WriteRecords(x, 9, yOut, z, bar, 9, 9, []int32{3}, sc(4)) }},
+		{"row past z", func() { WriteRecords(x, 9, y, z[:30], bar, 9, 9, []int32{3}, sc(4)) }},
+		{"short sc", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{3}, sc(3)) }},
+		{"valid node, then node past yIdx", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{0, 1, 4}, sc(12)) }},
+		{"valid node, then negative node", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{0, -1}, sc(8)) }},
+		{"valid node, then y past x", func() { WriteRecords(x, 9, yOut, z, bar, 9, 9, []int32{0, 3}, sc(8)) }},
+		{"valid node, then row past z", func() { WriteRecords(x, 9, y, z[:30], bar, 9, 9, []int32{0, 3}, sc(8)) }},
+		{"valid node, then row past bar", func() { WriteRecords(x, 9, y, z, bar[:30], 9, 9, []int32{0, 3}, sc(8)) }},
+		{"valid nodes, short sc", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{0, 3}, sc(7)) }},
 		{"average row past bar", func() { AverageRecords(z, bar[:35], 9, 9, []int32{3}, 1, 1) }},
 		{"average huge stride", func() { AverageRecords(z, bar, 1<<62, 9, []int32{3}, 1, 1) }},
+		{"average valid node, then row past bar", func() { AverageRecords(z, bar[:35], 9, 9, []int32{0, 3}, 0.75, 1.25) }},
+		{"average valid node, then row past z", func() { AverageRecords(z[:30], bar, 9, 9, []int32{1, 3}, 0.75, 1.25) }},
+		{"average valid node, then negative node", func() { AverageRecords(z, bar, 9, 9, []int32{0, -1}, 0.75, 1.25) }},
 	} {
 		for _, impl := range Implementations() {
 			withImpl(t, impl, func() {
@@ -150,11 +173,14 @@ func TestRecordsPanics(t *testing.T) {
 				}()
 				c.fn()
 			})
-		}
-		for _, s := range [][]float64{z, bar} {
-			for _, v := range s {
-				if v != 0 {
-					t.Fatalf("%s: written before panicking", c.name)
+			for _, p := range []struct {
+				name      string
+				got, want []float64
+			}{{"x", x, xs}, {"z", z, zs}, {"bar", bar, bars}} {
+				for i := range p.want {
+					if !sameBits(p.got[i], p.want[i]) {
+						t.Fatalf("%s: %s: %s[%d] written before panicking (%v, was %v)", impl, c.name, p.name, i, p.got[i], p.want[i])
+					}
 				}
 			}
 		}
