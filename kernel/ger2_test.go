@@ -268,3 +268,13 @@ func fuzzOverwriteBits(dst []float64, rest []byte) {
 		dst[i/8] = math.Float64frombits(binary.LittleEndian.Uint64(rest[i:]))
 	}
 }
+
+// fuzzFloats decodes b as little-endian float64 bit patterns, eight bytes
+// each (a shorter tail ignored).
+func fuzzFloats(b []byte) []float64 {
+	fs := make([]float64, 0, len(b)/8)
+	for ; len(b) >= 8; b = b[8:] {
+		fs = append(fs, math.Float64frombits(binary.LittleEndian.Uint64(b)))
+	}
+	return fs
+}

@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -203,10 +202,11 @@ func FuzzRecords(f *testing.F) {
 			seed = seed*131 + uint64(b)
 		}
 		r := rand.New(rand.NewPCG(seed, 1))
+		fs := fuzzFloats(data)
 		val := func(r *rand.Rand) float64 {
-			if len(data) >= 8 {
-				v := math.Float64frombits(binary.LittleEndian.Uint64(data))
-				data = data[8:]
+			if len(fs) > 0 {
+				v := fs[0]
+				fs = fs[1:]
 				return v
 			}
 			return recordsValue(r)
