@@ -165,10 +165,12 @@ func Use(name string) error {
 // standard error.
 func EnvError() error { return envErr }
 
-// lengthPanic panics with a message naming the kernel and the mismatching
-// lengths. Kept out of line so that the wrappers stay small.
+// lengthPanic panics with a message naming the kernel, the slice and its
+// length against the one the kernel's other arguments call for (the first
+// slice's length, a row count, d·d, 4·len(nodes), …: the caller's want).
+// Kept out of line so that the wrappers stay small.
 //
 //go:noinline
 func lengthPanic(kernel, name string, got, want int) {
-	panic(fmt.Sprintf("kernel.%s: len(%s) = %d, want %d (the length of the first slice)", kernel, name, got, want))
+	panic(fmt.Sprintf("kernel.%s: len(%s) = %d, want %d", kernel, name, got, want))
 }

@@ -121,27 +121,38 @@ func TestGer2(t *testing.T) {
 					t.Fatalf("rows=%d n=%d: reference %v, two rank-1 updates %v at %d", rows, n, want[i], two[i], i)
 				}
 			}
-			for _, impl := range Implementations() {
-				withImpl(t, impl, func() {
-					got := c.run(t, n+rows, impl)
-					for i := range want {
-						if !sameBits(got[i], want[i]) {
-							t.Fatalf("%s rows=%d n=%d stride=%d: a[%d] = %v, want %v", impl, rows, n, c.stride, i, got[i], want[i])
-						}
-					}
-					wantA, wantOut := append([]float64(nil), c.a...), make([]float64, n)
-					ger2DotGeneric(wantA, c.stride, c.x, c.y, c.u, c.v, c.z, wantOut)
-					gotA, gotOut := c.runDot(t, n+rows+1, impl, true)
-					desc := fmt.Sprintf("%s Ger2Dot rows=%d n=%d stride=%d", impl, rows, n, c.stride)
-					for i := range wantA {
-						if !sameBits(gotA[i], wantA[i]) {
-							t.Fatalf("%s: a[%d] = %v, want %v", desc, i, gotA[i], wantA[i])
-						}
-					}
-					checkDot(t, c, wantA, gotOut, wantOut, desc)
-				})
-			}
+			checkGer2(t, c, n+rows, "")
 		}
+	}
+}
+
+// checkGer2 runs Ger2 and Ger2Dot on c in every implementation (through run
+// and runDot, at offsets off and off+1) and compares a with the reference's
+// bits and Ger2Dot's sums with checkDot. what prefixes failure messages.
+func checkGer2(t testing.TB, c ger2Case, off int, what string) {
+	t.Helper()
+	want := append([]float64(nil), c.a...)
+	ger2Generic(want, c.stride, c.x, c.y, c.u, c.v)
+	wantA, wantOut := append([]float64(nil), c.a...), make([]float64, c.n)
+	ger2DotGeneric(wantA, c.stride, c.x, c.y, c.u, c.v, c.z, wantOut)
+	for _, impl := range Implementations() {
+		withImpl(t, impl, func() {
+			desc := fmt.Sprintf("%s%s rows=%d n=%d stride=%d", what, impl, c.rows, c.n, c.stride)
+			got := c.run(t, off, desc)
+			for i := range want {
+				if !sameBits(got[i], want[i]) {
+					t.Fatalf("%s: a[%d] = %v, want %v", desc, i, got[i], want[i])
+				}
+			}
+			desc += " Ger2Dot"
+			gotA, gotOut := c.runDot(t, off+1, desc, true)
+			for i := range wantA {
+				if !sameBits(gotA[i], wantA[i]) {
+					t.Fatalf("%s: a[%d] = %v, want %v", desc, i, gotA[i], wantA[i])
+				}
+			}
+			checkDot(t, c, wantA, gotOut, wantOut, desc)
+		})
 	}
 }
 
@@ -168,26 +179,16 @@ func TestGer2Symmetric(t *testing.T) {
 }
 
 // TestGer2Chunked: a block of more than chunk elements, which the wrapper
-// splits into calls by rows, gives the reference's bits.
+// splits into calls by rows (three here), gives the reference's bits in
+// Ger2 and in Ger2Dot, whose calls advance z and add to out across the
+// split; guards intact.
 func TestGer2Chunked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large block")
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	c := randomGer2(r, chunk/500+3, 1000, 1, false)
-	want := append([]float64(nil), c.a...)
-	ger2Generic(want, c.stride, c.x, c.y, c.u, c.v)
-	for _, impl := range Implementations() {
-		withImpl(t, impl, func() {
-			got := append([]float64(nil), c.a...)
-			Ger2(got, c.stride, c.x, c.y, c.u, c.v)
-			for i := range want {
-				if !sameBits(got[i], want[i]) {
-					t.Fatalf("%s: a[%d] = %v, want %v", impl, i, got[i], want[i])
-				}
-			}
-		})
-	}
+	checkGer2(t, c, 3, "chunked ")
 }
 
 func TestGer2Panics(t *testing.T) {
@@ -239,27 +240,7 @@ func FuzzGer2(f *testing.F) {
 		}
 		c := randomGer2(r, rows, n, gap, true)
 		fuzzOverwriteBits(c.a, rest)
-		want := append([]float64(nil), c.a...)
-		ger2Generic(want, c.stride, c.x, c.y, c.u, c.v)
-		for _, impl := range Implementations() {
-			withImpl(t, impl, func() {
-				got := c.run(t, off, impl)
-				for i := range want {
-					if !sameBits(got[i], want[i]) {
-						t.Fatalf("%s rows=%d n=%d: a[%d] = %v, want %v", impl, rows, n, i, got[i], want[i])
-					}
-				}
-				wantA, wantOut := append([]float64(nil), c.a...), make([]float64, n)
-				ger2DotGeneric(wantA, c.stride, c.x, c.y, c.u, c.v, c.z, wantOut)
-				gotA, gotOut := c.runDot(t, off+1, impl, true)
-				for i := range wantA {
-					if !sameBits(gotA[i], wantA[i]) {
-						t.Fatalf("%s Ger2Dot rows=%d n=%d: a[%d] = %v, want %v", impl, rows, n, i, gotA[i], wantA[i])
-					}
-				}
-				checkDot(t, c, wantA, gotOut, wantOut, impl+" Ger2Dot")
-			})
-		}
+		checkGer2(t, c, off, "fuzz ")
 	})
 }
 
@@ -286,4 +267,14 @@ func fuzzOverwriteBits(dst []float64, rest []byte) {
 	for i := 0; i+8 <= len(rest) && i/8 < len(dst); i += 8 {
 		dst[i/8] = math.Float64frombits(binary.LittleEndian.Uint64(rest[i:]))
 	}
+}
+
+// fuzzFloats decodes b as little-endian float64 bit patterns, eight bytes
+// each (a shorter tail ignored).
+func fuzzFloats(b []byte) []float64 {
+	fs := make([]float64, 0, len(b)/8)
+	for ; len(b) >= 8; b = b[8:] {
+		fs = append(fs, math.Float64frombits(binary.LittleEndian.Uint64(b)))
+	}
+	return fs
 }

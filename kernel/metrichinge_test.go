@@ -180,10 +180,7 @@ func FuzzMetricHinge8(f *testing.F) {
 			return
 		}
 		off, diag, d, extra := int(data[0]&7), data[0]&8 != 0, int(data[1]%12), int(data[2]%4)
-		var fs []float64
-		for b := data[3:]; len(b) >= 8; b = b[8:] {
-			fs = append(fs, math.Float64frombits(binary.LittleEndian.Uint64(b)))
-		}
+		fs := fuzzFloats(data[3:])
 		take := func(k int) []float64 { s := fs[:k]; fs = fs[k:]; return s }
 		if len(fs) < 1+8+8*d {
 			return
@@ -307,10 +304,7 @@ func FuzzMetricDist8(f *testing.F) {
 			return
 		}
 		off, d, extra := int(data[0]&7), int(data[1]%16), int(data[2]%4)
-		var fs []float64
-		for b := data[3:]; len(b) >= 8; b = b[8:] {
-			fs = append(fs, math.Float64frombits(binary.LittleEndian.Uint64(b)))
-		}
+		fs := fuzzFloats(data[3:])
 		stride := 8 + extra
 		next := func() float64 {
 			if len(fs) == 0 {
@@ -413,10 +407,7 @@ func FuzzGemm8(f *testing.F) {
 			return
 		}
 		off, d, n := int(data[0]&7), int(data[1]%12), int(data[2]%40)
-		var fs []float64
-		for b := data[3:]; len(b) >= 8; b = b[8:] {
-			fs = append(fs, math.Float64frombits(binary.LittleEndian.Uint64(b)))
-		}
+		fs := fuzzFloats(data[3:])
 		a, b := make([]float64, 8*d), make([]float64, d*n)
 		for _, s := range [][]float64{a, b} {
 			for i := range s {

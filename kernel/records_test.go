@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,15 +9,16 @@ import (
 )
 
 // recordsCase is one input of WriteRecords and AverageRecords: rows of x
-// (stride sx) and records z, bar (stride sr) with guard elements past the
-// last row, a node list and the per-node scalars.
+// (stride sx) and records z, bar (stride sr), a node list and the per-node
+// scalars; checkRecords places x, z and bar at element offsets off, off+3
+// and off+5 of a 64-byte line (mod 8) inside guard padding.
 type recordsCase struct {
-	x, z, bar    []float64
-	sx, sr, n    int
-	yIdx, nodes  []int32
-	sc           []float64
-	al, be       float64
-	rows, guards int
+	x, z, bar   []float64
+	sx, sr, n   int
+	yIdx, nodes []int32
+	sc          []float64
+	al, be      float64
+	rows, off   int
 }
 
 // recordsValue draws a value: mostly moderate, sometimes one of the
@@ -42,20 +42,19 @@ func recordsValue(r *rand.Rand) float64 {
 }
 
 // newRecordsCase builds a case of rows records of n elements (strides n +
-// a pad), starting off elements into their slices (unaligned), and a list
-// of m nodes (repeats allowed).
+// a pad), at offset off (unaligned unless off ≡ 0 mod 8), and a list of m
+// nodes (repeats allowed).
 func newRecordsCase(r *rand.Rand, rows, n, m, off int, val func(*rand.Rand) float64) recordsCase {
-	c := recordsCase{n: n, rows: rows, guards: 5}
+	c := recordsCase{n: n, rows: rows, off: off}
 	c.sx, c.sr = n+r.IntN(4), n+r.IntN(4)
 	fill := func(l int) []float64 {
-		s := make([]float64, off+l+c.guards)
+		s := make([]float64, l)
 		for i := range s {
 			s[i] = val(r)
 		}
-		return s[off:]
+		return s
 	}
 	c.x, c.z, c.bar = fill(rows*c.sx), fill(rows*c.sr), fill(rows*c.sr)
-	c.x, c.z, c.bar = c.x[:rows*c.sx+c.guards], c.z[:rows*c.sr+c.guards], c.bar[:rows*c.sr+c.guards]
 	c.yIdx = make([]int32, rows)
 	for k := range c.yIdx {
 		c.yIdx[k] = int32(r.IntN(rows))
@@ -77,33 +76,43 @@ func (c recordsCase) clone() recordsCase {
 	return c
 }
 
-// checkRecords runs both kernels on c in every implementation and compares
-// every element (guards included: the slices handed over end at the last
-// row) with the reference, bit for bit.
+// checkRecords runs both kernels on c in every implementation, on copies
+// of x, z and bar inside guard padding, and compares every element (those
+// between rows included) with the reference, bit for bit, and the guards
+// with their sentinel.
 func checkRecords(t *testing.T, c recordsCase, what string) {
 	t.Helper()
-	lim := func(s []float64) []float64 { return s[:len(s)-c.guards] }
 	want := c.clone()
-	writeRecordsGeneric(lim(want.x), c.sx, c.yIdx, lim(want.z), lim(want.bar), c.sr, c.n, c.nodes, c.sc)
+	writeRecordsGeneric(want.x, c.sx, c.yIdx, want.z, want.bar, c.sr, c.n, c.nodes, c.sc)
 	wantAvg := c.clone()
-	averageRecordsGeneric(lim(wantAvg.z), lim(wantAvg.bar), c.sr, c.n, c.nodes, c.al, c.be)
+	averageRecordsGeneric(wantAvg.z, wantAvg.bar, c.sr, c.n, c.nodes, c.al, c.be)
+	place := func() (x, z, bar guarded) {
+		return newGuarded(c.x, c.off%8), newGuarded(c.z, (c.off+3)%8), newGuarded(c.bar, (c.off+5)%8)
+	}
 	for _, impl := range Implementations() {
-		got, gotAvg := c.clone(), c.clone()
+		gx, gz, gbar := place()
+		_, gzAvg, gbarAvg := place()
 		withImpl(t, impl, func() {
-			WriteRecords(lim(got.x), c.sx, c.yIdx, lim(got.z), lim(got.bar), c.sr, c.n, c.nodes, c.sc)
-			AverageRecords(lim(gotAvg.z), lim(gotAvg.bar), c.sr, c.n, c.nodes, c.al, c.be)
+			WriteRecords(gx.s(), c.sx, c.yIdx, gz.s(), gbar.s(), c.sr, c.n, c.nodes, c.sc)
+			AverageRecords(gzAvg.s(), gbarAvg.s(), c.sr, c.n, c.nodes, c.al, c.be)
 		})
 		for _, p := range []struct {
-			name      string
-			got, want []float64
+			name string
+			got  guarded
+			want []float64
 		}{
-			{"WriteRecords x", got.x, want.x}, {"WriteRecords z", got.z, want.z}, {"WriteRecords bar", got.bar, want.bar},
-			{"AverageRecords z", gotAvg.z, wantAvg.z}, {"AverageRecords bar", gotAvg.bar, wantAvg.bar},
+			{"WriteRecords x", gx, want.x}, {"WriteRecords z", gz, want.z}, {"WriteRecords bar", gbar, want.bar},
+			{"AverageRecords z", gzAvg, wantAvg.z}, {"AverageRecords bar", gbarAvg, wantAvg.bar},
 		} {
+			if at, ok := p.got.intact(); !ok {
+				t.Fatalf("%s: %s, %s (n=%d, strides %d/%d, %d nodes): guard element %d overwritten",
+					impl, what, p.name, c.n, c.sx, c.sr, len(c.nodes), at)
+			}
+			got := p.got.s()
 			for i := range p.want {
-				if !sameBits(p.got[i], p.want[i]) {
+				if !sameBits(got[i], p.want[i]) {
 					t.Fatalf("%s: %s, %s (n=%d, strides %d/%d, %d nodes): element %d = %v, want %v",
-						impl, what, p.name, c.n, c.sx, c.sr, len(c.nodes), i, p.got[i], p.want[i])
+						impl, what, p.name, c.n, c.sx, c.sr, len(c.nodes), i, got[i], p.want[i])
 				}
 			}
 		}
@@ -118,28 +127,51 @@ func TestRecords(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 699))
 	for n := 0; n <= 130; n++ {
 		for _, rows := range []int{1, 3, 17} {
-			c := newRecordsCase(r, rows, n, r.IntN(2*rows+1), r.IntN(3), recordsValue)
+			c := newRecordsCase(r, rows, n, r.IntN(2*rows+1), r.IntN(8), recordsValue)
 			checkRecords(t, c, fmt.Sprintf("rows=%d", rows))
 		}
 	}
 }
 
 // TestRecordsPanics: an index or a length outside the slices panics
-// before anything is written.
+// before anything is written, also when valid nodes precede the bad one
+// in the list. Every value is non-zero and x's rows differ, so that any
+// update of a valid node would change bits of z or bar.
 func TestRecordsPanics(t *testing.T) {
 	x, z, bar := make([]float64, 4*9), make([]float64, 4*9), make([]float64, 4*9)
-	y := []int32{0, 1, 2, 3}
+	for i := range x {
+		x[i], z[i], bar[i] = 1.5+float64(i), 0.25-float64(i)/8, -2+float64(i)/16
+	}
+	sc := func(m int) []float64 {
+		s := make([]float64, m)
+		for i := range s {
+			s[i] = 0.75 + float64(i)/4
+		}
+		return s
+	}
+	y := []int32{1, 2, 3, 0}
+	yOut := []int32{1, 2, 3, 4} // node 3's y past x
+	xs, zs, bars := slices.Clone(x), slices.Clone(z), slices.Clone(bar)
 	for _, c := range []struct {
 		name string
 		fn   func()
 	}{
-		{"node past yIdx", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{4}, make([]float64, 4)) }},
-		{"negative node", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{-1}, make([]float64, 4)) }},
-		{"y past x", func() { WriteRecords(x, 9, []int32{0, 1, 2, 4}, z, bar, 9, 9, []int32{3}, make([]float64, 4)) }},
-		{"row past z", func() { WriteRecords(x, 9, y, z[:30], bar, 9, 9, []int32{3}, make([]float64, 4)) }},
-		{"short sc", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{3}, make([]float64, 3)) }},
+		{"node past yIdx", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{4}, sc(4)) }},
+		{"negative node", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{-1}, sc(4)) }},
+		{"y past x", func() { WriteRecords(x, 9, yOut, z, bar, 9, 9, []int32{3}, sc(4)) }},
+		{"row past z", func() { WriteRecords(x, 9, y, z[:30], bar, 9, 9, []int32{3}, sc(4)) }},
+		{"short sc", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{3}, sc(3)) }},
+		{"valid node, then node past yIdx", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{0, 1, 4}, sc(12)) }},
+		{"valid node, then negative node", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{0, -1}, sc(8)) }},
+		{"valid node, then y past x", func() { WriteRecords(x, 9, yOut, z, bar, 9, 9, []int32{0, 3}, sc(8)) }},
+		{"valid node, then row past z", func() { WriteRecords(x, 9, y, z[:30], bar, 9, 9, []int32{0, 3}, sc(8)) }},
+		{"valid node, then row past bar", func() { WriteRecords(x, 9, y, z, bar[:30], 9, 9, []int32{0, 3}, sc(8)) }},
+		{"valid nodes, short sc", func() { WriteRecords(x, 9, y, z, bar, 9, 9, []int32{0, 3}, sc(7)) }},
 		{"average row past bar", func() { AverageRecords(z, bar[:35], 9, 9, []int32{3}, 1, 1) }},
 		{"average huge stride", func() { AverageRecords(z, bar, 1<<62, 9, []int32{3}, 1, 1) }},
+		{"average valid node, then row past bar", func() { AverageRecords(z, bar[:35], 9, 9, []int32{0, 3}, 0.75, 1.25) }},
+		{"average valid node, then row past z", func() { AverageRecords(z[:30], bar, 9, 9, []int32{1, 3}, 0.75, 1.25) }},
+		{"average valid node, then negative node", func() { AverageRecords(z, bar, 9, 9, []int32{0, -1}, 0.75, 1.25) }},
 	} {
 		for _, impl := range Implementations() {
 			withImpl(t, impl, func() {
@@ -150,11 +182,14 @@ func TestRecordsPanics(t *testing.T) {
 				}()
 				c.fn()
 			})
-		}
-		for _, s := range [][]float64{z, bar} {
-			for _, v := range s {
-				if v != 0 {
-					t.Fatalf("%s: written before panicking", c.name)
+			for _, p := range []struct {
+				name      string
+				got, want []float64
+			}{{"x", x, xs}, {"z", z, zs}, {"bar", bar, bars}} {
+				for i := range p.want {
+					if !sameBits(p.got[i], p.want[i]) {
+						t.Fatalf("%s: %s: %s[%d] written before panicking (%v, was %v)", impl, c.name, p.name, i, p.got[i], p.want[i])
+					}
 				}
 			}
 		}
@@ -170,17 +205,18 @@ func FuzzRecords(f *testing.F) {
 		if len(data) < 4 {
 			t.Skip()
 		}
-		n, rows, m, off := int(data[0]%40), 1+int(data[1]%8), int(data[2]%20), int(data[3]%3)
+		n, rows, m, off := int(data[0]%40), 1+int(data[1]%8), int(data[2]%20), int(data[3]%8)
 		data = data[4:]
 		seed := uint64(len(data))
 		for _, b := range data {
 			seed = seed*131 + uint64(b)
 		}
 		r := rand.New(rand.NewPCG(seed, 1))
+		fs := fuzzFloats(data)
 		val := func(r *rand.Rand) float64 {
-			if len(data) >= 8 {
-				v := math.Float64frombits(binary.LittleEndian.Uint64(data))
-				data = data[8:]
+			if len(fs) > 0 {
+				v := fs[0]
+				fs = fs[1:]
 				return v
 			}
 			return recordsValue(r)
