@@ -51,7 +51,12 @@ func (c ger2Case) runDot(t testing.TB, off int, desc string, dot bool) (_, _ []f
 	t.Helper()
 	ga := newGuarded(c.a, off%8)
 	gx, gy, gu, gv := newGuarded(c.x, (off+1)%8), newGuarded(c.y, (off+3)%8), newGuarded(c.u, (off+5)%8), newGuarded(c.v, (off+6)%8)
-	gz, gout := newGuarded(c.z, (off+7)%8), newGuarded(make([]float64, c.n), (off+2)%8)
+	// out starts as NaN: Ger2Dot must overwrite it, not add to it.
+	stale := make([]float64, c.n)
+	for i := range stale {
+		stale[i] = math.NaN()
+	}
+	gz, gout := newGuarded(c.z, (off+7)%8), newGuarded(stale, (off+2)%8)
 	a := ga.s()
 	if dot {
 		Ger2Dot(a, c.stride, gx.s(), gy.s(), gu.s(), gv.s(), gz.s(), gout.s())
@@ -168,7 +173,8 @@ func TestGer2Symmetric(t *testing.T) {
 }
 
 // TestGer2Chunked: a block of more than chunk elements, which the wrapper
-// splits into calls by rows, gives the reference's bits.
+// splits into calls by rows, gives the reference's bits (Ger2, and Ger2Dot's
+// update), and Ger2Dot's out is the reference's within the reduction bound.
 func TestGer2Chunked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large block")
@@ -186,6 +192,15 @@ func TestGer2Chunked(t *testing.T) {
 					t.Fatalf("%s: a[%d] = %v, want %v", impl, i, got[i], want[i])
 				}
 			}
+			wantA, wantOut := append([]float64(nil), c.a...), make([]float64, c.n)
+			ger2DotGeneric(wantA, c.stride, c.x, c.y, c.u, c.v, c.z, wantOut)
+			gotA, gotOut := c.runDot(t, 3, impl+" Ger2Dot chunked", true)
+			for i := range wantA {
+				if !sameBits(gotA[i], wantA[i]) {
+					t.Fatalf("%s Ger2Dot: a[%d] = %v, want %v", impl, i, gotA[i], wantA[i])
+				}
+			}
+			checkDot(t, c, wantA, gotOut, wantOut, impl+" Ger2Dot chunked")
 		})
 	}
 }
