@@ -17,60 +17,37 @@ import (
 // whole matrix (the symmetric tridiagonalisation's update of one step);
 // each row is the common loop with x[q] and u[q] broadcast.
 func genGer2() {
-	genGer2Update()
-	genGer2Dot()
+	genGer2Rows(false)
+	genGer2Rows(true)
 }
 
-func genGer2Update() {
-	text("ger2"+T.suffix, "func(a, x, y, u, v *float64, n, rows, stride int)",
-		"ger2"+T.suffix+" sets a[q·stride+c] = (a[q·stride+c] − x[q]·y[c]) − u[q]·v[c] for q < rows, c < n ("+T.suffix+", no FMA: bit-identical to the reference).")
+// genGer2Rows generates ger2 (dot false) or, with dot, ger2Dot: ger2's
+// update, and out[c] += z[q]·a[q, c] for each updated row q (one FMA a
+// vector, into out, which the wrapper clears): the product zᵀA, the next
+// tridiagonalisation step's A·h for the symmetric A, accumulated down the
+// rows while each is in registers, with no horizontal sum a row. Under
+// AVX-512 the partial last vector of out stays in a register through the
+// rows and is stored once at the end: a masked store does not forward to
+// the next row's load.
+func genGer2Rows(dot bool) {
+	if dot {
+		text("ger2Dot"+T.suffix, "func(a, x, y, u, v, z, out *float64, n, rows, stride int)",
+			"ger2Dot"+T.suffix+" is ger2"+T.suffix+", adding z[q]·a[q·stride+c] (updated) to out[c] ("+T.desc+"; the update bit-identical to the reference, the products accumulated with FMA).")
+	} else {
+		text("ger2"+T.suffix, "func(a, x, y, u, v *float64, n, rows, stride int)",
+			"ger2"+T.suffix+" sets a[q·stride+c] = (a[q·stride+c] − x[q]·y[c]) − u[q]·v[c] for q < rows, c < n ("+T.suffix+", no FMA: bit-identical to the reference).")
+	}
 	a, x, y, u, v, n := pointer("a"), pointer("x"), pointer("y"), pointer("u"), pointer("v"), length()
-	rows := Load(Param("rows"), GP64())
-	stride := Load(Param("stride"), GP64())
-	SHLQ(U8(3), stride) // bytes
-	q := GP64()
-	XORQ(q, q)
-	Label("rows")
-	CMPQ(q, rows)
-	JAE(LabelRef("end"))
-	X, U := T.vec(), T.vec()
-	VBROADCASTSD(Mem{Base: x, Index: q, Scale: 8}, X)
-	VBROADCASTSD(Mem{Base: u, Index: q, Scale: 8}, U)
-	loop(n, func(s step) {
-		l := s.l
-		t, p := l.reg(), l.reg()
-		l.load(s.at(a), t)
-		l.mul(s.at(y), l.cst(X), p) // x[q]·y[c]
-		l.sub(p, t, t)              // a − x[q]·y[c]
-		l.mul(s.at(v), l.cst(U), p) // u[q]·v[c]
-		l.sub(p, t, t)              // (a − x[q]·y[c]) − u[q]·v[c]
-		l.store(t, s.at(a))
-	})
-	ADDQ(stride, a)
-	INCQ(q)
-	JMP(LabelRef("rows"))
-	Label("end")
-	finish(nil)
-}
-
-// genGer2Dot generates kernel.Ger2Dot: ger2's update, and out[c] +=
-// z[q]·a[q, c] for each updated row q (one FMA a vector, into out, which
-// the wrapper clears): the product zᵀA, the next tridiagonalisation step's
-// A·h for the symmetric A, accumulated down the rows while each is in
-// registers, with no horizontal sum a row. Under AVX-512 the partial last
-// vector of out stays in a register through the rows and is stored once
-// at the end: a masked store does not forward to the next row's load.
-func genGer2Dot() {
-	text("ger2Dot"+T.suffix, "func(a, x, y, u, v, z, out *float64, n, rows, stride int)",
-		"ger2Dot"+T.suffix+" is ger2"+T.suffix+", adding z[q]·a[q·stride+c] (updated) to out[c] ("+T.desc+"; the update bit-identical to the reference, the products accumulated with FMA).")
-	a, x, y, u, v, n := pointer("a"), pointer("x"), pointer("y"), pointer("u"), pointer("v"), length()
-	z, out := pointer("z"), pointer("out")
+	var z, out Register
+	if dot {
+		z, out = pointer("z"), pointer("out")
+	}
 	rows := Load(Param("rows"), GP64())
 	stride := Load(Param("stride"), GP64())
 	SHLQ(U8(3), stride) // bytes
 	var k, tailAcc Register
 	var full GPVirtual
-	if T.masked {
+	if dot && T.masked {
 		k = tailMask(n)
 		tailAcc = T.vec()
 		VXORPD(tailAcc, tailAcc, tailAcc)
@@ -83,10 +60,15 @@ func genGer2Dot() {
 	Label("rows")
 	CMPQ(q, rows)
 	JAE(LabelRef("end"))
-	X, U, Z := T.vec(), T.vec(), T.vec()
+	X, U := T.vec(), T.vec()
 	VBROADCASTSD(Mem{Base: x, Index: q, Scale: 8}, X)
 	VBROADCASTSD(Mem{Base: u, Index: q, Scale: 8}, U)
-	VBROADCASTSD(Mem{Base: z, Index: q, Scale: 8}, Z)
+	var Z VecVirtual
+	if dot {
+		Z = T.vec()
+		VBROADCASTSD(Mem{Base: z, Index: q, Scale: 8}, Z)
+	}
+	// update sets a[q, c] (c at at's index) and returns the new value.
 	update := func(l lane, at func(Register) Mem) Register {
 		t, p := l.reg(), l.reg()
 		l.load(at(a), t)
@@ -97,7 +79,10 @@ func genGer2Dot() {
 		l.store(t, at(a))
 		return t
 	}
-	if !T.masked {
+	switch {
+	case !dot:
+		loop(n, func(s step) { update(s.l, s.at) })
+	case !T.masked:
 		loop(n, func(s step) {
 			t := update(s.l, s.at)
 			o := s.l.reg()
@@ -105,7 +90,7 @@ func genGer2Dot() {
 			s.l.fma(s.l.cst(Z), t, o) // out[c] += z[q]·a[q, c]
 			s.l.store(o, s.at(out))
 		})
-	} else {
+	default:
 		i := GP64()
 		XORQ(i, i)
 		Label("vec")
@@ -131,7 +116,7 @@ func genGer2Dot() {
 	INCQ(q)
 	JMP(LabelRef("rows"))
 	Label("end")
-	if T.masked {
+	if dot && T.masked {
 		VMOVUPD(tailAcc, k, Mem{Base: out, Index: full, Scale: 8})
 	}
 	finish(nil)

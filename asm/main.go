@@ -361,13 +361,18 @@ func length() Register { return Load(Param("n"), GP64()) }
 // nanoseconds per call on some CPUs, this project's virtualised EPYC
 // among them.)
 func broadcast(name string) VecVirtual {
+	v := T.vec()
+	VBROADCASTSD(paramAddr(name), v)
+	return v
+}
+
+// paramAddr is the stack slot of parameter name.
+func paramAddr(name string) Mem {
 	p, err := Param(name).Resolve()
 	if err != nil {
 		panic(err)
 	}
-	v := T.vec()
-	VBROADCASTSD(p.Addr, v)
-	return v
+	return p.Addr
 }
 
 // finish returns the reduction's result (if any) and returns.

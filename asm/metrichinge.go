@@ -77,36 +77,19 @@ func genMetricHinge() {
 		VADDPD(h, R, pass, R)
 	}
 
+	// gram emits the entries g_ij of the w columns c..c+w−1 (labels
+	// name+"L", name+"H").
+	gram := func(w int, name string) []VecVirtual {
+		return eightRows(w, ap, xp, c, d, U8(64), stride, name+"L", name+"H")
+	}
+
 	// group emits eight columns c..c+7.
 	group := func(masked bool) {
-		var acc [8]VecVirtual
-		for k := range acc {
-			acc[k] = ZMM()
-			VXORPD(acc[k], acc[k], acc[k])
-		}
-		pa, px, l := GP64(), GP64(), GP64()
-		MOVQ(ap, pa)
-		LEAQ(Mem{Base: xp, Index: c, Scale: 8}, px)
-		MOVQ(d, l)
 		lbl := "group"
 		if masked {
 			lbl = "diag"
 		}
-		Label(lbl + "L")
-		TESTQ(l, l)
-		JE(LabelRef(lbl + "H"))
-		A := ZMM()
-		VMOVUPD(Mem{Base: pa}, A)
-		for k := range acc {
-			t := ZMM()
-			VMULPD_BCST(Mem{Base: px, Disp: 8 * k}, A, t)
-			VADDPD(t, acc[k], acc[k])
-		}
-		ADDQ(U8(64), pa)
-		ADDQ(stride, px)
-		DECQ(l)
-		JMP(LabelRef(lbl + "L"))
-		Label(lbl + "H")
+		acc := gram(8, lbl)
 		for k := range acc {
 			if masked && k == 0 {
 				continue // lane r takes column 0 only when 0 > r: never
@@ -124,42 +107,15 @@ func genMetricHinge() {
 	Label("groups")
 	MOVQ(n, lim)
 	SUBQ(U8(8), lim)
-	Label("groupsL")
-	CMPQ(c, lim)
-	JGT(LabelRef("singles"))
-	group(false)
-	ADDQ(U8(8), c)
-	JMP(LabelRef("groupsL"))
-
-	// One column at a time.
-	Label("singles")
-	CMPQ(c, n)
-	JAE(LabelRef("done"))
-	{
-		g := ZMM()
-		VXORPD(g, g, g)
-		pa, px, l := GP64(), GP64(), GP64()
-		MOVQ(ap, pa)
-		LEAQ(Mem{Base: xp, Index: c, Scale: 8}, px)
-		MOVQ(d, l)
-		Label("singleL")
-		TESTQ(l, l)
-		JE(LabelRef("singleH"))
-		A, t := ZMM(), ZMM()
-		VMOVUPD(Mem{Base: pa}, A)
-		VMULPD_BCST(Mem{Base: px}, A, t)
-		VADDPD(t, g, g)
-		ADDQ(U8(64), pa)
-		ADDQ(stride, px)
-		DECQ(l)
-		JMP(LabelRef("singleL"))
-		Label("singleH")
-		hinge(g, 0, 0, false)
-	}
-	INCQ(c)
-	JMP(LabelRef("singles"))
-
-	Label("done")
+	groupsThenOnes(c, lim, n, 8, "groupsL", "singles", "done", func(w int) {
+		if w == 8 {
+			group(false)
+			ADDQ(U8(8), c)
+			return
+		}
+		hinge(gram(1, "single")[0], 0, 0, false) // one column at a time
+		INCQ(c)
+	})
 	VMOVUPD(R, Mem{Base: pointer("r")})
 	VZEROUPPER()
 	RET()
@@ -216,12 +172,12 @@ func genMetricDist() {
 	SUBQ(U8(4), lim)
 
 	// rowsOf emits rows a..a+g−1: their sums r, then s += δ_a·r in order.
-	rowsOf := func(g int, name string) {
-		r := make([]VecVirtual, g)
-		for k := range r {
-			r[k] = ZMM()
-			VXORPD(r[k], r[k], r[k])
+	rowsOf := func(g int) {
+		name := "one"
+		if g == 4 {
+			name = "four"
 		}
+		r := zeroed(g)
 		cc, pdel, pt, pt2 := GP64(), GP64(), GP64(), GP64()
 		XORQ(cc, cc)
 		MOVQ(dp, pdel)
@@ -275,17 +231,7 @@ func genMetricDist() {
 		}
 	}
 
-	Label("fours")
-	CMPQ(a, lim)
-	JGT(LabelRef("ones"))
-	rowsOf(4, "four")
-	JMP(LabelRef("fours"))
-	Label("ones")
-	CMPQ(a, d)
-	JAE(LabelRef("done"))
-	rowsOf(1, "one")
-	JMP(LabelRef("ones"))
-	Label("done")
+	groupsThenOnes(a, lim, d, 4, "fours", "ones", "done", rowsOf)
 	VMOVUPD(S, Mem{Base: out})
 	VZEROUPPER()
 	RET()
@@ -315,31 +261,13 @@ func genGemm8() {
 	MOVQ(n, lim)
 	SUBQ(U8(8), lim)
 
-	cols := func(w int, name string) {
-		acc := make([]VecVirtual, w)
-		for k := range acc {
-			acc[k] = ZMM()
-			VXORPD(acc[k], acc[k], acc[k])
+	// cols emits the w columns c..c+w−1 of the eight rows into out.
+	cols := func(w int) {
+		name := "single"
+		if w == 8 {
+			name = "group"
 		}
-		pa, pb, l := GP64(), GP64(), GP64()
-		MOVQ(ap, pa)
-		LEAQ(Mem{Base: bp, Index: c, Scale: 8}, pb)
-		MOVQ(d, l)
-		Label(name + "L")
-		TESTQ(l, l)
-		JE(LabelRef(name + "S"))
-		A := ZMM()
-		VMOVUPD(Mem{Base: pa}, A)
-		for k := range acc {
-			t := ZMM()
-			VMULPD_BCST(Mem{Base: pb, Disp: 8 * k}, A, t)
-			VADDPD(t, acc[k], acc[k])
-		}
-		ADDQ(astride, pa)
-		ADDQ(bstride, pb)
-		DECQ(l)
-		JMP(LabelRef(name + "L"))
-		Label(name + "S")
+		acc := eightRows(w, ap, bp, c, d, astride, bstride, name+"L", name+"S")
 		po := GP64()
 		MOVQ(c, po)
 		SHLQ(U8(6), po)
@@ -349,17 +277,65 @@ func genGemm8() {
 		}
 		ADDQ(U8(w), c)
 	}
-	Label("groups")
-	CMPQ(c, lim)
-	JGT(LabelRef("singles"))
-	cols(8, "group")
-	JMP(LabelRef("groups"))
-	Label("singles")
-	CMPQ(c, n)
-	JAE(LabelRef("done"))
-	cols(1, "single")
-	JMP(LabelRef("singles"))
-	Label("done")
+	groupsThenOnes(c, lim, n, 8, "groups", "singles", "done", cols)
 	VZEROUPPER()
 	RET()
+}
+
+// zeroed returns w new ZMM registers, each cleared to +0.
+func zeroed(w int) []VecVirtual {
+	r := make([]VecVirtual, w)
+	for k := range r {
+		r[k] = ZMM()
+		VXORPD(r[k], r[k], r[k])
+	}
+	return r
+}
+
+// eightRows emits the entries of eight rows × w columns of a product, one
+// row per lane: acc[k] = Σ_l a[l]·b[l][c+k] over l < d, from +0 in the
+// order l = 0, 1, …, a product then a sum (no FMA). The row vector a[l]
+// (eight lanes at ap + l·aStep) is loaded once for the w columns, and
+// b[l][c+k] (at bp + 8c + l·bStride + 8k) is broadcast from memory into
+// the product. loop labels the loop over l, end the code after it.
+func eightRows(w int, ap, bp, c, d Register, aStep, bStride Op, loop, end string) []VecVirtual {
+	acc := zeroed(w)
+	pa, pb, l := GP64(), GP64(), GP64()
+	MOVQ(ap, pa)
+	LEAQ(Mem{Base: bp, Index: c, Scale: 8}, pb)
+	MOVQ(d, l)
+	Label(loop)
+	TESTQ(l, l)
+	JE(LabelRef(end))
+	A := ZMM()
+	VMOVUPD(Mem{Base: pa}, A)
+	for k := range acc {
+		t := ZMM()
+		VMULPD_BCST(Mem{Base: pb, Disp: 8 * k}, A, t)
+		VADDPD(t, acc[k], acc[k])
+	}
+	ADDQ(aStep, pa)
+	ADDQ(bStride, pb)
+	DECQ(l)
+	JMP(LabelRef(loop))
+	Label(end)
+	return acc
+}
+
+// groupsThenOnes emits the skeleton "groups of g, then ones" over index
+// i: body(g) while i ≤ lim (lim = count − g, set by the caller), then
+// body(1) while i < count; body advances i by its width. The loops are
+// labelled groups and ones, the code after them done.
+func groupsThenOnes(i, lim, count Register, g int, groups, ones, done string, body func(w int)) {
+	Label(groups)
+	CMPQ(i, lim)
+	JGT(LabelRef(ones))
+	body(g)
+	JMP(LabelRef(groups))
+	Label(ones)
+	CMPQ(i, count)
+	JAE(LabelRef(done))
+	body(1)
+	JMP(LabelRef(ones))
+	Label(done)
 }

@@ -23,13 +23,26 @@ func genRecords() {
 	genAverageRecords()
 }
 
-// paramAddr is the stack slot of parameter name.
-func paramAddr(name string) Mem {
-	p, err := Param(name).Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return p.Addr
+// nodeLoop emits the loop over the nodes e = 0..m−1 of a records kernel
+// and its return: body(e, n, nFull) per node, n being parameter n (the row
+// length) and nFull n rounded down to 8 (as rowLoop takes them). Labels
+// name_node and name_end.
+func nodeLoop(name string, body func(e, n, nFull Register)) {
+	n := Load(Param("n"), GP64())
+	nFull := GP64()
+	MOVQ(n, nFull)
+	ANDQ(I32(-8), nFull)
+	e := GP64()
+	XORQ(e, e)
+	Label(name + "_node")
+	CMPQ(e, paramAddr("m"))
+	JAE(LabelRef(name + "_end"))
+	body(e, n, nFull)
+	INCQ(e)
+	JMP(LabelRef(name + "_node"))
+	Label(name + "_end")
+	VZEROUPPER()
+	RET()
 }
 
 // rowLoop emits the loop over the elements 0..n−1 of one node's rows
@@ -73,53 +86,41 @@ func genWriteRecords() {
 	Pragma("noescape")
 	Doc("writeRecordsAVX512 is WriteRecords' loop (AVX-512F; sx and sr in elements, sc: al, be, w, eta",
 		"of each node in turn). The Go wrapper checks every index and length.")
-	n := Load(Param("n"), GP64())
-	nFull := GP64()
-	MOVQ(n, nFull)
-	ANDQ(I32(-8), nFull)
-	e := GP64()
-	XORQ(e, e)
-	Label("wr_node")
-	CMPQ(e, paramAddr("m"))
-	JAE(LabelRef("wr_end"))
-	nodes, yidx := Load(Param("nodes"), GP64()), Load(Param("yidx"), GP64())
-	kk, yy := GP64(), GP64()
-	MOVLQSX(Mem{Base: nodes, Index: e, Scale: 4}, kk)
-	MOVLQSX(Mem{Base: yidx, Index: kk, Scale: 4}, yy)
-	x, sx := Load(Param("x"), GP64()), Load(Param("sx"), GP64())
-	px, py := rowAt(x, kk, sx), rowAt(x, yy, sx)
-	sr := Load(Param("sr"), GP64())
-	pz := rowAt(Load(Param("z"), GP64()), kk, sr)
-	pb := rowAt(Load(Param("bar"), GP64()), kk, sr)
-	so := GP64()
-	MOVQ(e, so)
-	SHLQ(U8(5), so)
-	ADDQ(Load(Param("sc"), GP64()), so)
-	AL, BE, W, ETA := ZMM(), ZMM(), ZMM(), ZMM()
-	VBROADCASTSD(Mem{Base: so}, AL)
-	VBROADCASTSD(Mem{Base: so, Disp: 8}, BE)
-	VBROADCASTSD(Mem{Base: so, Disp: 16}, W)
-	VBROADCASTSD(Mem{Base: so, Disp: 24}, ETA)
-	rowLoop("wr", n, nFull, func(at func(Register) Mem, l lane) {
-		d, zv, t, u := l.reg(), l.reg(), l.reg(), l.reg()
-		l.load(at(px), d)
-		l.sub(at(py), d, d) // d = x − y
-		l.load(at(pz), zv)
-		l.mul(at(pb), l.cst(AL), t) // al·θ̄
-		l.mul(zv, l.cst(BE), u)     // be·z
-		l.add(u, t, t)
-		l.mul(d, l.cst(ETA), u) // eta·d
-		l.add(u, t, t)
-		l.store(t, at(pb))
-		l.mul(d, l.cst(W), u) // w·d
-		l.add(u, zv, zv)
-		l.store(zv, at(pz))
+	nodeLoop("wr", func(e, n, nFull Register) {
+		nodes, yidx := Load(Param("nodes"), GP64()), Load(Param("yidx"), GP64())
+		kk, yy := GP64(), GP64()
+		MOVLQSX(Mem{Base: nodes, Index: e, Scale: 4}, kk)
+		MOVLQSX(Mem{Base: yidx, Index: kk, Scale: 4}, yy)
+		x, sx := Load(Param("x"), GP64()), Load(Param("sx"), GP64())
+		px, py := rowAt(x, kk, sx), rowAt(x, yy, sx)
+		sr := Load(Param("sr"), GP64())
+		pz := rowAt(Load(Param("z"), GP64()), kk, sr)
+		pb := rowAt(Load(Param("bar"), GP64()), kk, sr)
+		so := GP64()
+		MOVQ(e, so)
+		SHLQ(U8(5), so)
+		ADDQ(Load(Param("sc"), GP64()), so)
+		AL, BE, W, ETA := ZMM(), ZMM(), ZMM(), ZMM()
+		VBROADCASTSD(Mem{Base: so}, AL)
+		VBROADCASTSD(Mem{Base: so, Disp: 8}, BE)
+		VBROADCASTSD(Mem{Base: so, Disp: 16}, W)
+		VBROADCASTSD(Mem{Base: so, Disp: 24}, ETA)
+		rowLoop("wr", n, nFull, func(at func(Register) Mem, l lane) {
+			d, zv, t, u := l.reg(), l.reg(), l.reg(), l.reg()
+			l.load(at(px), d)
+			l.sub(at(py), d, d) // d = x − y
+			l.load(at(pz), zv)
+			l.mul(at(pb), l.cst(AL), t) // al·θ̄
+			l.mul(zv, l.cst(BE), u)     // be·z
+			l.add(u, t, t)
+			l.mul(d, l.cst(ETA), u) // eta·d
+			l.add(u, t, t)
+			l.store(t, at(pb))
+			l.mul(d, l.cst(W), u) // w·d
+			l.add(u, zv, zv)
+			l.store(zv, at(pz))
+		})
 	})
-	INCQ(e)
-	JMP(LabelRef("wr_node"))
-	Label("wr_end")
-	VZEROUPPER()
-	RET()
 }
 
 // genAverageRecords: per node k = nodes[e]: θ̄ = al·θ̄ + be·z.
@@ -131,30 +132,18 @@ func genAverageRecords() {
 	AL, BE := ZMM(), ZMM()
 	VBROADCASTSD(paramAddr("al"), AL)
 	VBROADCASTSD(paramAddr("be"), BE)
-	n := Load(Param("n"), GP64())
-	nFull := GP64()
-	MOVQ(n, nFull)
-	ANDQ(I32(-8), nFull)
-	e := GP64()
-	XORQ(e, e)
-	Label("av_node")
-	CMPQ(e, paramAddr("m"))
-	JAE(LabelRef("av_end"))
-	kk := GP64()
-	MOVLQSX(Mem{Base: Load(Param("nodes"), GP64()), Index: e, Scale: 4}, kk)
-	sr := Load(Param("sr"), GP64())
-	pz := rowAt(Load(Param("z"), GP64()), kk, sr)
-	pb := rowAt(Load(Param("bar"), GP64()), kk, sr)
-	rowLoop("av", n, nFull, func(at func(Register) Mem, l lane) {
-		t, u := l.reg(), l.reg()
-		l.mul(at(pb), l.cst(AL), t) // al·θ̄
-		l.mul(at(pz), l.cst(BE), u) // be·z
-		l.add(u, t, t)
-		l.store(t, at(pb))
+	nodeLoop("av", func(e, n, nFull Register) {
+		kk := GP64()
+		MOVLQSX(Mem{Base: Load(Param("nodes"), GP64()), Index: e, Scale: 4}, kk)
+		sr := Load(Param("sr"), GP64())
+		pz := rowAt(Load(Param("z"), GP64()), kk, sr)
+		pb := rowAt(Load(Param("bar"), GP64()), kk, sr)
+		rowLoop("av", n, nFull, func(at func(Register) Mem, l lane) {
+			t, u := l.reg(), l.reg()
+			l.mul(at(pb), l.cst(AL), t) // al·θ̄
+			l.mul(at(pz), l.cst(BE), u) // be·z
+			l.add(u, t, t)
+			l.store(t, at(pb))
+		})
 	})
-	INCQ(e)
-	JMP(LabelRef("av_node"))
-	Label("av_end")
-	VZEROUPPER()
-	RET()
 }

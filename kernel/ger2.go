@@ -22,36 +22,57 @@ package kernel
 // Every implementation is bit-identical to the reference (no FMA), hence
 // to a += (−x)·yᵀ then a += (−u)·vᵀ by two unfused rank-1 updates.
 func Ger2(a []float64, stride int, x, y, u, v []float64) {
-	rows, n := len(x), len(y)
-	if len(u) != rows {
-		lengthPanic("Ger2", "u", len(u), rows)
-	}
-	if len(v) != n {
-		lengthPanic("Ger2", "v", len(v), n)
-	}
-	if rows == 0 || n == 0 {
+	rows, n := ger2Lengths("Ger2", x, y, u, v)
+	if !ger2Block("Ger2", a, stride, rows, n) {
 		return
 	}
-	if rows > 1 && n > stride {
-		panic("kernel.Ger2: n > stride")
-	}
-	if len(a) < (rows-1)*stride+n {
-		panic("kernel.Ger2: a shorter than the block")
-	}
-	f := cur.Load()
-	k := ger2Of(f)
+	k := ger2Of(cur.Load())
 	if k == nil || n > chunk {
 		ger2Generic(a, stride, x, y, u, v)
 		return
 	}
-	// Bound the elements of one (non-preemptible) call to about chunk.
-	per := max(1, chunk/n)
-	for rows > per {
-		k(ptr(a), ptr(x), ptr(y), ptr(u), ptr(v), n, per, stride)
-		a, x, u = a[per*stride:], x[per:], u[per:]
-		rows -= per
+	ger2Chunks(rows, n, func(q, m int) {
+		k(ptr(a[q*stride:]), ptr(x[q:]), ptr(y), ptr(u[q:]), ptr(v), n, m, stride)
+	})
+}
+
+// ger2Lengths returns Ger2's rows = len(x) and n = len(y), and panics
+// (naming kernel, the caller) unless len(u) = rows and len(v) = n.
+func ger2Lengths(kernel string, x, y, u, v []float64) (rows, n int) {
+	rows, n = len(x), len(y)
+	if len(u) != rows {
+		lengthPanic(kernel, "u", len(u), rows)
 	}
-	k(ptr(a), ptr(x), ptr(y), ptr(u), ptr(v), n, rows, stride)
+	if len(v) != n {
+		lengthPanic(kernel, "v", len(v), n)
+	}
+	return rows, n
+}
+
+// ger2Block reports whether the rows×n block of a with row stride stride
+// has any element, and panics (naming kernel, the caller) if it has and
+// n > stride with rows > 1 or a is shorter than the block.
+func ger2Block(kernel string, a []float64, stride, rows, n int) bool {
+	if rows == 0 || n == 0 {
+		return false
+	}
+	if rows > 1 && n > stride {
+		panic("kernel." + kernel + ": n > stride")
+	}
+	if len(a) < (rows-1)*stride+n {
+		panic("kernel." + kernel + ": a shorter than the block")
+	}
+	return true
+}
+
+// ger2Chunks calls f(q, m) for consecutive runs of m rows from row q that
+// cover rows 0..rows−1, each run at most max(1, chunk/n) rows, so that one
+// (non-preemptible) assembly call handles about chunk elements at most.
+func ger2Chunks(rows, n int, f func(q, m int)) {
+	per := max(1, chunk/n)
+	for q := 0; q < rows; q += per {
+		f(q, min(per, rows-q))
+	}
 }
 
 func ger2Generic(a []float64, stride int, x, y, u, v []float64) {
@@ -84,47 +105,31 @@ func ger2Generic(a []float64, stride int, x, y, u, v []float64) {
 //		}
 //	}
 func Ger2Dot(a []float64, stride int, x, y, u, v, z, out []float64) {
-	rows, n := len(x), len(y)
-	if len(u) != rows {
-		lengthPanic("Ger2Dot", "u", len(u), rows)
-	}
-	if len(v) != n {
-		lengthPanic("Ger2Dot", "v", len(v), n)
-	}
+	rows, n := ger2Lengths("Ger2Dot", x, y, u, v)
 	if len(z) != rows {
 		lengthPanic("Ger2Dot", "z", len(z), rows)
 	}
 	if len(out) != n {
 		lengthPanic("Ger2Dot", "out", len(out), n)
 	}
-	clear(out)
-	if rows == 0 || n == 0 {
+	clear(out) // every implementation adds to out
+	if !ger2Block("Ger2Dot", a, stride, rows, n) {
 		return
 	}
-	if rows > 1 && n > stride {
-		panic("kernel.Ger2Dot: n > stride")
-	}
-	if len(a) < (rows-1)*stride+n {
-		panic("kernel.Ger2Dot: a shorter than the block")
-	}
-	f := cur.Load()
-	k := ger2DotOf(f)
+	k := ger2DotOf(cur.Load())
 	if k == nil || n > chunk {
 		ger2DotGeneric(a, stride, x, y, u, v, z, out)
 		return
 	}
-	per := max(1, chunk/n)
-	for rows > per {
-		k(ptr(a), ptr(x), ptr(y), ptr(u), ptr(v), ptr(z), ptr(out), n, per, stride)
-		a, x, u, z = a[per*stride:], x[per:], u[per:], z[per:]
-		rows -= per
-	}
-	k(ptr(a), ptr(x), ptr(y), ptr(u), ptr(v), ptr(z), ptr(out), n, rows, stride)
+	ger2Chunks(rows, n, func(q, m int) {
+		k(ptr(a[q*stride:]), ptr(x[q:]), ptr(y), ptr(u[q:]), ptr(v), ptr(z[q:]), ptr(out), n, m, stride)
+	})
 }
 
+// ger2DotGeneric is Ger2Dot's generic implementation: Ger2, then it adds
+// zᵀ·a over the updated block to out (which Ger2Dot clears first).
 func ger2DotGeneric(a []float64, stride int, x, y, u, v, z, out []float64) {
 	ger2Generic(a, stride, x, y, u, v)
-	clear(out)
 	n := len(out)
 	for q, zq := range z[:len(x)] {
 		row := a[q*stride : q*stride+n]

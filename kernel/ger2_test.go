@@ -51,7 +51,12 @@ func (c ger2Case) runDot(t testing.TB, off int, desc string, dot bool) (_, _ []f
 	t.Helper()
 	ga := newGuarded(c.a, off%8)
 	gx, gy, gu, gv := newGuarded(c.x, (off+1)%8), newGuarded(c.y, (off+3)%8), newGuarded(c.u, (off+5)%8), newGuarded(c.v, (off+6)%8)
-	gz, gout := newGuarded(c.z, (off+7)%8), newGuarded(make([]float64, c.n), (off+2)%8)
+	// out starts as NaN: Ger2Dot must overwrite it, not add to it.
+	stale := make([]float64, c.n)
+	for i := range stale {
+		stale[i] = math.NaN()
+	}
+	gz, gout := newGuarded(c.z, (off+7)%8), newGuarded(stale, (off+2)%8)
 	a := ga.s()
 	if dot {
 		Ger2Dot(a, c.stride, gx.s(), gy.s(), gu.s(), gv.s(), gz.s(), gout.s())
