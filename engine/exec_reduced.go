@@ -831,12 +831,8 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
 	}
 	e.endNodes, e.endSc = nodes, sc
-	if s.YX.Rows == 0 {
-		kernel.WriteRecords(s.X.Data, s.X.Stride, s.Y, s.Z.Data, s.ThetaBar.Data, s.Z.Stride, s.prob.P, nodes, sc)
-		return nonzero
-	}
-	for x, k := range nodes { // a layout with a copy of y (not the reduced schedule's)
-		e.write(int(k), sc[4*x], sc[4*x+1], sc[4*x+2], sc[4*x+3])
-	}
+	// The reduced schedule's state is compact (executors table) with a row
+	// a node (synchronous): no copy of y, y_k is row Y[k] of X.
+	kernel.WriteRecords(s.X.Data, s.X.Stride, s.Y, s.Z.Data, s.ThetaBar.Data, s.Z.Stride, s.prob.P, nodes, sc)
 	return nonzero
 }
