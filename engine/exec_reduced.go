@@ -40,9 +40,11 @@ import (
 // agrees with the plain schedule to rounding (tested: 1e-9 relative on θ̄).
 
 // reducedMinPoolWork is poolMinWork for the reduced AUC schedule, whose
-// blocks keep a serial part (the touched nodes, in event order): with
-// blocks of ≈ 16√n rounds, 2 workers beat 1 from about n·d = 2¹⁸ (the
-// crossover measured by bench sync, bench/RESULTS.md).
+// blocks keep a serial part (the touched nodes, in event order): below it
+// a round runs on the caller alone. It is where 2 workers start to beat 1;
+// to find it on a machine, compare the time a round of
+// `bench sync --n N --d 16 --schedule reduced --workers W --json` for
+// W = 1 and 2 over n from 4096 to 65 536.
 var reducedMinPoolWork = 1 << 18
 
 func reducedFits(sh Shape, cfg Config, _ bool) bool {
