@@ -84,15 +84,14 @@ type asyncParExec struct {
 	chunk     int // events a worker claims at a time
 
 	// gossip is the fast path's gossip loop when it runs the events (by
-	// the dataflow schedule): a worker prefetches by groups of events
-	// (asyncExec.prefetchEvents) through its gather buffer gbuf[w].
+	// the dataflow schedule; nil: levels): a worker prefetches by groups of
+	// events (asyncExec.prefetchEvents) through its gather buffer gbuf[w].
 	gossip *asyncExec
 	gbuf   [][]int32
 
 	// The dataflow schedule of the gossip loop (flowWorker): chunks of
 	// 1<<fsh events, each chunk's progress on its own cache line, and per
 	// worker the chunks it claimed in the current window.
-	flow  bool
 	fsh   uint
 	prog  []flowProgress // per worker: 1 + the last event it ran (window index)
 	owner []atomic.Int32 // per chunk: the worker that claimed it (−1: none yet)
@@ -145,14 +144,30 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 		a.minLevel, a.chunk = asyncHeavyMinLevel, 1
 		a.window = max(a.minLevel, min(asyncMaxWindow, n/2))
 	}
-	e, _ := ex.(*asyncExec)
-	a.flow = e != nil && s.cfg.Estimator == Gossip
-	if a.flow {
+	if e, ok := ex.(*asyncExec); ok && s.cfg.Estimator == Gossip {
+		a.gossip = e
 		a.window = max(asyncMinLevel, asyncMaxWindow)
+		a.gbuf = gatherBuffers(workers, 2*asyncGroup)
+		for 1<<a.fsh < flowChunk(n) {
+			a.fsh++
+		}
+		chunks := (a.window + 1<<a.fsh - 1) >> a.fsh
+		a.prog = make([]flowProgress, workers)
+		a.owner = make([]atomic.Int32, chunks)
+		a.seen = make([][]int64, workers)
+		for w := range a.seen {
+			a.seen[w] = make([]int64, workers+8)[:workers] // a line apart
+		}
+		// A worker claims at most every chunk of a window: owned[w]
+		// never outgrows this capacity, and each window reslices it.
+		a.owned = make([][]int32, workers)
+		for w := range a.owned {
+			a.owned[w] = make([]int32, 0, chunks)
+		}
 	}
 	hugepage.Advise(a.mark)
 	for i := range a.win {
-		if a.flow {
+		if a.gossip != nil {
 			a.win[i] = &asyncWindow{ev: make([]int32, 2*a.window), lvl: make([]int32, a.window), dep: make([]int32, 2*a.window)}
 			continue
 		}
@@ -170,24 +185,6 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 	a.nz = make([]int64, workers)
 	a.bad = make([]divergence, workers)
 	a.fn = a.level
-	if a.flow {
-		a.gossip = e
-		a.gbuf = gatherBuffers(workers, 2*asyncGroup)
-		for 1<<a.fsh < flowChunk(n) {
-			a.fsh++
-		}
-		chunks := (a.window + 1<<a.fsh - 1) >> a.fsh
-		a.prog = make([]flowProgress, workers)
-		a.owner = make([]atomic.Int32, chunks)
-		a.seen = make([][]int64, workers)
-		for w := range a.seen {
-			a.seen[w] = make([]int64, workers+8)[:workers] // a line apart
-		}
-		a.owned = make([][]int32, workers)
-		for w := range a.owned {
-			a.owned[w] = make([]int32, 0, chunks)
-		}
-	}
 	return a
 }
 
@@ -220,7 +217,7 @@ func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
 		a.gen = 1
 	}
 	g := uint64(a.gen) << 32
-	if a.flow {
+	if a.gossip != nil {
 		a.depend(w, g)
 		return
 	}
@@ -314,10 +311,9 @@ func (a *asyncParExec) advance(stop int64) error {
 
 // runWindow runs window w's levels in order and advances s.t past it.
 func (a *asyncParExec) runWindow(w *asyncWindow) error {
-	if a.flow {
+	if a.gossip != nil {
 		return a.runFlow(w)
 	}
-	s := a.s
 	t0 := w.t0
 	a.touched()
 	var nonzero int64
@@ -341,24 +337,41 @@ func (a *asyncParExec) runWindow(w *asyncWindow) error {
 		a.cursor.Store(0)
 		a.parLevels++
 		a.pool.run(a.fn, task{level: evs, win: w})
-		for k := range a.nz {
-			nonzero += a.nz[k]
-			a.nz[k] = 0
-		}
+		nonzero += a.takeNonzero()
 		if b := firstOf(a.bad); b.found() && b.before(first) {
 			first = b
 		}
 	}
-	if first.found() {
-		return s.diverged(first)
+	if err := a.endWindow(w, first, nonzero); err != nil {
+		return err
 	}
-	s.t = t0 + int64(w.m)
-	s.gradEvals += 2 * int64(w.m)
-	s.nonzero += nonzero
 	// Adaptive fallback: levels averaging under two barriers' worth of work.
 	if int(w.levels)*2*a.minLevel > w.m {
 		a.serial = asyncSerialProbe
 	}
+	return nil
+}
+
+// takeNonzero sums and clears the workers' counts of non-zero gradients.
+func (a *asyncParExec) takeNonzero() int64 {
+	var nonzero int64
+	for k := range a.nz {
+		nonzero += a.nz[k]
+		a.nz[k] = 0
+	}
+	return nonzero
+}
+
+// endWindow ends window w: the divergence first if found, else s.t past
+// the window and its counts (nonzero: its non-zero gradients).
+func (a *asyncParExec) endWindow(w *asyncWindow, first divergence, nonzero int64) error {
+	s := a.s
+	if first.found() {
+		return s.diverged(first)
+	}
+	s.t = w.t0 + int64(w.m)
+	s.gradEvals += 2 * int64(w.m)
+	s.nonzero += nonzero
 	return nil
 }
 
@@ -389,7 +402,7 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 		a.build = 0
 	}
 	win, evsAll := tk.win, tk.level
-	if a.flow {
+	if a.gossip != nil {
 		a.flowWorker(w, win)
 		return
 	}
@@ -507,7 +520,6 @@ func (a *asyncParExec) depend(w *asyncWindow, g uint64) {
 // runFlow runs window w with the dataflow schedule, or serially when its
 // events are chained, and advances s.t past it.
 func (a *asyncParExec) runFlow(w *asyncWindow) error {
-	s := a.s
 	if int(w.levels)*asyncFlowMinPar > w.m {
 		a.serial = asyncSerialProbe
 		return a.runWindowSerially(w)
@@ -523,18 +535,7 @@ func (a *asyncParExec) runFlow(w *asyncWindow) error {
 	a.stop.next.Store(math.MaxInt64)
 	a.parLevels++
 	a.pool.run(a.fn, task{win: w})
-	var nonzero int64
-	for k := range a.nz {
-		nonzero += a.nz[k]
-		a.nz[k] = 0
-	}
-	if first := firstOf(a.bad); first.found() {
-		return s.diverged(first)
-	}
-	s.t = w.t0 + int64(w.m)
-	s.gradEvals += 2 * int64(w.m)
-	s.nonzero += nonzero
-	return nil
+	return a.endWindow(w, firstOf(a.bad), a.takeNonzero())
 }
 
 // flowWorker is worker w's part of window win under the dataflow schedule:
@@ -597,7 +598,8 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 				time.Sleep(asyncFlowSleep)
 			case spin >= asyncFlowSpin:
 				// The owner may be waiting for a P (more workers than
-				// GOMAXPROCS) or for a CPU.
+				// GOMAXPROCS): Gosched; or for a CPU: osYield
+				// (sched_yield on Linux, nothing elsewhere).
 				runtime.Gosched()
 				osYield()
 			}
@@ -679,7 +681,6 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 		x++
 	}
 	prog.Store(math.MaxInt64)
-	a.owned[w] = owned
 	a.nz[w] += nz
 }
 

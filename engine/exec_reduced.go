@@ -40,9 +40,11 @@ import (
 // agrees with the plain schedule to rounding (tested: 1e-9 relative on θ̄).
 
 // reducedMinPoolWork is poolMinWork for the reduced AUC schedule, whose
-// blocks keep a serial part (the touched nodes, in event order): with
-// blocks of ≈ 16√n rounds, 2 workers beat 1 from about n·d = 2¹⁸ (the
-// crossover measured by bench sync, bench/RESULTS.md).
+// blocks keep a serial part (the touched nodes, in event order): below it
+// a round runs on the caller alone. It is where 2 workers start to beat 1;
+// to find it on a machine, compare the time a round of
+// `bench sync --n N --d 16 --schedule reduced --workers W --json` for
+// W = 1 and 2 over n from 4096 to 65 536.
 var reducedMinPoolWork = 1 << 18
 
 func reducedFits(sh Shape, cfg Config, _ bool) bool {
@@ -831,12 +833,8 @@ func (e *reducedExec) blockSmall() (nonzero int64) {
 		e.marg[k] = cEnd * (rs.s0[sl] + float64(rs.W[sl]*rs.q[sl]))
 	}
 	e.endNodes, e.endSc = nodes, sc
-	if s.YX.Rows == 0 {
-		kernel.WriteRecords(s.X.Data, s.X.Stride, s.Y, s.Z.Data, s.ThetaBar.Data, s.Z.Stride, s.prob.P, nodes, sc)
-		return nonzero
-	}
-	for x, k := range nodes { // a layout with a copy of y (not the reduced schedule's)
-		e.write(int(k), sc[4*x], sc[4*x+1], sc[4*x+2], sc[4*x+3])
-	}
+	// The reduced schedule's state is compact (executors table) with a row
+	// a node (synchronous): no copy of y, y_k is row Y[k] of X.
+	kernel.WriteRecords(s.X.Data, s.X.Stride, s.Y, s.Z.Data, s.ThetaBar.Data, s.Z.Stride, s.prob.P, nodes, sc)
 	return nonzero
 }

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"github.com/pairgossip/pairgossip/kernel"
 	"math"
 	"slices"
 
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -233,56 +233,55 @@ func (ms *measurer) rowMeanScaled(out []float64, x layout.Matrix, rows int) {
 
 // spread returns Σ_k ‖x_k − mean‖ over the first rows rows of x.
 func (ms *measurer) spread(x layout.Matrix, mean []float64, rows int) float64 {
+	if rows < parallelRows {
+		return spreadRange(x, mean, 0, rows)
+	}
+	par.For(reduceSegments, ms.workers, func(_, g int) {
+		ms.seg[g] = spreadRange(x, mean, g*rows/reduceSegments, (g+1)*rows/reduceSegments)
+	})
+	var spread float64
+	for g := 0; g < reduceSegments; g++ {
+		spread += ms.seg[g]
+	}
+	return spread
+}
+
+// spreadRange returns Σ_k ‖x_k − mean‖ over rows lo..hi−1 of x, added in
+// row order from 0. Four rows at a time: four independent sums, each in its
+// row's order, instead of one chain of dependent additions.
+func spreadRange(x layout.Matrix, mean []float64, lo, hi int) float64 {
 	fin := func(k int, d2 float64) float64 {
 		if math.IsInf(d2, 0) { // overflowed: the row's entries may be finite
 			return distScaled(x.Row(k), mean)
 		}
 		return math.Sqrt(d2)
 	}
-	dist := func(k int) float64 {
+	var spread float64
+	k := lo
+	for ; k+4 <= hi; k += 4 {
+		r0, r1, r2, r3 := x.Row(k), x.Row(k+1), x.Row(k+2), x.Row(k+3)
+		m := mean[:len(r0)]
+		r1, r2, r3 = r1[:len(m)], r2[:len(m)], r3[:len(m)]
+		var s0, s1, s2, s3 float64
+		for a, mu := range m {
+			v0, v1, v2, v3 := r0[a]-mu, r1[a]-mu, r2[a]-mu, r3[a]-mu
+			s0 += float64(v0 * v0)
+			s1 += float64(v1 * v1)
+			s2 += float64(v2 * v2)
+			s3 += float64(v3 * v3)
+		}
+		spread += fin(k, s0)
+		spread += fin(k+1, s1)
+		spread += fin(k+2, s2)
+		spread += fin(k+3, s3)
+	}
+	for ; k < hi; k++ {
+		r := x.Row(k)
 		var d2 float64
-		for a, v := range x.Row(k) {
+		for a, v := range r {
 			d2 += float64((v - mean[a]) * (v - mean[a]))
 		}
-		return fin(k, d2)
-	}
-	var spread float64
-	if rows < parallelRows {
-		// Four rows at a time: four independent sums, each in its row's
-		// order (the same bits as dist), instead of one chain of
-		// dependent additions.
-		k := 0
-		for ; k+4 <= rows; k += 4 {
-			r0, r1, r2, r3 := x.Row(k), x.Row(k+1), x.Row(k+2), x.Row(k+3)
-			m := mean[:len(r0)]
-			r1, r2, r3 = r1[:len(m)], r2[:len(m)], r3[:len(m)]
-			var s0, s1, s2, s3 float64
-			for a, mu := range m {
-				v0, v1, v2, v3 := r0[a]-mu, r1[a]-mu, r2[a]-mu, r3[a]-mu
-				s0 += float64(v0 * v0)
-				s1 += float64(v1 * v1)
-				s2 += float64(v2 * v2)
-				s3 += float64(v3 * v3)
-			}
-			spread += fin(k, s0)
-			spread += fin(k+1, s1)
-			spread += fin(k+2, s2)
-			spread += fin(k+3, s3)
-		}
-		for ; k < rows; k++ {
-			spread += dist(k)
-		}
-		return spread
-	}
-	par.For(reduceSegments, ms.workers, func(_, g int) {
-		var part float64
-		for k := g * rows / reduceSegments; k < (g+1)*rows/reduceSegments; k++ {
-			part += dist(k)
-		}
-		ms.seg[g] = part
-	})
-	for g := 0; g < reduceSegments; g++ {
-		spread += ms.seg[g]
+		spread += fin(k, d2)
 	}
 	return spread
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"testing"
+
+	"github.com/pairgossip/pairgossip/layout"
 )
 
 // TestSpreadsWithoutOverflow: the scaled mean, standard deviation and
@@ -34,5 +36,67 @@ func TestSpreadsWithoutOverflow(t *testing.T) {
 	}
 	if d := distScaled([]float64{3, 4}, []float64{0, 0}); d != 5 {
 		t.Errorf("distance %v, want 5", d)
+	}
+}
+
+// TestSpreadRangeRowOrder: spreadRange (four rows at a time) is, bit for
+// bit, the sum in row order from 0 of each row's distance summed in its
+// entries' order, for every range of 0..13 rows (remainders 0..3, at any
+// offset), rows whose squares overflow included; and spread's parallel
+// form adds such ranges' sums in segment order.
+func TestSpreadRangeRowOrder(t *testing.T) {
+	const rows, d = 13, 7
+	x := layout.New(rows, d)
+	mean := make([]float64, d)
+	for a := range mean {
+		mean[a] = 0.1 * float64(a)
+	}
+	for k := 0; k < rows; k++ {
+		for a, r := 0, x.Row(k); a < d; a++ {
+			r[a] = math.Sin(float64(3*k+a)) * float64(k+1)
+		}
+	}
+	x.Row(5)[2] = 1.5e200 // overflows: the scaled distance
+	dist := func(k int) float64 {
+		var d2 float64
+		for a, v := range x.Row(k) {
+			d2 += float64((v - mean[a]) * (v - mean[a]))
+		}
+		if math.IsInf(d2, 0) {
+			return distScaled(x.Row(k), mean)
+		}
+		return math.Sqrt(d2)
+	}
+	for lo := 0; lo <= rows; lo++ {
+		for hi := lo; hi <= rows; hi++ {
+			var want float64
+			for k := lo; k < hi; k++ {
+				want += dist(k)
+			}
+			if got := spreadRange(x, mean, lo, hi); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("rows %d..%d: %v, want %v", lo, hi, got, want)
+			}
+		}
+	}
+	big := layout.New(parallelRows+5, 2)
+	for k := 0; k < big.Rows; k++ {
+		big.Row(k)[0], big.Row(k)[1] = float64(k%17), -float64(k%5)
+	}
+	m := []float64{0.5, -0.25}
+	ms := &measurer{workers: 2, seg: make([]float64, reduceSegments)}
+	var want float64
+	for g := 0; g < reduceSegments; g++ {
+		var part float64
+		for k := g * big.Rows / reduceSegments; k < (g+1)*big.Rows/reduceSegments; k++ {
+			var d2 float64
+			for a, v := range big.Row(k) {
+				d2 += float64((v - m[a]) * (v - m[a]))
+			}
+			part += math.Sqrt(d2)
+		}
+		want += part
+	}
+	if got := ms.spread(big, m, big.Rows); math.Float64bits(got) != math.Float64bits(want) {
+		t.Fatalf("parallel spread %v, want %v", got, want)
 	}
 }

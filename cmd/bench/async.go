@@ -50,14 +50,18 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	var cpus []int
 	var pinWhy string
-	// The process's CPU time a run used, per event (all threads: with
-	// workers, their waiting included): unlike events/s, not inflated by
-	// other processes.
-	cpuNs := map[int]float64{}
-	run := func(w int) (float64, [32]byte, error) {
-		s, err := engine.New(p, g, engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: w, Pin: *pin && w > 1, LogPoints: 1, EvalNodes: 1})
+	// config is the run's configuration with w workers (the serial loop,
+	// the parallel executor and the memory ceiling's run alike).
+	config := func(w int) engine.Config {
+		return engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: w, Pin: *pin && w > 1, LogPoints: 1, EvalNodes: 1}
+	}
+	// run returns events/s, the final state's checksum and the process's
+	// CPU time the run used per event (all threads: with workers, their
+	// waiting included): unlike events/s, not inflated by other processes.
+	run := func(w int) (float64, [32]byte, float64, error) {
+		s, err := engine.New(p, g, config(w))
 		if err != nil {
-			return 0, [32]byte{}, err
+			return 0, [32]byte{}, 0, err
 		}
 		defer s.Close()
 		if w > 1 {
@@ -65,23 +69,23 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		}
 		t0, c0 := time.Now(), processCPU()
 		if err := s.Advance(*events); err != nil {
-			return 0, [32]byte{}, err
+			return 0, [32]byte{}, 0, err
 		}
 		el := time.Since(t0).Seconds()
-		cpuNs[w] = float64(processCPU()-c0) / float64(*events)
-		return float64(*events) / el, s.StateChecksum(), nil
+		cpuNs := float64(processCPU()-c0) / float64(*events)
+		return float64(*events) / el, s.StateChecksum(), cpuNs, nil
 	}
-	serial, sumS, err := run(1)
+	serial, sumS, serialCPU, err := run(1)
 	if err != nil {
 		return err
 	}
-	par, sumP, err := run(*workers)
+	par, sumP, parCPU, err := run(*workers)
 	if err != nil {
 		return err
 	}
 	var ceil, ceilCPU float64
 	if *ceiling {
-		s, err := engine.New(p, g, engine.Config{Algorithm: engine.Async, Iters: *events, GammaC: 1, Seed: *seed, Workers: 1, LogPoints: 1, EvalNodes: 1})
+		s, err := engine.New(p, g, config(1))
 		if err != nil {
 			return err
 		}
@@ -98,15 +102,15 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	out := map[string]any{"n": *n, "d": *d, "graph": g.Name, "workers": *workers, "events": *events,
 		"events_per_s": par, "serial_events_per_s": serial, "speedup": par / serial,
 		"identical_to_serial":         sumS == sumP,
-		"serial_cpu_ns_per_event":     cpuNs[1],
-		"memory_ceiling_events_per_s": ceil, "memory_ceiling_cpu_ns_per_event": ceilCPU, "cpu_ns_per_event": cpuNs[*workers], "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
+		"serial_cpu_ns_per_event":     serialCPU,
+		"memory_ceiling_events_per_s": ceil, "memory_ceiling_cpu_ns_per_event": ceilCPU, "cpu_ns_per_event": parCPU, "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
 		"pinned_cpus": cpus, "pin_note": pinWhy}
 	if *asJSON {
 		printJSON(stdout, out)
 		return nil
 	}
 	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s (%.1f CPU ns an event), %d workers %.3g events/s (×%.2f, %.1f CPU ns an event), identical: %v\n",
-		*n, *d, g.Name, serial, cpuNs[1], *workers, par, par/serial, cpuNs[*workers], sumS == sumP)
+		*n, *d, g.Name, serial, serialCPU, *workers, par, par/serial, parCPU, sumS == sumP)
 	if *ceiling {
 		fmt.Fprintf(stdout, "memory ceiling of the serial loop (its lines, no arithmetic): %.3g events/s (%.1f CPU ns an event)\n", ceil, ceilCPU)
 	}

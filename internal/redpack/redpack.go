@@ -18,19 +18,23 @@ import (
 	"github.com/pairgossip/pairgossip/problem"
 )
 
-// BlockMax bounds the rounds of one block of the reduced schedule. A block
+// blockMax bounds the rounds of one block of the reduced schedule. A block
 // costs two passes over the records plus, per round, work on the O(B)
 // touched nodes (packed scalars and the running-average weights of
 // restarted segments); Rounds balances the two.
-const BlockMax = 4096
+const blockMax = 4096
 
 // Rounds is B, the rounds of a block of the reduced schedule on n nodes:
-// 16√n, at most BlockMax (measured with bench sync from n = 200 to 30 000,
-// where 16√n beat the former 4√n by 15–20% of a round; from n = 65 536 the
-// bound decides). The engine and its form over ranks (package dist) both
-// take it from here, so that their blocks end at the same rounds.
+// 16√n, at most blockMax (the bound decides from n = 65 536). A longer
+// block spreads its passes over more rounds, a shorter one keeps fewer
+// touched nodes; 16√n replaced 4√n, under which the passes dominated. To
+// measure a factor, change it here and compare the time a round of
+// `bench sync --n N --d 9 --workers 1 --schedule reduced --json` at a few n
+// from 200 to 30 000 (it changes how the schedule rounds: the golden
+// sync-reduced keys move). The engine and its form over ranks (package
+// dist) both take it from here, so that their blocks end at the same rounds.
 func Rounds(n int) int {
-	return max(1, min(BlockMax, int(16*math.Sqrt(float64(n)))))
+	return max(1, min(blockMax, int(16*math.Sqrt(float64(n)))))
 }
 
 // Pack holds its entries' scalars side by side: Act lists the entries (a
