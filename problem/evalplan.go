@@ -225,9 +225,10 @@ func (sh evalShape) costs(m, workers int) planCosts {
 	var c planCosts
 	if sh.loss.IsMetric() {
 		c.pairwise = mf * (n*d*d*costGemm + n*n/2*d*costGemm + n*n/2*costMetricPr) / w
-		// Per worker q, a tile of X·θs and its transposed blocks, the
-		// tile's row sums, θs; Xᵀ and the labels; the θ rows.
-		c.pairwiseBytes = int64(workers)*(int64(sh.n)+2*int64(metricTile)*int64(sh.d)+metricTile+int64(sh.p))*8 +
+		// Per worker q, a tile of X·θs by transposed blocks, the tile's
+		// row sums, θs and the bias's Ωs·x_k; Xᵀ and the labels; the θ
+		// rows.
+		c.pairwiseBytes = int64(workers)*(int64(sh.n)+int64(metricTile)*int64(sh.d)+metricTile+int64(sh.p)+int64(sh.d))*8 +
 			int64(sh.n)*int64(sh.d+1)*8 + int64(m)*int64(sh.p)*8
 		c.sorted = math.Inf(1)
 		c.streamed = c.pairwise
@@ -367,8 +368,8 @@ func planBytes(sh evalShape, m, workers int, pl EvalPlan, c planCosts) int64 {
 	b := int64(m)*int64(sh.p)*8 + int64(m)*8*4 // θ rows, per-vector results
 	if pl.Obj == MethodSorted || pl.AUC == MethodSorted || pl.Obj == MethodStreamed {
 		if sh.loss.IsMetric() {
-			// q, the tile's X·θs, its transposed blocks and row sums.
-			b += w * (n + 2*metricTile*d + metricTile) * 8
+			// q, the tile's X·θs by transposed blocks and its row sums.
+			b += w * (n + metricTile*d + metricTile) * 8
 		} else {
 			// keys of the scores, radix buffer, e^s (logistic), a block of scores.
 			b += w * (n + max(int64(sh.npos), int64(sh.nneg)) + int64(sh.nneg) + streamBlock) * 8

@@ -423,7 +423,7 @@ type evalScratch struct {
 	tmp  []float64 // radix sort buffer
 	blk  []float64 // a block of scores
 	hist []int     // radix histograms
-	ta   layout.Matrix
+	u    []float64 // metric, biasPairwise: Ωs·x_k (d)
 	at   []float64 // metric: a tile's rows of X·θs, transposed by blocks of 8 (kernel.MetricHinge8)
 	rsum []float64 // metric: a tile's rows' hinge sums against one tile of columns
 	pad  []float64 // metric: the last rows of X, transposed and padded to 8 lanes
@@ -477,7 +477,7 @@ func (e *Evaluator) allocPairwise() {
 		if p.Loss.IsMetric() {
 			// metricStreamSum's tiles (the upper triangle of X θs Xᵀ).
 			sc.q = make([]float64, p.N)
-			sc.ta = layout.New(metricTile, p.D)
+			sc.u = make([]float64, p.D)
 			sc.at = make([]float64, metricTile*p.D)
 			sc.pad = make([]float64, 8*p.D)
 			sc.rsum = make([]float64, metricTile)
@@ -736,7 +736,7 @@ func (e *Evaluator) biasPairwise(theta layout.Matrix, aux []int32, rows []int, o
 			k := rows[c]
 			th := e.theta.Row(c)
 			xk := p.X.Row(k)
-			u := e.scratch[w].ta.Row(0) // Ωs·x_k
+			u := e.scratch[w].u // Ωs·x_k
 			for a := 0; a < d; a++ {
 				var t float64
 				for b, v := range ws[a*d : a*d+d] {

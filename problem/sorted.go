@@ -1,7 +1,6 @@
 package problem
 
 import (
-	"github.com/pairgossip/pairgossip/kernel"
 	"math"
 	"slices"
 	"unsafe"
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 )
 
@@ -209,7 +209,6 @@ func (e *Evaluator) allocLarge() {
 		if sorted {
 			if p.Loss.IsMetric() {
 				sc.q = make([]float64, p.N)
-				sc.ta = layout.New(metricTile, p.D)
 				sc.at = make([]float64, metricTile*p.D)
 				sc.pad = make([]float64, 8*p.D)
 				sc.rsum = make([]float64, metricTile)
@@ -356,10 +355,12 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	for ilo := 0; ilo < n; ilo += metricTile {
 		ihi := min(ilo+metricTile, n)
 		nb := (ihi - ilo + 7) / 8
-		at := sc.at[:nb*8*d]
-		if zero {
-			clear(at)
-		} else {
+		// At θ = 0 every X·θs entry is zero: the blocks stay empty and the
+		// kernel's products are its d = 0 case (g = +0, as a sum of ±0
+		// products from +0 is).
+		var at []float64
+		if !zero {
+			at = sc.at[:nb*8*d]
 			// Block b, entry (l, lane) = (X·θs)[ilo + 8b + lane, l]; the
 			// lanes past row n are zeros (their sums unused).
 			for b := 0; b < nb; b++ {
@@ -384,7 +385,11 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 					j0 = i0
 				}
 				var r [8]float64
-				kernel.MetricHinge8(&r, at[b*8*d:(b+1)*8*d], e.xt[j0:], n, sc.q[j0:jhi], e.labF[j0:jhi], &rows, dg)
+				var ab []float64
+				if at != nil {
+					ab = at[b*8*d : (b+1)*8*d]
+				}
+				kernel.MetricHinge8(&r, ab, e.xt[j0:], n, sc.q[j0:jhi], e.labF[j0:jhi], &rows, dg)
 				copy(sc.rsum[8*b:min(8*b+8, ihi-ilo)], r[:])
 			}
 			for _, r := range sc.rsum[:ihi-ilo] {
