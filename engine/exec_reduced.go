@@ -207,14 +207,11 @@ func at(p unsafe.Pointer, a uintptr) float64 { return *(*float64)(unsafe.Add(p, 
 // set stores v as element a of the row at p.
 func set(p unsafe.Pointer, a uintptr, v float64) { *(*float64)(unsafe.Add(p, a*8)) = v }
 
-// rowX is x_k's row; rowY is y_k's (state.yRow).
+// rowX is x_k's row; rowY is y_k's (state.yRow): the row of X that Y[k]
+// names, since the reduced schedule's compact state copies no y rows (YX is
+// empty; see the block-end write below).
 func (e *reducedExec) rowX(k int) unsafe.Pointer { return rowAt(&e.s.X, k) }
-func (e *reducedExec) rowY(k int) unsafe.Pointer {
-	if s := e.s; s.YX.Rows == 0 {
-		return rowAt(&s.X, int(s.Y[k]))
-	}
-	return rowAt(&e.s.YX, k)
-}
+func (e *reducedExec) rowY(k int) unsafe.Pointer { return rowAt(&e.s.X, int(e.s.Y[k])) }
 
 // segStart begins the segment of touched node k (slot sl) with next margin m.
 func (e *reducedExec) segStart(sl int32, k int, m float64) {
