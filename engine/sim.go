@@ -167,7 +167,7 @@ func (s *Sim) materialize(rows []int) {
 		return
 	}
 	if s.Theta.Rows == 0 {
-		s.Theta = layout.New(s.rows(), s.prob.P)
+		s.Theta = layout.NewLazy(s.rows(), s.prob.P)
 	}
 	if rows == nil {
 		for k := 0; k < s.Theta.Rows; k++ {

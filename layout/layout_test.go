@@ -119,3 +119,29 @@ func TestAdopt(t *testing.T) {
 		}
 	}
 }
+
+// Prefault keeps a zeroed slice zeroed, at every length and offset (whole
+// pages, a partial page before them, a tail).
+func TestPrefaultKeepsZeros(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 511, 512, 513, 1500, 4097} {
+		for off := range 3 {
+			buf := make([]float64, n+off)[off:]
+			Prefault(buf)
+			for i, v := range buf {
+				if v != 0 {
+					t.Fatalf("n=%d off=%d: element %d is %v", n, off, i, v)
+				}
+			}
+		}
+	}
+	for _, m := range []Matrix{New(3, 5), NewLazy(3, 5), NewLazy(0, 4)} {
+		if len(m.Data) != m.Rows*m.Stride {
+			t.Fatalf("%d×%d: len %d", m.Rows, m.Cols, len(m.Data))
+		}
+		for _, v := range m.Data {
+			if v != 0 {
+				t.Fatal("not zeroed")
+			}
+		}
+	}
+}

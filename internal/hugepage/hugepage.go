@@ -9,9 +9,24 @@ package hugepage
 
 import "unsafe"
 
-// MinBytes is the size below which Advise does nothing (a few huge pages at
-// least, so that the hint is worth a system call).
-const MinBytes = 8 << 20
+// MinBytes is the size below which Advise does nothing. Below it, huge
+// pages bring nothing measurable and may cost a fresh process dearly:
+//
+//   - the serial and parallel asynchronous loops ran alike with and without
+//     them at n = 3·10⁴ and 10⁵ (15 and 51 MB of records, within this
+//     machine's 260 MiB L3, whose page walks hit in the caches): medians of
+//     5 of `bench async --n N --events 4000000 --workers 2`, 8.14 against
+//     8.31 M events/s serial at 3·10⁴, 7.72 against 7.66 at 10⁵;
+//   - faulting in a huge page whose memory the host of a virtual machine has
+//     not backed yet took up to 4 ms of kernel zeroing: 26 MB of
+//     metric-learning state (`pairgossip run --problem metric --data
+//     synthetic --algo async --iters 4000`) cost 0.00–0.18 s of system time
+//     per run, against a steady 0.02 s with 4 KiB pages (/usr/bin/time,
+//     each run just after a build, 2-vCPU development machine).
+//
+// At 10⁶ nodes and more the records outgrow the caches and the hint pays
+// (a page walk per random access otherwise goes to memory).
+const MinBytes = 64 << 20
 
 // Advise hints that the memory of s (len·elem bytes from its first element)
 // should use huge pages. Call it on a fresh allocation, before writing to
