@@ -98,7 +98,7 @@ runs "$tmp/s699-reduced-avx2" "$B" sync --n 699 --d 9 --iters 420000 --workers 2
 runs "$tmp/np699" $py bench/numpy_ref.py sync --n 699 --d 9 --iters 2000 --reps 1
 echo "async ..." >&2
 runs "$tmp/a4" "$B" async --n 10000 --d 16 --events 5000000 --workers 2 --json
-runs "$tmp/a6" "$B" async --n 1000000 --d 16 --events 4000000 --workers 2 --json
+runs "$tmp/a6" "$B" async --n 1000000 --d 16 --events 4000000 --workers 2 --latency --json
 runs "$tmp/a699" "$B" async --n 699 --d 9 --events 1000000 --workers 1 --json
 echo "the paper's asynchronous run ..." >&2
 go build -o "$tmp/pairgossip" ./cmd/pairgossip
@@ -177,12 +177,17 @@ row() { # row FILE D SCHEDULE WORKERS KERNEL NUMPY: one line of the n = 10⁶ ta
 	echo "The memory ceiling (\`bench async\`, engine.Sim.MemoryCeiling) replays the same edge stream with the same"
 	echo "prefetching and the same lines read and written per event, without the arithmetic: what the memory"
 	echo "system allows the serial loop, with its own prefetching, on this machine."
+	lat=$(m a6 memory_latency_ns)
+	echo "At n = 10⁶ an event reads $(m a6 lines_per_event) random lines (both records and packed slots); the memory's latency"
+	echo "(\`--latency\`: kernel.LatencyNs, a pointer chase through 1 GiB) is $(r "$lat") ns, so the serial loop keeps"
+	echo "$(r "$(m a6 serial_lines_in_flight)") lines in flight on average and its memory ceiling $(r "$(m a6 memory_ceiling_lines_in_flight)"); 8·10⁶ events/s would need"
+	echo "$(r "$(m a6 lines_per_event)*$lat*8e6/1e9") (lines × latency × events/s; docs/design.md §6)."
 	echo
 	echo "The paper's asynchronous run, \`pairgossip run --algo async --iters 1000000 --no-optimum\` (Breast Cancer,"
 	echo "n = 699, 10⁶ events, 30 measurements of every sampled node's objective and AUC included): $(r "$(m paper-async wall_seconds)") s."
 	echo
 	echo "Commands: \`bench sync --n N --d D --iters T --workers W --schedule S [--kernel K] [--pin] --json\`,"
-	echo "\`bench async --n N --d D --events E --workers W --json\`, \`numpy_ref.py sync --n N --d D\`."
+	echo "\`bench async --n N --d D --events E --workers W [--latency] --json\`, \`numpy_ref.py sync --n N --d D\`."
 } >bench/results/auc.md
 echo "wrote bench/results/auc.md" >&2
 if [ "$what" = all ]; then

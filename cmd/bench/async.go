@@ -23,6 +23,8 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
 	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
 	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): a bound on the serial loop with its own prefetching")
+	latency := fs.Bool("latency", false, "also measure the memory's latency (kernel.LatencyNs: a pointer chase through 1 GiB) and\n"+
+		"from it the random lines the serial loop keeps in flight (lines an event × latency / time an event)")
 	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
@@ -99,20 +101,40 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		}
 		ceil = float64(*events) / el
 	}
+	// The random lines an event reads: both endpoints' x, y, z and θ̄ rows
+	// (the node record) and packed slot (asyncNode, one line).
+	lines := 2 * (4*((*d+7)/8) + 1)
+	var latNs, inFlight float64
+	if *latency {
+		latNs = kernel.LatencyNs(1<<30, 1<<21, 3)
+		inFlight = float64(lines) * latNs * serial / 1e9
+	}
 	out := map[string]any{"n": *n, "d": *d, "graph": g.Name, "workers": *workers, "events": *events,
 		"events_per_s": par, "serial_events_per_s": serial, "speedup": par / serial,
 		"identical_to_serial":         sumS == sumP,
 		"serial_cpu_ns_per_event":     serialCPU,
 		"memory_ceiling_events_per_s": ceil, "memory_ceiling_cpu_ns_per_event": ceilCPU, "cpu_ns_per_event": parCPU, "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
-		"pinned_cpus": cpus, "pin_note": pinWhy}
+		"pinned_cpus": cpus, "pin_note": pinWhy, "lines_per_event": lines}
+	if *latency {
+		out["memory_latency_ns"], out["serial_lines_in_flight"] = latNs, inFlight
+		if *ceiling {
+			out["memory_ceiling_lines_in_flight"] = float64(lines) * latNs * ceil / 1e9
+		}
+	}
 	if *asJSON {
 		printJSON(stdout, out)
 		return nil
 	}
 	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s (%.1f CPU ns an event), %d workers %.3g events/s (×%.2f, %.1f CPU ns an event), identical: %v\n",
 		*n, *d, g.Name, serial, serialCPU, *workers, par, par/serial, parCPU, sumS == sumP)
+	if *latency {
+		fmt.Fprintf(stdout, "memory latency %.0f ns: the serial loop keeps %.1f of an event's %d random lines in flight on average\n", latNs, inFlight, lines)
+	}
 	if *ceiling {
 		fmt.Fprintf(stdout, "memory ceiling of the serial loop (its lines, no arithmetic): %.3g events/s (%.1f CPU ns an event)\n", ceil, ceilCPU)
+		if *latency {
+			fmt.Fprintf(stdout, "  (%.1f lines in flight)\n", float64(lines)*latNs*ceil/1e9)
+		}
 	}
 	return nil
 }
