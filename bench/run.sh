@@ -97,7 +97,7 @@ runs "$tmp/s699-reduced" "$B" sync --n 699 --d 9 --iters 420000 --workers 2 --tr
 runs "$tmp/s699-reduced-avx2" "$B" sync --n 699 --d 9 --iters 420000 --workers 2 --kernel avx2 --triad-n 1048576 --json
 runs "$tmp/np699" $py bench/numpy_ref.py sync --n 699 --d 9 --iters 2000 --reps 1
 echo "async ..." >&2
-runs "$tmp/a4" "$B" async --n 10000 --d 16 --events 5000000 --workers 2 --json
+runs "$tmp/a4" "$B" async --n 10000 --d 16 --events 5000000 --workers 2 --hot --copies --json
 runs "$tmp/a6" "$B" async --n 1000000 --d 16 --events 4000000 --workers 2 --latency --json
 runs "$tmp/a699" "$B" async --n 699 --d 9 --events 1000000 --workers 1 --json
 echo "the paper's asynchronous run ..." >&2
@@ -182,12 +182,20 @@ row() { # row FILE D SCHEDULE WORKERS KERNEL NUMPY: one line of the n = 10⁶ ta
 	echo "(\`--latency\`: kernel.LatencyNs, a pointer chase through 1 GiB) is $(r "$lat") ns, so the serial loop keeps"
 	echo "$(r "$(m a6 serial_lines_in_flight)") lines in flight on average and its memory ceiling $(r "$(m a6 memory_ceiling_lines_in_flight)"); 8·10⁶ events/s would need"
 	echo "$(r "$(m a6 lines_per_event)*$lat*8e6/1e9") (lines × latency × events/s; docs/design.md §6)."
+	echo "At n = 10⁴ the state stays in the caches. The same serial loop on 64 nodes, its state in L1 (\`--hot\`: the"
+	echo "event's arithmetic and overheads without a miss), runs $(r "$(m a4 hot_events_per_s)") events/s ($(r "$(m a4 hot_cpu_ns_per_event)") CPU ns an event),"
+	echo "against $(r "$(m a4 serial_events_per_s)") ($(r "$(m a4 serial_cpu_ns_per_event)") ns) at n = 10⁴: 15·10⁶ events/s (66.7 ns an event) would leave"
+	echo "$(r "66.7-$(m a4 hot_cpu_ns_per_event)") ns an event to the cache misses that cost $(r "$(m a4 serial_cpu_ns_per_event)-$(m a4 hot_cpu_ns_per_event)") now, and prefetching them at this size was measured a loss"
+	echo "(docs/design.md §6). Two independent serial loops at once, each on its own copy of the state (\`--copies\`), run"
+	echo "$(r "$(m a4 copies_events_per_s)") events/s together, so the two cores share no bottleneck at this size; the parallel executor's two"
+	echo "workers on one state spend $(r "$(m a4 cpu_ns_per_event)") CPU ns an event against the serial loop's $(r "$(m a4 serial_cpu_ns_per_event)"): an event's records were last"
+	echo "written by the other worker about half the time, and their lines move between the cores' caches (docs/design.md §6)."
 	echo
 	echo "The paper's asynchronous run, \`pairgossip run --algo async --iters 1000000 --no-optimum\` (Breast Cancer,"
 	echo "n = 699, 10⁶ events, 30 measurements of every sampled node's objective and AUC included): $(r "$(m paper-async wall_seconds)") s."
 	echo
 	echo "Commands: \`bench sync --n N --d D --iters T --workers W --schedule S [--kernel K] [--pin] --json\`,"
-	echo "\`bench async --n N --d D --events E --workers W [--latency] --json\`, \`numpy_ref.py sync --n N --d D\`."
+	echo "\`bench async --n N --d D --events E --workers W [--latency] [--hot] [--copies] --json\`, \`numpy_ref.py sync --n N --d D\`."
 } >bench/results/auc.md
 echo "wrote bench/results/auc.md" >&2
 if [ "$what" = all ]; then

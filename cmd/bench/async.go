@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pairgossip/pairgossip/engine"
@@ -25,6 +27,11 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): a bound on the serial loop with its own prefetching")
 	latency := fs.Bool("latency", false, "also measure the memory's latency (kernel.LatencyNs: a pointer chase through 1 GiB) and\n"+
 		"from it the random lines the serial loop keeps in flight (lines an event × latency / time an event)")
+	hot := fs.Bool("hot", false, "also time the serial loop on 64 nodes (same d and graph kind): a state that stays in L1, so the\n"+
+		"event's arithmetic and overheads without cache misses — the serial loop's ceiling at any n")
+	copies := fs.Bool("copies", false, "also run --workers independent serial loops at once, each on its own copy of the state\n"+
+		"(--workers times the memory), and report their events/s together: what the cores give when they\n"+
+		"share no state, against which to read the parallel executor's speed-up")
 	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
@@ -36,7 +43,11 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	if *events < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--events and --workers must be >= 1")}
 	}
-	if err := checkSize("auc", *kind, *n, *d, *workers, 0); err != nil {
+	extra := 0.0
+	if *copies { // the other copies' records (x, y, z, θ̄ rows) and packed slots
+		extra = float64(*workers-1) * float64(*n) * float64(4*((*d+7)&^7)+4) * 8
+	}
+	if err := checkSize("auc", *kind, *n, *d, *workers, extra); err != nil {
 		return err
 	}
 	if err := useKernel(*kern); err != nil {
@@ -101,6 +112,36 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		}
 		ceil = float64(*events) / el
 	}
+	var hotRate, hotCPU float64
+	if *hot {
+		ph, err := randomAUC(64, *d, *seed)
+		if err != nil {
+			return err
+		}
+		gh, err := buildGraph(*kind, 64, *seed)
+		if err != nil {
+			return err
+		}
+		s, err := engine.New(ph, gh, config(1))
+		if err != nil {
+			return err
+		}
+		t0, c0 := time.Now(), processCPU()
+		err = s.Advance(*events)
+		el := time.Since(t0).Seconds()
+		hotCPU = float64(processCPU()-c0) / float64(*events)
+		s.Close()
+		if err != nil {
+			return err
+		}
+		hotRate = float64(*events) / el
+	}
+	var copiesRate float64
+	if *copies {
+		if copiesRate, err = runCopies(*workers, *events, func() (*engine.Sim, error) { return engine.New(p, g, config(1)) }); err != nil {
+			return err
+		}
+	}
 	// The random lines an event reads: both endpoints' x, y, z and θ̄ rows
 	// (the node record) and packed slot (asyncNode, one line).
 	lines := 2 * (4*((*d+7)/8) + 1)
@@ -121,6 +162,12 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 			out["memory_ceiling_lines_in_flight"] = float64(lines) * latNs * ceil / 1e9
 		}
 	}
+	if *hot {
+		out["hot_events_per_s"], out["hot_cpu_ns_per_event"] = hotRate, hotCPU
+	}
+	if *copies {
+		out["copies_events_per_s"] = copiesRate
+	}
 	if *asJSON {
 		printJSON(stdout, out)
 		return nil
@@ -130,6 +177,12 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	if *latency {
 		fmt.Fprintf(stdout, "memory latency %.0f ns: the serial loop keeps %.1f of an event's %d random lines in flight on average\n", latNs, inFlight, lines)
 	}
+	if *hot {
+		fmt.Fprintf(stdout, "serial loop on 64 nodes (state in L1): %.3g events/s (%.1f CPU ns an event)\n", hotRate, hotCPU)
+	}
+	if *copies {
+		fmt.Fprintf(stdout, "%d independent serial loops at once: %.3g events/s together (×%.2f the serial loop)\n", *workers, copiesRate, copiesRate/serial)
+	}
 	if *ceiling {
 		fmt.Fprintf(stdout, "memory ceiling of the serial loop (its lines, no arithmetic): %.3g events/s (%.1f CPU ns an event)\n", ceil, ceilCPU)
 		if *latency {
@@ -137,4 +190,42 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// runCopies runs k simulations made by mk at once, one goroutine each (the
+// serial loop), events events each, and returns their events/s together,
+// from the first start to the last end. They share the data and the graph,
+// read only, and nothing else.
+func runCopies(k int, events int64, mk func() (*engine.Sim, error)) (float64, error) {
+	sims := make([]*engine.Sim, k)
+	defer func() {
+		for _, s := range sims {
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	for i := range sims {
+		s, err := mk()
+		if err != nil {
+			return 0, err
+		}
+		sims[i] = s
+	}
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i, s := range sims {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.Advance(events)
+		}()
+	}
+	wg.Wait()
+	el := time.Since(t0).Seconds()
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
+	return float64(k) * float64(events) / el, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -31,5 +32,43 @@ func TestHostileFlags(t *testing.T) {
 		if code != 2 || !strings.Contains(errb.String(), c.want) || strings.Contains(errb.String(), "goroutine") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb.String(), c.want)
 		}
+	}
+}
+
+// TestAsyncHotAndCopies: bench async --hot --copies reports the 64-node
+// loop and the independent copies' rate, both positive, beside an
+// identical parallel run; and the copies' memory counts in the size check.
+func TestAsyncHotAndCopies(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := realMain([]string{"async", "--n", "5000", "--d", "9", "--events", "20000", "--workers", "2",
+		"--hot", "--copies", "--ceiling=false", "--json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r map[string]any
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err, out.String())
+	}
+	for _, k := range []string{"hot_events_per_s", "hot_cpu_ns_per_event", "copies_events_per_s"} {
+		if v, ok := r[k].(float64); !ok || !(v > 0) {
+			t.Errorf("%s = %v, want > 0", k, r[k])
+		}
+	}
+	if r["identical_to_serial"] != true {
+		t.Errorf("identical_to_serial = %v", r["identical_to_serial"])
+	}
+
+	defer func(f func() int64) { availableMemory = f }(availableMemory)
+	// Room for one state of n = 4·10⁶ at d = 16 (about 1.4 GiB with the
+	// graph) but not for 64 copies of its records.
+	availableMemory = func() int64 { return 4 << 30 }
+	if err := checkSize("auc", "watts-strogatz", 4000000, 16, 64, 0); err != nil {
+		t.Fatalf("one state should fit: %v", err)
+	}
+	out.Reset()
+	errb.Reset()
+	args := []string{"async", "--n", "4000000", "--events", "1", "--workers", "64", "--copies"}
+	if code := realMain(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "needs about") {
+		t.Errorf("%v: exit %d, stderr %q; want 2 and the memory needed", args, code, errb.String())
 	}
 }
