@@ -48,7 +48,9 @@ for d in 40 10; do
 	runs "$tmp/anp-$d" $py bench/numpy_ref.py metric-async --n 1000 --d $d --iters 500 --warmup 2000 --reps 1
 done
 echo "projection micro-benchmarks ..." >&2
-go test -run '^$' -bench 'ProjectPSD|RankOneProjection' -count "$reps" ./problem/ >"$tmp/micro"
+go test -run '^$' -bench 'ProjectPSD|RankOneProjection|PWK' -count "$reps" ./problem/ >"$tmp/micro"
+# (go test splits -bench at each /, level by level: a separate run for one size)
+go test -run '^$' -bench 'Tridiag/n=40/full' -count "$reps" ./problem/ >>"$tmp/micro"
 go test -tags netlib -run '^$' -bench 'EigDrivers|RankOneProjection' -count "$reps" ./problem/ >>"$tmp/micro"
 micro() { # micro NAME: the median ns/op of benchmark NAME
 	$py - "$tmp/micro" "$1" <<'PY'
@@ -123,8 +125,19 @@ mkdir -p bench/results
 		echo "| $d | **default schedule**, parallel executor | 2 | **$(r "$(m a2-$d ms_per_event)")** | $(r "$(m a2-$d cpu_ms_per_event)") | $(r "$(m a2-$d eig_per_event)") | $(r "$aref/$(m a2-$d cpu_ms_per_event)") | $(r "$anp/$(m a2-$d ms_per_event)") |"
 	done
 	echo
+	ref40=$(m aref-40 cpu_ms_per_event)
+	ref10=$(m aref-10 cpu_ms_per_event)
+	tri=$(micro "Tridiag/n=40/full")
+	pwk=$(micro "PWK/pair")
+	echo "What bounds the default schedule's ratio to the reference: at d = 40 an eighth of the reference is"
+	echo "$(r "$ref40*1000/8") µs an event; a selected projection cannot skip the reduction to tridiagonal form ($tri µs,"
+	echo "\`BenchmarkTridiag/n=40/full\`) nor the tridiagonal's eigenvalues, all of them ($(r "$pwk/2") µs, \`BenchmarkPWK/pair\` halved:"
+	echo "two endpoints' at once, the cheaper way), which at $(r "$(m a1-40 eig_per_event)") projections an event take $(r "($tri+$pwk/2)*$(m a1-40 eig_per_event)") µs before a single eigenvector; the whole selected projection"
+	echo "costs $(micro "ProjectPSDSelect/d=40/rank=5/select")–$(micro "ProjectPSDSelect/d=40/rank=20/select") µs with 5–20 eigenvectors on the smaller side (\`BenchmarkProjectPSDSelect\`). At d = 10"
+	echo "an eighth of the reference is $(r "$ref10*1000/8") µs an event, less than one selected projection ($(micro "ProjectPSDSelect/d=10/rank=5/select") µs at rank 5)."
+	echo
 	echo "Commands: \`bench metric --n 1000 --d D --iters 2000 --workers 2 --json\` (add \`--schedule reference\`,"
 	echo "\`--exact-psd\`, \`--algo async\`; build with \`-tags netlib\` for OpenBLAS), \`numpy_ref.py metric --n 1000 --d D\`,"
-	echo "\`go test -bench 'ProjectPSD|RankOneProjection' ./problem/\`, \`go test -tags netlib -bench EigDrivers ./problem/\`."
+	echo "\`go test -bench 'ProjectPSD|RankOneProjection|PWK' ./problem/\`, \`go test -bench Tridiag/n=40/full ./problem/\`, \`go test -tags netlib -bench EigDrivers ./problem/\`."
 } >bench/results/metric.md
 echo "wrote bench/results/metric.md" >&2
