@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 func cmdAsync(args []string, stdout, stderr io.Writer) error {
@@ -98,19 +100,9 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	var ceil, ceilCPU float64
 	if *ceiling {
-		s, err := engine.New(p, g, config(1))
-		if err != nil {
+		if ceil, ceilCPU, err = timeSerial(p, g, config(1), *events, (*engine.Sim).MemoryCeiling); err != nil {
 			return err
 		}
-		t0, c0 := time.Now(), processCPU()
-		err = s.MemoryCeiling(*events)
-		el := time.Since(t0).Seconds()
-		ceilCPU = float64(processCPU()-c0) / float64(*events)
-		s.Close()
-		if err != nil {
-			return err
-		}
-		ceil = float64(*events) / el
 	}
 	var hotRate, hotCPU float64
 	if *hot {
@@ -122,19 +114,9 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		s, err := engine.New(ph, gh, config(1))
-		if err != nil {
+		if hotRate, hotCPU, err = timeSerial(ph, gh, config(1), *events, (*engine.Sim).Advance); err != nil {
 			return err
 		}
-		t0, c0 := time.Now(), processCPU()
-		err = s.Advance(*events)
-		el := time.Since(t0).Seconds()
-		hotCPU = float64(processCPU()-c0) / float64(*events)
-		s.Close()
-		if err != nil {
-			return err
-		}
-		hotRate = float64(*events) / el
 	}
 	var copiesRate float64
 	if *copies {
@@ -228,4 +210,20 @@ func runCopies(k int, events int64, mk func() (*engine.Sim, error)) (float64, er
 		return 0, err
 	}
 	return float64(k) * float64(events) / el, nil
+}
+
+// timeSerial makes a simulation of p on g with cfg, times f(sim, events)
+// and returns events/s and the process's CPU ns an event.
+func timeSerial(p *problem.Problem, g *graph.Graph, cfg engine.Config, events int64, f func(*engine.Sim, int64) error) (rate, cpuNs float64, err error) {
+	s, err := engine.New(p, g, cfg)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.Close()
+	t0, c0 := time.Now(), processCPU()
+	if err := f(s, events); err != nil {
+		return 0, 0, err
+	}
+	el := time.Since(t0).Seconds()
+	return float64(events) / el, float64(processCPU()-c0) / float64(events), nil
 }
