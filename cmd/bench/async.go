@@ -28,7 +28,8 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
 	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): a bound on the serial loop with its own prefetching")
 	latency := fs.Bool("latency", false, "also measure the memory's latency (kernel.LatencyNs: a pointer chase through 1 GiB) and\n"+
-		"from it the random lines the serial loop keeps in flight (lines an event × latency / time an event)")
+		"from it the random lines the serial loop keeps in flight (lines an event × latency / time an event;\n"+
+		"meaningful when the state outgrows the caches, as at n = 10⁶: below, most lines hit a cache)")
 	hot := fs.Bool("hot", false, "also time the serial loop on 64 nodes (same d and graph kind): a state that stays in L1, so the\n"+
 		"event's arithmetic and overheads without cache misses — the serial loop's ceiling at any n")
 	copies := fs.Bool("copies", false, "also run --workers independent serial loops at once, each on its own copy of the state\n"+
