@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 	"unsafe"
 
@@ -63,22 +64,15 @@ func LatencyNs(bytes int64, steps, reps int) float64 {
 }
 
 // latencyCycle returns next[k], the line after line k in one random cycle
-// through all of them: the lines in a random order (a Fisher–Yates shuffle
-// from a fixed seed), each linked to the one after it and the last to the
-// first.
+// through all of them: the lines in a random order (a shuffle from a fixed
+// seed), each linked to the one after it and the last to the first.
 func latencyCycle(lines int64) []uint32 {
 	perm := make([]uint32, lines)
 	for i := range perm {
 		perm[i] = uint32(i)
 	}
-	x := uint64(0x9E3779B97F4A7C15)
-	for i := lines - 1; i > 0; i-- {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		j := int64(x % uint64(i+1))
-		perm[i], perm[j] = perm[j], perm[i]
-	}
+	r := rand.New(rand.NewPCG(1, 2))
+	r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 	next := make([]uint32, lines)
 	for i, k := range perm {
 		next[k] = perm[(i+1)%len(perm)]

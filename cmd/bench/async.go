@@ -46,11 +46,11 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	if *events < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--events and --workers must be >= 1")}
 	}
-	extra := 0.0
-	if *copies { // the other copies' records (x, y, z, θ̄ rows) and packed slots
-		extra = float64(*workers-1) * float64(*n) * float64(4*((*d+7)&^7)+4) * 8
+	states := 1
+	if *copies {
+		states = *workers
 	}
-	if err := checkSize("auc", *kind, *n, *d, *workers, extra); err != nil {
+	if err := checkSize("auc", *kind, *n, *d, *workers, states, 0); err != nil {
 		return err
 	}
 	if err := useKernel(*kern); err != nil {

@@ -62,7 +62,7 @@ func TestAsyncHotAndCopies(t *testing.T) {
 	// Room for one state of n = 4·10⁶ at d = 16 (about 1.4 GiB with the
 	// graph) but not for 64 copies of its records.
 	availableMemory = func() int64 { return 4 << 30 }
-	if err := checkSize("auc", "watts-strogatz", 4000000, 16, 64, 0); err != nil {
+	if err := checkSize("auc", "watts-strogatz", 4000000, 16, 64, 1, 0); err != nil {
 		t.Fatalf("one state should fit: %v", err)
 	}
 	out.Reset()

@@ -39,7 +39,7 @@ func cmdMetric(args []string, stdout, stderr io.Writer) error {
 	if *iters < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--iters and --workers must be >= 1")}
 	}
-	if err := checkSize("metric", *kind, *n, *d, *workers, 0); err != nil {
+	if err := checkSize("metric", *kind, *n, *d, *workers, 1, 0); err != nil {
 		return err
 	}
 	sc := dataset.DefaultSynthetic()

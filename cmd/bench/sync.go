@@ -39,7 +39,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if *triadN < 1 {
 		return usageError{Err: fmt.Errorf("--triad-n must be >= 1, got %d", *triadN)}
 	}
-	if err := checkSize("auc", *kind, *n, *d, *workers, 24*float64(*triadN)); err != nil {
+	if err := checkSize("auc", *kind, *n, *d, *workers, 1, 24*float64(*triadN)); err != nil {
 		return err
 	}
 	if err := useKernel(*kern); err != nil {

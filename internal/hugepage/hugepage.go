@@ -17,9 +17,9 @@ import "unsafe"
 //     machine's 260 MiB L3, whose page walks hit in the caches): medians of
 //     5 of `bench async --n N --events 4000000 --workers 2`, 8.14 against
 //     8.31 M events/s serial at 3·10⁴, 7.72 against 7.66 at 10⁵;
-//   - faulting in a huge page whose memory the host of a virtual machine has
-//     not backed yet took up to 4 ms of kernel zeroing: 26 MB of
-//     metric-learning state (`pairgossip run --problem metric --data
+//   - a huge page is zeroed by the kernel whole at its first touch, which
+//     in a virtual machine whose host has not backed the memory yet is
+//     slow and uneven: 26 MB of metric-learning state (`pairgossip run --problem metric --data
 //     synthetic --algo async --iters 4000`) cost 0.00–0.18 s of system time
 //     per run, against a steady 0.02 s with 4 KiB pages (/usr/bin/time,
 //     each run just after a build, 2-vCPU development machine).
