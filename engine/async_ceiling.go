@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"unsafe"
 )
 
@@ -16,16 +17,53 @@ import (
 // writes junk into the state: the Sim is for nothing else afterwards. It
 // needs the fast path's serial loop (one worker, the gossip estimator).
 func (s *Sim) MemoryCeiling(events int64) error {
+	e, err := s.ceilingExec()
+	if err != nil {
+		return err
+	}
+	g, ahead := 0, 0
+	if e.pfOn {
+		g, ahead = asyncGroup, asyncGroupAhead
+	}
+	return s.memoryCeiling(e, events, g, ahead)
+}
+
+// MemoryCeilingWith is MemoryCeiling with another prefetching: every group
+// events, PREFETCHT0 of every line the group ahead events further on
+// touches (group = ahead = 0: none). Timing it over a
+// range of groups and distances (bench async --ceiling-sweep) bounds the
+// serial loop's memory traffic under any of them, not only the loop's own.
+func (s *Sim) MemoryCeilingWith(events int64, group, ahead int) error {
+	if (group != 0 || ahead != 0) && (group < 1 || ahead < 1) {
+		return fmt.Errorf("engine: MemoryCeilingWith: group = %d and ahead = %d (want both ≥ 1, or both 0: no prefetching)", group, ahead)
+	}
+	e, err := s.ceilingExec()
+	if err != nil {
+		return err
+	}
+	return s.memoryCeiling(e, events, group, ahead)
+}
+
+// AsyncPrefetch returns the serial asynchronous gossip loop's prefetching
+// on a state that outgrows the caches: every group events, the lines of the
+// group ahead events further on (MemoryCeilingWith's arguments).
+func AsyncPrefetch() (group, ahead int) { return asyncGroup, asyncGroupAhead }
+
+func (s *Sim) ceilingExec() (*asyncExec, error) {
 	e, ok := s.exec.(*asyncExec)
 	if !ok || s.cfg.Estimator != Gossip || s.YX.Rows == 0 {
-		return errors.New("engine: MemoryCeiling needs the serial asynchronous gossip fast path")
+		return nil, errors.New("engine: MemoryCeiling needs the serial asynchronous gossip fast path")
 	}
+	return e, nil
+}
+
+func (s *Sim) memoryCeiling(e *asyncExec, events int64, g, ahead int) error {
 	ev := e.ev
 	var sink float64
 	for done := int64(0); done < events; {
 		m := int(min(int64(asyncSerialWindow), events-done))
 		s.drawEdges(ev[:2*m])
-		sink += e.ceilingWindow(ev[:2*m])
+		sink += e.ceilingWindow(ev[:2*m], g, ahead)
 		done += int64(m)
 	}
 	if sink == 1 { // keep the reads
@@ -35,12 +73,13 @@ func (s *Sim) MemoryCeiling(events int64) error {
 }
 
 // ceilingWindow is gossipWindow with each event's kernel call replaced by
-// touching its lines (MemoryCeiling).
-func (e *asyncExec) ceilingWindow(ev []int32) float64 {
+// touching its lines (MemoryCeiling), prefetching by groups of g events
+// ahead events on (g = 0: none).
+func (e *asyncExec) ceilingWindow(ev []int32, g, ahead int) float64 {
 	m := len(ev) / 2
-	g, ahead := m, 0
-	if e.pfOn {
-		g, ahead = asyncGroup, asyncGroupAhead
+	if g == 0 {
+		g, ahead = m, 0 // no prefetch: the next group is past the window
+	} else {
 		e.prefetchEvents(ev[:2*min(ahead, m)])
 	}
 	rowBytes := uintptr(e.d * 8)

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -201,5 +202,41 @@ func TestMemoryCeiling(t *testing.T) {
 			}
 		}
 		s.Close()
+	}
+}
+
+// TestMemoryCeilingWith: the memory-traffic loop runs every event under any
+// prefetching (none, groups smaller and larger than a window, distances
+// past it) and refuses a group without a distance or the reverse.
+func TestMemoryCeilingWith(t *testing.T) {
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 64, 16, 1)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 64})
+	const events = 10000
+	for _, c := range [][2]int{{0, 0}, {1, 1}, {8, 16}, {16, 64}, {3, 5000}, {5000, 3}} {
+		s, err := New(p, g, Config{Algorithm: Async, Iters: 100, GammaC: 1, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MemoryCeilingWith(events, c[0], c[1]); err != nil {
+			t.Fatalf("group %d, ahead %d: %v", c[0], c[1], err)
+		}
+		var n int64
+		for _, nd := range s.exec.(*asyncExec).nd {
+			n += nd.count
+		}
+		if n != 2*events {
+			t.Fatalf("group %d, ahead %d: %d activations, want %d", c[0], c[1], n, 2*events)
+		}
+		s.Close()
+	}
+	s, err := New(p, g, Config{Algorithm: Async, Iters: 100, GammaC: 1, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range [][2]int{{0, 1}, {1, 0}, {-1, -1}, {-1, 4}} {
+		if err := s.MemoryCeilingWith(events, c[0], c[1]); err == nil || !strings.Contains(err.Error(), "group") {
+			t.Fatalf("group %d, ahead %d: err = %v, want a refusal naming the group", c[0], c[1], err)
+		}
 	}
 }

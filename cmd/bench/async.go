@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
 	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
 	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): a bound on the serial loop with its own prefetching")
+	sweep := fs.Bool("ceiling-sweep", false, "also time the memory ceiling's traffic under other prefetching (engine.Sim.MemoryCeilingWith:\n"+
+		"none, and groups of 4 to 32 events prefetched 8 to 64 events ahead) and report the fastest: a bound on\n"+
+		"the serial loop under any of them, not only its own")
 	latency := fs.Bool("latency", false, "also measure the memory's latency (kernel.LatencyNs: a pointer chase through 1 GiB) and\n"+
 		"from it the random lines the serial loop keeps in flight (lines an event × latency / time an event;\n"+
 		"meaningful when the state outgrows the caches, as at n = 10⁶: below, most lines hit a cache)")
@@ -105,6 +109,25 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	var sweepRows []map[string]any
+	var best float64
+	var bestGroup, bestAhead int
+	if *sweep {
+		strategies := ceilingStrategies
+		if g, a := engine.AsyncPrefetch(); !slices.Contains(strategies, [2]int{g, a}) {
+			strategies = append(slices.Clip(strategies), [2]int{g, a})
+		}
+		for _, c := range strategies {
+			r, cpuNs, err := timeSerial(p, g, config(1), *events, func(s *engine.Sim, ev int64) error { return s.MemoryCeilingWith(ev, c[0], c[1]) })
+			if err != nil {
+				return err
+			}
+			sweepRows = append(sweepRows, map[string]any{"group": c[0], "ahead": c[1], "events_per_s": r, "cpu_ns_per_event": cpuNs})
+			if r > best {
+				best, bestGroup, bestAhead = r, c[0], c[1]
+			}
+		}
+	}
 	var hotRate, hotCPU float64
 	if *hot {
 		ph, err := randomAUC(64, *d, *seed)
@@ -145,6 +168,13 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 			out["memory_ceiling_lines_in_flight"] = float64(lines) * latNs * ceil / 1e9
 		}
 	}
+	if *sweep {
+		out["ceiling_sweep"], out["ceiling_sweep_best_events_per_s"] = sweepRows, best
+		out["ceiling_sweep_best_group"], out["ceiling_sweep_best_ahead"] = bestGroup, bestAhead
+		if *latency {
+			out["ceiling_sweep_best_lines_in_flight"] = float64(lines) * latNs * best / 1e9
+		}
+	}
 	if *hot {
 		out["hot_events_per_s"], out["hot_cpu_ns_per_event"] = hotRate, hotCPU
 	}
@@ -172,8 +202,24 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "  (%.1f lines in flight)\n", float64(lines)*latNs*ceil/1e9)
 		}
 	}
+	if *sweep {
+		fmt.Fprintf(stdout, "memory ceiling under other prefetching (group/ahead events, 0/0: none; events/s):")
+		for _, r := range sweepRows {
+			fmt.Fprintf(stdout, " %d/%d: %.3g", r["group"], r["ahead"], r["events_per_s"])
+		}
+		fmt.Fprintf(stdout, "\n  fastest %.3g events/s (group %d, ahead %d)", best, bestGroup, bestAhead)
+		if *latency {
+			fmt.Fprintf(stdout, ", %.1f lines in flight", float64(lines)*latNs*best/1e9)
+		}
+		fmt.Fprintln(stdout)
+	}
 	return nil
 }
+
+// ceilingStrategies are the prefetchings --ceiling-sweep times (group,
+// ahead; 0, 0: none), with the serial loop's own (engine.AsyncPrefetch)
+// added when it is not among them.
+var ceilingStrategies = [][2]int{{0, 0}, {4, 8}, {8, 16}, {16, 16}, {16, 32}, {16, 64}, {32, 64}}
 
 // runCopies runs k simulations made by mk at once, one goroutine each (the
 // serial loop), events events each, and returns their events/s together,

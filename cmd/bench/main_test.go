@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/pairgossip/pairgossip/engine"
 )
 
 // TestHostileFlags: sizes that panicked or died out of memory are refused
@@ -70,5 +72,48 @@ func TestAsyncHotAndCopies(t *testing.T) {
 	args := []string{"async", "--n", "4000000", "--events", "1", "--workers", "64", "--copies"}
 	if code := realMain(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "needs about") {
 		t.Errorf("%v: exit %d, stderr %q; want 2 and the memory needed", args, code, errb.String())
+	}
+}
+
+// TestAsyncCeilingSweep: --ceiling-sweep times every prefetching of the
+// list and the serial loop's own, and reports the fastest of them.
+func TestAsyncCeilingSweep(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := realMain([]string{"async", "--n", "5000", "--d", "9", "--events", "20000", "--workers", "1",
+		"--ceiling-sweep", "--json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r struct {
+		Sweep []struct {
+			Group, Ahead int
+			Rate         float64 `json:"events_per_s"`
+		} `json:"ceiling_sweep"`
+		Best      float64 `json:"ceiling_sweep_best_events_per_s"`
+		BestGroup int     `json:"ceiling_sweep_best_group"`
+		BestAhead int     `json:"ceiling_sweep_best_ahead"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err, out.String())
+	}
+	g, a := engine.AsyncPrefetch()
+	own, fastest, fg, fa := false, 0.0, -1, -1
+	for _, row := range r.Sweep {
+		if !(row.Rate > 0) {
+			t.Errorf("group %d, ahead %d: %v events/s", row.Group, row.Ahead, row.Rate)
+		}
+		own = own || row.Group == g && row.Ahead == a
+		if row.Rate > fastest {
+			fastest, fg, fa = row.Rate, row.Group, row.Ahead
+		}
+	}
+	if fg != r.BestGroup || fa != r.BestAhead {
+		t.Errorf("fastest %d/%d, reported %d/%d", fg, fa, r.BestGroup, r.BestAhead)
+	}
+	if len(r.Sweep) < len(ceilingStrategies) || !own {
+		t.Errorf("%d strategies timed (want %d and the loop's own %d/%d: %v)", len(r.Sweep), len(ceilingStrategies), g, a, own)
+	}
+	if r.Best != fastest {
+		t.Errorf("best %v, want the fastest row %v", r.Best, fastest)
 	}
 }
