@@ -182,7 +182,7 @@ row() { # row FILE D SCHEDULE WORKERS KERNEL NUMPY: one line of the n = 10⁶ ta
 	echo "(\`--latency\`: kernel.LatencyNs, a pointer chase through 1 GiB) is $(r "$lat") ns, so the serial loop keeps"
 	echo "$(r "$(m a6 serial_lines_in_flight)") lines in flight on average and its memory ceiling $(r "$(m a6 memory_ceiling_lines_in_flight)"); 8·10⁶ events/s would need"
 	echo "$(r "$(m a6 lines_per_event)*$lat*8e6/1e9") (lines × latency × events/s; docs/design.md §6). The same traffic without the arithmetic under no"
-	echo "prefetching and under groups of 4 to 32 events prefetched 8 to 64 events ahead (\`--ceiling-sweep\`, the loop's own among them)"
+	echo "prefetching and under groups of 2 to 32 events prefetched 4 to 64 events ahead (\`--ceiling-sweep\`, the loop's own among them)"
 	best=$(m a6 ceiling_sweep_best_events_per_s)
 	if $py -c "import sys; sys.exit(0 if float('$best') < 8e6 else 1)"; then
 		verdict="under none of them does this machine's memory system carry an event's lines at 8·10⁶ events/s, before any arithmetic."
@@ -194,8 +194,8 @@ row() { # row FILE D SCHEDULE WORKERS KERNEL NUMPY: one line of the n = 10⁶ ta
 	echo "At n = 10⁴ the state stays in the caches. The same serial loop on 64 nodes, its state in L1 (\`--hot\`: the"
 	echo "event's arithmetic and overheads without a miss), runs $(r "$(m a4 hot_events_per_s)") events/s ($(r "$(m a4 hot_cpu_ns_per_event)") CPU ns an event),"
 	echo "against $(r "$(m a4 serial_events_per_s)") ($(r "$(m a4 serial_cpu_ns_per_event)") ns) at n = 10⁴: 15·10⁶ events/s (66.7 ns an event) would leave"
-	echo "$(r "66.7-$(m a4 hot_cpu_ns_per_event)") ns an event to the cache misses that cost $(r "$(m a4 serial_cpu_ns_per_event)-$(m a4 hot_cpu_ns_per_event)") now, and prefetching them at this size was measured a loss"
-	echo "(docs/design.md §6). Two independent serial loops at once, each on its own copy of the state (\`--copies\`), run"
+	echo "$(r "66.7-$(m a4 hot_cpu_ns_per_event)") ns an event to the cache misses (L2 misses, L3 hits) that cost $(r "$(m a4 serial_cpu_ns_per_event)-$(m a4 hot_cpu_ns_per_event)") now, with the records"
+	echo "prefetched two events at a time, four ahead (docs/design.md §6). Two independent serial loops at once, each on its own copy of the state (\`--copies\`), run"
 	echo "$(r "$(m a4 copies_events_per_s)") events/s together, so the two cores share no bottleneck at this size; the parallel executor's two"
 	echo "workers on one state spend $(r "$(m a4 cpu_ns_per_event)") CPU ns an event against the serial loop's $(r "$(m a4 serial_cpu_ns_per_event)"): an event's records were last"
 	echo "written by the other worker about half the time, and their lines move between the cores' caches (docs/design.md §6)."

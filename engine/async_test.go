@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/problem"
@@ -99,6 +100,72 @@ func TestParallelAsyncIdenticalToSerial(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestAsyncPrefetchIdentical: the gossip loop's prefetching is a hint. With
+// it forced on, under groups and distances odd, even, shorter and longer
+// than the two-event kernel's step and a window, the serial loop and the
+// parallel executor end in the state of the loop without prefetching, bit
+// for bit; and it is on exactly when the records and packed scalars
+// outgrow asyncGossipPrefetchBytes.
+func TestAsyncPrefetchIdentical(t *testing.T) {
+	shrinkAsync(t)
+	n := 96
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3})
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 9, 2)
+	pb, pg, pa := asyncGossipPrefetchBytes, asyncGroup, asyncGroupAhead
+	t.Cleanup(func() { asyncGossipPrefetchBytes, asyncGroup, asyncGroupAhead = pb, pg, pa })
+	run := func(w int) ([]byte, bool) {
+		s, err := New(p, g, Config{Algorithm: Async, Iters: 20000, GammaC: 0.5, Seed: 5, Workers: w, LogPoints: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		e, ok := s.exec.(*asyncExec)
+		if ap := apar(s); ap != nil {
+			e, ok = ap.eventRunner.(*asyncExec)
+		}
+		if !ok {
+			t.Fatalf("%d workers: executor %T, want the gossip fast path", w, s.exec)
+		}
+		return stateBytes(t, s), e.pfOn
+	}
+	asyncGossipPrefetchBytes = 1 << 40
+	ref, on := run(1)
+	if on {
+		t.Fatal("prefetching on below the threshold")
+	}
+	for _, c := range [][2]int{{1, 1}, {2, 4}, {3, 7}, {8, 16}, {5000, 2}} {
+		asyncGroup, asyncGroupAhead = c[0], c[1]
+		for _, w := range []int{1, 2} {
+			asyncGossipPrefetchBytes = 0
+			st, on := run(w)
+			if !on {
+				t.Fatalf("group %d, ahead %d, %d workers: prefetching off above the threshold", c[0], c[1], w)
+			}
+			if !bytes.Equal(st, ref) {
+				t.Fatalf("group %d, ahead %d, %d workers: final state differs from the loop without prefetching", c[0], c[1], w)
+			}
+		}
+	}
+	s, err := New(p, g, Config{Algorithm: Async, Iters: 1, GammaC: 0.5, Seed: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int64(s.rows()) * int64(s.X.Stride*8+int(unsafe.Sizeof(asyncNode{})))
+	s.Close()
+	for _, c := range []struct {
+		limit int64
+		on    bool
+	}{{size - 1, true}, {size, false}} {
+		asyncGossipPrefetchBytes = c.limit
+		if _, on := run(1); on != c.on {
+			t.Errorf("records and scalars %d bytes, threshold %d: prefetching %v, want %v", size, c.limit, on, c.on)
 		}
 	}
 }

@@ -114,7 +114,11 @@ func newAsyncExec(s *state, cr *crew) executor {
 	e.restore()
 	s.flushAux = e.flush
 	e.pfRec = e.recordLines()
-	e.pfOn = int64(s.rows())*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
+	if s.cfg.Estimator == Gossip {
+		e.pfOn = int64(s.rows())*int64(s.X.Stride*8+int(unsafe.Sizeof(asyncNode{}))) > asyncGossipPrefetchBytes
+	} else {
+		e.pfOn = int64(s.rows())*int64(s.X.Stride+s.YX.Stride)*8 > int64(asyncPrefetchBytes)
+	}
 	e.pfAddr = prefetchBuffers(nw, 2*(len(e.pfRec)+layout.Stride(s.prob.P)/layout.LineFloats+6))
 	if s.prob.Loss == problem.AUCLogistic && s.YX.Rows > 0 {
 		e.evl = kernel.EventLogisticDirect(s.prob.P)
@@ -267,17 +271,33 @@ func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int6
 // event by event, the rows and scalars of event e + asyncAhead. The results
 // are the reference's, bit for bit (prefetching is a hint).
 //
-// Prefetching is on only when the state outgrows the caches: above
-// asyncPrefetchBytes of node records. Below, it saves nothing: measured at
-// n = 10⁴ (5 MB of records, beyond L2, within L3), CPU time per gossip
-// event (medians of 3, loaded machine) 103–105 ns without, 102 ns at best
-// with (groups of 4, 8 ahead) and 110–117 ns with the other groups and
-// distances tried; at n = 10⁶, 500 ns without, 290 ns with whole records
-// (2 or 4 of a record's 8 lines, leaving the rest to the hardware: 380 ns).
+// Prefetching is on only when the state outgrows the caches. The gossip
+// estimator's loop prefetches when its records and packed scalars outgrow
+// one core's L2 (asyncGossipPrefetchBytes; kernel.CacheL2, 1 MiB when the
+// CPU does not say): below, every line is an L2 hit. Measured on the
+// recorded 2-vCPU Xeon (L2 2 MiB, d = 16, 10⁷ events, 3 runs; serial
+// events/s without and with prefetching by groups of 2 events 4 ahead):
+// n = 3000 (1.6 MB) 1.43e7 and 1.33e7, n = 4000 1.29e7 alike, 5000 1.22e7
+// and 1.28e7, 7000 1.14e7 and 1.24e7, 10⁴ 1.11e7 and 1.23e7, 3·10⁴ 8.6e6
+// and 1.03e7, 10⁵ 8.1e6 and 9.3e6; the two-worker executor gains alike at
+// 10⁴ and 10⁵. The unbiased estimator's loop, prefetching event by event
+// the rows and scalars of event e + asyncAhead, keeps the threshold of the
+// records' x and y rows above asyncPrefetchBytes: at n = 10⁴ it lost
+// (184–191 ns an event without, 204–208 with), at 10⁵ it gained (317–328,
+// 278–289). The reduced synchronous schedule uses asyncPrefetchBytes too
+// (exec_reduced.go). The results are the reference's, bit for bit
+// (prefetching is a hint).
 var (
 	asyncSerialWindow  = 4096
 	asyncAhead         = 4
 	asyncPrefetchBytes = 16 << 20
+
+	asyncGossipPrefetchBytes = func() int64 {
+		if l2 := kernel.CacheL2(); l2 > 0 {
+			return int64(l2)
+		}
+		return 1 << 20
+	}()
 )
 
 // serialTo runs events until s.t reaches stop.
@@ -385,11 +405,21 @@ func (e *asyncExec) gossipPair(i, j, k, l int, ps *paddedScalars) (nz1, nz2 int6
 // (both endpoints' whole records and packed scalars), so that the misses of
 // a group of events are in flight together while earlier events compute.
 // The window's edges are drawn before it runs, so no prefetch waits on a
-// load. Groups of 4 to 16 events, 8 to 64 ahead, measured alike at
-// n = 10⁶ (within the noise of a loaded machine).
+// load. Groups of 2 (one call of the two-event kernel) 4 events ahead:
+// measured on the recorded Xeon (d = 16, 10⁷ events, 3 runs), serial
+// events/s at n = 10⁴ 1.22e7 against 9.5e6 with the groups of 8 16 ahead
+// used before, 1.17e7 with groups of 1, 1.06e7 with groups of 4; at 10⁶
+// 5.3e6 alike with groups of 2, 4 and 8 (4 to 16 ahead) and lower further
+// ahead (5.0e6 at 32). Side by side with the groups of 8 (bench async
+// --workers 2, 2·10⁷ events, medians): serial 1.23e7 against 1.12e7 at
+// n = 10⁴ (5 runs), 5.39e6 against 5.35e6 at 10⁶ (11 runs); two workers
+// 1.24e7 against 1.14e7 at 10⁴, 8.98e6 against 9.16e6 at 10⁶, within the
+// spread of its runs (8.1e6 to 9.4e6 with either). bench async
+// --ceiling-sweep times the memory traffic alone under other groups and
+// distances.
 var (
-	asyncGroup      = 8
-	asyncGroupAhead = 16
+	asyncGroup      = 2
+	asyncGroupAhead = 4
 )
 
 // gossipWindow runs the gossip events of the edges ev (ev[2x], ev[2x+1])
@@ -406,7 +436,7 @@ func (e *asyncExec) gossipWindow(ev []int32) (ran int, nonzero int64, bad int) {
 	ps := &e.sc[0]
 	next := 0 // the next event whose group prefetches ahead
 	for x := 0; x < m; {
-		if x >= next {
+		for x >= next {
 			if lo := next + ahead; ahead > 0 && lo < m {
 				e.prefetchEvents(ev[2*lo : 2*min(lo+g, m)])
 			}

@@ -645,7 +645,7 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 		if f < 0 {
 			break
 		}
-		if g > 0 && x >= next {
+		for g > 0 && x >= next {
 			gather(next+ahead, next+ahead+g)
 			next += g
 		}

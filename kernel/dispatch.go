@@ -174,3 +174,9 @@ func EnvError() error { return envErr }
 func lengthPanic(kernel, name string, got, want int) {
 	panic(fmt.Sprintf("kernel.%s: len(%s) = %d, want %d", kernel, name, got, want))
 }
+
+// CacheL2 returns the size in bytes of one core's L2 cache as the CPU
+// reports it (cpuid), or 0 when it does not say. The engine sizes its
+// prefetching decisions by it (a state that outgrows it is served from L3
+// or memory).
+func CacheL2() int { return max(cpuid.CPU.Cache.L2, 0) }

@@ -29,7 +29,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
 	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): a bound on the serial loop with its own prefetching")
 	sweep := fs.Bool("ceiling-sweep", false, "also time the memory ceiling's traffic under other prefetching (engine.Sim.MemoryCeilingWith:\n"+
-		"none, and groups of 4 to 32 events prefetched 8 to 64 events ahead) and report the fastest: a bound on\n"+
+		"none, and groups of 2 to 32 events prefetched 4 to 64 events ahead) and report the fastest: a bound on\n"+
 		"the serial loop under any of them, not only its own")
 	latency := fs.Bool("latency", false, "also measure the memory's latency (kernel.LatencyNs: a pointer chase through 1 GiB) and\n"+
 		"from it the random lines the serial loop keeps in flight (lines an event × latency / time an event;\n"+
@@ -219,7 +219,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 // ceilingStrategies are the prefetchings --ceiling-sweep times (group,
 // ahead; 0, 0: none), with the serial loop's own (engine.AsyncPrefetch)
 // added when it is not among them.
-var ceilingStrategies = [][2]int{{0, 0}, {4, 8}, {8, 16}, {16, 16}, {16, 32}, {16, 64}, {32, 64}}
+var ceilingStrategies = [][2]int{{0, 0}, {2, 4}, {4, 8}, {8, 16}, {16, 16}, {16, 32}, {16, 64}, {32, 64}}
 
 // runCopies runs k simulations made by mk at once, one goroutine each (the
 // serial loop), events events each, and returns their events/s together,
