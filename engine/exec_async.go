@@ -280,9 +280,10 @@ func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int6
 // n = 3000 (1.6 MB) 1.43e7 and 1.33e7, n = 4000 1.29e7 alike, 5000 1.22e7
 // and 1.28e7, 7000 1.14e7 and 1.24e7, 10⁴ 1.11e7 and 1.23e7, 3·10⁴ 8.6e6
 // and 1.03e7, 10⁵ 8.1e6 and 9.3e6; the two-worker executor gains alike at
-// 10⁴ and 10⁵. (On the 2-core AMD EPYC recorded before, prefetching at
+// 10⁴ and 10⁵. (On an earlier machine, a loaded one, prefetching at
 // n = 10⁴ by groups of 4 to 16 events had not paid, 102–117 ns an event
-// against 103–105 without; groups of 2 were not measured there.) The
+// against 103–105 without, medians of 3; groups of 2 were not measured
+// there.) The
 // unbiased estimator's loop, prefetching event by event
 // the rows and scalars of event e + asyncAhead, keeps the threshold of the
 // records' x and y rows above asyncPrefetchBytes: at n = 10⁴ it lost
