@@ -361,12 +361,26 @@ func (e *asyncExec) gossipScalars(i, j int, sc *kernel.EventScalars) {
 	if ni.lab > ni.ylab {
 		sc.P[0] = ni.invP
 	}
-	sc.C[0], sc.A[0], sc.B[0] = e.tickNode(i, ni)
 	sc.CPrev[1], sc.P[1] = nj.c, 0
 	if nj.lab > nj.ylab {
 		sc.P[1] = nj.invP
 	}
-	sc.C[1], sc.A[1], sc.B[1] = e.tickNode(j, nj)
+	if !e.sqrtNoReg {
+		sc.C[0], sc.A[0], sc.B[0] = e.tickNode(i, ni)
+		sc.C[1], sc.A[1], sc.B[1] = e.tickNode(j, nj)
+		return
+	}
+	// tickNode's common case for both nodes, written out: the call was
+	// not inlined, and the two nodes' square roots and divisions now sit
+	// side by side (the same operations, the same bits).
+	ni.count++
+	nj.count++
+	cnti, cntj := float64(ni.count), float64(nj.count)
+	ci, cj := -(e.gammaC / math.Sqrt(cnti*ni.invP)), -(e.gammaC / math.Sqrt(cntj*nj.invP))
+	ni.c, nj.c = ci, cj
+	bi, bj := 1/cnti, 1/cntj
+	sc.C[0], sc.A[0], sc.B[0] = ci, 1-bi, bi
+	sc.C[1], sc.A[1], sc.B[1] = cj, 1-bj, bj
 }
 
 // gossipPair runs the logistic gossip events on (i, j) and then (k, l),
