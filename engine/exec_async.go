@@ -188,20 +188,30 @@ func (e *asyncExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 // scale c (θ_k = c·z_k) and the running-average weights a = 1 − 1/count,
 // b = 1/count.
 func (e *asyncExec) tick(k int) (c, a, b float64) {
-	return e.tickNode(k, &e.nd[k])
+	return e.tickNode(&e.nd[k])
 }
 
 // tickNode is tick with nd = &e.nd[k].
-func (e *asyncExec) tickNode(k int, nd *asyncNode) (c, a, b float64) {
+func (e *asyncExec) tickNode(nd *asyncNode) (c, a, b float64) {
+	if e.sqrtNoReg {
+		return e.tickSqrt(nd)
+	}
 	nd.count++
 	cnt := float64(nd.count)
-	mk := cnt * nd.invP
-	if e.sqrtNoReg {
-		c = -(e.gammaC / math.Sqrt(mk)) // s.linearScale(s.gamma(mk), mk), inlined
-	} else {
-		s := e.s
-		c = s.linearScale(s.gamma(mk), mk)
-	}
+	s, mk := e.s, cnt*nd.invP
+	c = s.linearScale(s.gamma(mk), mk)
+	nd.c = c
+	b = 1 / cnt
+	return c, 1 - b, b
+}
+
+// tickSqrt is tickNode's common case, γ(t) = c/√t without a regulariser
+// (s.linearScale(s.gamma(m_k), m_k) written out), small enough to inline
+// where the gossip loop ticks both endpoints of every event.
+func (e *asyncExec) tickSqrt(nd *asyncNode) (c, a, b float64) {
+	nd.count++
+	cnt := float64(nd.count)
+	c = -(e.gammaC / math.Sqrt(cnt*nd.invP))
 	nd.c = c
 	b = 1 / cnt
 	return c, 1 - b, b
@@ -283,9 +293,8 @@ func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int6
 // 10⁴ and 10⁵. (On an earlier machine, a loaded one, prefetching at
 // n = 10⁴ by groups of 4 to 16 events had not paid, 102–117 ns an event
 // against 103–105 without, medians of 3; groups of 2 were not measured
-// there.) The
-// unbiased estimator's loop, prefetching event by event
-// the rows and scalars of event e + asyncAhead, keeps the threshold of the
+// there.) The unbiased estimator's loop, prefetching event by event the
+// rows and scalars of event e + asyncAhead, keeps the threshold of the
 // records' x and y rows above asyncPrefetchBytes: at n = 10⁴ it lost
 // (184–191 ns an event without, 204–208 with), at 10⁵ it gained (317–328,
 // 278–289). The reduced synchronous schedule uses asyncPrefetchBytes too
@@ -365,22 +374,13 @@ func (e *asyncExec) gossipScalars(i, j int, sc *kernel.EventScalars) {
 	if nj.lab > nj.ylab {
 		sc.P[1] = nj.invP
 	}
-	if !e.sqrtNoReg {
-		sc.C[0], sc.A[0], sc.B[0] = e.tickNode(i, ni)
-		sc.C[1], sc.A[1], sc.B[1] = e.tickNode(j, nj)
+	if e.sqrtNoReg {
+		sc.C[0], sc.A[0], sc.B[0] = e.tickSqrt(ni)
+		sc.C[1], sc.A[1], sc.B[1] = e.tickSqrt(nj)
 		return
 	}
-	// tickNode's common case for both nodes, written out: the call was
-	// not inlined, and the two nodes' square roots and divisions now sit
-	// side by side (the same operations, the same bits).
-	ni.count++
-	nj.count++
-	cnti, cntj := float64(ni.count), float64(nj.count)
-	ci, cj := -(e.gammaC / math.Sqrt(cnti*ni.invP)), -(e.gammaC / math.Sqrt(cntj*nj.invP))
-	ni.c, nj.c = ci, cj
-	bi, bj := 1/cnti, 1/cntj
-	sc.C[0], sc.A[0], sc.B[0] = ci, 1-bi, bi
-	sc.C[1], sc.A[1], sc.B[1] = cj, 1-bj, bj
+	sc.C[0], sc.A[0], sc.B[0] = e.tickNode(ni)
+	sc.C[1], sc.A[1], sc.B[1] = e.tickNode(nj)
 }
 
 // gossipPair runs the logistic gossip events on (i, j) and then (k, l),
