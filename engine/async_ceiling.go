@@ -73,24 +73,16 @@ func (s *Sim) memoryCeiling(e *asyncExec, events int64, g, ahead int) error {
 }
 
 // ceilingWindow is gossipWindow with each event's kernel call replaced by
-// touching its lines (MemoryCeiling), prefetching by groups of g events
-// ahead events on (g = 0: none).
+// touching its lines (MemoryCeiling), prefetching on the loop's schedule
+// (groupPrefetch) with groups of g events ahead events on (g = 0: none).
 func (e *asyncExec) ceilingWindow(ev []int32, g, ahead int) float64 {
 	m := len(ev) / 2
-	if g == 0 {
-		g, ahead = m, 0 // no prefetch: the next group is past the window
-	} else {
-		e.prefetchEvents(ev[:2*min(ahead, m)])
-	}
+	pf := e.startGroups(ev, g, ahead)
 	rowBytes := uintptr(e.d * 8)
 	var sum float64
-	next := 0
 	for x := 0; x < m; x++ {
-		if x >= next {
-			if lo := next + ahead; ahead > 0 && lo < m {
-				e.prefetchEvents(ev[2*lo : 2*min(lo+g, m)])
-			}
-			next += g
+		if x >= pf.next {
+			e.reachGroups(&pf, ev, x)
 		}
 		for _, k := range ev[2*x : 2*x+2] {
 			r := unsafe.Add(e.base, uintptr(k)*e.rs)

@@ -446,19 +446,15 @@ var (
 // is the diverging one).
 func (e *asyncExec) gossipWindow(ev []int32) (ran int, nonzero int64, bad int) {
 	m := len(ev) / 2
-	g, ahead := m, 0 // no prefetch: the next group is past the window
+	g, ahead := 0, 0
 	if e.pfOn {
 		g, ahead = asyncGroup, asyncGroupAhead
-		e.prefetchEvents(ev[:2*min(ahead, m)])
 	}
+	pf := e.startGroups(ev, g, ahead)
 	ps := &e.sc[0]
-	next := 0 // the next event whose group prefetches ahead
 	for x := 0; x < m; {
-		for x >= next {
-			if lo := next + ahead; ahead > 0 && lo < m {
-				e.prefetchEvents(ev[2*lo : 2*min(lo+g, m)])
-			}
-			next += g
+		if x >= pf.next {
+			e.reachGroups(&pf, ev, x)
 		}
 		i, j := int(ev[2*x]), int(ev[2*x+1])
 		if e.evp != nil && x+1 < m {
@@ -484,6 +480,38 @@ func (e *asyncExec) gossipWindow(ev []int32) (ran int, nonzero int64, bad int) {
 		x++
 	}
 	return m, nonzero, -1
+}
+
+// groupPrefetch is the serial gossip loop's prefetch schedule over a
+// window of events (gossipWindow, and its memory-traffic replay
+// ceilingWindow): when the loop reaches the start next of a group, the
+// group of g events ahead events further on is prefetched.
+type groupPrefetch struct{ g, ahead, next int }
+
+// startGroups returns the schedule of window ev with groups of g events
+// prefetched ahead events on (g = 0: none), the first ahead events
+// prefetched.
+func (e *asyncExec) startGroups(ev []int32, g, ahead int) groupPrefetch {
+	m := len(ev) / 2
+	if g == 0 {
+		return groupPrefetch{g: max(m, 1)} // the next group is past the window
+	}
+	e.prefetchEvents(ev[:2*min(ahead, m)])
+	return groupPrefetch{g: g, ahead: ahead}
+}
+
+// reachGroups prefetches the groups of p due once event x of window ev is
+// reached: every group start up to x, so a loop that steps two events at
+// a time does not fall behind. Callers test x ≥ p.next first (the call is
+// not inlined).
+func (e *asyncExec) reachGroups(p *groupPrefetch, ev []int32, x int) {
+	m := len(ev) / 2
+	for x >= p.next {
+		if lo := p.next + p.ahead; p.ahead > 0 && lo < m {
+			e.prefetchEvents(ev[2*lo : 2*min(lo+p.g, m)])
+		}
+		p.next += p.g
+	}
 }
 
 // prefetchEvents prefetches what the gossip events on the nodes idx read
