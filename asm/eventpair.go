@@ -21,7 +21,7 @@ func genEventLogisticPair() {
 	text("eventLogisticPair"+T.suffix,
 		"func(xi, yi, zi, bi, xj, yj, zj, bj, xk, yk, zk, bk, xl, yl, zl, bl *float64, n int, sc, sc2 *float64) (nonzero int, bad int)",
 		"eventLogisticPair"+T.suffix+" is the two-event kernel EventLogisticPair ("+T.desc+").")
-	K := logisticConsts("eventPairConst" + T.suffix)
+	K := logisticConsts("eventPairConst"+T.suffix, 4) // read as YMM operands (negSigmoid)
 	n := length()
 	type ev struct {
 		x, y, z, b [2]string // parameter names, endpoints i and j

@@ -112,6 +112,28 @@ func perTarget(gen func()) func() {
 	}
 }
 
+// bcst returns, for an instruction with a constant of a table as its
+// memory operand, its embedded-broadcast form when it works on ZMM
+// registers (zmm), which reads the constant's first 8 bytes (see
+// logisticConsts), else its plain form, which reads the constant
+// replicated in the operand's 32 bytes (YMM, VEX-encoded).
+func bcst(zmm bool, plain, b func(...Op)) func(...Op) {
+	if zmm {
+		return b
+	}
+	return plain
+}
+
+// loadConst loads a constant of a table into every lane of dst: by
+// broadcast of its first 8 bytes into a ZMM register, else its 32 bytes.
+func loadConst(m Mem, dst VecVirtual) {
+	if dst.Size() == 64 {
+		VBROADCASTSD(m, dst)
+		return
+	}
+	VMOVUPD(m, dst)
+}
+
 // lane is one width of the loop body: 4 doubles in a YMM register (packed)
 // or one double in the low lane of an XMM register (scalar). The
 // arithmetic helpers take Go assembler operand order: dst = a op src.
@@ -460,7 +482,11 @@ func genTriad() {
 func genLogisticRound() {
 	text("logisticRound"+T.suffix, "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
 		"logisticRound"+T.suffix+" is the round kernel of LogisticRound ("+T.desc+").")
-	cs := logisticConsts("logisticConst" + T.suffix)
+	lanes := T.width // AVX-512: one lane, read by broadcast (lanes01 serves the AVX2 tail only)
+	if T.masked {
+		lanes = 1
+	}
+	cs := logisticConsts("logisticConst"+T.suffix, lanes)
 	C, A, BC := broadcast("c"), broadcast("a"), broadcast("bc")
 	s0, q, w, eta, m, n := pointer("s0"), pointer("q"), pointer("w"), pointer("eta"), pointer("m"), length()
 	zero, fin := T.vec(), T.vec()
@@ -601,22 +627,27 @@ func negSigmoid512(cs func(string) Mem, M, zero VecVirtual) VecVirtual {
 	p := expPoly(cs, r, ZMM)
 	VSCALEFPD(k, p, p) // p·2^k, one rounding
 	under, le := K(), K()
-	VCMPPD(U8(1), cs("under"), x, under) // x < underflow threshold
-	VXORPD(p, p, under, p)               // e = 0 there
-	VCMPPD(U8(2), zero, M, le)           // m ≤ 0
+	VCMPPD_BCST(U8(1), cs("under"), x, under) // x < underflow threshold
+	VXORPD(p, p, under, p)                    // e = 0 there
+	VCMPPD(U8(2), zero, M, le)                // m ≤ 0
 	num, den, g := ZMM(), ZMM(), ZMM()
-	VBLENDMPD(cs("one"), p, le, num) // m ≤ 0 ? 1 : e
-	VADDPD(cs("one"), p, den)
+	VBLENDMPD_BCST(cs("one"), p, le, num) // m ≤ 0 ? 1 : e
+	VADDPD_BCST(cs("one"), p, den)
 	VDIVPD(den, num, g)
-	VXORPD(cs("sign"), g, g)
+	VXORPD_BCST(cs("sign"), g, g)
 	return g
 }
 
 // logisticConsts emits, as the file-local table name, the constants of
-// negSigmoid, each replicated in the target's lanes (32 or 64 bytes) so
-// that an instruction can take it as a memory operand, and returns their
-// lookup (a YMM operand of a 64-byte entry reads its first four lanes).
-func logisticConsts(name string) func(string) Mem {
+// negSigmoid, each replicated in lanes lanes, and returns their lookup.
+// YMM operands (VEX-encoded) read an entry's first 32 bytes, so the tables
+// they read hold 4 lanes; ZMM code reads each constant by embedded
+// broadcast (bcst, loadConst) from its first 8 bytes, so the AVX-512 round
+// holds 1. 64-byte entries read whole, as before, depended on where the
+// link put the table: the linker aligns it to 32 bytes at most, and at an
+// odd multiple of 32 every constant operand was a load across two cache
+// lines (8% of the paper-size round, with no change to its code).
+func logisticConsts(name string, lanes int) func(string) Mem {
 	consts := []uint64{}
 	idx := map[string]int{}
 	add := func(name string, bits uint64) {
@@ -641,9 +672,9 @@ func logisticConsts(name string) func(string) Mem {
 		add(fmt.Sprintf("c%d", j), f(inv))
 	}
 	tab := GLOBL(name, RODATA|NOPTR)
-	size := 8 * T.width
+	size := 8 * lanes
 	for i, v := range consts {
-		for l := 0; l < T.width; l++ {
+		for l := 0; l < lanes; l++ {
 			if i == idx["lanes01"] {
 				DATA(size*i+8*l, U64(uint64(l)))
 			} else {
@@ -661,11 +692,12 @@ func logisticConsts(name string) func(string) Mem {
 // in registers from vec (YMM or ZMM; VRNDSCALEPD rounds as VROUNDPD).
 func expReduce(cs func(string) Mem, M VecVirtual, vec func() VecVirtual) (x, k, r VecVirtual) {
 	x, xc, lo := vec(), vec(), vec()
-	VORPD(cs("sign"), M, x)
-	VMOVUPD(cs("clamp"), lo)
+	z := M.Size() == 64
+	bcst(z, VORPD, VORPD_BCST)(cs("sign"), M, x)
+	loadConst(cs("clamp"), lo)
 	VMAXPD(x, lo, xc)
 	k = vec()
-	VMULPD(cs("log2e"), xc, k)
+	bcst(z, VMULPD, VMULPD_BCST)(cs("log2e"), xc, k)
 	if M.Size() == 64 {
 		VRNDSCALEPD(U8(8), k, k) // to nearest, no precision exception
 	} else {
@@ -673,8 +705,8 @@ func expReduce(cs func(string) Mem, M VecVirtual, vec func() VecVirtual) (x, k, 
 	}
 	r = vec()
 	VMOVAPD(xc, r)
-	VFNMADD231PD(cs("ln2hi"), k, r) // r −= k·ln2hi
-	VFNMADD231PD(cs("ln2lo"), k, r) // r −= k·ln2lo
+	bcst(z, VFNMADD231PD, VFNMADD231PD_BCST)(cs("ln2hi"), k, r) // r −= k·ln2hi
+	bcst(z, VFNMADD231PD, VFNMADD231PD_BCST)(cs("ln2lo"), k, r) // r −= k·ln2lo
 	return x, k, r
 }
 
@@ -691,8 +723,8 @@ func expPoly(cs func(string) Mem, r VecVirtual, vec func() VecVirtual) VecVirtua
 	}
 	pair := func(i int) VecVirtual { // c_{2i} + c_{2i+1}·r
 		q := vec()
-		VMOVUPD(c(2*i+1), q)
-		VFMADD213PD(c(2*i), r, q)
+		loadConst(c(2*i+1), q)
+		bcst(r.Size() == 64, VFMADD213PD, VFMADD213PD_BCST)(c(2*i), r, q)
 		return q
 	}
 	r2 := vec()
@@ -776,10 +808,12 @@ func genEventPre() {
 	xi, yi, zi := pointer("xi"), pointer("yi"), pointer("zi")
 	xj, yj, zj := pointer("xj"), pointer("yj"), pointer("zj")
 	n := length()
-	half := GLOBL("eventPreHalf"+T.suffix, RODATA|NOPTR) // 0.5 in every lane
-	for l := 0; l < T.width; l++ {
-		DATA(8*l, U64(math.Float64bits(0.5)))
-	}
+	// 0.5 in every lane of a register, broadcast from one 8-byte constant
+	// (a table's alignment is the linker's: see logisticConsts).
+	half := GLOBL("eventPreHalf"+T.suffix, RODATA|NOPTR)
+	DATA(0, U64(math.Float64bits(0.5)))
+	H := T.vec()
+	VBROADCASTSD(half, H)
 	ri, rj := newSum2(), newSum2()
 	loop(n, func(s step) {
 		l := s.l
@@ -801,8 +835,8 @@ func genEventPre() {
 		l.fma(th, di, ri.acc(s))  // m_i += d_i·θ_i
 		l.mul(zj0, l.cst(CJ), th)
 		l.fma(th, dj, rj.acc(s))
-		l.add(zj0, zi0, zi0)  // (z_i + z_j)
-		l.mul(half, zi0, zi0) // ·0.5 = /2, exactly
+		l.add(zj0, zi0, zi0)      // (z_i + z_j)
+		l.mul(l.cst(H), zi0, zi0) // ·0.5 = /2, exactly
 		l.store(zi0, s.at(zi))
 		l.store(zi0, s.at(zj))
 	})
@@ -823,7 +857,7 @@ func genEventPre() {
 func genEventLogistic() {
 	text("eventLogistic"+T.suffix, "func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (nonzero int, bad int)",
 		"eventLogistic"+T.suffix+" is the asynchronous event kernel EventLogistic ("+T.desc+").")
-	K := logisticConsts("eventConst" + T.suffix)
+	K := logisticConsts("eventConst"+T.suffix, 4) // read as YMM operands (negSigmoid)
 	sc := pointer("sc")
 	at := func(k int) Mem { return Mem{Base: sc, Disp: 8 * k} }
 	xi, yi, zi := pointer("xi"), pointer("yi"), pointer("zi")
@@ -937,11 +971,14 @@ func genLog1pSum() {
 		{"L7", f(1.479819860511658591e-01)}, {"lanes", 0},
 	}
 	tab := GLOBL("log1pConst"+T.suffix, RODATA|NOPTR)
-	size := 8 * T.width
+	size, lanes := 8*T.width, T.width
+	if T.masked {
+		size, lanes = 8, 1 // one entry each, read by broadcast (bcst); lanes serves the AVX2 tail only
+	}
 	idx := map[string]int{}
 	for k, cst := range consts {
 		idx[cst.name] = k
-		for l := 0; l < T.width; l++ {
+		for l := 0; l < lanes; l++ {
 			v := cst.bits
 			if cst.name == "lanes" {
 				v = uint64(l)
@@ -968,19 +1005,19 @@ func genLog1pSum() {
 	term := func(x VecVirtual) VecVirtual {
 		VMULPD(C, x, x)
 		u := T.vec()
-		VADDPD(cs("one"), x, u)
+		bcst(T.masked, VADDPD, VADDPD_BCST)(cs("one"), x, u)
 		// frexp(u) = f1·2^ki, f1 in [1/2, 1); then f1 < √2/2 → 2·f1, ki − 1.
 		kd, f1 := T.vec(), T.vec()
 		VPSRLQ(U8(52), u, kd) // the biased exponent (u > 0)
 		if T.masked {
-			VPANDQ(cs("mant"), u, f1)
-			VPORQ(cs("exp1022"), f1, f1)
+			VPANDQ_BCST(cs("mant"), u, f1)
+			VPORQ_BCST(cs("exp1022"), f1, f1)
 			VCVTQQ2PD(kd, kd)
-			VSUBPD(cs("k1022"), kd, kd)
+			VSUBPD_BCST(cs("k1022"), kd, kd)
 			lt := K()
-			VCMPPD(U8(1), cs("sqrt2h"), f1, lt)
+			VCMPPD_BCST(U8(1), cs("sqrt2h"), f1, lt)
 			VADDPD(f1, f1, lt, f1)
-			VSUBPD(cs("one"), kd, lt, kd)
+			VSUBPD_BCST(cs("one"), kd, lt, kd)
 		} else {
 			VPAND(cs("mant"), u, f1)
 			VPOR(cs("exp1022"), f1, f1)
@@ -994,10 +1031,10 @@ func genLog1pSum() {
 			VSUBPD(t, kd, kd)
 		}
 		fm := T.vec()
-		VSUBPD(cs("one"), f1, fm) // f
+		bcst(T.masked, VSUBPD, VSUBPD_BCST)(cs("one"), f1, fm) // f
 		// s = f/(2 + f); R = t1 + t2 as math.log writes them.
 		sv, t := T.vec(), T.vec()
-		VADDPD(cs("two"), fm, t)
+		bcst(T.masked, VADDPD, VADDPD_BCST)(cs("two"), fm, t)
 		VDIVPD(t, fm, sv)
 		s2, s4 := T.vec(), T.vec()
 		VMULPD(sv, sv, s2)
@@ -1005,9 +1042,9 @@ func genLog1pSum() {
 		poly := func(cs1 []string) VecVirtual { // c0 + s4·(c1 + s4·(c2 + …))
 			p := T.vec()
 			last := len(cs1) - 1
-			VMULPD(cs(cs1[last]), s4, p)
+			bcst(T.masked, VMULPD, VMULPD_BCST)(cs(cs1[last]), s4, p)
 			for k := last - 1; k >= 0; k-- {
-				VADDPD(cs(cs1[k]), p, p)
+				bcst(T.masked, VADDPD, VADDPD_BCST)(cs(cs1[k]), p, p)
 				if k > 0 {
 					VMULPD(s4, p, p)
 				}
@@ -1020,24 +1057,24 @@ func genLog1pSum() {
 		VMULPD(s4, t2, t2)
 		VADDPD(t2, t1, t1) // R
 		hf := T.vec()
-		VMULPD(cs("half"), fm, hf)
+		bcst(T.masked, VMULPD, VMULPD_BCST)(cs("half"), fm, hf)
 		VMULPD(fm, hf, hf) // hfsq = 0.5·f·f
 		VADDPD(hf, t1, t1) // hfsq + R
 		VMULPD(sv, t1, t1) // s·(hfsq + R)
-		VMULPD(cs("ln2lo"), kd, t)
+		bcst(T.masked, VMULPD, VMULPD_BCST)(cs("ln2lo"), kd, t)
 		VADDPD(t, t1, t1)  // s·(hfsq + R) + k·ln2lo
 		VSUBPD(t1, hf, hf) // hfsq − (…)
 		VSUBPD(fm, hf, hf) // (hfsq − (…)) − f
 		lg := T.vec()
-		VMULPD(cs("ln2hi"), kd, lg)
+		bcst(T.masked, VMULPD, VMULPD_BCST)(cs("ln2hi"), kd, lg)
 		VSUBPD(hf, lg, lg) // log(u)
 		// term = u == 1 ? x : log(u)·x/(u − 1)
 		VMULPD(x, lg, lg)
-		VSUBPD(cs("one"), u, t)
+		bcst(T.masked, VSUBPD, VSUBPD_BCST)(cs("one"), u, t)
 		VDIVPD(t, lg, lg)
 		if T.masked {
 			eq := K()
-			VCMPPD(U8(0), cs("one"), u, eq)
+			VCMPPD_BCST(U8(0), cs("one"), u, eq)
 			VMOVAPD(x, eq, lg)
 		} else {
 			eq := T.vec()
@@ -1087,6 +1124,8 @@ func genLog1pSum() {
 // margins' registers.
 func eventPass1(n, xi, yi, zi, xj, yj, zj Register, CI, CJ VecVirtual, K func(string) Mem) (mi, mj Register) {
 	ri, rj := newSum2(), newSum2()
+	H := T.vec()
+	loadConst(K("half"), H)
 	loop(n, func(s step) {
 		l := s.l
 		a, b := l.reg(), l.reg()
@@ -1108,7 +1147,7 @@ func eventPass1(n, xi, yi, zi, xj, yj, zj Register, CI, CJ VecVirtual, K func(st
 		l.mul(zj0, l.cst(CJ), th)
 		l.fma(th, dj, rj.acc(s))
 		l.add(zj0, zi0, zi0)
-		l.mul(K("half"), zi0, zi0) // (z_i + z_j)·0.5
+		l.mul(l.cst(H), zi0, zi0) // (z_i + z_j)·0.5
 		l.store(zi0, s.at(zi))
 		l.store(zi0, s.at(zj))
 	})

@@ -26,14 +26,12 @@ func genMetricHinge() {
 	Doc("metricHingeAVX512 is MetricHinge8 (AVX-512F/DQ): r[8], a[d·8], x[(d−1)·stride + n], q[n], lab[n], sc[17].",
 		"The Go wrapper checks the lengths and bounds n; diag needs n >= 8.")
 	f := math.Float64bits
+	// Two 8-byte constants, broadcast into registers (a table's alignment
+	// is the linker's, 32 bytes at most: see logisticConsts).
 	tab := GLOBL("metricHingeConst", RODATA|NOPTR)
-	for l := 0; l < 8; l++ {
-		DATA(8*l, U64(f(1)))
-	}
-	for l := 0; l < 8; l++ {
-		DATA(64+8*l, U64(1<<63))
-	}
-	one, sign := tab.Offset(0), tab.Offset(64)
+	DATA(0, U64(f(1)))
+	DATA(8, U64(1<<63))
+	one, sign := tab.Offset(0), tab.Offset(8)
 
 	rp, ap, xp := pointer("r"), pointer("a"), pointer("x")
 	qp, lp := pointer("q"), pointer("lab")
@@ -48,8 +46,8 @@ func genMetricHinge() {
 	VMOVUPD(Mem{Base: sc}, QI)
 	VMOVUPD(Mem{Base: sc, Disp: 64}, LI)
 	VBROADCASTSD(Mem{Base: sc, Disp: 128}, B)
-	VMOVUPD(one, ONE)
-	VMOVUPD(sign, SIGN)
+	VBROADCASTSD(one, ONE)
+	VBROADCASTSD(sign, SIGN)
 	VXORPD(ZERO, ZERO, ZERO)
 	VMOVUPD(Mem{Base: rp}, R)
 

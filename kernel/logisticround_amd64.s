@@ -313,135 +313,135 @@ TEXT ·logisticRoundAVX512(SB), NOSPLIT, $0-81
 	ANDQ         $-8, R10
 
 loop8:
-	CMPQ         R9, R10
-	JAE          tail
-	VMOVUPD      (SI)(R9*8), Z5
-	VORPD        logisticConstAVX512<>+0(SB), Z5, Z6
-	VMOVUPD      logisticConstAVX512<>+384(SB), Z7
-	VMAXPD       Z6, Z7, Z7
-	VMULPD       logisticConstAVX512<>+128(SB), Z7, Z8
-	VRNDSCALEPD  $0x08, Z8, Z8
-	VMOVAPD      Z7, Z7
-	VFNMADD231PD logisticConstAVX512<>+192(SB), Z8, Z7
-	VFNMADD231PD logisticConstAVX512<>+256(SB), Z8, Z7
-	VMULPD       Z7, Z7, Z11
-	VMOVUPD      logisticConstAVX512<>+704(SB), Z12
-	VFMADD213PD  logisticConstAVX512<>+64(SB), Z7, Z12
-	VMOVUPD      logisticConstAVX512<>+832(SB), Z13
-	VFMADD213PD  logisticConstAVX512<>+768(SB), Z7, Z13
-	VFMADD231PD  Z13, Z11, Z12
-	VMOVUPD      logisticConstAVX512<>+960(SB), Z13
-	VFMADD213PD  logisticConstAVX512<>+896(SB), Z7, Z13
-	VMOVUPD      logisticConstAVX512<>+1088(SB), Z14
-	VFMADD213PD  logisticConstAVX512<>+1024(SB), Z7, Z14
-	VFMADD231PD  Z14, Z11, Z13
-	VMOVUPD      logisticConstAVX512<>+1216(SB), Z14
-	VFMADD213PD  logisticConstAVX512<>+1152(SB), Z7, Z14
-	VMOVUPD      logisticConstAVX512<>+1344(SB), Z15
-	VFMADD213PD  logisticConstAVX512<>+1280(SB), Z7, Z15
-	VFMADD231PD  Z15, Z11, Z14
-	VMOVUPD      logisticConstAVX512<>+1472(SB), Z15
-	VFMADD213PD  logisticConstAVX512<>+1408(SB), Z7, Z15
-	VMULPD       Z11, Z11, Z7
-	VFMADD231PD  Z13, Z7, Z12
-	VFMADD231PD  Z15, Z7, Z14
-	VMULPD       Z7, Z7, Z7
-	VFMADD231PD  Z14, Z7, Z12
-	VSCALEFPD    Z8, Z12, Z12
-	VCMPPD       $0x01, logisticConstAVX512<>+320(SB), Z6, K2
-	VXORPD       Z12, Z12, K2, Z12
-	VCMPPD       $0x02, Z3, Z5, K2
-	VBLENDMPD    logisticConstAVX512<>+64(SB), Z12, K2, Z9
-	VADDPD       logisticConstAVX512<>+64(SB), Z12, Z5
-	VDIVPD       Z5, Z9, Z5
-	VXORPD       logisticConstAVX512<>+0(SB), Z5, Z5
-	VCMPPD       $0x04, Z3, Z5, K2
-	KMOVB        K2, R11
-	POPCNTQ      R11, R11
-	ADDQ         R11, R8
-	VMOVUPD      (DX)(R9*8), Z6
-	VADDPD       Z5, Z6, Z6
-	VMOVUPD      Z6, (DX)(R9*8)
-	VMOVUPD      (BX)(R9*8), Z5
-	VMULPD       Z1, Z5, Z5
-	VMULPD       Z2, Z6, Z7
-	VADDPD       Z7, Z5, Z5
-	VMOVUPD      Z5, (BX)(R9*8)
-	VMOVUPD      (CX)(R9*8), Z7
-	VMOVUPD      (AX)(R9*8), Z5
-	VMULPD       Z7, Z6, Z7
-	VADDPD       Z7, Z5, Z7
-	VMULPD       Z0, Z7, Z7
-	VMOVUPD      Z7, (SI)(R9*8)
-	VSUBPD       Z7, Z7, Z7
-	VADDPD       Z7, Z4, Z4
-	ADDQ         $0x08, R9
-	JMP          loop8
+	CMPQ              R9, R10
+	JAE               tail
+	VMOVUPD           (SI)(R9*8), Z5
+	VORPD.BCST        logisticConstAVX512<>+0(SB), Z5, Z6
+	VBROADCASTSD      logisticConstAVX512<>+48(SB), Z7
+	VMAXPD            Z6, Z7, Z7
+	VMULPD.BCST       logisticConstAVX512<>+16(SB), Z7, Z8
+	VRNDSCALEPD       $0x08, Z8, Z8
+	VMOVAPD           Z7, Z7
+	VFNMADD231PD.BCST logisticConstAVX512<>+24(SB), Z8, Z7
+	VFNMADD231PD.BCST logisticConstAVX512<>+32(SB), Z8, Z7
+	VMULPD            Z7, Z7, Z11
+	VBROADCASTSD      logisticConstAVX512<>+88(SB), Z12
+	VFMADD213PD.BCST  logisticConstAVX512<>+8(SB), Z7, Z12
+	VBROADCASTSD      logisticConstAVX512<>+104(SB), Z13
+	VFMADD213PD.BCST  logisticConstAVX512<>+96(SB), Z7, Z13
+	VFMADD231PD       Z13, Z11, Z12
+	VBROADCASTSD      logisticConstAVX512<>+120(SB), Z13
+	VFMADD213PD.BCST  logisticConstAVX512<>+112(SB), Z7, Z13
+	VBROADCASTSD      logisticConstAVX512<>+136(SB), Z14
+	VFMADD213PD.BCST  logisticConstAVX512<>+128(SB), Z7, Z14
+	VFMADD231PD       Z14, Z11, Z13
+	VBROADCASTSD      logisticConstAVX512<>+152(SB), Z14
+	VFMADD213PD.BCST  logisticConstAVX512<>+144(SB), Z7, Z14
+	VBROADCASTSD      logisticConstAVX512<>+168(SB), Z15
+	VFMADD213PD.BCST  logisticConstAVX512<>+160(SB), Z7, Z15
+	VFMADD231PD       Z15, Z11, Z14
+	VBROADCASTSD      logisticConstAVX512<>+184(SB), Z15
+	VFMADD213PD.BCST  logisticConstAVX512<>+176(SB), Z7, Z15
+	VMULPD            Z11, Z11, Z7
+	VFMADD231PD       Z13, Z7, Z12
+	VFMADD231PD       Z15, Z7, Z14
+	VMULPD            Z7, Z7, Z7
+	VFMADD231PD       Z14, Z7, Z12
+	VSCALEFPD         Z8, Z12, Z12
+	VCMPPD.BCST       $0x01, logisticConstAVX512<>+40(SB), Z6, K2
+	VXORPD            Z12, Z12, K2, Z12
+	VCMPPD            $0x02, Z3, Z5, K2
+	VBLENDMPD.BCST    logisticConstAVX512<>+8(SB), Z12, K2, Z9
+	VADDPD.BCST       logisticConstAVX512<>+8(SB), Z12, Z5
+	VDIVPD            Z5, Z9, Z5
+	VXORPD.BCST       logisticConstAVX512<>+0(SB), Z5, Z5
+	VCMPPD            $0x04, Z3, Z5, K2
+	KMOVB             K2, R11
+	POPCNTQ           R11, R11
+	ADDQ              R11, R8
+	VMOVUPD           (DX)(R9*8), Z6
+	VADDPD            Z5, Z6, Z6
+	VMOVUPD           Z6, (DX)(R9*8)
+	VMOVUPD           (BX)(R9*8), Z5
+	VMULPD            Z1, Z5, Z5
+	VMULPD            Z2, Z6, Z7
+	VADDPD            Z7, Z5, Z5
+	VMOVUPD           Z5, (BX)(R9*8)
+	VMOVUPD           (CX)(R9*8), Z7
+	VMOVUPD           (AX)(R9*8), Z5
+	VMULPD            Z7, Z6, Z7
+	VADDPD            Z7, Z5, Z7
+	VMULPD            Z0, Z7, Z7
+	VMOVUPD           Z7, (SI)(R9*8)
+	VSUBPD            Z7, Z7, Z7
+	VADDPD            Z7, Z4, Z4
+	ADDQ              $0x08, R9
+	JMP               loop8
 
 tail:
-	CMPQ         R9, DI
-	JAE          done
-	VMOVUPD.Z    (SI)(R9*8), K1, Z5
-	VORPD        logisticConstAVX512<>+0(SB), Z5, Z6
-	VMOVUPD      logisticConstAVX512<>+384(SB), Z7
-	VMAXPD       Z6, Z7, Z7
-	VMULPD       logisticConstAVX512<>+128(SB), Z7, Z8
-	VRNDSCALEPD  $0x08, Z8, Z8
-	VMOVAPD      Z7, Z7
-	VFNMADD231PD logisticConstAVX512<>+192(SB), Z8, Z7
-	VFNMADD231PD logisticConstAVX512<>+256(SB), Z8, Z7
-	VMULPD       Z7, Z7, Z9
-	VMOVUPD      logisticConstAVX512<>+704(SB), Z11
-	VFMADD213PD  logisticConstAVX512<>+64(SB), Z7, Z11
-	VMOVUPD      logisticConstAVX512<>+832(SB), Z12
-	VFMADD213PD  logisticConstAVX512<>+768(SB), Z7, Z12
-	VFMADD231PD  Z12, Z9, Z11
-	VMOVUPD      logisticConstAVX512<>+960(SB), Z12
-	VFMADD213PD  logisticConstAVX512<>+896(SB), Z7, Z12
-	VMOVUPD      logisticConstAVX512<>+1088(SB), Z13
-	VFMADD213PD  logisticConstAVX512<>+1024(SB), Z7, Z13
-	VFMADD231PD  Z13, Z9, Z12
-	VMOVUPD      logisticConstAVX512<>+1216(SB), Z13
-	VFMADD213PD  logisticConstAVX512<>+1152(SB), Z7, Z13
-	VMOVUPD      logisticConstAVX512<>+1344(SB), Z14
-	VFMADD213PD  logisticConstAVX512<>+1280(SB), Z7, Z14
-	VFMADD231PD  Z14, Z9, Z13
-	VMOVUPD      logisticConstAVX512<>+1472(SB), Z14
-	VFMADD213PD  logisticConstAVX512<>+1408(SB), Z7, Z14
-	VMULPD       Z9, Z9, Z7
-	VFMADD231PD  Z12, Z7, Z11
-	VFMADD231PD  Z14, Z7, Z13
-	VMULPD       Z7, Z7, Z7
-	VFMADD231PD  Z13, Z7, Z11
-	VSCALEFPD    Z8, Z11, Z11
-	VCMPPD       $0x01, logisticConstAVX512<>+320(SB), Z6, K2
-	VXORPD       Z11, Z11, K2, Z11
-	VCMPPD       $0x02, Z3, Z5, K2
-	VBLENDMPD    logisticConstAVX512<>+64(SB), Z11, K2, Z10
-	VADDPD       logisticConstAVX512<>+64(SB), Z11, Z5
-	VDIVPD       Z5, Z10, Z5
-	VXORPD       logisticConstAVX512<>+0(SB), Z5, Z5
-	VCMPPD       $0x04, Z3, Z5, K2
-	KANDB        K1, K2, K2
-	KMOVB        K2, DI
-	POPCNTQ      DI, DI
-	ADDQ         DI, R8
-	VMOVUPD.Z    (DX)(R9*8), K1, Z6
-	VADDPD       Z5, Z6, Z6
-	VMOVUPD      Z6, K1, (DX)(R9*8)
-	VMOVUPD.Z    (BX)(R9*8), K1, Z5
-	VMULPD       Z1, Z5, Z5
-	VMULPD       Z2, Z6, Z1
-	VADDPD       Z1, Z5, Z5
-	VMOVUPD      Z5, K1, (BX)(R9*8)
-	VMOVUPD.Z    (CX)(R9*8), K1, Z1
-	VMOVUPD.Z    (AX)(R9*8), K1, Z2
-	VMULPD       Z1, Z6, Z1
-	VADDPD       Z1, Z2, Z1
-	VMULPD       Z0, Z1, Z1
-	VMOVUPD      Z1, K1, (SI)(R9*8)
-	VSUBPD       Z1, Z1, Z1
-	VADDPD       Z1, Z4, K1, Z4
+	CMPQ              R9, DI
+	JAE               done
+	VMOVUPD.Z         (SI)(R9*8), K1, Z5
+	VORPD.BCST        logisticConstAVX512<>+0(SB), Z5, Z6
+	VBROADCASTSD      logisticConstAVX512<>+48(SB), Z7
+	VMAXPD            Z6, Z7, Z7
+	VMULPD.BCST       logisticConstAVX512<>+16(SB), Z7, Z8
+	VRNDSCALEPD       $0x08, Z8, Z8
+	VMOVAPD           Z7, Z7
+	VFNMADD231PD.BCST logisticConstAVX512<>+24(SB), Z8, Z7
+	VFNMADD231PD.BCST logisticConstAVX512<>+32(SB), Z8, Z7
+	VMULPD            Z7, Z7, Z9
+	VBROADCASTSD      logisticConstAVX512<>+88(SB), Z11
+	VFMADD213PD.BCST  logisticConstAVX512<>+8(SB), Z7, Z11
+	VBROADCASTSD      logisticConstAVX512<>+104(SB), Z12
+	VFMADD213PD.BCST  logisticConstAVX512<>+96(SB), Z7, Z12
+	VFMADD231PD       Z12, Z9, Z11
+	VBROADCASTSD      logisticConstAVX512<>+120(SB), Z12
+	VFMADD213PD.BCST  logisticConstAVX512<>+112(SB), Z7, Z12
+	VBROADCASTSD      logisticConstAVX512<>+136(SB), Z13
+	VFMADD213PD.BCST  logisticConstAVX512<>+128(SB), Z7, Z13
+	VFMADD231PD       Z13, Z9, Z12
+	VBROADCASTSD      logisticConstAVX512<>+152(SB), Z13
+	VFMADD213PD.BCST  logisticConstAVX512<>+144(SB), Z7, Z13
+	VBROADCASTSD      logisticConstAVX512<>+168(SB), Z14
+	VFMADD213PD.BCST  logisticConstAVX512<>+160(SB), Z7, Z14
+	VFMADD231PD       Z14, Z9, Z13
+	VBROADCASTSD      logisticConstAVX512<>+184(SB), Z14
+	VFMADD213PD.BCST  logisticConstAVX512<>+176(SB), Z7, Z14
+	VMULPD            Z9, Z9, Z7
+	VFMADD231PD       Z12, Z7, Z11
+	VFMADD231PD       Z14, Z7, Z13
+	VMULPD            Z7, Z7, Z7
+	VFMADD231PD       Z13, Z7, Z11
+	VSCALEFPD         Z8, Z11, Z11
+	VCMPPD.BCST       $0x01, logisticConstAVX512<>+40(SB), Z6, K2
+	VXORPD            Z11, Z11, K2, Z11
+	VCMPPD            $0x02, Z3, Z5, K2
+	VBLENDMPD.BCST    logisticConstAVX512<>+8(SB), Z11, K2, Z10
+	VADDPD.BCST       logisticConstAVX512<>+8(SB), Z11, Z5
+	VDIVPD            Z5, Z10, Z5
+	VXORPD.BCST       logisticConstAVX512<>+0(SB), Z5, Z5
+	VCMPPD            $0x04, Z3, Z5, K2
+	KANDB             K1, K2, K2
+	KMOVB             K2, DI
+	POPCNTQ           DI, DI
+	ADDQ              DI, R8
+	VMOVUPD.Z         (DX)(R9*8), K1, Z6
+	VADDPD            Z5, Z6, Z6
+	VMOVUPD           Z6, K1, (DX)(R9*8)
+	VMOVUPD.Z         (BX)(R9*8), K1, Z5
+	VMULPD            Z1, Z5, Z5
+	VMULPD            Z2, Z6, Z1
+	VADDPD            Z1, Z5, Z5
+	VMOVUPD           Z5, K1, (BX)(R9*8)
+	VMOVUPD.Z         (CX)(R9*8), K1, Z1
+	VMOVUPD.Z         (AX)(R9*8), K1, Z2
+	VMULPD            Z1, Z6, Z1
+	VADDPD            Z1, Z2, Z1
+	VMULPD            Z0, Z1, Z1
+	VMOVUPD           Z1, K1, (SI)(R9*8)
+	VSUBPD            Z1, Z1, Z1
+	VADDPD            Z1, Z4, K1, Z4
 
 done:
 	VCMPPD $0x00, Z3, Z4, K1
@@ -455,198 +455,30 @@ done:
 	RET
 
 DATA logisticConstAVX512<>+0(SB)/8, $0x8000000000000000
-DATA logisticConstAVX512<>+8(SB)/8, $0x8000000000000000
-DATA logisticConstAVX512<>+16(SB)/8, $0x8000000000000000
-DATA logisticConstAVX512<>+24(SB)/8, $0x8000000000000000
-DATA logisticConstAVX512<>+32(SB)/8, $0x8000000000000000
-DATA logisticConstAVX512<>+40(SB)/8, $0x8000000000000000
-DATA logisticConstAVX512<>+48(SB)/8, $0x8000000000000000
-DATA logisticConstAVX512<>+56(SB)/8, $0x8000000000000000
-DATA logisticConstAVX512<>+64(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+72(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+80(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+8(SB)/8, $0x3ff0000000000000
+DATA logisticConstAVX512<>+16(SB)/8, $0x3ff71547652b82fe
+DATA logisticConstAVX512<>+24(SB)/8, $0x3fe62e42fee00000
+DATA logisticConstAVX512<>+32(SB)/8, $0x3dea39ef35793c76
+DATA logisticConstAVX512<>+40(SB)/8, $0xc0874910d52d3051
+DATA logisticConstAVX512<>+48(SB)/8, $0xc087500000000000
+DATA logisticConstAVX512<>+56(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+64(SB)/8, $0x4338000000000000
+DATA logisticConstAVX512<>+72(SB)/8, $0xbcc80000000003ff
+DATA logisticConstAVX512<>+80(SB)/8, $0x0000000000000000
 DATA logisticConstAVX512<>+88(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+96(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+104(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+112(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+120(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+128(SB)/8, $0x3ff71547652b82fe
-DATA logisticConstAVX512<>+136(SB)/8, $0x3ff71547652b82fe
-DATA logisticConstAVX512<>+144(SB)/8, $0x3ff71547652b82fe
-DATA logisticConstAVX512<>+152(SB)/8, $0x3ff71547652b82fe
-DATA logisticConstAVX512<>+160(SB)/8, $0x3ff71547652b82fe
-DATA logisticConstAVX512<>+168(SB)/8, $0x3ff71547652b82fe
-DATA logisticConstAVX512<>+176(SB)/8, $0x3ff71547652b82fe
-DATA logisticConstAVX512<>+184(SB)/8, $0x3ff71547652b82fe
-DATA logisticConstAVX512<>+192(SB)/8, $0x3fe62e42fee00000
-DATA logisticConstAVX512<>+200(SB)/8, $0x3fe62e42fee00000
-DATA logisticConstAVX512<>+208(SB)/8, $0x3fe62e42fee00000
-DATA logisticConstAVX512<>+216(SB)/8, $0x3fe62e42fee00000
-DATA logisticConstAVX512<>+224(SB)/8, $0x3fe62e42fee00000
-DATA logisticConstAVX512<>+232(SB)/8, $0x3fe62e42fee00000
-DATA logisticConstAVX512<>+240(SB)/8, $0x3fe62e42fee00000
-DATA logisticConstAVX512<>+248(SB)/8, $0x3fe62e42fee00000
-DATA logisticConstAVX512<>+256(SB)/8, $0x3dea39ef35793c76
-DATA logisticConstAVX512<>+264(SB)/8, $0x3dea39ef35793c76
-DATA logisticConstAVX512<>+272(SB)/8, $0x3dea39ef35793c76
-DATA logisticConstAVX512<>+280(SB)/8, $0x3dea39ef35793c76
-DATA logisticConstAVX512<>+288(SB)/8, $0x3dea39ef35793c76
-DATA logisticConstAVX512<>+296(SB)/8, $0x3dea39ef35793c76
-DATA logisticConstAVX512<>+304(SB)/8, $0x3dea39ef35793c76
-DATA logisticConstAVX512<>+312(SB)/8, $0x3dea39ef35793c76
-DATA logisticConstAVX512<>+320(SB)/8, $0xc0874910d52d3051
-DATA logisticConstAVX512<>+328(SB)/8, $0xc0874910d52d3051
-DATA logisticConstAVX512<>+336(SB)/8, $0xc0874910d52d3051
-DATA logisticConstAVX512<>+344(SB)/8, $0xc0874910d52d3051
-DATA logisticConstAVX512<>+352(SB)/8, $0xc0874910d52d3051
-DATA logisticConstAVX512<>+360(SB)/8, $0xc0874910d52d3051
-DATA logisticConstAVX512<>+368(SB)/8, $0xc0874910d52d3051
-DATA logisticConstAVX512<>+376(SB)/8, $0xc0874910d52d3051
-DATA logisticConstAVX512<>+384(SB)/8, $0xc087500000000000
-DATA logisticConstAVX512<>+392(SB)/8, $0xc087500000000000
-DATA logisticConstAVX512<>+400(SB)/8, $0xc087500000000000
-DATA logisticConstAVX512<>+408(SB)/8, $0xc087500000000000
-DATA logisticConstAVX512<>+416(SB)/8, $0xc087500000000000
-DATA logisticConstAVX512<>+424(SB)/8, $0xc087500000000000
-DATA logisticConstAVX512<>+432(SB)/8, $0xc087500000000000
-DATA logisticConstAVX512<>+440(SB)/8, $0xc087500000000000
-DATA logisticConstAVX512<>+448(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+456(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+464(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+472(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+480(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+488(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+496(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+504(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+512(SB)/8, $0x4338000000000000
-DATA logisticConstAVX512<>+520(SB)/8, $0x4338000000000000
-DATA logisticConstAVX512<>+528(SB)/8, $0x4338000000000000
-DATA logisticConstAVX512<>+536(SB)/8, $0x4338000000000000
-DATA logisticConstAVX512<>+544(SB)/8, $0x4338000000000000
-DATA logisticConstAVX512<>+552(SB)/8, $0x4338000000000000
-DATA logisticConstAVX512<>+560(SB)/8, $0x4338000000000000
-DATA logisticConstAVX512<>+568(SB)/8, $0x4338000000000000
-DATA logisticConstAVX512<>+576(SB)/8, $0xbcc80000000003ff
-DATA logisticConstAVX512<>+584(SB)/8, $0xbcc80000000003ff
-DATA logisticConstAVX512<>+592(SB)/8, $0xbcc80000000003ff
-DATA logisticConstAVX512<>+600(SB)/8, $0xbcc80000000003ff
-DATA logisticConstAVX512<>+608(SB)/8, $0xbcc80000000003ff
-DATA logisticConstAVX512<>+616(SB)/8, $0xbcc80000000003ff
-DATA logisticConstAVX512<>+624(SB)/8, $0xbcc80000000003ff
-DATA logisticConstAVX512<>+632(SB)/8, $0xbcc80000000003ff
-DATA logisticConstAVX512<>+640(SB)/8, $0x0000000000000000
-DATA logisticConstAVX512<>+648(SB)/8, $0x0000000000000001
-DATA logisticConstAVX512<>+656(SB)/8, $0x0000000000000002
-DATA logisticConstAVX512<>+664(SB)/8, $0x0000000000000003
-DATA logisticConstAVX512<>+672(SB)/8, $0x0000000000000004
-DATA logisticConstAVX512<>+680(SB)/8, $0x0000000000000005
-DATA logisticConstAVX512<>+688(SB)/8, $0x0000000000000006
-DATA logisticConstAVX512<>+696(SB)/8, $0x0000000000000007
-DATA logisticConstAVX512<>+704(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+712(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+720(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+728(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+736(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+744(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+752(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+760(SB)/8, $0x3ff0000000000000
-DATA logisticConstAVX512<>+768(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+776(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+784(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+792(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+800(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+808(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+816(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+824(SB)/8, $0x3fe0000000000000
-DATA logisticConstAVX512<>+832(SB)/8, $0x3fc5555555555555
-DATA logisticConstAVX512<>+840(SB)/8, $0x3fc5555555555555
-DATA logisticConstAVX512<>+848(SB)/8, $0x3fc5555555555555
-DATA logisticConstAVX512<>+856(SB)/8, $0x3fc5555555555555
-DATA logisticConstAVX512<>+864(SB)/8, $0x3fc5555555555555
-DATA logisticConstAVX512<>+872(SB)/8, $0x3fc5555555555555
-DATA logisticConstAVX512<>+880(SB)/8, $0x3fc5555555555555
-DATA logisticConstAVX512<>+888(SB)/8, $0x3fc5555555555555
-DATA logisticConstAVX512<>+896(SB)/8, $0x3fa5555555555555
-DATA logisticConstAVX512<>+904(SB)/8, $0x3fa5555555555555
-DATA logisticConstAVX512<>+912(SB)/8, $0x3fa5555555555555
-DATA logisticConstAVX512<>+920(SB)/8, $0x3fa5555555555555
-DATA logisticConstAVX512<>+928(SB)/8, $0x3fa5555555555555
-DATA logisticConstAVX512<>+936(SB)/8, $0x3fa5555555555555
-DATA logisticConstAVX512<>+944(SB)/8, $0x3fa5555555555555
-DATA logisticConstAVX512<>+952(SB)/8, $0x3fa5555555555555
-DATA logisticConstAVX512<>+960(SB)/8, $0x3f81111111111111
-DATA logisticConstAVX512<>+968(SB)/8, $0x3f81111111111111
-DATA logisticConstAVX512<>+976(SB)/8, $0x3f81111111111111
-DATA logisticConstAVX512<>+984(SB)/8, $0x3f81111111111111
-DATA logisticConstAVX512<>+992(SB)/8, $0x3f81111111111111
-DATA logisticConstAVX512<>+1000(SB)/8, $0x3f81111111111111
-DATA logisticConstAVX512<>+1008(SB)/8, $0x3f81111111111111
-DATA logisticConstAVX512<>+1016(SB)/8, $0x3f81111111111111
-DATA logisticConstAVX512<>+1024(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConstAVX512<>+1032(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConstAVX512<>+1040(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConstAVX512<>+1048(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConstAVX512<>+1056(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConstAVX512<>+1064(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConstAVX512<>+1072(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConstAVX512<>+1080(SB)/8, $0x3f56c16c16c16c17
-DATA logisticConstAVX512<>+1088(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConstAVX512<>+1096(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConstAVX512<>+1104(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConstAVX512<>+1112(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConstAVX512<>+1120(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConstAVX512<>+1128(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConstAVX512<>+1136(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConstAVX512<>+1144(SB)/8, $0x3f2a01a01a01a01a
-DATA logisticConstAVX512<>+1152(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConstAVX512<>+1160(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConstAVX512<>+1168(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConstAVX512<>+1176(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConstAVX512<>+1184(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConstAVX512<>+1192(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConstAVX512<>+1200(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConstAVX512<>+1208(SB)/8, $0x3efa01a01a01a01a
-DATA logisticConstAVX512<>+1216(SB)/8, $0x3ec71de3a556c734
-DATA logisticConstAVX512<>+1224(SB)/8, $0x3ec71de3a556c734
-DATA logisticConstAVX512<>+1232(SB)/8, $0x3ec71de3a556c734
-DATA logisticConstAVX512<>+1240(SB)/8, $0x3ec71de3a556c734
-DATA logisticConstAVX512<>+1248(SB)/8, $0x3ec71de3a556c734
-DATA logisticConstAVX512<>+1256(SB)/8, $0x3ec71de3a556c734
-DATA logisticConstAVX512<>+1264(SB)/8, $0x3ec71de3a556c734
-DATA logisticConstAVX512<>+1272(SB)/8, $0x3ec71de3a556c734
-DATA logisticConstAVX512<>+1280(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConstAVX512<>+1288(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConstAVX512<>+1296(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConstAVX512<>+1304(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConstAVX512<>+1312(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConstAVX512<>+1320(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConstAVX512<>+1328(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConstAVX512<>+1336(SB)/8, $0x3e927e4fb7789f5d
-DATA logisticConstAVX512<>+1344(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConstAVX512<>+1352(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConstAVX512<>+1360(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConstAVX512<>+1368(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConstAVX512<>+1376(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConstAVX512<>+1384(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConstAVX512<>+1392(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConstAVX512<>+1400(SB)/8, $0x3e5ae64567f544e4
-DATA logisticConstAVX512<>+1408(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConstAVX512<>+1416(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConstAVX512<>+1424(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConstAVX512<>+1432(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConstAVX512<>+1440(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConstAVX512<>+1448(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConstAVX512<>+1456(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConstAVX512<>+1464(SB)/8, $0x3e21eed8eff8d898
-DATA logisticConstAVX512<>+1472(SB)/8, $0x3de6124613a86d0a
-DATA logisticConstAVX512<>+1480(SB)/8, $0x3de6124613a86d0a
-DATA logisticConstAVX512<>+1488(SB)/8, $0x3de6124613a86d0a
-DATA logisticConstAVX512<>+1496(SB)/8, $0x3de6124613a86d0a
-DATA logisticConstAVX512<>+1504(SB)/8, $0x3de6124613a86d0a
-DATA logisticConstAVX512<>+1512(SB)/8, $0x3de6124613a86d0a
-DATA logisticConstAVX512<>+1520(SB)/8, $0x3de6124613a86d0a
-DATA logisticConstAVX512<>+1528(SB)/8, $0x3de6124613a86d0a
-GLOBL logisticConstAVX512<>(SB), RODATA|NOPTR, $1536
+DATA logisticConstAVX512<>+96(SB)/8, $0x3fe0000000000000
+DATA logisticConstAVX512<>+104(SB)/8, $0x3fc5555555555555
+DATA logisticConstAVX512<>+112(SB)/8, $0x3fa5555555555555
+DATA logisticConstAVX512<>+120(SB)/8, $0x3f81111111111111
+DATA logisticConstAVX512<>+128(SB)/8, $0x3f56c16c16c16c17
+DATA logisticConstAVX512<>+136(SB)/8, $0x3f2a01a01a01a01a
+DATA logisticConstAVX512<>+144(SB)/8, $0x3efa01a01a01a01a
+DATA logisticConstAVX512<>+152(SB)/8, $0x3ec71de3a556c734
+DATA logisticConstAVX512<>+160(SB)/8, $0x3e927e4fb7789f5d
+DATA logisticConstAVX512<>+168(SB)/8, $0x3e5ae64567f544e4
+DATA logisticConstAVX512<>+176(SB)/8, $0x3e21eed8eff8d898
+DATA logisticConstAVX512<>+184(SB)/8, $0x3de6124613a86d0a
+GLOBL logisticConstAVX512<>(SB), RODATA|NOPTR, $192
 
 DATA tailMaskAVX512<>+0(SB)/1, $0x00
 DATA tailMaskAVX512<>+1(SB)/1, $0x01

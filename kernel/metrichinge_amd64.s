@@ -21,8 +21,8 @@ TEXT ·metricHingeAVX512(SB), NOSPLIT, $0-80
 	VMOVUPD      (R10), Z0
 	VMOVUPD      64(R10), Z1
 	VBROADCASTSD 128(R10), Z2
-	VMOVUPD      metricHingeConst<>+0(SB), Z3
-	VMOVUPD      metricHingeConst<>+64(SB), Z4
+	VBROADCASTSD metricHingeConst<>+0(SB), Z3
+	VBROADCASTSD metricHingeConst<>+8(SB), Z4
 	VXORPD       Z5, Z5, Z5
 	VMOVUPD      (AX), Z6
 	XORQ         AX, AX
@@ -295,22 +295,8 @@ done:
 	RET
 
 DATA metricHingeConst<>+0(SB)/8, $0x3ff0000000000000
-DATA metricHingeConst<>+8(SB)/8, $0x3ff0000000000000
-DATA metricHingeConst<>+16(SB)/8, $0x3ff0000000000000
-DATA metricHingeConst<>+24(SB)/8, $0x3ff0000000000000
-DATA metricHingeConst<>+32(SB)/8, $0x3ff0000000000000
-DATA metricHingeConst<>+40(SB)/8, $0x3ff0000000000000
-DATA metricHingeConst<>+48(SB)/8, $0x3ff0000000000000
-DATA metricHingeConst<>+56(SB)/8, $0x3ff0000000000000
-DATA metricHingeConst<>+64(SB)/8, $0x8000000000000000
-DATA metricHingeConst<>+72(SB)/8, $0x8000000000000000
-DATA metricHingeConst<>+80(SB)/8, $0x8000000000000000
-DATA metricHingeConst<>+88(SB)/8, $0x8000000000000000
-DATA metricHingeConst<>+96(SB)/8, $0x8000000000000000
-DATA metricHingeConst<>+104(SB)/8, $0x8000000000000000
-DATA metricHingeConst<>+112(SB)/8, $0x8000000000000000
-DATA metricHingeConst<>+120(SB)/8, $0x8000000000000000
-GLOBL metricHingeConst<>(SB), RODATA|NOPTR, $128
+DATA metricHingeConst<>+8(SB)/8, $0x8000000000000000
+GLOBL metricHingeConst<>(SB), RODATA|NOPTR, $16
 
 // func metricDistAVX512(out *float64, theta *float64, xk *float64, x *float64, delta *float64, d int, stride int)
 // Requires: AVX, AVX512DQ, AVX512F
