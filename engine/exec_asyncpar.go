@@ -457,7 +457,8 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 // must have run: it lies below every other worker's progress counter as
 // last read (most dependencies are thousands of events old: no shared
 // read at all), or it is the worker's own (then it ran), or its chunk's
-// owner's counter, read again, has passed it. A worker publishes its
+// owner's counter has passed it (every other worker's counter is read again
+// once, then only the owner's while the worker waits). A worker publishes its
 // progress at the end of each chunk and before it waits, not after every
 // event: the store is a locked exchange on a line the others read
 // (measured side by side at n = 10⁴, d = 16, bench async --workers 2:
@@ -477,11 +478,15 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 // flowChunk is the dataflow schedule's chunk for n nodes, a power of two
 // (asyncFlowChunk when set). Two workers run neighbouring chunks at once;
 // an event waits when a node of its was touched by an event of the other's
-// chunk not yet run, about 2C/n of the events, for about C/2 events: a
-// cost of C²/n event times an event. Claiming a chunk costs an atomic
-// add on a shared line, about an event time per C events. The sum is
-// least near C = ∛(n/2): the largest power of two up to it, from 16 to
-// 256 (16 at n = 10⁴, 64 at n = 10⁶).
+// chunk not yet published (progress is published at a chunk's end), about
+// 2C/n of the events, for up to C events: a cost of order C²/n event times
+// an event. Claiming a chunk costs an atomic add and an owner store on
+// shared lines, about an event time per C events. The sum is least near
+// C = ∛(n/2): the largest power of two up to it, from 16 to 256 (16 at
+// n = 10⁴, 64 at n = 10⁶). Measured at n = 10⁴ with the lazy publication
+// (bench async --workers 2, CPU ns an event, two runs each): C = 16 140,
+// 32 137, 64 153, 128 176, 256 148, the last two at far lower rates (the
+// waits).
 func flowChunk(n int) int {
 	if asyncFlowChunk > 0 {
 		return asyncFlowChunk
@@ -608,12 +613,18 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 				if int(o) == w || int64(d) < seen[o] {
 					return
 				}
-				lo = math.MaxInt64
-				for k := range seen {
-					if k != w {
-						seen[k] = a.prog[k].next.Load()
-						lo = min(lo, seen[k])
+				if spin == 0 {
+					// Every other worker's counter once (lo), then
+					// only the owner's while waiting.
+					lo = math.MaxInt64
+					for k := range seen {
+						if k != w {
+							seen[k] = a.prog[k].next.Load()
+							lo = min(lo, seen[k])
+						}
 					}
+				} else {
+					seen[o] = a.prog[o].next.Load()
 				}
 				if int64(d) < seen[o] {
 					return
@@ -705,6 +716,7 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 					nz += nz1 + nz2
 					note(f, b1)
 					note(f2, b2)
+					ran(f) // f may end a chunk, f2 start the next
 					ran(f2)
 					x += 2
 					continue
