@@ -64,7 +64,7 @@ func MetricHinge8(r *[8]float64, a, x []float64, stride int, q, lab []float64, r
 		return
 	}
 	fn := metricHingeOf(cur.Load())
-	if fn == nil || d == 0 || (diag && n < 8) {
+	if fn == nil || (diag && n < 8) {
 		metricHingeGeneric(r, a, x, stride, q, lab, rows, diag)
 		return
 	}
@@ -72,9 +72,18 @@ func MetricHinge8(r *[8]float64, a, x []float64, stride int, q, lab []float64, r
 	if diag {
 		dg = 1
 	}
+	// d = 0 (the evaluator's θ = 0, every entry g = +0): the kernel reads
+	// no a and no x, so both point at r.
+	pa, px := &r[0], &r[0]
+	if d > 0 {
+		pa = &a[0]
+	}
 	for c := 0; c < n; c += metricHingeColumns {
 		w := min(metricHingeColumns, n-c)
-		fn(&r[0], &a[0], &x[c], &q[c], &lab[c], d, stride, w, &rows.Q[0], dg)
+		if d > 0 {
+			px = &x[c]
+		}
+		fn(&r[0], pa, px, &q[c], &lab[c], d, stride, w, &rows.Q[0], dg)
 		dg = 0
 	}
 }
