@@ -98,6 +98,7 @@ runs "$tmp/s699-reduced-avx2" "$B" sync --n 699 --d 9 --iters 420000 --workers 2
 runs "$tmp/np699" $py bench/numpy_ref.py sync --n 699 --d 9 --iters 2000 --reps 1
 echo "async ..." >&2
 runs "$tmp/a4" "$B" async --n 10000 --d 16 --events 5000000 --workers 2 --hot --copies --json
+runs "$tmp/a4-pin" "$B" async --n 10000 --d 16 --events 5000000 --workers 2 --pin --json
 runs "$tmp/a6" "$B" async --n 1000000 --d 16 --events 4000000 --workers 2 --latency --ceiling-sweep --json
 runs "$tmp/a699" "$B" async --n 699 --d 9 --events 1000000 --workers 1 --json
 echo "the paper's asynchronous run ..." >&2
@@ -169,8 +170,10 @@ row() { # row FILE D SCHEDULE WORKERS KERNEL NUMPY: one line of the n = 10⁶ ta
 	echo
 	echo "| n | d | serial events/s | memory ceiling of the serial loop, events/s | parallel (2 workers) events/s | speed-up | identical to serial |"
 	echo "|---|---|---|---|---|---|---|"
-	for f in a4 a6; do
-		echo "| $(m $f n) | 16 | $(r "$(m $f serial_events_per_s)") | $(r "$(m $f memory_ceiling_events_per_s)") | $(r "$(m $f events_per_s)") | $(r "$(m $f speedup)") | $(m $f identical_to_serial) |"
+	for f in a4 a4-pin a6; do
+		n=$(m $f n)
+		[ $f = a4-pin ] && n="$n, workers pinned (--pin)"
+		echo "| $n | 16 | $(r "$(m $f serial_events_per_s)") | $(r "$(m $f memory_ceiling_events_per_s)") | $(r "$(m $f events_per_s)") | $(r "$(m $f speedup)") | $(m $f identical_to_serial) |"
 	done
 	echo "| 699 | 9 | $(r "$(m a699 serial_events_per_s)") | $(r "$(m a699 memory_ceiling_events_per_s)") | — (below the executor's 4096 nodes) | — | — |"
 	echo
@@ -198,7 +201,8 @@ row() { # row FILE D SCHEDULE WORKERS KERNEL NUMPY: one line of the n = 10⁶ ta
 	echo "prefetched two events at a time, four ahead (docs/design.md §6). Two independent serial loops at once, each on its own copy of the state (\`--copies\`), run"
 	echo "$(r "$(m a4 copies_events_per_s)") events/s together, so the two cores share no bottleneck at this size; the parallel executor's two"
 	echo "workers on one state spend $(r "$(m a4 cpu_ns_per_event)") CPU ns an event against the serial loop's $(r "$(m a4 serial_cpu_ns_per_event)"): an event's records were last"
-	echo "written by the other worker about half the time, and their lines move between the cores' caches (docs/design.md §6)."
+	echo "written by the other worker about half the time, and their lines move between the cores' caches; the chunk claims and the"
+	echo "window build on worker 0 take most of the rest (a breakdown by perf in docs/design.md §6)."
 	echo
 	echo "The paper's asynchronous run, \`pairgossip run --algo async --iters 1000000 --no-optimum\` (Breast Cancer,"
 	echo "n = 699, 10⁶ events, 30 measurements of every sampled node's objective and AUC included): $(r "$(m paper-async wall_seconds)") s."
