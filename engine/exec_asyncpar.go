@@ -470,10 +470,9 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 // (its worker reaches its chunk's end or publishes before it waits); the
 // earliest event not yet run has all its dependencies run, and its owner
 // has run all its earlier events, so it runs it once those are published.
-// A worker waits only
-// when an event's node was touched by a recent event of another worker's
-// chunk; a window whose events are chained (few events a level, such as on
-// a star) runs serially (asyncFlowMinPar).
+// A worker waits only when an event's node was touched by a recent event
+// of another worker's chunk; a window whose events are chained (few events
+// a level, such as on a star) runs serially (asyncFlowMinPar).
 
 // flowChunk is the dataflow schedule's chunk for n nodes, a power of two
 // (asyncFlowChunk when set). Two workers run neighbouring chunks at once;
