@@ -482,11 +482,7 @@ func genTriad() {
 func genLogisticRound() {
 	text("logisticRound"+T.suffix, "func(s0, q, w, eta, m *float64, n int, c, a, bc float64) (nonzero int, finite bool)",
 		"logisticRound"+T.suffix+" is the round kernel of LogisticRound ("+T.desc+").")
-	lanes := T.width // AVX-512: one lane, read by broadcast (lanes01 serves the AVX2 tail only)
-	if T.masked {
-		lanes = 1
-	}
-	cs := logisticConsts("logisticConst"+T.suffix, lanes)
+	cs := logisticConsts("logisticConst"+T.suffix, tableLanes())
 	C, A, BC := broadcast("c"), broadcast("a"), broadcast("bc")
 	s0, q, w, eta, m, n := pointer("s0"), pointer("q"), pointer("w"), pointer("eta"), pointer("m"), length()
 	zero, fin := T.vec(), T.vec()
@@ -597,7 +593,7 @@ func genLogisticRound() {
 		SUBQ(i, rem)
 		VMOVQ(rem, mask.AsX())
 		VPBROADCASTQ(mask.AsX(), mask)
-		VPCMPGTQ(cs("lanes01"), mask, mask) // lane l < n − i
+		VPCMPGTQ(cs("lanes"), mask, mask) // lane l < n − i
 		tail = mask
 	}
 	body(tail)
@@ -648,42 +644,58 @@ func negSigmoid512(cs func(string) Mem, M, zero VecVirtual) VecVirtual {
 // odd multiple of 32 every constant operand was a load across two cache
 // lines (8% of the paper-size round, with no change to its code).
 func logisticConsts(name string, lanes int) func(string) Mem {
-	consts := []uint64{}
-	idx := map[string]int{}
-	add := func(name string, bits uint64) {
-		idx[name] = len(consts)
-		consts = append(consts, bits)
-	}
 	f := math.Float64bits
-	add("sign", 1<<63)
-	add("one", f(1))
-	add("log2e", f(math.Log2E))
-	add("ln2hi", f(6.93147180369123816490e-01)) // Go's math.Exp split of ln 2
-	add("ln2lo", f(1.90821492927058770002e-10))
-	add("under", f(-7.45133219101941108420e+02)) // math.Exp(x) = 0 below
-	add("clamp", f(-746))
-	add("half", f(0.5))
-	add("magic", f(6755399441055744)) // 2⁵² + 2⁵¹
-	add("bias", 1023-f(6755399441055744))
-	add("lanes01", 0) // lane indices 0, 1, 2, 3 (replaced below)
+	consts := []namedConst{
+		{"sign", 1 << 63}, {"one", f(1)}, {"log2e", f(math.Log2E)},
+		{"ln2hi", f(6.93147180369123816490e-01)}, {"ln2lo", f(1.90821492927058770002e-10)}, // Go's math.Exp split of ln 2
+		{"under", f(-7.45133219101941108420e+02)}, // math.Exp(x) = 0 below
+		{"clamp", f(-746)}, {"half", f(0.5)},
+		{"magic", f(6755399441055744)}, // 2⁵² + 2⁵¹
+		{"bias", 1023 - f(6755399441055744)},
+		{"lanes", 0},
+	}
 	inv := 1.0
 	for j := 1; j <= 13; j++ {
 		inv /= float64(j)
-		add(fmt.Sprintf("c%d", j), f(inv))
+		consts = append(consts, namedConst{fmt.Sprintf("c%d", j), f(inv)})
 	}
+	return constTable(name, consts, lanes)
+}
+
+// namedConst is a constant of a table (constTable): its name and bits.
+type namedConst struct {
+	name string
+	bits uint64
+}
+
+// constTable emits the file-local table name, each constant replicated in
+// lanes lanes (the one named "lanes" holds the lane indices 0, 1, 2, …,
+// for the AVX2 tails' comparisons), and returns its lookup by name.
+func constTable(name string, consts []namedConst, lanes int) func(string) Mem {
 	tab := GLOBL(name, RODATA|NOPTR)
 	size := 8 * lanes
-	for i, v := range consts {
+	idx := map[string]int{}
+	for k, c := range consts {
+		idx[c.name] = k
 		for l := 0; l < lanes; l++ {
-			if i == idx["lanes01"] {
-				DATA(size*i+8*l, U64(uint64(l)))
-			} else {
-				DATA(size*i+8*l, U64(v))
+			v := c.bits
+			if c.name == "lanes" {
+				v = uint64(l)
 			}
+			DATA(size*k+8*l, U64(v))
 		}
 	}
 	return func(name string) Mem { return tab.Offset(size * idx[name]) }
+}
 
+// tableLanes is the lanes of a table that the current target's full-width
+// code reads: one for AVX-512, by embedded broadcast (bcst, loadConst),
+// else the target's width.
+func tableLanes() int {
+	if T.masked {
+		return 1
+	}
+	return T.width
 }
 
 // expReduce starts e = exp(−|m|) in each lane of M: x = −|m|, clamped for
@@ -957,10 +969,7 @@ func genLog1pSum() {
 	text("log1pSum"+T.suffix, "func(e *float64, n int, c float64) float64",
 		"log1pSum"+T.suffix+" returns Σ log1p(c·e[i]) over i < n, as Log1pSum ("+T.desc+").")
 	f := math.Float64bits
-	consts := []struct {
-		name string
-		bits uint64
-	}{
+	consts := []namedConst{
 		{"one", f(1)}, {"two", f(2)}, {"half", f(0.5)}, {"sqrt2h", f(math.Sqrt2 / 2)},
 		{"mant", 1<<52 - 1}, {"exp1022", 1022 << 52},
 		{"magic", f(1 << 52)}, {"magic1022", f(1<<52 + 1022)}, {"k1022", f(1022)},
@@ -970,23 +979,7 @@ func genLog1pSum() {
 		{"L5", f(1.818357216161805012e-01)}, {"L6", f(1.531383769920937332e-01)},
 		{"L7", f(1.479819860511658591e-01)}, {"lanes", 0},
 	}
-	tab := GLOBL("log1pConst"+T.suffix, RODATA|NOPTR)
-	size, lanes := 8*T.width, T.width
-	if T.masked {
-		size, lanes = 8, 1 // one entry each, read by broadcast (bcst); lanes serves the AVX2 tail only
-	}
-	idx := map[string]int{}
-	for k, cst := range consts {
-		idx[cst.name] = k
-		for l := 0; l < lanes; l++ {
-			v := cst.bits
-			if cst.name == "lanes" {
-				v = uint64(l)
-			}
-			DATA(size*k+8*l, U64(v))
-		}
-	}
-	cs := func(name string) Mem { return tab.Offset(size * idx[name]) }
+	cs := constTable("log1pConst"+T.suffix, consts, tableLanes())
 
 	C := broadcast("c")
 	e, n := pointer("e"), length()
