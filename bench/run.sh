@@ -201,7 +201,7 @@ row() { # row FILE D SCHEDULE WORKERS KERNEL NUMPY: one line of the n = 10⁶ ta
 	echo "prefetched two events at a time, four ahead (docs/design.md §6). Two independent serial loops at once, each on its own copy of the state (\`--copies\`), run"
 	echo "$(r "$(m a4 copies_events_per_s)") events/s together, so the two cores share no bottleneck at this size; the parallel executor's two"
 	echo "workers on one state spend $(r "$(m a4 cpu_ns_per_event)") CPU ns an event against the serial loop's $(r "$(m a4 serial_cpu_ns_per_event)"): an event's records were last"
-	echo "written by the other worker about half the time, and their lines move between the cores' caches; the chunk claims and the"
+	echo "written by the other worker about half the time, and their lines move between the cores' caches; the worker's loop with its chunk claims and dependency checks and the"
 	echo "window build on worker 0 take most of the rest (a breakdown by perf in docs/design.md §6)."
 	echo
 	echo "The paper's asynchronous run, \`pairgossip run --algo async --iters 1000000 --no-optimum\` (Breast Cancer,"
