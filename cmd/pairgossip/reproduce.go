@@ -21,7 +21,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 		"metric-learning figures) on the embedded data, several seeds per setting in parallel, and write\n"+
 		"DIR/report.html (self-contained: tables, figures, the paper's claims checked with the measured numbers),\n"+
 		"DIR/results.json (every number the report quotes), DIR/figures/*.png|svg, DIR/table1.csv and DIR/traces/*.csv.\n\n"+
-		"The full run takes about a minute on an idle 2-core machine (66 s measured, 128 CPU-seconds), longer under load; --quick runs the same pipeline at reduced size in under a minute; --long about four times the metric-learning work (3 min 17 s, 389 CPU-seconds).\n\n"+
+		"The full run takes about a minute on an idle 2-core machine (63 s measured, 125 CPU-seconds), longer under load; --quick runs the same pipeline at reduced size in under a minute; --long about four times the metric-learning work (3 min 11 s, 379 CPU-seconds).\n\n"+
 		"Example: pairgossip reproduce --out report", stderr)
 	out := fs.String("out", "report", "output directory (created if missing)")
 	quick := fs.Bool("quick", false, "reduced size: small T, 2 runs, few evaluated nodes (what CI runs)")
