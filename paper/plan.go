@@ -80,8 +80,8 @@ func FullPlan() Plan {
 // pilot ends at 0.371, 0.221, 0.184 and 0.257 for c = 0.003, 0.01, 0.03, 0.1,
 // against the optimum 0.157). It is the plan under which Fig. 3's objective on the
 // well-connected networks comes close to the centralized optimum; it costs
-// about four times FullPlan's metric-learning work (bench/RESULTS.md,
-// "reproduce").
+// about four times FullPlan's metric-learning work (the README gives both
+// runs' times).
 func LongPlan() Plan {
 	p := FullPlan()
 	p.Mode = "long"
