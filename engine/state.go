@@ -72,10 +72,10 @@ func newState(p *problem.Problem, g *graph.Graph, cfg Config, compact, storesThe
 	s := &state{prob: p, g: g, cfg: cfg}
 	rows := s.rows()
 	if compact && rows == p.N {
-		rec := layout.NewRecords(rows, p.P, p.P)
+		rec := layout.NewRecordsWorkers(rows, cfg.Workers, p.P, p.P)
 		s.X, s.Z, s.ThetaBar = p.X, rec[0], rec[1]
 	} else {
-		rec := layout.NewRecords(rows, p.D, p.D, p.P, p.P)
+		rec := layout.NewRecordsWorkers(rows, cfg.Workers, p.D, p.D, p.P, p.P)
 		s.X, s.YX, s.Z, s.ThetaBar = rec[0], rec[1], rec[2], rec[3]
 		if rows == p.N {
 			s.X.CopyFrom(p.X)
@@ -83,7 +83,7 @@ func newState(p *problem.Problem, g *graph.Graph, cfg Config, compact, storesThe
 		}
 	}
 	if storesTheta {
-		s.Theta = layout.New(rows, p.P)
+		s.Theta = layout.NewWorkers(rows, p.P, cfg.Workers)
 	}
 	s.Y = make([]int32, rows)
 	s.ylab = make([]int32, rows)

@@ -145,3 +145,40 @@ func TestPrefaultKeepsZeros(t *testing.T) {
 		}
 	}
 }
+
+// prefaultParts covers [0, n) with contiguous parts in order, every part
+// but the first on a 2 MiB boundary and none empty, for sizes around the
+// split and any address; PrefaultWorkers keeps a zeroed buffer zeroed.
+func TestPrefaultWorkers(t *testing.T) {
+	const perHuge = prefaultSplit / 8
+	for _, n := range []int{1, perHuge, 2*perHuge - 1, 2 * perHuge, 2*perHuge + 1, 5*perHuge + 77, 64 * perHuge} {
+		for _, addr := range []uintptr{0, 64, 4096, prefaultSplit - 8, 3*prefaultSplit + 4096} {
+			for _, w := range []int{1, 2, 3, 8, 100} {
+				parts := prefaultParts(addr, n, w)
+				if len(parts) == 0 || len(parts) > w || parts[0][0] != 0 || parts[len(parts)-1][1] != n {
+					t.Fatalf("n=%d addr=%d w=%d: parts %v", n, addr, w, parts)
+				}
+				for i, p := range parts {
+					if p[1] <= p[0] {
+						t.Fatalf("n=%d addr=%d w=%d: empty part %v", n, addr, w, parts)
+					}
+					if i > 0 && (p[0] != parts[i-1][1] || (addr+uintptr(p[0])*8)%prefaultSplit != 0) {
+						t.Fatalf("n=%d addr=%d w=%d: part %d of %v", n, addr, w, i, parts)
+					}
+				}
+				if n >= 4*perHuge && w >= 2 && len(parts) < 2 {
+					t.Fatalf("n=%d w=%d: not split", n, w)
+				}
+			}
+		}
+	}
+	for _, w := range []int{1, 2, 3} {
+		buf := LazyFloats(3*perHuge + 1000)
+		PrefaultWorkers(buf, w)
+		for i, v := range buf {
+			if v != 0 {
+				t.Fatalf("workers %d: element %d is %v", w, i, v)
+			}
+		}
+	}
+}
