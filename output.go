@@ -10,6 +10,7 @@ import (
 
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 // TraceColumns are the first columns of trace.csv, in order: the metrics
@@ -166,6 +167,11 @@ type Timing struct {
 type Execution struct {
 	Schedule string `json:"schedule"` // the schedule auto chose, or the one asked for
 	Kernel   string `json:"kernel"`   // the kernel implementation (generic, avx2)
+	// LAPACK is the BLAS/LAPACK behind blas64 and lapack64 (gonum, or
+	// openblas with -tags netlib); BLASCore the kernels OpenBLAS chose for
+	// the CPU, on which its bits depend (problem.BLASCore).
+	LAPACK   string `json:"lapack"`
+	BLASCore string `json:"blas_core,omitempty"`
 	Workers  int    `json:"workers"`
 	// PinnedCPUs is the CPU of each worker when they were pinned (--pin);
 	// PinNote says why they were not.
@@ -201,7 +207,8 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	}
 	s.EvalNodes = len(r.Sim.EvalNodes())
-	s.Execution = Execution{Schedule: string(r.Sim.Schedule()), Kernel: kernel.Active(), Workers: r.Sim.Workers()}
+	s.Execution = Execution{Schedule: string(r.Sim.Schedule()), Kernel: kernel.Active(),
+		LAPACK: problem.LAPACK, BLASCore: problem.BLASCore(), Workers: r.Sim.Workers()}
 	s.Execution.PinnedCPUs, s.Execution.PinNote = r.Sim.Pinned()
 	s.Warnings = r.Warnings
 	st := r.Setup

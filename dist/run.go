@@ -429,8 +429,8 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 	gi := *r.Graph
 	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)
-	s.Execution = pairgossip.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(), Workers: r.workers,
-		PinNote: "not asked (Config.Pin)"}
+	s.Execution = pairgossip.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(),
+		LAPACK: problem.LAPACK, BLASCore: problem.BLASCore(), Workers: r.workers, PinNote: "not asked (Config.Pin)"}
 	s.Warnings = r.Warnings
 	st := r.Setup
 	s.Timing = pairgossip.Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),

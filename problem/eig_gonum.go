@@ -13,6 +13,10 @@ import (
 // "gonum" (pure Go, the default build) or "openblas" (-tags netlib).
 const LAPACK = "gonum"
 
+// BLASCore names the kernels OpenBLAS chose for this CPU (-tags netlib);
+// "" in the default build, whose pure-Go BLAS has one set.
+func BLASCore() string { return "" }
+
 type eigBuffers struct {
 	work []float64 // Dsyev with eigenvectors
 }

@@ -5,6 +5,7 @@ package problem
 /*
 #cgo LDFLAGS: -llapacke -lopenblas
 void openblas_set_num_threads(int);
+char* openblas_get_corename(void);
 */
 import "C"
 
@@ -21,6 +22,13 @@ import (
 // LAPACK names the BLAS/LAPACK implementation behind blas64 and lapack64:
 // "gonum" (pure Go, the default build) or "openblas" (-tags netlib).
 const LAPACK = "openblas"
+
+// BLASCore names the kernels OpenBLAS chose for this CPU at load time
+// (openblas_get_corename: Haswell, SkylakeX, Cooperlake, Zen, …; the
+// environment variable OPENBLAS_CORETYPE picks another the CPU can run).
+// Its results, bit for bit, depend on them: a dot product or a matrix
+// product adds in the order of its kernel's blocking.
+func BLASCore() string { return C.GoString(C.openblas_get_corename()) }
 
 // With -tags netlib every blas64 and lapack64 call goes to OpenBLAS through
 // gonum/netlib (cgo). OpenBLAS runs single-threaded: the engine owns the
