@@ -91,12 +91,38 @@ func checkData(n, d int, x []float64, labels []int32) error {
 	if len(x) != n*d || len(labels) != n {
 		return fmt.Errorf("problem: data has %d values and %d labels, want %d and %d", len(x), len(labels), n*d, n)
 	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("problem: non-finite value at point %d, feature %d", i/d, i%d)
-		}
+	if i := firstNonFinite(x); i >= 0 {
+		return fmt.Errorf("problem: non-finite value at point %d, feature %d", i/d, i%d)
 	}
 	return nil
+}
+
+// checkChunk is the number of values firstNonFinite scans as one piece.
+const checkChunk = 1 << 16
+
+// firstNonFinite returns the index of the first NaN or ±Inf in x, or −1:
+// the chunks scanned on all cores (10⁷ points of 16 features are 1.3 GB),
+// the first one found by index whatever the order they finish in.
+func firstNonFinite(x []float64) int {
+	chunks := (len(x) + checkChunk - 1) / checkChunk
+	first := make([]int, par.Workers(0))
+	for w := range first {
+		first[w] = -1
+	}
+	par.Blocks(chunks, len(first), func(w, lo, hi int) {
+		for i := lo * checkChunk; i < min(hi*checkChunk, len(x)); i++ {
+			if !(math.Abs(x[i]) <= math.MaxFloat64) { // NaN or ±Inf
+				first[w] = i
+				return
+			}
+		}
+	})
+	for _, i := range first {
+		if i >= 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 func newProblem(loss Loss, reg Regularizer, b float64, n, d int, x []float64, labels []int32, share bool) (*Problem, error) {

@@ -3,6 +3,8 @@ package problem
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/internal/rng"
@@ -582,5 +584,39 @@ func BenchmarkProjectPSD(b *testing.B) {
 				ws.ProjectPSD(dst, v, 1)
 			}
 		})
+	}
+}
+
+// firstNonFinite finds the first NaN or ±Inf by index wherever it lies
+// among the chunks the cores scan, the later ones in other chunks
+// notwithstanding, and −1 in finite data; checkData names its point and
+// feature.
+func TestFirstNonFinite(t *testing.T) {
+	n := 5*checkChunk + 123
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(i%7) - 3
+	}
+	if i := firstNonFinite(x); i != -1 {
+		t.Fatalf("finite data: %d", i)
+	}
+	if i := firstNonFinite(nil); i != -1 {
+		t.Fatalf("empty: %d", i)
+	}
+	for _, at := range []int{0, 1, checkChunk - 1, checkChunk, 3*checkChunk + 5, n - 1} {
+		y := slices.Clone(x)
+		y[at] = math.NaN()
+		y[n-1] = math.Inf(-1)
+		if at+1 < n {
+			y[min(at+checkChunk, n-2)] = math.Inf(1) // a later one, in another chunk
+		}
+		if i := firstNonFinite(y); i != at {
+			t.Fatalf("NaN at %d: found %d", at, i)
+		}
+	}
+	y := slices.Clone(x)
+	y[4*16+3] = math.Inf(1)
+	if err := checkData(len(y)/16, 16, y[:len(y)/16*16], make([]int32, len(y)/16)); err == nil || !strings.Contains(err.Error(), "point 4, feature 3") {
+		t.Fatalf("checkData: %v", err)
 	}
 }
