@@ -67,6 +67,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	prof0 := s.Profile()
+	all0, nz0 := s.GradEvals()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	cpu0 := processCPU()
@@ -78,6 +79,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	cpu := processCPU() - cpu0
 	runtime.ReadMemStats(&ms1)
 	prof := s.Profile()
+	all1, nz1 := s.GradEvals()
 	serial, parallel := (prof.Serial - prof0.Serial).Seconds(), (prof.Parallel - prof0.Parallel).Seconds()
 	updates := float64(*n) * float64(*iters)
 	ns := float64(el.Nanoseconds()) / updates
@@ -100,6 +102,14 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		// the graph, the engine's state and executor.
 		"setup_data_seconds": tData.Sub(tSetup).Seconds(), "setup_graph_seconds": tGraph.Sub(tData).Seconds(),
 		"setup_engine_seconds": tEngine.Sub(tGraph).Seconds(), "setup_seconds": tEngine.Sub(tSetup).Seconds(),
+	}
+	if all1 > all0 {
+		// The share of the timed rounds' gradients that are non-zero:
+		// small in a run's first rounds, while the auxiliary points have
+		// barely moved and few nodes contribute, which is when the reduced
+		// schedule's parallel pass is lightest and its serial share
+		// largest (docs/design.md §6).
+		out["nonzero_gradient_share"] = float64(nz1-nz0) / float64(all1-all0)
 	}
 	if cpu > 0 {
 		// The process's CPU time over the timed rounds (user and system,
