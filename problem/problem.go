@@ -456,6 +456,7 @@ type evalScratch struct {
 	ths  []float64
 	// Sampled paths (sampled.go).
 	delta, prod layout.Matrix // a block of differences (or rows) and its products
+	ri, rj      []int32       // a block's rows of X (sampled pairs, bias j's), for prefetching
 	f, fa, sgn  []float64
 }
 

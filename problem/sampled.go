@@ -1,16 +1,32 @@
 package problem
 
 import (
-	"github.com/pairgossip/pairgossip/kernel"
 	"math"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 )
+
+// The sampled pairs and the bias term's j's are rows of X at random (or,
+// streamed, the negatives in index order with gaps); a block's rows are
+// drawn first and asked for xAhead rows before they are read, eight at a
+// time (prefetchX), so that their misses overlap: one at a time, each
+// waited for the memory's latency.
+const xAhead = 16
+
+// prefetchX asks for rows idx[t+xAhead : t+xAhead+8] of X, those that
+// exist, when t is a multiple of 8. A hint: results never depend on it.
+func (p *Problem) prefetchX(idx []int32, t int) {
+	if t%8 == 0 && t+xAhead < len(idx) {
+		kernel.PrefetchRows(unsafe.Pointer(&p.X.Data[0]), idx[t+xAhead:min(t+xAhead+8, len(idx))], p.X.Stride*8, (p.D*8+63)/64)
+	}
+}
 
 // Sampled measurement: the incomplete U-statistics of evalplan.go, and the
 // bias term over all j or a sample of them, both in blocks of a fixed size
@@ -83,6 +99,12 @@ func (e *Evaluator) sampleBlockSums(sc *evalScratch, blk, m int, wantAUC bool) {
 	metric := p.Loss.IsMetric()
 	for t := 0; t < sampleBlock; t++ {
 		i, j := e.pairAt(base + uint64(t))
+		sc.ri[t], sc.rj[t] = int32(i), int32(j)
+	}
+	for t := 0; t < sampleBlock; t++ {
+		p.prefetchX(sc.ri, t)
+		p.prefetchX(sc.rj, t)
+		i, j := int(sc.ri[t]), int(sc.rj[t])
 		xi, xj, dr := p.X.Row(i), p.X.Row(j), sc.delta.Row(t)
 		for a := range dr {
 			dr[a] = xi[a] - xj[a]
@@ -349,8 +371,13 @@ func (e *Evaluator) biasBlock(sc *evalScratch, rows []int, omega []float64, firs
 		}
 		return
 	}
-	for t := 0; t < cnt; t++ {
-		copy(sc.delta.Row(t), p.X.Row(jAt(t)))
+	rj := sc.rj[:cnt]
+	for t := range rj {
+		rj[t] = int32(jAt(t))
+	}
+	for t, j := range rj {
+		p.prefetchX(rj, t)
+		copy(sc.delta.Row(t), p.X.Row(int(j)))
 	}
 	d := p.D
 	xb := blas64.General{Rows: cnt, Cols: d, Stride: sc.delta.Stride, Data: sc.delta.Data}

@@ -226,6 +226,7 @@ func (e *Evaluator) allocLarge() {
 		}
 		if sampled {
 			sc.delta = layout.New(sampleBlock, p.D)
+			sc.ri, sc.rj = make([]int32, sampleBlock), make([]int32, sampleBlock)
 			sc.prod = layout.New(sampleBlock, max(m, p.D))
 			sc.f = make([]float64, sampleBlock)
 			sc.fa = make([]float64, sampleBlock)
