@@ -3,7 +3,6 @@ package engine
 import (
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/rng"
@@ -261,7 +260,7 @@ var iota8 = [8]int32{0, 1, 2, 3, 4, 5, 6, 7}
 // x, those that exist. A hint: results never depend on it.
 func prefetchAhead(x layout.Matrix, k int) {
 	if k+passAhead+8 <= x.Rows {
-		kernel.PrefetchRows(unsafe.Pointer(&x.Data[(k+passAhead)*x.Stride]), iota8[:], x.Stride*8, (x.Cols*8+63)/64)
+		x.PrefetchRows(k+passAhead, iota8[:])
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/pairgossip/pairgossip/internal/hugepage"
 	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/kernel"
 )
 
 // LineFloats is the number of float64 in a 64-byte cache line.
@@ -111,8 +112,8 @@ const prefaultSplit = 2 << 20
 // goroutine, 4.1 by two). In a virtual machine whose host backs the
 // guest's memory only on its first touch, faulting in the state is most
 // of a large run's set-up (bench e2e at n = 10⁷ on a fresh machine: 6.1 s
-// of the engine's 10.9 s set-up, against 1.2 s once the memory had been
-// touched by an earlier run).
+// of a 10.9 s set-up, the engine's allocation against 1.2 s once the
+// memory had been touched by an earlier run).
 func PrefaultWorkers(buf []float64, workers int) {
 	if len(buf) == 0 {
 		return
@@ -153,6 +154,16 @@ func New(rows, cols int) Matrix {
 	m := NewLazy(rows, cols)
 	Prefault(m.Data)
 	return m
+}
+
+// PrefetchRows asks the CPU for the cache lines of rows base+idx[i] of m
+// (kernel.PrefetchRows, one call for all of them): a hint for rows about
+// to be read out of address order, which never faults and changes no
+// result. The rows must exist.
+func (m Matrix) PrefetchRows(base int, idx []int32) {
+	if len(idx) > 0 && base < m.Rows {
+		kernel.PrefetchRows(unsafe.Pointer(&m.Data[base*m.Stride]), idx, m.Stride*8, (m.Cols*8+63)/64)
+	}
 }
 
 // NewWorkers is New with its memory faulted in by PrefaultWorkers over

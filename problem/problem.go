@@ -110,9 +110,10 @@ func firstNonFinite(x []float64) int {
 		first[w] = -1
 	}
 	par.Blocks(chunks, len(first), func(w, lo, hi int) {
-		for i := lo * checkChunk; i < min(hi*checkChunk, len(x)); i++ {
-			if !(math.Abs(x[i]) <= math.MaxFloat64) { // NaN or ±Inf
-				first[w] = i
+		part := x[lo*checkChunk : min(hi*checkChunk, len(x))]
+		for i, v := range part {
+			if !(math.Abs(v) <= math.MaxFloat64) { // NaN or ±Inf
+				first[w] = lo*checkChunk + i
 				return
 			}
 		}

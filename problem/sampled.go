@@ -2,7 +2,6 @@ package problem
 
 import (
 	"math"
-	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -24,7 +23,7 @@ const xAhead = 16
 // exist, when t is a multiple of 8. A hint: results never depend on it.
 func (p *Problem) prefetchX(idx []int32, t int) {
 	if t%8 == 0 && t+xAhead < len(idx) {
-		kernel.PrefetchRows(unsafe.Pointer(&p.X.Data[0]), idx[t+xAhead:min(t+xAhead+8, len(idx))], p.X.Stride*8, (p.D*8+63)/64)
+		p.X.PrefetchRows(0, idx[t+xAhead:min(t+xAhead+8, len(idx))])
 	}
 }
 
