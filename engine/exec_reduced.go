@@ -34,7 +34,8 @@ import (
 // event order; before its first touch and after its last a touched node
 // depends on nobody, so those rounds run in the parallel passes (shard,
 // tail) and only the touches, and the nodes between two touches, are
-// serial (advance). Small problems run the same operations as one loop over
+// serial (advance); with the pool, a touch that is both endpoints' only
+// one in the block runs in a parallel pass of its own (indepTouches). Small problems run the same operations as one loop over
 // the rounds (blockSmall).
 // In real arithmetic this is the algorithm exactly; in floating point it
 // agrees with the plain schedule to rounding (tested: 1e-9 relative on θ̄).
@@ -86,15 +87,17 @@ type reducedExec struct {
 	tpack  []redpack.Pack                        // per worker: its touched nodes' segments before their first and after their last touch
 	stride int                                   // workers taking part in the block's passes
 	shOver func(w int, r layout.Range, tk *task) // shardOverlap, bound once
+	indFn  func(w int, r layout.Range, tk *task) // indepTouches, bound once
 	claim  atomic.Int64                          // the next untouched node to claim (shardOverlap)
 	// What shardOverlap's worker 0 measured of the serial work it overlapped
 	// with the others: the touched nodes' pre-advance and the event loop,
 	// wall and thread CPU time; and the event loop's non-zero gradients.
 	evWall, evPreWall, evCPU, evPreCPU time.Duration
 	evNonzero                          int64
-	pf                                 []uintptr // addresses the event-order loop prefetches
-	pfOn                               bool      // the records outgrow the caches: prefetch
-	kinds                              []int32   // blockSmall's nodes by kind, 4 lists of n (kindsOf)
+	pf                                 []uintptr   // addresses the event-order loop prefetches
+	pfw                                [][]uintptr // per worker: the addresses indepTouches prefetches
+	pfOn                               bool        // the records outgrow the caches: prefetch
+	kinds                              []int32     // blockSmall's nodes by kind, 4 lists of n (kindsOf)
 	// The records blockSmall writes at a block's end, and their α, β, W, η
 	// (kernel.WriteRecords).
 	endNodes []int32
@@ -109,9 +112,13 @@ const reducedPrefetchAhead = 8
 // prefetchTouch asks for what round r's touch will read: the rows x, y, z,
 // θ̄ of both endpoints (y as it is now; a swap in between only makes the
 // hint miss) and their per-node entries.
-func (e *reducedExec) prefetchTouch(r int) {
+func (e *reducedExec) prefetchTouch(r int) { e.pf = e.prefetchTouchInto(e.pf, r) }
+
+// prefetchTouchInto is prefetchTouch with the addresses built in pf, which
+// it returns (each worker of indepTouches has its own).
+func (e *reducedExec) prefetchTouchInto(pf []uintptr, r int) []uintptr {
 	s := e.s
-	pf := e.pf[:0]
+	pf = pf[:0]
 	lines := min(4, (s.prob.P*8+63)/64)
 	for _, k32 := range e.bl.edges[r-1] {
 		k := int(k32)
@@ -125,13 +132,18 @@ func (e *reducedExec) prefetchTouch(r int) {
 			uintptr(unsafe.Pointer(&s.ylab[k])), uintptr(unsafe.Pointer(&s.prob.Label[k])))
 	}
 	kernel.Prefetch(pf)
+	return pf
 }
 
 func newReducedExec(s *state, cr *crew) executor {
 	B := redpack.Rounds(s.rows())
 	e := &reducedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), B), rs: newReducedState(s.rows(), B)}
-	e.fn, e.tailFn, e.shOver = e.shard, e.tail, e.shardOverlap
+	e.fn, e.tailFn, e.shOver, e.indFn = e.shard, e.tail, e.shardOverlap, e.indepTouches
 	e.pf = make([]uintptr, 0, 2*(4*4+4))
+	e.pfw = make([][]uintptr, len(cr.ws))
+	for w := range e.pfw {
+		e.pfw[w] = make([]uintptr, 0, 2*(4*4+4))
+	}
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
 	if s.rows() <= reducedChunk {
 		e.kinds = make([]int32, 4*s.rows())
@@ -160,6 +172,14 @@ type reducedState struct {
 	// touched node depends on no other node up to the block's end, and is
 	// advanced and written by the parallel end-of-block pass.
 	tail []int32
+	// indep lists the block's rounds whose edge is its endpoints' only
+	// touch in the block, in round order, when the pool runs the block's
+	// passes (else it is empty); isIndep[r] marks them. Such a touch reads
+	// and writes its two endpoints only, after their advance to it and
+	// before their tail: the event loop skips it and the workers run these
+	// touches side by side (indepTouches).
+	indep   []int32
+	isIndep []bool
 	// cSum[r] = c_1 + … + c_r over the block's rounds: the running average
 	// of a segment is θ̄ = α θ̄⁰ + β z⁰ + η δ with, since a_t = 1 − 1/t
 	// telescopes, α = (t_first − 1)/t_last and β = (Σ c over the segment's
@@ -179,7 +199,8 @@ func newReducedState(n, maxB int) *reducedState {
 	return &reducedState{
 		slot: make([]int32, n),
 		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), start: i(), first: i(), last: i(),
-		tail: make([]int32, 0, 2*maxB),
+		tail:  make([]int32, 0, 2*maxB),
+		indep: make([]int32, 0, maxB), isIndep: make([]bool, maxB+1),
 		cSum: make([]float64, maxB+1),
 		tp:   redpack.New(2 * maxB),
 		tpos: i(),
@@ -489,6 +510,33 @@ func (e *reducedExec) tail(w int, _ layout.Range, _ *task) {
 	e.cr.nz[w] += nz
 }
 
+// indepTouches runs worker w's share of the block's independent touches
+// (rs.indep: rounds whose edge is both endpoints' only touch), a contiguous
+// run of them so that the workers write apart in the slots (which follow
+// the first touches), prefetching reducedPrefetchAhead touches ahead. It
+// runs after the event loop and the endpoints' advance to their touch and
+// before the tail; a touch reads and writes its two endpoints only, so
+// which worker runs it, and when, changes none of its bits.
+func (e *reducedExec) indepTouches(w int, _ layout.Range, _ *task) {
+	bl, rs := e.bl, e.rs
+	n, st := len(rs.indep), e.stride
+	ind := rs.indep[w*n/st : (w+1)*n/st]
+	pf := e.pfw[w]
+	if e.pfOn {
+		for q := range min(len(ind), reducedPrefetchAhead) {
+			pf = e.prefetchTouchInto(pf, int(ind[q]))
+		}
+	}
+	for q, r32 := range ind {
+		if e.pfOn && q+reducedPrefetchAhead < len(ind) {
+			pf = e.prefetchTouchInto(pf, int(ind[q+reducedPrefetchAhead]))
+		}
+		r := int(r32)
+		e.touch(r, int(bl.edges[r-1][0]), int(bl.edges[r-1][1]), bl.coef[r].cPrev)
+	}
+	e.pfw[w] = pf
+}
+
 // packDone stores the W, η and next margin of every entry of a pack of
 // touched nodes into its slot (but for those packRound froze at a
 // divergence, which it stored then) and empties it.
@@ -644,6 +692,19 @@ func (e *reducedExec) advance(stop int64) error {
 	if e.cr.pool != nil && big {
 		e.stride = e.cr.pool.size()
 	}
+	// The rounds whose edge is both endpoints' only touch: the workers run
+	// them side by side (indepTouches) instead of the event loop, when
+	// there are workers to share them.
+	rs.indep = rs.indep[:0]
+	for r := 1; r <= B; r++ {
+		si, sj := rs.slot[bl.edges[r-1][0]], rs.slot[bl.edges[r-1][1]]
+		r32 := int32(r)
+		ind := e.stride > 1 && rs.first[si] == r32 && rs.last[si] == r32 && rs.first[sj] == r32 && rs.last[sj] == r32
+		rs.isIndep[r] = ind
+		if ind {
+			rs.indep = append(rs.indep, r32)
+		}
+	}
 	var cpu [4]time.Duration
 	if big {
 		cpu[0], _ = threadCPU()
@@ -677,6 +738,9 @@ func (e *reducedExec) advance(stop int64) error {
 			cpu[2], _ = threadCPU()
 		}
 	}
+	if len(rs.indep) > 0 {
+		t1 = e.cr.timedPass(t1, true, e.indFn, s.prob.N)
+	}
 	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
 	if big {
 		cpu[3], _ = threadCPU()
@@ -708,8 +772,17 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
-		if e.pfOn && r+reducedPrefetchAhead <= B {
+		if e.pfOn && r+reducedPrefetchAhead <= B && !rs.isIndep[r+reducedPrefetchAhead] {
 			e.prefetchTouch(r + reducedPrefetchAhead)
+		}
+		if rs.isIndep[r] {
+			// Its touch is indepTouches': both endpoints end the
+			// block from it (their last touch).
+			rs.tail = append(rs.tail, rs.slot[i], rs.slot[j])
+			if len(tp.M) > 0 {
+				nonzero += e.packRound(0, tp, len(tp.M), cf, t)
+			}
+			continue
 		}
 		for _, k := range [2]int{i, j} {
 			if x := int(tp.Pos[rs.slot[k]]) - 1; x >= 0 {
