@@ -58,7 +58,8 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	// segment start, first and last touch, a tail entry and a pack
 	// position; per worker a pack of reducedChunk nodes and its share of
 	// the touched ones, and a pack of touched nodes (tail); the event
-	// loop's pack (a pack entry: an index, 5 float64, a flag).
+	// loop's pack (a pack entry: an index, 5 float64, a flag); the
+	// independent touches' rounds and per-round marks.
 	// A small problem's nodes by kind (blockSmall), 4 lists of n, and the
 	// list of the records written at a block's end with their 4 scalars.
 	const entry = 4 + 5*8 + 1
@@ -67,7 +68,7 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 		kinds = 4*n*4 + n*(4+4*8)
 	}
 	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
-		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry + kinds
+		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry + B*(4+1) + kinds
 }
 
 // reducedChunk is the number of contributing nodes a worker advances side by
