@@ -34,7 +34,11 @@ assemble() {
 			echo
 			echo "| target | goal | measured | met | measured reason where not met |"
 			echo "|---|---|---|---|---|"
-			cat bench/results/targets-auc.md bench/results/targets-metric.md 2>/dev/null
+			for part in auc metric; do
+				if [ -f bench/results/targets-$part.md ]; then
+					cat bench/results/targets-$part.md
+				fi
+			done
 			echo
 		fi
 		cat bench/results/auc.md
@@ -253,8 +257,13 @@ target() { # target WHAT GOAL MEASURED MET REASON
 	target "Parallel asynchronous executor, n = 10⁴, 2 workers / serial loop" "≥ 1.8" "$(r "$sp4")" "$(met "$sp4 >= 1.8")" \
 		"Two independent serial loops, each on its own copy of the state, run ×$(r "$(m a4 copies_events_per_s)/$as4") together, so the cores share no bottleneck; the executor's workers on one state spend $(r "$(m a4 cpu_ns_per_event)") CPU ns an event against the loop's $(r "$(m a4 serial_cpu_ns_per_event)"): an event's records were last written by the other worker about half the time and their lines move between the cores (docs/design.md §6)."
 	sp6=$(m a6 speedup)
-	target "Parallel asynchronous executor, n = 10⁶, 2 workers / serial loop" "≥ 1.8" "$(r "$sp6")" "$(met "$sp6 >= 1.8")" \
-		"Two independent serial loops on copies of the state run ×$(r "$(m a6 copies_events_per_s)/$as6") together: at this size both cores wait on the same memory system, which bounds any two workers."
+	cp6=$(r "$(m a6 copies_events_per_s)/$as6")
+	if [ "$(met "$cp6 >= 1.8")" = yes ]; then
+		why6="Two independent serial loops on copies of the state run ×$cp6 together, so the memory system allows it; the executor's workers spend $(r "$(m a6 cpu_ns_per_event)") CPU ns an event against the loop's $(r "$(m a6 serial_cpu_ns_per_event)"): the executor's own work (the window build on worker 0, dependency checks, chunk claims; docs/design.md §6) is what is left."
+	else
+		why6="Two independent serial loops on copies of the state run only ×$cp6 together: both cores wait on the same memory system, which bounds any two workers."
+	fi
+	target "Parallel asynchronous executor, n = 10⁶, 2 workers / serial loop" "≥ 1.8" "$(r "$sp6")" "$(met "$sp6 >= 1.8")" "$why6"
 	us=$(r "$(m s699-reduced ns_per_iteration)/1000")
 	target "The paper's size, n = 699, d = 9: µs a synchronous round (reduced)" "≤ 0.5" "$us" "$(met "$us <= 0.5")" "—"
 } >bench/results/targets-auc.md
