@@ -231,12 +231,8 @@ echo "wrote bench/results/auc.md" >&2
 # Issue #18's targets measured by this part: rows of the table that
 # assemble puts at the top of RESULTS.md, each with the measured reason
 # where the target is not met.
-met() { $py -c "import sys; sys.exit(0 if $1 else 1)" && echo yes || echo no; }
-target() { # target WHAT GOAL MEASURED MET REASON
-	local why=$5
-	[ "$4" = yes ] && why="—"
-	echo "| $1 | $2 | $3 | $4 | $why |"
-}
+# shellcheck source=bench/targets.sh
+source bench/targets.sh
 {
 	red1=$(m s16-reduced-1 ns_per_node_update)
 	red2=$(m s16-reduced-2 ns_per_node_update)

@@ -158,12 +158,8 @@ echo "wrote bench/results/metric.md" >&2
 
 # Issue #18's targets measured by this part (rows of the table at the top of
 # RESULTS.md; run.sh's assemble puts it together).
-met() { $py -c "import sys; sys.exit(0 if $1 else 1)" && echo yes || echo no; }
-target() { # target WHAT GOAL MEASURED MET REASON
-	local why=$5
-	[ "$4" = yes ] && why="—"
-	echo "| $1 | $2 | $3 | $4 | $why |"
-}
+# shellcheck source=bench/targets.sh
+source bench/targets.sh
 # fig3 DIR: "complete X, Watts–Strogatz Y, cycle Z" — each network's final
 # objective over the optimum, as a percentage above it — then the worst of
 # the two well-connected networks, after a tab.
