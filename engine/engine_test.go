@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/problem"
@@ -549,6 +550,43 @@ func TestReducedDeterminismAndDivergence(t *testing.T) {
 			t.Fatalf("%s: plain stops at %+v, reduced at %+v", loss, *errs[0], *errs[1])
 		}
 		t.Logf("%s: both stop at iteration %d, node %d", loss, errs[0].Iter, errs[0].Node)
+	}
+}
+
+// TestReducedParallelTouches: with the pool, the reduced schedule's workers
+// run the touches that are both endpoints' only one in their block (and
+// the rest in the event loop); with one worker the event loop runs every
+// touch. Profile counts both, a touch a round.
+func TestReducedParallelTouches(t *testing.T) {
+	forcePool(t)
+	const n, iters = 2000, 3000
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 6, 8)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 5})
+	for _, w := range []int{1, 2, 3} {
+		s, err := New(p, g, Config{Algorithm: Sync, Iters: iters, GammaC: 0.3, Seed: 3, Workers: w, LogPoints: 3, Schedule: ScheduleReduced})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		pr := s.Profile()
+		s.Close()
+		if pr.Touches != iters {
+			t.Fatalf("%d workers: %d touches counted over %d rounds", w, pr.Touches, iters)
+		}
+		// A touch is independent when neither endpoint has another touch
+		// in the block: with B rounds a block, about exp(−4B/n) of them.
+		B := redpack.Rounds(n)
+		want := 0.5 * math.Exp(-4*float64(B)/n)
+		share := float64(pr.ParallelTouches) / float64(pr.Touches)
+		switch {
+		case w == 1 && pr.ParallelTouches != 0:
+			t.Fatalf("1 worker: %d touches ran in the parallel pass", pr.ParallelTouches)
+		case w > 1 && (share < want || pr.ParallelTouches > pr.Touches):
+			t.Fatalf("%d workers: %d of %d touches in the parallel pass (share %.3f, want ≥ %.3f; B = %d)", w, pr.ParallelTouches, pr.Touches, share, want, B)
+		}
+		t.Logf("%d workers: %d of %d touches in the parallel pass (B = %d)", w, pr.ParallelTouches, pr.Touches, B)
 	}
 }
 

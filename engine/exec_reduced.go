@@ -662,6 +662,7 @@ func (e *reducedExec) advance(stop int64) error {
 		cpuBegin, _ = threadCPU()
 	}
 	B := bl.begin(e.linearSync, stop, nil)
+	e.cr.touches += int64(B)
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
 		rs.start[sl] = 0
@@ -741,6 +742,7 @@ func (e *reducedExec) advance(stop int64) error {
 	}
 	if len(rs.indep) > 0 {
 		t1 = e.cr.timedPass(t1, true, e.indFn, s.prob.N)
+		e.cr.parTouches += int64(len(rs.indep))
 	}
 	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
 	if big {

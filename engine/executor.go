@@ -218,6 +218,10 @@ type crew struct {
 	// reduced schedule's pooled blocks, on Linux): unlike wall time, not
 	// inflated by other processes.
 	serialCPU, parallelCPU time.Duration
+
+	// touches and parTouches: the reduced schedule's touches (one a
+	// round) and those of them its parallel pass ran (Profile).
+	touches, parTouches int64
 }
 
 func newCrew(p *problem.Problem, cfg Config, rows, workers int) *crew {

@@ -141,12 +141,19 @@ type Profile struct {
 	// serial and parallel phases, where the executor measures it (the
 	// reduced AUC schedule's pooled blocks, on Linux; zero elsewhere).
 	SerialCPU, ParallelCPU time.Duration
+	// Touches counts the reduced AUC schedule's touches (a round's edge on
+	// its two endpoints) and ParallelTouches those the workers ran side by
+	// side instead of the serial event loop: the touches that are both
+	// endpoints' only one in their block, when the pool runs the block
+	// (zero for the other schedules).
+	Touches, ParallelTouches int64
 }
 
 // Profile returns where the run's time went so far (see Profile).
 func (s *Sim) Profile() Profile {
 	return Profile{Serial: s.crew.serial, Parallel: s.crew.parallel, Measure: s.crew.measure,
-		SerialCPU: s.crew.serialCPU, ParallelCPU: s.crew.parallelCPU}
+		SerialCPU: s.crew.serialCPU, ParallelCPU: s.crew.parallelCPU,
+		Touches: s.crew.touches, ParallelTouches: s.crew.parTouches}
 }
 
 // Measure evaluates the current state.

@@ -111,6 +111,12 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		// largest (docs/design.md §6).
 		out["nonzero_gradient_share"] = float64(nz1-nz0) / float64(all1-all0)
 	}
+	if tch := prof.Touches - prof0.Touches; tch > 0 {
+		// The share of the reduced schedule's touches that its workers
+		// ran side by side (the independent ones) instead of the serial
+		// event loop.
+		out["parallel_touch_share"] = float64(prof.ParallelTouches-prof0.ParallelTouches) / float64(tch)
+	}
 	if cpu > 0 {
 		// The process's CPU time over the timed rounds (user and system,
 		// every thread: spinning workers count).
