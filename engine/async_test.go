@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"unsafe"
@@ -99,6 +100,47 @@ func TestParallelAsyncIdenticalToSerial(t *testing.T) {
 						t.Fatalf("%s/%s: %d workers: record %d differs", spec.Kind, pcase.loss, w, i)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestParallelAsyncDependTable: the dataflow schedule's dependencies from
+// the table of a window's nodes (dependTable, the large-n path) give the
+// serial loop's state bit for bit, across a wrap of the table's 16-bit
+// generation, and the table is what runs.
+func TestParallelAsyncDependTable(t *testing.T) {
+	shrinkAsync(t)
+	defer func(v int) { asyncDependTableAbove = v }(asyncDependTableAbove)
+	n := 200 // below the table's length at the tests' windows (256): −1 keeps the marks
+	for _, spec := range []graph.Spec{{Kind: "complete", N: n}, {Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3}} {
+		g := mustGraph(t, spec)
+		p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+		var ref []byte
+		for _, c := range []struct{ workers, above int }{{1, -1}, {2, 0}, {3, 0}, {2, -1}} {
+			asyncDependTableAbove = c.above
+			s, err := New(p, g, Config{Algorithm: Async, Iters: 20000, GammaC: 0.5, Seed: 5, Workers: c.workers, LogPoints: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := apar(s); a != nil {
+				if (a.tab != nil) != (c.above == 0) {
+					t.Fatalf("%s, %d workers, above %d: table in use %v", spec.Kind, c.workers, c.above, a.tab != nil)
+				}
+				a.tgen = math.MaxUint16 - 3 // wraps within the run
+			}
+			if _, err := s.Run(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			st := stateBytes(t, s)
+			if a := apar(s); a != nil && c.above == 0 && (a.parLevels == 0 || a.tgen > 1000) {
+				t.Fatalf("%s: %d parallel windows, generation %d (want some, wrapped)", spec.Kind, a.parLevels, a.tgen)
+			}
+			s.Close()
+			if ref == nil {
+				ref = st
+			} else if !bytes.Equal(st, ref) {
+				t.Fatalf("%s: %d workers, table above %d nodes: state differs from the serial loop", spec.Kind, c.workers, c.above)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -74,8 +75,14 @@ type asyncParExec struct {
 	ahead       bool // win[1−k] is built and comes next
 	// mark[k] = gen<<32 | the level after node k's last event, for nodes
 	// that an event of window gen touched (one random access per node).
-	mark   []uint64
-	gen    uint32
+	mark []uint64
+	gen  uint32
+	// tab replaces mark for the dataflow schedule's dependencies when the
+	// marks would not stay in the caches (dependTable): the window's nodes
+	// by open addressing, an entry tgen<<48 | event<<32 | node, tgen the
+	// window's 16-bit generation (stale entries are empty slots).
+	tab    []uint64
+	tgen   uint16
 	nz     []int64      // per worker non-zero gradients
 	bad    []divergence // per worker first divergence
 	serial int          // windows left to run serially (adaptive fallback)
@@ -116,14 +123,31 @@ var (
 	asyncFlowSpin    = 1024 // polls of a dependency before a waiting worker yields its CPU between polls
 	asyncFlowYields  = 64   // polls with a yield before it sleeps asyncFlowSleep between polls
 	asyncFlowSleep   = 20 * time.Microsecond
+	// asyncDependTableAbove: the dataflow schedule finds dependencies in a
+	// table of the window's nodes (dependTable) above this many nodes
+	// (−1: above the table's length, where a mark per node would be
+	// larger than the table).
+	asyncDependTableAbove = -1
 )
 
-// asyncParBytes bounds the executor's memory: the marks, and two windows
-// of events of 20 bytes each (the levels' windows of up to n/2 events,
-// the dataflow's of asyncMaxWindow events).
-func asyncParBytes(rows int) int64 {
+// asyncParBytes bounds the executor's memory: the marks (a word a node;
+// for the gossip fast path's dataflow schedule on more nodes than its
+// dependency table holds, the table instead), and two windows of events of
+// 20 bytes each (the levels' windows of up to n/2 events, the dataflow's
+// of asyncMaxWindow events).
+func asyncParBytes(rows int, flow bool) int64 {
 	w := int64(max(asyncMinLevel, asyncMaxWindow))
-	return int64(rows)*8 + 2*w*(2*4+3*4)
+	marks := int64(rows) * 8
+	if tl := dependTableLen(int(w)); flow && w <= 1<<16 && rows > tl {
+		marks = int64(tl) * 8
+	}
+	return marks + 2*w*(2*4+3*4)
+}
+
+// dependTableLen is the length of dependTable's table for windows of w
+// events: a power of two at least twice their 2w endpoints (load ≤ ½).
+func dependTableLen(w int) int {
+	return 1 << bits.Len(uint(4*w-1))
 }
 
 // newAsyncParExec runs the events of ex over a pool of the crew's size.
@@ -164,6 +188,17 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 		for w := range a.owned {
 			a.owned[w] = make([]int32, 0, chunks)
 		}
+	}
+	above := asyncDependTableAbove
+	if above < 0 {
+		above = dependTableLen(a.window)
+	}
+	if a.gossip != nil && a.window <= 1<<16 && n > above {
+		// The dataflow schedule's dependencies from a table of the
+		// window's nodes (1 MiB, in L2) instead of a mark per node (8 MB
+		// at n = 10⁶: a cache miss an endpoint, on worker 0, while the
+		// records stream through the caches).
+		a.tab, a.mark = make([]uint64, dependTableLen(a.window)), nil
 	}
 	hugepage.Advise(a.mark)
 	for i := range a.win {
@@ -508,6 +543,10 @@ type flowProgress struct {
 // depend fills window w's dependencies and levels (the dataflow schedule's
 // buildWindow); g is the window's generation tag in mark.
 func (a *asyncParExec) depend(w *asyncWindow, g uint64) {
+	if a.tab != nil {
+		a.dependTable(w)
+		return
+	}
 	levels := int32(0)
 	ev, dep, lvl := w.ev, w.dep, w.lvl
 	for e := 0; e < w.m; e++ {
@@ -524,6 +563,55 @@ func (a *asyncParExec) depend(w *asyncWindow, g uint64) {
 		}
 		dep[2*e], dep[2*e+1], lvl[e] = di, dj, l
 		a.mark[i], a.mark[j] = g|uint64(e), g|uint64(e)
+		levels = max(levels, l+1)
+	}
+	w.levels = levels
+}
+
+// dependTable is depend with the last event of each node of the window
+// kept in a.tab (open addressing, linear probing) instead of a.mark: the
+// same dependencies and levels.
+func (a *asyncParExec) dependTable(w *asyncWindow) {
+	a.tgen++
+	if a.tgen == 0 {
+		clear(a.tab)
+		a.tgen = 1
+	}
+	tab, tg := a.tab, uint64(a.tgen)
+	mask := uint32(len(tab) - 1)
+	shift := 32 - bits.Len32(mask)
+	// last returns node k's slot and its last event in the window (−1:
+	// none, the slot is free) and makes event e its last.
+	last := func(k int32, e int) int32 {
+		h := (uint32(k) * 0x9E3779B1) >> shift
+		for {
+			v := tab[h]
+			if v>>48 != tg {
+				tab[h] = tg<<48 | uint64(e)<<32 | uint64(uint32(k))
+				return -1
+			}
+			if uint32(v) == uint32(k) {
+				tab[h] = tg<<48 | uint64(e)<<32 | uint64(uint32(k))
+				return int32(uint16(v >> 32))
+			}
+			h = (h + 1) & mask
+		}
+	}
+	levels := int32(0)
+	ev, dep, lvl := w.ev, w.dep, w.lvl
+	for e := 0; e < w.m; e++ {
+		di, dj := last(ev[2*e], e), last(ev[2*e+1], e)
+		if dj == int32(e) { // a loop (i = j): its earlier event, as for i
+			dj = di
+		}
+		l := int32(0)
+		if di >= 0 {
+			l = lvl[di] + 1
+		}
+		if dj >= 0 {
+			l = max(l, lvl[dj]+1)
+		}
+		dep[2*e], dep[2*e+1], lvl[e] = di, dj, l
 		levels = max(levels, l+1)
 	}
 	w.levels = levels

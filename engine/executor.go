@@ -311,7 +311,8 @@ func EstimateMemory(sh Shape, cfg Config) (Memory, error) {
 	rows := sh.rows(cfg.Algorithm)
 	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact, kind.storesTheta), Executor: kind.bytes(sh, cfg, workers)}
 	if parallelAsync(sh, cfg, workers) {
-		m.Executor += asyncParBytes(rows)
+		// The gossip fast path runs the dataflow schedule (newAsyncParExec).
+		m.Executor += asyncParBytes(rows, kind.name == "async" && cfg.Estimator == Gossip)
 	}
 	return m, nil
 }
