@@ -15,7 +15,10 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sync", "bench sync: the synchronous round (Algorithm 2, AUC logistic, ψ = 0, random data with both\n"+
 		"labels) timed over --iters rounds after one warm-up round, beside a STREAM-triad probe measured in\n"+
 		"the same process with as many threads as workers (stream_triad_gbps) and with one. ns_per_node_update\n"+
-		"is wall time / (n·iters); bytes_per_node_update is what the plain schedule moves.", stderr)
+		"is wall time / (n·iters); bytes_per_node_update is what the plain schedule moves.\n"+
+		"serial_fraction and amdahl_speedup_2/16/64 (Amdahl's law from it) where the schedule profiles its\n"+
+		"phases; nonzero_gradient_share, the timed rounds' non-zero gradients; for the reduced schedule,\n"+
+		"parallel_touch_share, its touches that the workers ran side by side instead of the serial event loop.", stderr)
 	n := fs.Int("n", 1_000_000, "nodes (one random point each)")
 	d := fs.Int("d", 16, "dimension")
 	iters := fs.Int64("iters", 20, "rounds timed")
