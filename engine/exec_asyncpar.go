@@ -138,10 +138,23 @@ var (
 func asyncParBytes(rows int, flow bool) int64 {
 	w := int64(max(asyncMinLevel, asyncMaxWindow))
 	marks := int64(rows) * 8
-	if tl := dependTableLen(int(w)); flow && w <= 1<<16 && rows > tl {
-		marks = int64(tl) * 8
+	if flow && useDependTable(rows, int(w)) {
+		marks = int64(dependTableLen(int(w))) * 8
 	}
 	return marks + 2*w*(2*4+3*4)
+}
+
+// useDependTable reports whether the dataflow schedule on rows nodes with
+// windows of w events finds its dependencies in dependTable's table: above
+// asyncDependTableAbove nodes (−1: above the table's length, where a mark
+// per node would be larger than the table), and while a window's event
+// index fits the table entry's 16 bits.
+func useDependTable(rows, w int) bool {
+	above := asyncDependTableAbove
+	if above < 0 {
+		above = dependTableLen(w)
+	}
+	return w <= 1<<16 && rows > above
 }
 
 // dependTableLen is the length of dependTable's table for windows of w
@@ -189,11 +202,7 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 			a.owned[w] = make([]int32, 0, chunks)
 		}
 	}
-	above := asyncDependTableAbove
-	if above < 0 {
-		above = dependTableLen(a.window)
-	}
-	if a.gossip != nil && a.window <= 1<<16 && n > above {
+	if a.gossip != nil && useDependTable(n, a.window) {
 		// The dataflow schedule's dependencies from a table of the
 		// window's nodes (1 MiB, in L2) instead of a mark per node (8 MB
 		// at n = 10⁶: a cache miss an endpoint, on worker 0, while the
@@ -600,10 +609,9 @@ func (a *asyncParExec) dependTable(w *asyncWindow) {
 	levels := int32(0)
 	ev, dep, lvl := w.ev, w.dep, w.lvl
 	for e := 0; e < w.m; e++ {
+		// An edge's endpoints differ (graphs have no self-loops), so j's
+		// lookup never finds the entry i's just wrote.
 		di, dj := last(ev[2*e], e), last(ev[2*e+1], e)
-		if dj == int32(e) { // a loop (i = j): its earlier event, as for i
-			dj = di
-		}
 		l := int32(0)
 		if di >= 0 {
 			l = lvl[di] + 1

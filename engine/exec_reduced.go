@@ -59,7 +59,7 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	// position; per worker a pack of reducedChunk nodes and its share of
 	// the touched ones, and a pack of touched nodes (tail); the event
 	// loop's pack (a pack entry: an index, 5 float64, a flag); the
-	// independent touches' rounds and per-round marks.
+	// independent touches' rounds.
 	// A small problem's nodes by kind (blockSmall), 4 lists of n, and the
 	// list of the records written at a block's end with their 4 scalars.
 	const entry = 4 + 5*8 + 1
@@ -68,7 +68,7 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 		kinds = 4*n*4 + n*(4+4*8)
 	}
 	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
-		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry + B*(4+1) + kinds
+		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry + B*4 + kinds
 }
 
 // reducedChunk is the number of contributing nodes a worker advances side by
@@ -95,8 +95,7 @@ type reducedExec struct {
 	// wall and thread CPU time; and the event loop's non-zero gradients.
 	evWall, evPreWall, evCPU, evPreCPU time.Duration
 	evNonzero                          int64
-	pf                                 []uintptr   // addresses the event-order loop prefetches
-	pfw                                [][]uintptr // per worker: the addresses indepTouches prefetches
+	pf                                 [][]uintptr // per worker: the addresses prefetchTouch asks for
 	pfOn                               bool        // the records outgrow the caches: prefetch
 	kinds                              []int32     // blockSmall's nodes by kind, 4 lists of n (kindsOf)
 	// The records blockSmall writes at a block's end, and their α, β, W, η
@@ -112,14 +111,11 @@ const reducedPrefetchAhead = 8
 
 // prefetchTouch asks for what round r's touch will read: the rows x, y, z,
 // θ̄ of both endpoints (y as it is now; a swap in between only makes the
-// hint miss) and their per-node entries.
-func (e *reducedExec) prefetchTouch(r int) { e.pf = e.prefetchTouchInto(e.pf, r) }
-
-// prefetchTouchInto is prefetchTouch with the addresses built in pf, which
-// it returns (each worker of indepTouches has its own).
-func (e *reducedExec) prefetchTouchInto(pf []uintptr, r int) []uintptr {
+// hint miss) and their per-node entries, worker w building the addresses
+// in its own buffer (the event loop runs on worker 0).
+func (e *reducedExec) prefetchTouch(w, r int) {
 	s := e.s
-	pf = pf[:0]
+	pf := e.pf[w][:0]
 	lines := min(4, (s.prob.P*8+63)/64)
 	for _, k32 := range e.bl.edges[r-1] {
 		k := int(k32)
@@ -133,17 +129,16 @@ func (e *reducedExec) prefetchTouchInto(pf []uintptr, r int) []uintptr {
 			uintptr(unsafe.Pointer(&s.ylab[k])), uintptr(unsafe.Pointer(&s.prob.Label[k])))
 	}
 	kernel.Prefetch(pf)
-	return pf
+	e.pf[w] = pf
 }
 
 func newReducedExec(s *state, cr *crew) executor {
 	B := redpack.Rounds(s.rows())
 	e := &reducedExec{linearSync: newLinearSync(s, cr), bl: newSyncBlock(s.rows(), B), rs: newReducedState(s.rows(), B)}
 	e.fn, e.tailFn, e.shOver, e.indFn = e.shard, e.tail, e.shardOverlap, e.indepTouches
-	e.pf = make([]uintptr, 0, 2*(4*4+4))
-	e.pfw = make([][]uintptr, len(cr.ws))
-	for w := range e.pfw {
-		e.pfw[w] = make([]uintptr, 0, 2*(4*4+4))
+	e.pf = make([][]uintptr, len(cr.ws))
+	for w := range e.pf {
+		e.pf[w] = make([]uintptr, 0, 2*(4*4+4))
 	}
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
 	if s.rows() <= reducedChunk {
@@ -174,13 +169,12 @@ type reducedState struct {
 	// advanced and written by the parallel end-of-block pass.
 	tail []int32
 	// indep lists the block's rounds whose edge is its endpoints' only
-	// touch in the block, in round order, when the pool runs the block's
-	// passes (else it is empty); isIndep[r] marks them. Such a touch reads
-	// and writes its two endpoints only, after their advance to it and
-	// before their tail: the event loop skips it and the workers run these
-	// touches side by side (indepTouches).
-	indep   []int32
-	isIndep []bool
+	// touch in the block, in round order, when the pool runs
+	// the block's passes (else it is empty). Such a touch reads and writes
+	// its two endpoints only, after their advance to it and before their
+	// tail: the event loop skips it and the workers run these touches side
+	// by side (indepTouches).
+	indep []int32
 	// cSum[r] = c_1 + … + c_r over the block's rounds: the running average
 	// of a segment is θ̄ = α θ̄⁰ + β z⁰ + η δ with, since a_t = 1 − 1/t
 	// telescopes, α = (t_first − 1)/t_last and β = (Σ c over the segment's
@@ -201,10 +195,10 @@ func newReducedState(n, maxB int) *reducedState {
 		slot: make([]int32, n),
 		s0:   f(), q: f(), W: f(), eta: f(), mNext: f(), start: i(), first: i(), last: i(),
 		tail:  make([]int32, 0, 2*maxB),
-		indep: make([]int32, 0, maxB), isIndep: make([]bool, maxB+1),
-		cSum: make([]float64, maxB+1),
-		tp:   redpack.New(2 * maxB),
-		tpos: i(),
+		indep: make([]int32, 0, maxB),
+		cSum:  make([]float64, maxB+1),
+		tp:    redpack.New(2 * maxB),
+		tpos:  i(),
 	}
 }
 
@@ -522,20 +516,18 @@ func (e *reducedExec) indepTouches(w int, _ layout.Range, _ *task) {
 	bl, rs := e.bl, e.rs
 	n, st := len(rs.indep), e.stride
 	ind := rs.indep[w*n/st : (w+1)*n/st]
-	pf := e.pfw[w]
 	if e.pfOn {
 		for q := range min(len(ind), reducedPrefetchAhead) {
-			pf = e.prefetchTouchInto(pf, int(ind[q]))
+			e.prefetchTouch(w, int(ind[q]))
 		}
 	}
 	for q, r32 := range ind {
 		if e.pfOn && q+reducedPrefetchAhead < len(ind) {
-			pf = e.prefetchTouchInto(pf, int(ind[q+reducedPrefetchAhead]))
+			e.prefetchTouch(w, int(ind[q+reducedPrefetchAhead]))
 		}
 		r := int(r32)
 		e.touch(r, int(bl.edges[r-1][0]), int(bl.edges[r-1][1]), bl.coef[r].cPrev)
 	}
-	e.pfw[w] = pf
 }
 
 // packDone stores the W, η and next margin of every entry of a pack of
@@ -698,13 +690,12 @@ func (e *reducedExec) advance(stop int64) error {
 	// them side by side (indepTouches) instead of the event loop, when
 	// there are workers to share them.
 	rs.indep = rs.indep[:0]
-	for r := 1; r <= B; r++ {
-		si, sj := rs.slot[bl.edges[r-1][0]], rs.slot[bl.edges[r-1][1]]
-		r32 := int32(r)
-		ind := e.stride > 1 && rs.first[si] == r32 && rs.last[si] == r32 && rs.first[sj] == r32 && rs.last[sj] == r32
-		rs.isIndep[r] = ind
-		if ind {
-			rs.indep = append(rs.indep, r32)
+	if e.stride > 1 {
+		for r := 1; r <= B; r++ {
+			si, sj := rs.slot[bl.edges[r-1][0]], rs.slot[bl.edges[r-1][1]]
+			if r32 := int32(r); rs.first[si] == r32 && rs.last[si] == r32 && rs.first[sj] == r32 && rs.last[sj] == r32 {
+				rs.indep = append(rs.indep, r32)
+			}
 		}
 	}
 	var cpu [4]time.Duration
@@ -768,17 +759,27 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 	rs.tail = rs.tail[:0]
 	if e.pfOn {
 		for r := 1; r <= min(B, reducedPrefetchAhead); r++ {
-			e.prefetchTouch(r)
+			e.prefetchTouch(0, r)
 		}
 	}
+	// The independent rounds (rs.indep, increasing) are found by walking
+	// the list beside the rounds: q at round r, qa at the round prefetched.
+	ind := rs.indep
+	q, qa := 0, 0
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
-		if e.pfOn && r+reducedPrefetchAhead <= B && !rs.isIndep[r+reducedPrefetchAhead] {
-			e.prefetchTouch(r + reducedPrefetchAhead)
+		if ra := r + reducedPrefetchAhead; e.pfOn && ra <= B {
+			for qa < len(ind) && int(ind[qa]) < ra {
+				qa++
+			}
+			if qa == len(ind) || int(ind[qa]) != ra {
+				e.prefetchTouch(0, ra)
+			}
 		}
-		if rs.isIndep[r] {
+		if q < len(ind) && int(ind[q]) == r {
+			q++
 			// Its touch is indepTouches': both endpoints end the
 			// block from it (their last touch).
 			rs.tail = append(rs.tail, rs.slot[i], rs.slot[j])
