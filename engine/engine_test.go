@@ -563,15 +563,8 @@ func TestReducedParallelTouches(t *testing.T) {
 	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 6, 8)
 	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 5})
 	for _, w := range []int{1, 2, 3} {
-		s, err := New(p, g, Config{Algorithm: Sync, Iters: iters, GammaC: 0.3, Seed: 3, Workers: w, LogPoints: 3, Schedule: ScheduleReduced})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Run(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
+		_, s := runTrace(t, p, g, Config{Algorithm: Sync, Iters: iters, GammaC: 0.3, Seed: 3, Workers: w, LogPoints: 3, Schedule: ScheduleReduced})
 		pr := s.Profile()
-		s.Close()
 		if pr.Touches != iters {
 			t.Fatalf("%d workers: %d touches counted over %d rounds", w, pr.Touches, iters)
 		}
