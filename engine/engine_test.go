@@ -583,6 +583,41 @@ func TestReducedParallelTouches(t *testing.T) {
 	}
 }
 
+// TestReducedPrefetch: the reduced schedule's large-problem loops (the
+// event loop, the independent touches, the tail's writes) ask for rows
+// ahead (pfNode) once the records outgrow asyncPrefetchBytes; a hint
+// changes no bit, for any worker count, and its look-ahead stays inside
+// the block (a wrong index would panic here).
+func TestReducedPrefetch(t *testing.T) {
+	forcePool(t)
+	pm, pb := reducedMinPoolWork, asyncPrefetchBytes
+	t.Cleanup(func() { reducedMinPoolWork, asyncPrefetchBytes = pm, pb })
+	reducedMinPoolWork = 0 // the parallel form at this size
+	const n = 1500
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 6, 8)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 5})
+	var ref [32]byte
+	for i, c := range []struct {
+		w  int
+		pf bool
+	}{{1, false}, {1, true}, {2, true}, {3, true}, {2, false}} {
+		asyncPrefetchBytes = 1 << 62
+		if c.pf {
+			asyncPrefetchBytes = 0
+		}
+		_, s := runTrace(t, p, g, Config{Algorithm: Sync, Iters: 2500, GammaC: 0.3, Seed: 3, Workers: c.w, LogPoints: 4, Schedule: ScheduleReduced})
+		if on := s.exec.(*reducedExec).pfOn; on != c.pf {
+			t.Fatalf("%d workers: prefetching %v, want %v", c.w, on, c.pf)
+		}
+		sum := s.StateChecksum()
+		if i == 0 {
+			ref = sum
+		} else if sum != ref {
+			t.Fatalf("%d workers, prefetching %v: state differs from 1 worker without", c.w, c.pf)
+		}
+	}
+}
+
 // TestReducedChunks: the reduced schedule advances a shard's contributing
 // nodes reducedChunk at a time; the size of the chunks does not change a bit.
 func TestReducedChunks(t *testing.T) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/layout"
 )
@@ -78,13 +79,15 @@ func (bl *syncBlock) begin(l *linearSync, stop int64, clearOnWrap []uint32) int 
 	}
 	bl.touched = bl.touched[:0]
 	bl.coef[0] = roundCoef{c: l.cPrev}
+	// The edges first, all their indices drawn before the edge list is
+	// read (drawEdges: the same draws as drawEdge's, the list's random
+	// reads overlapping instead of each waiting behind the next draw).
+	s.drawEdges(unsafe.Slice(&bl.edges[0][0], 2*B))
 	for r := 1; r <= B; r++ {
-		i, j := s.drawEdge()
-		bl.edges[r-1] = [2]int32{int32(i), int32(j)}
-		for _, k := range [2]int{i, j} {
+		for _, k := range bl.edges[r-1] {
 			if bl.stamp[k] != bl.gen {
 				bl.stamp[k] = bl.gen
-				bl.touched = append(bl.touched, int32(k))
+				bl.touched = append(bl.touched, k)
 			}
 		}
 		tf := float64(s.t + int64(r))

@@ -104,30 +104,53 @@ type reducedExec struct {
 	endSc    []float64
 }
 
-// reducedPrefetchAhead is how many rounds ahead the event-order loop of a
-// large problem prefetches the rows of a touch (a touch then finds its rows
-// in cache instead of waiting on ~16 misses in turn).
+// reducedPrefetchAhead is how many items (touches, or nodes of the tail)
+// ahead the loops of a large problem ask for the rows of the node or nodes
+// they will read (a touch then finds its rows in cache instead of waiting
+// on ~16 misses in turn); the per-node entries, among them the y index that
+// the y row's address needs, are asked for twice as far ahead (early), so
+// that building the y row's address does not itself wait on a miss.
 const reducedPrefetchAhead = 8
 
-// prefetchTouch asks for what round r's touch will read: the rows x, y, z,
-// θ̄ of both endpoints (y as it is now; a swap in between only makes the
-// hint miss) and their per-node entries, worker w building the addresses
-// in its own buffer (the event loop runs on worker 0).
-func (e *reducedExec) prefetchTouch(w, r int) {
+// pfNode appends to pf the addresses of what a touch or a tail write of
+// node k reads: with early, the rows x, z and θ̄ and the per-node entries
+// (its slot, labels, y index, next margin); else the y row, as Y[k] names
+// it now (a swap in between only makes the hint miss).
+func (e *reducedExec) pfNode(pf []uintptr, k int, early bool) []uintptr {
 	s := e.s
-	pf := e.pf[w][:0]
 	lines := min(4, (s.prob.P*8+63)/64)
-	for _, k32 := range e.bl.edges[r-1] {
-		k := int(k32)
-		for _, p := range [4]unsafe.Pointer{e.rowX(k), e.rowY(k), rowAt(&s.Z, k), rowAt(&s.ThetaBar, k)} {
-			for l := range lines {
-				pf = append(pf, uintptr(p)+uintptr(l*64))
-			}
+	row := func(p unsafe.Pointer) {
+		for l := range lines {
+			pf = append(pf, uintptr(p)+uintptr(l*64))
 		}
-		// The per-node entries a touch reads: its slot, labels, y index.
-		pf = append(pf, uintptr(unsafe.Pointer(&e.rs.slot[k])), uintptr(unsafe.Pointer(&s.Y[k])),
-			uintptr(unsafe.Pointer(&s.ylab[k])), uintptr(unsafe.Pointer(&s.prob.Label[k])))
 	}
+	if !early {
+		row(e.rowY(k))
+		return pf
+	}
+	row(e.rowX(k))
+	row(rowAt(&s.Z, k))
+	row(rowAt(&s.ThetaBar, k))
+	return append(pf, uintptr(unsafe.Pointer(&e.rs.slot[k])), uintptr(unsafe.Pointer(&s.Y[k])),
+		uintptr(unsafe.Pointer(&s.ylab[k])), uintptr(unsafe.Pointer(&s.prob.Label[k])),
+		uintptr(unsafe.Pointer(&e.marg[k])))
+}
+
+// prefetchTouch asks for what round r's touch will read (pfNode, both
+// endpoints), worker w building the addresses in its own buffer (the event
+// loop runs on worker 0).
+func (e *reducedExec) prefetchTouch(w, r int, early bool) {
+	pf := e.pf[w][:0]
+	for _, k := range e.bl.edges[r-1] {
+		pf = e.pfNode(pf, int(k), early)
+	}
+	kernel.Prefetch(pf)
+	e.pf[w] = pf
+}
+
+// prefetchTail asks for what the tail's write of node k will read (pfNode).
+func (e *reducedExec) prefetchTail(w, k int, early bool) {
+	pf := e.pfNode(e.pf[w][:0], k, early)
 	kernel.Prefetch(pf)
 	e.pf[w] = pf
 }
@@ -138,7 +161,7 @@ func newReducedExec(s *state, cr *crew) executor {
 	e.fn, e.tailFn, e.shOver, e.indFn = e.shard, e.tail, e.shardOverlap, e.indepTouches
 	e.pf = make([][]uintptr, len(cr.ws))
 	for w := range e.pf {
-		e.pf[w] = make([]uintptr, 0, 2*(4*4+4))
+		e.pf[w] = make([]uintptr, 0, 2*(3*4+5))
 	}
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
 	if s.rows() <= reducedChunk {
@@ -496,7 +519,27 @@ func (e *reducedExec) tail(w int, _ layout.Range, _ *task) {
 	}
 	e.packDone(p)
 	cEnd := bl.coef[B].c
+	// The writes read each node's rows, cold by now: asked for ahead as
+	// the touches' are (pfNode), 2D and D of this worker's nodes ahead.
+	const D = reducedPrefetchAhead
+	node := func(i int) int { return int(bl.touched[rs.tail[i]]) }
+	if e.pfOn {
+		for i, q := w, 0; i < len(rs.tail) && q < 2*D; i, q = i+st, q+1 {
+			e.prefetchTail(w, node(i), true)
+			if q < D {
+				e.prefetchTail(w, node(i), false)
+			}
+		}
+	}
 	for i := w; i < len(rs.tail); i += st {
+		if e.pfOn {
+			if a := i + 2*D*st; a < len(rs.tail) {
+				e.prefetchTail(w, node(a), true)
+			}
+			if a := i + D*st; a < len(rs.tail) {
+				e.prefetchTail(w, node(a), false)
+			}
+		}
 		sl := rs.tail[i]
 		k := int(bl.touched[sl])
 		e.writeTouched(sl, k, B+1)
@@ -516,14 +559,23 @@ func (e *reducedExec) indepTouches(w int, _ layout.Range, _ *task) {
 	bl, rs := e.bl, e.rs
 	n, st := len(rs.indep), e.stride
 	ind := rs.indep[w*n/st : (w+1)*n/st]
+	const D = reducedPrefetchAhead
 	if e.pfOn {
-		for q := range min(len(ind), reducedPrefetchAhead) {
-			e.prefetchTouch(w, int(ind[q]))
+		for q := range min(len(ind), 2*D) {
+			e.prefetchTouch(w, int(ind[q]), true)
+		}
+		for q := range min(len(ind), D) {
+			e.prefetchTouch(w, int(ind[q]), false)
 		}
 	}
 	for q, r32 := range ind {
-		if e.pfOn && q+reducedPrefetchAhead < len(ind) {
-			e.prefetchTouch(w, int(ind[q+reducedPrefetchAhead]))
+		if e.pfOn {
+			if q+2*D < len(ind) {
+				e.prefetchTouch(w, int(ind[q+2*D]), true)
+			}
+			if q+D < len(ind) {
+				e.prefetchTouch(w, int(ind[q+D]), false)
+			}
 		}
 		r := int(r32)
 		e.touch(r, int(bl.edges[r-1][0]), int(bl.edges[r-1][1]), bl.coef[r].cPrev)
@@ -757,25 +809,38 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 	tp := &rs.tp
 	tp.Pos = rs.tpos
 	rs.tail = rs.tail[:0]
-	if e.pfOn {
-		for r := 1; r <= min(B, reducedPrefetchAhead); r++ {
-			e.prefetchTouch(0, r)
+	// The independent rounds (rs.indep, increasing) are found by walking
+	// the list beside the rounds: q at round r, qa and qe at the rounds
+	// prefetched (pfNode: the y rows D ahead, the rest 2D ahead).
+	ind := rs.indep
+	q, qa, qe := 0, 0, 0
+	const D = reducedPrefetchAhead
+	pfAt := func(ra int, qx *int, early bool) {
+		for *qx < len(ind) && int(ind[*qx]) < ra {
+			*qx++
+		}
+		if *qx == len(ind) || int(ind[*qx]) != ra {
+			e.prefetchTouch(0, ra, early)
 		}
 	}
-	// The independent rounds (rs.indep, increasing) are found by walking
-	// the list beside the rounds: q at round r, qa at the round prefetched.
-	ind := rs.indep
-	q, qa := 0, 0
+	if e.pfOn {
+		for r := 1; r <= min(B, 2*D); r++ {
+			pfAt(r, &qe, true)
+		}
+		for r := 1; r <= min(B, D); r++ {
+			pfAt(r, &qa, false)
+		}
+	}
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
-		if ra := r + reducedPrefetchAhead; e.pfOn && ra <= B {
-			for qa < len(ind) && int(ind[qa]) < ra {
-				qa++
+		if e.pfOn {
+			if re := r + 2*D; re <= B {
+				pfAt(re, &qe, true)
 			}
-			if qa == len(ind) || int(ind[qa]) != ra {
-				e.prefetchTouch(0, ra)
+			if ra := r + D; ra <= B {
+				pfAt(ra, &qa, false)
 			}
 		}
 		if q < len(ind) && int(ind[q]) == r {
