@@ -579,7 +579,17 @@ func TestReducedParallelTouches(t *testing.T) {
 		case w > 1 && (share < want || pr.ParallelTouches > pr.Touches):
 			t.Fatalf("%d workers: %d of %d touches in the parallel pass (share %.3f, want ≥ %.3f; B = %d)", w, pr.ParallelTouches, pr.Touches, share, want, B)
 		}
-		t.Logf("%d workers: %d of %d touches in the parallel pass (B = %d)", w, pr.ParallelTouches, pr.Touches, B)
+		// The blocks by phase: each phase ran, the independent touches
+		// only with a pool, the event loop within the pass, and the
+		// phases within the time of the blocks.
+		ph := pr.Reduced
+		if ph.Setup <= 0 || ph.Pass <= 0 || ph.Tail <= 0 || ph.EventLoop <= 0 || ph.EventLoop > ph.Pass || (ph.Independent > 0) != (w > 1) {
+			t.Fatalf("%d workers: phases %+v", w, ph)
+		}
+		if sum := ph.Setup + ph.Pass + ph.Independent + ph.Tail; sum > pr.Serial+pr.Parallel {
+			t.Fatalf("%d workers: phases sum to %v, more than the blocks' %v", w, sum, pr.Serial+pr.Parallel)
+		}
+		t.Logf("%d workers: %d of %d touches in the parallel pass (B = %d), phases %+v", w, pr.ParallelTouches, pr.Touches, B, ph)
 	}
 }
 

@@ -757,6 +757,9 @@ func (e *reducedExec) advance(stop int64) error {
 	}
 	var nonzero int64
 	var t1 time.Time
+	ph := &e.cr.reduced
+	tPass := time.Now()
+	ph.Setup += tPass.Sub(tBegin)
 	if e.stride > 1 {
 		// The pool's pass, the serial work overlapped (shardOverlap). Its
 		// event loop and the touched nodes' pre-advance count as serial
@@ -773,6 +776,7 @@ func (e *reducedExec) advance(stop int64) error {
 		e.cr.serialCPU += e.evCPU + e.evPreCPU
 		e.cr.parallelCPU -= e.evCPU + e.evPreCPU
 		nonzero = e.evNonzero
+		ph.EventLoop += ev
 	} else {
 		t1 = e.cr.timedPass(tBegin, big, e.fn, s.prob.N)
 		if big {
@@ -782,12 +786,22 @@ func (e *reducedExec) advance(stop int64) error {
 		if big {
 			cpu[2], _ = threadCPU()
 		}
+		tl := time.Now()
+		ph.EventLoop += tl.Sub(t1)
+		// The event loop counts as serial (timedPass below adds the time
+		// since t1), its pass as one with it.
+		ph.Pass += tl.Sub(t1)
 	}
+	ph.Pass += t1.Sub(tPass)
 	if len(rs.indep) > 0 {
+		t0 := time.Now()
 		t1 = e.cr.timedPass(t1, true, e.indFn, s.prob.N)
+		ph.Independent += t1.Sub(t0)
 		e.cr.parTouches += int64(len(rs.indep))
 	}
+	tTail := time.Now()
 	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
+	ph.Tail += t2.Sub(tTail)
 	if big {
 		cpu[3], _ = threadCPU()
 		e.cr.parallelCPU += cpu[1] - cpu[0] + cpu[3] - cpu[2]

@@ -222,6 +222,8 @@ type crew struct {
 	// touches and parTouches: the reduced schedule's touches (one a
 	// round) and those of them its parallel pass ran (Profile).
 	touches, parTouches int64
+	// reduced: the reduced schedule's blocks by phase (Profile).
+	reduced ReducedPhases
 }
 
 func newCrew(p *problem.Problem, cfg Config, rows, workers int) *crew {

@@ -147,13 +147,42 @@ type Profile struct {
 	// endpoints' only one in their block, when the pool runs the block
 	// (zero for the other schedules).
 	Touches, ParallelTouches int64
+	// Reduced is the reduced AUC schedule's time by phase of its blocks
+	// (zero for the other schedules and for a small problem's blocks, which
+	// run as one loop).
+	Reduced ReducedPhases
+}
+
+// ReducedPhases is the wall time of the reduced AUC schedule's blocks by
+// phase, summed over the blocks; a block's phases follow one another, so
+// that Setup + Pass + Independent + Tail is its time but for the end of
+// block's few scalar operations.
+type ReducedPhases struct {
+	// Setup draws the block's edges, lists its touched nodes and finds
+	// their first and last touches and the independent touches: serial.
+	Setup time.Duration
+	// Pass is the pass over every record (the untouched nodes through the
+	// whole block) and, with it, the touched nodes' advance to their first
+	// touch and the event loop: on worker 0 while the other workers take
+	// the untouched nodes when a pool runs the block, after the pass on one
+	// worker.
+	Pass time.Duration
+	// EventLoop is the part of Pass that worker 0 spends on the touched
+	// nodes' advance and the touches in event order (the serial work).
+	EventLoop time.Duration
+	// Independent is the touches that are both endpoints' only one in the
+	// block, which the workers run side by side (with a pool only).
+	Independent time.Duration
+	// Tail is the touched nodes' advance from their last touch to the
+	// block's end and their writes, the workers side by side.
+	Tail time.Duration
 }
 
 // Profile returns where the run's time went so far (see Profile).
 func (s *Sim) Profile() Profile {
 	return Profile{Serial: s.crew.serial, Parallel: s.crew.parallel, Measure: s.crew.measure,
 		SerialCPU: s.crew.serialCPU, ParallelCPU: s.crew.parallelCPU,
-		Touches: s.crew.touches, ParallelTouches: s.crew.parTouches}
+		Touches: s.crew.touches, ParallelTouches: s.crew.parTouches, Reduced: s.crew.reduced}
 }
 
 // Measure evaluates the current state.

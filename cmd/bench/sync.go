@@ -18,7 +18,10 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		"is wall time / (n·iters); bytes_per_node_update is what the plain schedule moves.\n"+
 		"serial_fraction and amdahl_speedup_2/16/64 (Amdahl's law from it) where the schedule profiles its\n"+
 		"phases; nonzero_gradient_share, the timed rounds' non-zero gradients; for the reduced schedule,\n"+
-		"parallel_touch_share, its touches that the workers ran side by side instead of the serial event loop.", stderr)
+		"parallel_touch_share, its touches that the workers ran side by side instead of the serial event loop,\n"+
+		"and phase_{setup,pass,event_loop,independent_touches,tail}_seconds, its blocks' wall time by phase\n"+
+		"(engine.ReducedPhases: compare them between --workers 1 and 2 to see which phase a second worker\n"+
+		"does not halve).", stderr)
 	n := fs.Int("n", 1_000_000, "nodes (one random point each)")
 	d := fs.Int("d", 16, "dimension")
 	iters := fs.Int64("iters", 20, "rounds timed")
@@ -119,6 +122,16 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		// ran side by side (the independent ones) instead of the serial
 		// event loop.
 		out["parallel_touch_share"] = float64(prof.ParallelTouches-prof0.ParallelTouches) / float64(tch)
+	}
+	if ph, ph0 := prof.Reduced, prof0.Reduced; ph.Setup > ph0.Setup {
+		// The reduced schedule's blocks by phase (engine.ReducedPhases):
+		// which part of a block stops a second worker from halving it.
+		for k, d := range map[string]time.Duration{
+			"setup": ph.Setup - ph0.Setup, "pass": ph.Pass - ph0.Pass, "event_loop": ph.EventLoop - ph0.EventLoop,
+			"independent_touches": ph.Independent - ph0.Independent, "tail": ph.Tail - ph0.Tail,
+		} {
+			out["phase_"+k+"_seconds"] = d.Seconds()
+		}
 	}
 	if cpu > 0 {
 		// The process's CPU time over the timed rounds (user and system,
