@@ -238,8 +238,12 @@ source bench/targets.sh
 	red2=$(m s16-reduced-2 ns_per_node_update)
 	rr=$(r "$red1/$red2")
 	triad=$(r "$(m s16-reduced-2 stream_triad_gbps)/$(m s16-reduced-2 stream_triad_1thread_gbps)")
+	# A phase's time with 1 worker over its time with 2, and its share of
+	# the 2 workers' time (bench sync's phase_*_seconds).
+	ph() { r "$(m s16-reduced-1 "phase_$1_seconds")/$(m s16-reduced-2 "phase_$1_seconds")"; }
+	sh2() { r "100*$(m s16-reduced-2 "phase_$1_seconds")/$(m s16-reduced-2 seconds)"; }
 	target "Reduced synchronous round, n = 10⁶, d = 16 (16 000 rounds): 2 workers / 1" "≥ 1.8" "$rr" "$(met "$rr >= 1.8")" \
-		"A block's pass over every record (θ̄ moved, z read) is bound by memory bandwidth, and the STREAM triad gains ×$triad from a second thread in the same runs; Amdahl's law from the serial fraction measured with 2 workers ($(r "$(m s16-reduced-2 serial_fraction)")) allows ×$(r "$(m s16-reduced-2 amdahl_speedup_2)"). Measured on 16 cores: bench/results/scaling.md."
+		"By phase, 1 worker's time over 2 workers' (bench sync's phase_*_seconds, medians of the same runs): the pass over every record ×$(ph pass) ($(sh2 pass)% of the 2 workers' time), bound by memory bandwidth (each untouched record's θ̄ read and written and its z read; the STREAM triad gains ×$triad from a second thread in the same runs); the tail ×$(ph tail) ($(sh2 tail)%); the set-up, serial, ×$(ph setup) ($(sh2 setup)%); the independent touches, which one worker runs in its event loop, $(sh2 independent_touches)%. Amdahl's law from the serial fraction measured with 2 workers ($(r "$(m s16-reduced-2 serial_fraction)")) allows ×$(r "$(m s16-reduced-2 amdahl_speedup_2)"). Deferring the untouched records' θ̄ update would remove most of the pass but not lift the ratio (docs/design.md §6 has the measurement without that update at all). Measured on 16 cores: bench/results/scaling.md."
 	as6=$(m a6 serial_events_per_s)
 	lat=$(m a6 memory_latency_ns)
 	need=$(r "$(m a6 lines_per_event)*$lat*8e6/1e9")

@@ -4,6 +4,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 )
 
@@ -44,9 +45,10 @@ type syncBlock struct {
 	stamp   []uint32 // per node: gen when touched in the current block
 	gen     uint32
 	touched []int32
-	rounds  int   // B of the current block
-	maxB    int   // the largest B
-	t0      int64 // iterations done before the block
+	pf      [2]uintptr // begin's prefetch addresses
+	rounds  int        // B of the current block
+	maxB    int        // the largest B
+	t0      int64      // iterations done before the block
 }
 
 // newSyncBlock allocates the blocks of a run on n nodes, of at most maxB
@@ -83,7 +85,16 @@ func (bl *syncBlock) begin(l *linearSync, stop int64, clearOnWrap []uint32) int 
 	// read (drawEdges: the same draws as drawEdge's, the list's random
 	// reads overlapping instead of each waiting behind the next draw).
 	s.drawEdges(unsafe.Slice(&bl.edges[0][0], 2*B))
+	// The stamps of the endpoints blockStampAhead rounds on are asked for
+	// ahead when they outgrow the L2 cache: the random reads then overlap
+	// instead of each waiting in turn behind the loop's branch.
+	pfOn := len(bl.stamp)*4 > kernel.CacheL2()
 	for r := 1; r <= B; r++ {
+		if ra := r + blockStampAhead; pfOn && ra <= B {
+			e := bl.edges[ra-1]
+			bl.pf[0], bl.pf[1] = uintptr(unsafe.Pointer(&bl.stamp[e[0]])), uintptr(unsafe.Pointer(&bl.stamp[e[1]]))
+			kernel.Prefetch(bl.pf[:])
+		}
 		for _, k := range bl.edges[r-1] {
 			if bl.stamp[k] != bl.gen {
 				bl.stamp[k] = bl.gen
@@ -96,6 +107,10 @@ func (bl *syncBlock) begin(l *linearSync, stop int64, clearOnWrap []uint32) int 
 	}
 	return B
 }
+
+// blockStampAhead is how many rounds ahead begin asks for the stamps of a
+// round's endpoints.
+const blockStampAhead = 16
 
 // blockedExec is the blocked schedule.
 type blockedExec struct {
