@@ -43,12 +43,14 @@ if ! command -v qemu-aarch64 >/dev/null 2>&1; then
 fi
 qemu-aarch64 --version | head -n 1
 
-# Each binary runs in its package's directory, as go test does (testdata/).
+# Each binary runs in its package's directory, as go test does (testdata/),
+# under a time limit: a hang fails the stage with every goroutine's stack
+# instead of holding CI until its own limit.
 run() {
 	local pkg=$1
 	shift
 	echo "-- arm64 (emulated): $pkg $*"
-	(cd "$root/$pkg" && qemu-aarch64 "$tmp/$pkg.test" "$@")
+	(cd "$root/$pkg" && qemu-aarch64 "$tmp/$pkg.test" -test.timeout 20m "$@")
 }
 
 if [ "${ARM64_GOLDEN_UPDATE:-0}" = 1 ]; then
