@@ -64,18 +64,41 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 	// list of the records written at a block's end with their 4 scalars.
 	const entry = 4 + 5*8 + 1
 	var kinds int64
-	if sh.N <= reducedChunk {
+	if sh.N <= reducedSmall {
 		kinds = 4*n*4 + n*(4+4*8)
 	}
 	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
-		int64(max(1, workers))*(int64(reducedChunk)+4*B)*entry + 2*B*entry + B*4 + kinds
+		int64(max(1, workers))*(int64(reducedPackCap(sh.N))+4*B)*entry + 2*B*entry + B*4 + kinds
 }
 
-// reducedChunk is the number of contributing nodes a worker advances side by
-// side through a block: their five scalars (44 bytes a node) stay in the
-// core's L2 cache for the B rounds. (A variable so that tests can make the
-// chunks small.)
-var reducedChunk = 4096
+// reducedChunk is the number of untouched contributing nodes a worker
+// advances side by side through a block (a pack run): their five scalars
+// (44 bytes a node) stay in the core's L1 cache for the B rounds. A run is
+// the unit of the pass's work that cannot be shared, so it also bounds how
+// unevenly the workers finish the pass: with runs of 4096 nodes the two
+// workers of `bench sync --n 1000000 --d 16 --iters 65536 --workers 2`
+// finished their passes 50–107 ms apart over 16 blocks (of 0.81–0.92 s),
+// with runs of 256, 7–9 ms; the kernel's time a node and round is lowest
+// from 256 to 1024 (BenchmarkLogisticRound: 1.42–1.46 ns at 256 and 512,
+// 1.5–1.6 at 4096, on the AVX-512 implementation). (A variable so that tests
+// can make the runs small.)
+var reducedChunk = 512
+
+// reducedSmall is the largest problem whose blocks run as one loop over the
+// rounds (blockSmall) when the pass would not use the pool: every untouched
+// contributing node in one pack.
+const reducedSmall = 4096
+
+// reducedPackCap is the capacity of a worker's pack on n nodes: a run of
+// untouched nodes, or a small problem's every node, and the touched ones
+// (at most 2B) that join it.
+func reducedPackCap(n int) int {
+	c := reducedChunk
+	if n <= reducedSmall {
+		c = max(c, n)
+	}
+	return c + 2*redpack.Rounds(n)
+}
 
 // reducedExec is the reduced AUC schedule.
 type reducedExec struct {
@@ -164,14 +187,14 @@ func newReducedExec(s *state, cr *crew) executor {
 		e.pf[w] = make([]uintptr, 0, 2*(3*4+5))
 	}
 	e.pfOn = int64(s.rows())*int64(s.Z.Stride+s.ThetaBar.Stride)*8 > int64(asyncPrefetchBytes)
-	if s.rows() <= reducedChunk {
+	if s.rows() <= reducedSmall {
 		e.kinds = make([]int32, 4*s.rows())
 		e.endNodes, e.endSc = make([]int32, 0, s.rows()), make([]float64, 0, 4*s.rows())
 	}
 	e.pack = make([]redpack.Pack, len(cr.ws))
 	e.tpack = make([]redpack.Pack, len(cr.ws))
 	for w := range e.pack {
-		e.pack[w] = redpack.New(reducedChunk + 2*B)
+		e.pack[w] = redpack.New(reducedPackCap(s.rows()))
 		e.tpack[w] = redpack.New(2 * B)
 	}
 	return e
@@ -283,7 +306,7 @@ func (e *reducedExec) kindsOf() (kinds []int32, cnt [4]int) {
 	s, bl := e.s, e.bl
 	N := s.prob.N
 	if len(e.kinds) != 4*N {
-		e.kinds = make([]int32, 4*N) // reducedChunk was lowered (tests)
+		e.kinds = make([]int32, 4*N) // not allocated: a test forced the small form
 	}
 	kinds = e.kinds
 	lab, ylab, stamp := s.prob.Label[:N], s.ylab[:N], bl.stamp[:N]
@@ -715,7 +738,7 @@ func (e *reducedExec) advance(stop int64) error {
 		rs.cSum[r] = rs.cSum[r-1] + bl.coef[r].c
 	}
 	rs.alphaEnd, rs.betaEnd = e.segAvg(1, B)
-	if !big && s.prob.N <= reducedChunk {
+	if !big && s.prob.N <= reducedSmall {
 		// blockSmall follows the touched nodes through the pack's
 		// positions (Pos), not their first and last touches.
 		nonzero := e.blockSmall()

@@ -322,7 +322,7 @@ func FuzzLogisticRound(f *testing.F) {
 // (131072: 5 MiB of arrays).
 func BenchmarkLogisticRound(b *testing.B) {
 	for _, impl := range Implementations() {
-		for _, n := range []int{5, 16, 64, 4096, 131072} {
+		for _, n := range []int{5, 16, 64, 256, 512, 1024, 4096, 131072} {
 			b.Run(fmt.Sprintf("%s/n=%d", impl, n), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(3, 4))
 				vals, c, a, bc := randomLogisticCase(r, n, marginModes[0])
