@@ -213,7 +213,10 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	l.tpos = make([]int32, 2*B)
 	l.packs = make([]redpack.Pack, r.workers)
 	for w := range l.packs {
-		l.packs[w] = redpack.New(4096)
+		// Runs of 512 nodes, as the engine's (its reducedChunk: a run is
+		// the unit of the pass a worker cannot share, and the kernel's
+		// time a node is lowest from 256 to 1024).
+		l.packs[w] = redpack.New(512)
 	}
 	r.l = l
 	if err := r.computeIdentity(); err != nil {
