@@ -305,10 +305,7 @@ func (e *reducedExec) segAvg(first, last int) (alpha, beta float64) {
 func (e *reducedExec) kindsOf() (kinds []int32, cnt [4]int) {
 	s, bl := e.s, e.bl
 	N := s.prob.N
-	if len(e.kinds) != 4*N {
-		e.kinds = make([]int32, 4*N) // not allocated: a test forced the small form
-	}
-	kinds = e.kinds
+	kinds = e.kinds // 4N entries: N ≤ reducedSmall (newReducedExec)
 	lab, ylab, stamp := s.prob.Label[:N], s.ylab[:N], bl.stamp[:N]
 	for k := range N {
 		c := b2i(lab[k] > ylab[k]) | b2i(stamp[k] == bl.gen)<<1
