@@ -215,7 +215,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	for w := range l.packs {
 		// Runs of 512 nodes, as the engine's (its reducedChunk: a run is
 		// the unit of the pass a worker cannot share, and the kernel's
-		// time a node is lowest from 256 to 1024).
+		// time a node is lowest at 256 and 512).
 		l.packs[w] = redpack.New(512)
 	}
 	r.l = l

@@ -78,10 +78,10 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 // unevenly the workers finish the pass: with runs of 4096 nodes the two
 // workers of `bench sync --n 1000000 --d 16 --iters 65536 --workers 2`
 // finished their passes 50–107 ms apart over 16 blocks (of 0.81–0.92 s),
-// with runs of 256, 7–9 ms; the kernel's time a node and round is lowest
-// from 256 to 1024 (BenchmarkLogisticRound: 1.42–1.46 ns at 256 and 512,
-// 1.5–1.6 at 4096, on the AVX-512 implementation). (A variable so that tests
-// can make the runs small.)
+// with runs of 256, 7–9 ms; and the kernel's time a node and round is
+// lowest at 256 and 512 (BenchmarkLogisticRound, AVX-512, medians of 3:
+// 1.46 and 1.42 ns, against 1.59 at 1024 and 1.62 at 4096). (A variable so
+// that tests can make the runs small.)
 var reducedChunk = 512
 
 // reducedSmall is the largest problem whose blocks run as one loop over the
@@ -169,6 +169,30 @@ func (e *reducedExec) prefetchTouch(w, r int, early bool) {
 	}
 	kernel.Prefetch(pf)
 	e.pf[w] = pf
+}
+
+// pfStart and pfAhead are the prefetch schedule of the event loop, the
+// independent touches and the tail's writes, over n items: ask(i, early)
+// asks for what item i will read, its rows and per-node entries 2D items
+// ahead (early) and its y rows D ahead (D = reducedPrefetchAhead).
+// pfStart, before the first item, asks for the first 2D early and the
+// first D not; pfAhead, before item q, for items q + 2D and q + D.
+func pfStart(n int, ask func(i int, early bool)) {
+	for i := range min(n, 2*reducedPrefetchAhead) {
+		ask(i, true)
+	}
+	for i := range min(n, reducedPrefetchAhead) {
+		ask(i, false)
+	}
+}
+
+func pfAhead(q, n int, ask func(i int, early bool)) {
+	if i := q + 2*reducedPrefetchAhead; i < n {
+		ask(i, true)
+	}
+	if i := q + reducedPrefetchAhead; i < n {
+		ask(i, false)
+	}
 }
 
 // prefetchTail asks for what the tail's write of node k will read (pfNode).
@@ -540,25 +564,18 @@ func (e *reducedExec) tail(w int, _ layout.Range, _ *task) {
 	e.packDone(p)
 	cEnd := bl.coef[B].c
 	// The writes read each node's rows, cold by now: asked for ahead as
-	// the touches' are (pfNode), 2D and D of this worker's nodes ahead.
-	const D = reducedPrefetchAhead
-	node := func(i int) int { return int(bl.touched[rs.tail[i]]) }
-	if e.pfOn {
-		for i, q := w, 0; i < len(rs.tail) && q < 2*D; i, q = i+st, q+1 {
-			e.prefetchTail(w, node(i), true)
-			if q < D {
-				e.prefetchTail(w, node(i), false)
-			}
-		}
+	// the touches' are (pfAhead over this worker's nodes).
+	mine := 0
+	if w < len(rs.tail) {
+		mine = (len(rs.tail) - w + st - 1) / st
 	}
-	for i := w; i < len(rs.tail); i += st {
+	ask := func(q int, early bool) { e.prefetchTail(w, int(bl.touched[rs.tail[w+q*st]]), early) }
+	if e.pfOn {
+		pfStart(mine, ask)
+	}
+	for q, i := 0, w; i < len(rs.tail); q, i = q+1, i+st {
 		if e.pfOn {
-			if a := i + 2*D*st; a < len(rs.tail) {
-				e.prefetchTail(w, node(a), true)
-			}
-			if a := i + D*st; a < len(rs.tail) {
-				e.prefetchTail(w, node(a), false)
-			}
+			pfAhead(q, mine, ask)
 		}
 		sl := rs.tail[i]
 		k := int(bl.touched[sl])
@@ -579,23 +596,13 @@ func (e *reducedExec) indepTouches(w int, _ layout.Range, _ *task) {
 	bl, rs := e.bl, e.rs
 	n, st := len(rs.indep), e.stride
 	ind := rs.indep[w*n/st : (w+1)*n/st]
-	const D = reducedPrefetchAhead
+	ask := func(q int, early bool) { e.prefetchTouch(w, int(ind[q]), early) }
 	if e.pfOn {
-		for q := range min(len(ind), 2*D) {
-			e.prefetchTouch(w, int(ind[q]), true)
-		}
-		for q := range min(len(ind), D) {
-			e.prefetchTouch(w, int(ind[q]), false)
-		}
+		pfStart(len(ind), ask)
 	}
 	for q, r32 := range ind {
 		if e.pfOn {
-			if q+2*D < len(ind) {
-				e.prefetchTouch(w, int(ind[q+2*D]), true)
-			}
-			if q+D < len(ind) {
-				e.prefetchTouch(w, int(ind[q+D]), false)
-			}
+			pfAhead(q, len(ind), ask)
 		}
 		r := int(r32)
 		e.touch(r, int(bl.edges[r-1][0]), int(bl.edges[r-1][1]), bl.coef[r].cPrev)
@@ -844,12 +851,17 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 	tp.Pos = rs.tpos
 	rs.tail = rs.tail[:0]
 	// The independent rounds (rs.indep, increasing) are found by walking
-	// the list beside the rounds: q at round r, qa and qe at the rounds
-	// prefetched (pfNode: the y rows D ahead, the rest 2D ahead).
+	// the list beside the rounds: q at round r, qe and qa at the rounds
+	// prefetched (pfAhead: early and not), whose independent ones are
+	// skipped (indepTouches asks for them).
 	ind := rs.indep
 	q, qa, qe := 0, 0, 0
-	const D = reducedPrefetchAhead
-	pfAt := func(ra int, qx *int, early bool) {
+	ask := func(x int, early bool) {
+		qx := &qa
+		if early {
+			qx = &qe
+		}
+		ra := x + 1 // item x is round x + 1
 		for *qx < len(ind) && int(ind[*qx]) < ra {
 			*qx++
 		}
@@ -858,24 +870,14 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 		}
 	}
 	if e.pfOn {
-		for r := 1; r <= min(B, 2*D); r++ {
-			pfAt(r, &qe, true)
-		}
-		for r := 1; r <= min(B, D); r++ {
-			pfAt(r, &qa, false)
-		}
+		pfStart(B, ask)
 	}
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		cf := bl.coef[r]
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		if e.pfOn {
-			if re := r + 2*D; re <= B {
-				pfAt(re, &qe, true)
-			}
-			if ra := r + D; ra <= B {
-				pfAt(ra, &qa, false)
-			}
+			pfAhead(r-1, B, ask)
 		}
 		if q < len(ind) && int(ind[q]) == r {
 			q++

@@ -24,6 +24,19 @@ import (
 // measures the overhead with and without spinning). Spinning is only
 // used when every worker can have its own P (workers ≤ GOMAXPROCS);
 // otherwise a spinner would hold the P another worker needs.
+//
+// The handshakes' stores. The two sleep handshakes (a worker's sleeping
+// flag against the caller's epoch, the caller's waiting epoch against the
+// workers' pending count) are each a store of one variable followed by a
+// load of another, on both sides; they need the store visible before the
+// load. Go's atomics guarantee it (they are sequentially consistent), but
+// under qemu-aarch64 on an amd64 host a store-release and the load-acquire
+// after it were reordered by the host's store buffer and a worker slept
+// through its wake-up: 1 run in 21 of TestParallelAsyncIdenticalToSerial
+// hung there (workers beyond GOMAXPROCS sleep after every level), none of
+// 102 once these stores became swaps, read-modify-writes that every
+// implementation carries out with a full barrier. They are on the sleeping
+// path only, so the spinning rounds pay nothing.
 type pool struct {
 	shards []layout.Range
 	fn     func(w int, r layout.Range, tk *task)
@@ -140,8 +153,8 @@ func (p *pool) await(w int, seen uint64) uint64 {
 		// Sleep. The caller bumps the epoch, then takes the sleeping flag
 		// of every worker that set it and sends a wake-up; whoever of the
 		// two clears the flag decides whether a wake-up is sent. The flag
-		// is set by a swap (see handshakeStore).
-		handshakeStore(&me.sleeping)
+		// is set by a swap (see pool: the handshakes' stores).
+		me.sleeping.Swap(true)
 		if moved() {
 			if !me.sleeping.CompareAndSwap(true, false) {
 				<-me.wake // the caller took the flag: consume its wake-up
@@ -152,23 +165,6 @@ func (p *pool) await(w int, seen uint64) uint64 {
 	}
 	return e
 }
-
-// handshakeStore sets a worker's sleeping flag before the worker reads the
-// epoch. The pool's two sleep handshakes (a worker's flag against the
-// caller's epoch, the caller's waiting epoch against the workers' pending
-// count) are each a store of one variable followed by a load of another,
-// on both sides; they need the store to be visible before the load, which
-// Go's atomics guarantee (they are sequentially consistent) but which an
-// emulator may not give an atomic store: under qemu-aarch64 on an amd64
-// host, a plain store-release followed by a load-acquire can be reordered
-// by the host's store buffer, and the caller and a worker each missed the
-// other's store (a worker slept through its wake-up: 1 run in 21 of
-// TestParallelAsyncIdenticalToSerial hung there, none of 102 with the
-// swaps; workers beyond GOMAXPROCS sleep after every level). The
-// handshakes' stores are therefore read-modify-write operations (Swap),
-// which every implementation carries out with a full barrier; they are on
-// the sleeping path only, so the spinning rounds pay nothing.
-func handshakeStore(b *atomic.Bool) { b.Swap(true) }
 
 // task is what the caller hands every worker with one run of the pool:
 // the arguments of a synchronous round, or the level of asynchronous events
@@ -196,7 +192,7 @@ func (p *pool) run(fn func(w int, r layout.Range, tk *task), tk task) {
 	}
 	fn(0, p.shards[0], &p.tk)
 	if !spinUntil(p.spin, func() bool { return p.pending.Load() == 0 }) {
-		p.waiting.Swap(epoch) // a swap: see handshakeStore
+		p.waiting.Swap(epoch) // a swap: see pool (the handshakes' stores)
 		// The last worker may have finished before it could see the flag.
 		if p.pending.Load() != 0 || !p.waiting.CompareAndSwap(epoch, 0) {
 			<-p.done
