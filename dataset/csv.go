@@ -246,6 +246,12 @@ func (p *csvParser) firstLine(f *csvFormat, line string, lineNo int, fields []st
 	}
 	if named || p.opt.Header == HeaderPresent || (p.opt.Header == HeaderAuto && p.looksLikeHeader(fields, f.keep)) {
 		f.headerLine = lineNo
+		if len(fields) > 1 && strings.TrimSpace(fields[0]) == "" && slices.Contains(f.keep, 0) {
+			// pandas' DataFrame.to_csv writes its index as an unnamed first
+			// column: read as a feature it would be the row numbers.
+			return fields, true, p.errf(lineNo, 1, "the header's first column has no name, as pandas writes its index (DataFrame.to_csv without index=False): "+
+				"it would be read as a feature; give --drop-columns 1 to drop it (CSVOptions.DropColumns in Go), or name the column")
+		}
 		return fields, true, nil
 	}
 	return fields, false, nil
@@ -262,6 +268,9 @@ func (p *csvParser) row(f *csvFormat, fields []string, lineNo, rowsBefore int, o
 	hint := ""
 	if lineNo == f.firstLine && p.opt.Header == HeaderAuto {
 		hint = fmt.Sprintf(" (if line %d is a header, give --csv-header present: CSVOptions.Header in Go)", lineNo)
+		if len(fields) > 1 && strings.TrimSpace(fields[0]) == "" {
+			hint = fmt.Sprintf(" (if line %d is a header, give --csv-header present: CSVOptions.Header in Go; its unnamed first column is a pandas index: add --drop-columns 1)", lineNo)
+		}
 	}
 	if len(fields) != f.nf {
 		return 0, p.errf(lineNo, 0, "expected %d fields, got %d%s", f.nf, len(fields), hint)
@@ -383,6 +392,12 @@ func (p *csvParser) parse(r io.Reader) (*Dataset, error) {
 // build imputes, standardizes and describes the parsed data.
 func (p *csvParser) build(f *csvFormat, x []float64, rows int, class []int32, names []string, nMissing []int) (*Dataset, error) {
 	d := len(f.keep)
+	var warnings []string
+	if c, ok := indexColumn(x, rows, d); ok {
+		warnings = append(warnings, fmt.Sprintf("%s: column %d holds the row numbers (%g, %g, …, %g), as pandas writes its index (DataFrame.to_csv without index=False): "+
+			"it is read as a feature; give --drop-columns %d to drop it (CSVOptions.DropColumns in Go)",
+			p.name, f.keep[c]+1, x[c], x[d+c], x[(rows-1)*d+c], f.keep[c]+1))
+	}
 	imputed := 0
 	for k, m := range nMissing {
 		if m == 0 {
@@ -421,6 +436,7 @@ func (p *csvParser) build(f *csvFormat, x []float64, rows int, class []int32, na
 		X:          x[: rows*d : rows*d],
 		Class:      class,
 		ClassNames: names,
+		Warnings:   warnings,
 	}
 	var src strings.Builder
 	fmt.Fprintf(&src, "%s: CSV, %d rows, %d features, label column %d", p.name, rows, d, f.label+1)
@@ -447,6 +463,28 @@ func (p *csvParser) build(f *csvFormat, x []float64, rows int, class []int32, na
 		return nil, fmt.Errorf("dataset: internal error parsing %s: %w", p.name, err)
 	}
 	return ds, nil
+}
+
+// indexColumn returns the first feature column of the rows×d matrix x whose
+// values are the row numbers 0, 1, …, rows−1 (or 1, …, rows): a data frame's
+// index written as a column. Fewer than 3 rows prove nothing.
+func indexColumn(x []float64, rows, d int) (int, bool) {
+	if rows < 3 {
+		return 0, false
+	}
+	for c := 0; c < d; c++ {
+		off := x[c]
+		if off != 0 && off != 1 {
+			continue
+		}
+		i := 1
+		for ; i < rows && x[i*d+c] == float64(i)+off; i++ {
+		}
+		if i == rows {
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 // looksLikeHeader reports whether every feature field is non-numeric text.

@@ -25,6 +25,10 @@ type Dataset struct {
 	// Source records where the data came from and how it was preprocessed
 	// (a citation for the built-in data sets).
 	Source string
+	// Warnings are what the loader found suspicious but not wrong (a
+	// column of row numbers, as a data frame's index): the command line
+	// prints them, the Go API returns them in Run.Warnings.
+	Warnings []string
 
 	// mapping is the memory-mapped file X points into, if any (LoadNPY,
 	// LoadNPZ); Close releases it.
