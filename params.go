@@ -131,8 +131,8 @@ var params = []*Param{
 		Help:  "gradient estimate: gossip (propagated y_k) or unbiased (x_j, j uniform, paper Fig. 2)",
 		check: parsedBy(engine.ParseEstimator)},
 	{Field: "Iters", Flag: "iters", Key: "iters", JSON: "iters",
-		Help:  "iterations T: rounds (sync), edge events (async) or steps (centralized)",
-		check: atLeast(1)},
+		Help:  "iterations T: rounds (sync), edge events (async) or steps (centralized), at most 2^53",
+		check: itersInRange},
 	{Field: "Reg", Flag: "reg", Key: "reg", JSON: "reg",
 		Help:  "regulariser ψ: none, l2 (λ‖θ‖²), l1 (λ‖θ‖₁), l2-ball (radius --ball-radius), psd (cone)\n(default: psd for metric learning, none otherwise)",
 		check: parsedBy(problem.ParseReg)},
@@ -425,6 +425,21 @@ const MaxLogPoints = 1_000_000
 // buffers. The bound is fixed (not a multiple of this machine's CPUs) so that
 // a sweep checked on one machine is valid on another.
 const MaxWorkers = 4096
+
+// MaxIters bounds --iters: the clock t enters the step size γ(t) and the
+// asynchronous clocks m_k as a float64, which counts every integer only up
+// to 2^53; past it two iterations would share a clock value.
+const MaxIters = 1 << 53
+
+func itersInRange(v any) error {
+	if err := atLeast(1)(v); err != nil {
+		return err
+	}
+	if x, ok := v.(int64); ok && x > MaxIters || !ok && toFloat(v) > MaxIters { // in integers: 2^53+1 rounds to 2^53 as a float64
+		return fmt.Errorf("must be <= 2^53 = %d (the clock t enters γ(t) as a float64, exact up to there), got %v", int64(MaxIters), v)
+	}
+	return nil
+}
 
 func atLeast(lo float64) func(v any) error {
 	return func(v any) error {

@@ -97,7 +97,7 @@ func (p *runProgress) text(now time.Time) string {
 	}
 	eta := "?"
 	if d, ok := p.exec.eta(st, now); ok {
-		eta = d.Round(time.Second).String()
+		eta = progress.FormatETA(d)
 	}
 	return s + "  ETA " + eta
 }
@@ -172,10 +172,11 @@ func (c *etaClock) eta(st pairgossip.Progress, now time.Time) (time.Duration, bo
 	measuresLeft := st.Measures - st.Measured
 	if mCount > 0 && measuresLeft > 0 {
 		mean := mTime / time.Duration(mCount)
-		d += mean * time.Duration(measuresLeft)
+		rest := float64(mean) * float64(measuresLeft)
 		if c.inMeasure {
-			d -= min(current, mean) // the one under way is partly done
+			rest -= float64(min(current, mean)) // the one under way is partly done
 		}
+		d = progress.Clamp(float64(d) + rest) // in float64: saturates instead of wrapping
 	}
 	return d, true
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/internal/progress"
 )
 
 // TestETAClock: the time left counts the rounds left at the rounds' rate and
@@ -51,6 +52,32 @@ func TestETAClock(t *testing.T) {
 	c.update(pairgossip.Progress{Phase: pairgossip.PhaseOptimum, Iter: 1001, Iters: 1001, Measured: 5, Measures: 5}, at(8*time.Second))
 	if c.inMeasure {
 		t.Fatal("still measuring in the optimum phase")
+	}
+}
+
+// TestETAHugeRun: a run of 2^53 iterations at a few rounds a second (and a
+// measurement that took an hour) is more time than a time.Duration holds;
+// the estimate saturates at progress.MaxETA, shown as "> 100y", never a
+// negative or wrapped value (the case 6).
+func TestETAHugeRun(t *testing.T) {
+	var c etaClock
+	t0 := time.Unix(1000, 0)
+	iters := int64(pairgossip.MaxIters)
+	c.update(pairgossip.Progress{Phase: pairgossip.PhaseMeasure, Iter: 0, Iters: iters, Measures: 30}, t0)
+	c.update(pairgossip.Progress{Phase: pairgossip.PhaseRounds, Iter: 0, Iters: iters, Measured: 1, Measures: 30}, t0.Add(time.Hour))
+	st := pairgossip.Progress{Phase: pairgossip.PhaseRounds, Iter: 3, Iters: iters, Measured: 1, Measures: 30}
+	for _, at := range []time.Duration{time.Hour + time.Second, 2 * time.Hour} {
+		d, ok := c.eta(st, t0.Add(at))
+		if !ok || d != progress.MaxETA {
+			t.Fatalf("eta at %v = %v, %v; want the cap %v", at, d, ok, progress.MaxETA)
+		}
+	}
+	if s := progress.FormatETA(progress.MaxETA); s != "> 100y" {
+		t.Fatalf("FormatETA(MaxETA) = %q", s)
+	}
+	// Below the cap, the sum of rounds and measurements is as before.
+	if d := progress.Clamp(float64(90 * time.Minute)); d != 90*time.Minute {
+		t.Fatalf("Clamp(90m) = %v", d)
 	}
 }
 

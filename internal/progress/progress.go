@@ -36,7 +36,32 @@ func ETA(elapsed time.Duration, done, total float64) (left time.Duration, ok boo
 	if done >= total {
 		return 0, true
 	}
-	return time.Duration(float64(elapsed) * (total - done) / done), true
+	return Clamp(float64(elapsed) * (total - done) / done), true
+}
+
+// MaxETA is the longest time left an estimate reports: a run of 2^53
+// iterations at a few per second would overflow a time.Duration (which
+// wraps to a negative value), and nothing longer than a century needs
+// telling apart. FormatETA shows it as "> 100y".
+const MaxETA = 100 * 365 * 24 * time.Hour
+
+// Clamp converts nanoseconds to a Duration within [0, MaxETA].
+func Clamp(ns float64) time.Duration {
+	switch {
+	case !(ns > 0): // NaN too
+		return 0
+	case ns >= float64(MaxETA):
+		return MaxETA
+	}
+	return time.Duration(ns)
+}
+
+// FormatETA writes a time left rounded to the second, or "> 100y" at MaxETA.
+func FormatETA(d time.Duration) string {
+	if d >= MaxETA {
+		return "> 100y"
+	}
+	return d.Round(time.Second).String()
 }
 
 // Line is a status line redrawn in place: each Draw writes "\r", the text,
