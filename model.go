@@ -65,6 +65,34 @@ func (r *Run) ModelBytes() int64 {
 	return int64(len(npyHeader(int(rows), int(P)))) + rows*P*8 + int64(len(npyHeader(int(P)))) + P*8
 }
 
+// CheckModelSpace returns an error when the files SaveModel writes would
+// not fit the free space of dir's file system (dir, or its nearest existing
+// ancestor when it is yet to be created), with 1% and 64 MiB to spare. The
+// command line calls it before the run, so that a model that cannot be
+// saved is refused before the work it would end.
+func (r *Run) CheckModelSpace(dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return nil
+		}
+		d = up
+	}
+	free, ok := freeDisk(d)
+	if !ok {
+		return nil
+	}
+	b := r.ModelBytes()
+	if need := b + b/100 + 64<<20; uint64(need) > free {
+		return fmt.Errorf("model: %s of θ̄ (%d nodes × %d) does not fit the %s free in %s", byteSize(b), r.Sim.ThetaBar.Rows, r.Problem.P, byteSize(int64(free)), dir)
+	}
+	return nil
+}
+
 // freeDisk is diskFree, replaceable in tests.
 var freeDisk = diskFree
 
@@ -80,11 +108,8 @@ func (r *Run) SaveModel(dir string) (ModelFiles, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return mf, fmt.Errorf("model: %w", err)
 	}
-	if free, ok := freeDisk(dir); ok {
-		need := mf.Bytes + mf.Bytes/100 + 64<<20
-		if uint64(need) > free {
-			return mf, fmt.Errorf("model: %s of θ̄ (%d nodes × %d) does not fit the %s free in %s", byteSize(mf.Bytes), rows, P, byteSize(int64(free)), dir)
-		}
+	if err := r.CheckModelSpace(dir); err != nil {
+		return mf, err
 	}
 	mean := make([]float64, P)
 	for k := 0; k < rows; k++ {

@@ -233,11 +233,46 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			s.OptimumMethod = res.Optimum.Method
 			s.OptimumConverged = res.Optimum.Converged
 		}
+		if w := r.precisionMissed(res.Trace); w != "" {
+			s.Warnings = append(append([]string(nil), s.Warnings...), w)
+		}
 		s.WallSeconds = res.Wall.Seconds()
 		s.Timing.Iterations, s.Timing.Measurement = (res.Wall - res.Measure).Seconds(), res.Measure.Seconds()
 		s.Timing.OptimumSolver = res.OptimumTime.Seconds()
 	}
 	return s
+}
+
+// precisionMissed says, when a sampled measurement of the trace ended with
+// a relative standard error above the precision asked for (the sample
+// stops at its pair limit or time budget), by how much and where; "" when
+// every one reached it. The plan sizes the sample from a pilot's estimate
+// of the variance, so a quarter over the target is still counted as
+// reached.
+func (r *Run) precisionMissed(trace []engine.Record) string {
+	want := r.Config.MeasurePrecision
+	if !(want > 0) {
+		want = problem.DefaultPrecision
+	}
+	worst, at, missed := 0.0, -1, 0
+	for i, rec := range trace {
+		if rec.Measure.Obj != problem.MethodSampled || rec.ObjMean == 0 {
+			continue
+		}
+		rel := rec.ObjStdErr / math.Abs(rec.ObjMean)
+		if rel > 1.25*want {
+			missed++
+			if rel > worst || at < 0 {
+				worst, at = rel, i
+			}
+		}
+	}
+	if missed == 0 {
+		return ""
+	}
+	rec := trace[at]
+	return fmt.Sprintf("the sampled objective did not reach the relative standard error asked for (%.3g, --measure-precision) at %d of %d measurements: at iteration %d it is %.3g with %d pairs, the sample's limit; use --measure exact for exact values",
+		want, missed, len(trace), rec.Iter, worst, rec.MeasurePairs)
 }
 
 // setMeasure sets the measurement fields from the final record f of a trace

@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -280,6 +281,13 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 
 	stage(PhaseData)
 	t0 := time.Now()
+	if n, d, ok := dataset.GeneratedSize(cfg.Data, cfg.LoadOptions()); ok && in.X == nil {
+		// A generated set is sized by its parameters: the estimate comes
+		// before the generator allocates (a file is sized by reading it).
+		if err := checkMemory(cfg, n, d, cfg.Workers, in.Objective); err != nil {
+			return nil, err
+		}
+	}
 	ds, err := in.load(cfg)
 	if err != nil {
 		return nil, err
@@ -325,7 +333,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 	ds.X = nil
 	stage(PhaseGraph)
 	t2 := time.Now()
-	r := &Run{Config: cfg, Data: ds, Problem: prob}
+	r := &Run{Config: cfg, Data: ds, Problem: prob, Warnings: append([]string(nil), ds.Warnings...)}
 	if algo != engine.Centralized {
 		if ds.N%cfg.PointsNode != 0 {
 			return nil, fmt.Errorf("points per node %d does not divide the %d data points", cfg.PointsNode, ds.N)
@@ -408,8 +416,27 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 			opt.OnProgress(prog)
 		}
 	}
+	// A measured objective that is not a number (a user loss returning NaN)
+	// stops the run at that measurement: a trace of NaN that ends
+	// "complete" would be a result other than the one asked for.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var nanErr error
+	onRecord := ro.OnRecord
+	ro.OnRecord = func(rec engine.Record) {
+		if nanErr == nil && math.IsNaN(rec.ObjMean) {
+			nanErr = fmt.Errorf("measurement at iteration %d: the objective of the measured nodes is NaN (the loss returned a value that is not a number, or the data holds one)", rec.Iter)
+			cancel()
+		}
+		if onRecord != nil {
+			onRecord(rec)
+		}
+	}
 	m0 := r.Sim.Profile().Measure
 	trace, err := r.Sim.RunWith(ctx, ro, opt.Trace)
+	if nanErr != nil {
+		err = nanErr
+	}
 	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0}
 	if len(trace) > 0 {
 		res.Final = trace[len(trace)-1]
@@ -435,6 +462,9 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 		res.OptimumTime = time.Since(t1)
 		if err != nil {
 			return res, err
+		}
+		if math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
+			return res, fmt.Errorf("centralized optimum: the full-batch objective is %v (the loss returned a value that is not a finite number): no optimum to report", o.Value)
 		}
 		res.Optimum = &o
 	}

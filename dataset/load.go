@@ -353,3 +353,27 @@ func sniffLIBSVM(r *bufio.Reader) bool {
 	}
 	return false
 }
+
+// GeneratedSize returns the size of the data set Load would generate for a
+// built-in generated spec (synthetic, synthetic-auc, synthetic-metric) with
+// opt, without generating it, so that a memory estimate can come before
+// the allocation; ok is false for any other spec (a file is sized by
+// reading it) and for options Load would refuse.
+func GeneratedSize(spec string, opt LoadOptions) (n, d int, ok bool) {
+	switch spec {
+	case SpecSynthetic:
+		c := DefaultSynthetic()
+		return c.N, c.D, true
+	case SpecSyntheticAUC:
+		n, d = DefaultAUCN, DefaultAUCDim
+	case SpecSyntheticMetric:
+		c := DefaultSynthetic()
+		n, d = c.N, c.D
+	default:
+		return 0, 0, false
+	}
+	if sizeOpt(spec, "N", opt.N, 2, &n) != nil || sizeOpt(spec, "Dim", opt.Dim, 1, &d) != nil {
+		return 0, 0, false
+	}
+	return n, d, true
+}
