@@ -84,7 +84,11 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	loss, _ := problem.ParseLoss(cfg.Problem)
+	// Validate accepted the problem; a name ParseLoss does not know is one
+	// of the objective problems (ranking, similarity: problem.ObjectiveFor),
+	// which have no distributed form: refuse it here, by name, rather than
+	// run the zero Loss (the AUC logistic) under its label.
+	loss, lossErr := problem.ParseLoss(cfg.Problem)
 	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
 	est, _ := engine.ParseEstimator(cfg.Baseline)
 	rk, _ := problem.ParseReg(cfg.Reg)
@@ -99,6 +103,9 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		return nil, err
 	}
 	var why []string
+	if lossErr != nil {
+		return nil, fmt.Errorf("dist: --problem %s does not run over MPI ranks: a run over ranks needs an AUC loss (auc, auc-hinge or auc-squared-hinge); run it as one process (without mpirun, or with mpirun -np 1)", cfg.Problem)
+	}
 	if algo != engine.Sync || est != engine.Gossip {
 		why = append(why, "the synchronous algorithm with the gossip estimator (--algo sync --baseline gossip); the asynchronous one is not distributed yet")
 	}

@@ -303,9 +303,17 @@ func lockCheckpoint(flagName, path string, stderr io.Writer) (*filelock.Lock, er
 	return lock, nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
+func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	a, err := parseRunArgs(args, stderr)
 	if err != nil {
+		return err
+	}
+	if err := checkDistinct(runPaths(a)); err != nil {
+		return err
+	}
+	// Every path is checked before any work: an unwritable --out or
+	// --checkpoint found after the run would lose it.
+	if err := checkOutDir("--out", a.out); err != nil {
 		return err
 	}
 	// Issue #17: one rank of an MPI job (cmd/pairgossip/mpi_run.go).
@@ -315,10 +323,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	cfg := a.cfg
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Every path is checked before any work: an unwritable --out or
-	// --checkpoint found after the run would lose it.
-	if err := checkOutDir("--out", a.out); err != nil {
-		return err
+	modelDir := a.model.dir
+	if modelDir == "" {
+		modelDir = a.out
+	}
+	if a.model.set && a.model.dir != "" {
+		if err := checkOutDir("--save-model", modelDir); err != nil {
+			return err
+		}
 	}
 	var lock *filelock.Lock
 	if a.ckpt != "" {
@@ -365,6 +377,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	for _, w := range run.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
+	if a.model.set {
+		// The model's size is said, and checked against the disk, before
+		// the run: a model that cannot be saved is refused before the work.
+		fmt.Fprintf(stderr, "model: θ̄ of %d nodes × %d parameters, %.1f MiB, will be written to %s\n",
+			run.Sim.ThetaBar.Rows, run.Problem.P, float64(run.ModelBytes())/(1<<20), modelDir)
+		if err := run.CheckModelSpace(modelDir); err != nil {
+			return usagef("--save-model: %v", err)
+		}
+	}
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
 		return usagef("--out: %v", err)
 	}
@@ -379,6 +400,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
 	prog.close()
 	sum := run.Summarize(res, runErr)
+	for _, w := range sum.Warnings[min(len(run.Warnings), len(sum.Warnings)):] {
+		fmt.Fprintln(stderr, "warning:", w) // what the run found (the set-up's were said before it)
+	}
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
 		if a.ckpt != "" {
@@ -395,6 +419,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
 		return err
 	}
+	// The files of an earlier run into the same --out that this one does
+	// not replace go: a model beside the new summary would read as its.
+	wrote := []string{"trace.csv", "summary.json"}
+	if a.model.set && runErr == nil && sameFile(modelDir, a.out) {
+		wrote = append(wrote, pairgossip.ModelNodesFile, pairgossip.ModelMeanFile)
+	}
+	if err := removeStale(a.out, wrote, stderr); err != nil {
+		return err
+	}
+	// What goes to stdout is the result: a write that fails (a full disk,
+	// a closed pipe) is an error, not a success with nothing said.
+	stdout = &checkedWriter{w: stdout}
+	defer func() {
+		if werr := stdout.(*checkedWriter).err; werr != nil && err == nil {
+			err = fmt.Errorf("writing the result to standard output: %w", werr)
+		}
+	}()
 	if a.asJSON {
 		// Also for a run that diverged or was interrupted: its status and
 		// error are in the summary.

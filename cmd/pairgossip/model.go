@@ -42,7 +42,8 @@ const modelUsage = "write the nodes' final models as NumPy files: theta_bar.npy 
 	"a d×d matrix flattened row-major) and theta_bar_mean.npy (P), into --out, or into DIR with\n" +
 	"--save-model=DIR; the size is said first, and what does not fit the disk is refused"
 
-// saveModel writes the run's model as --save-model asks, saying its size first.
+// saveModel writes the run's model as --save-model asks (cmdRun said its
+// size and checked the disk before the run).
 func saveModel(run *pairgossip.Run, m modelFlag, out string, stdout, stderr io.Writer) error {
 	if !m.set {
 		return nil
@@ -51,8 +52,6 @@ func saveModel(run *pairgossip.Run, m modelFlag, out string, stdout, stderr io.W
 	if dir == "" {
 		dir = out
 	}
-	fmt.Fprintf(stderr, "model: θ̄ of %d nodes × %d parameters, %.1f MiB, to %s\n",
-		run.Sim.ThetaBar.Rows, run.Problem.P, float64(run.ModelBytes())/(1<<20), dir)
 	mf, err := run.SaveModel(dir)
 	if err != nil {
 		return err

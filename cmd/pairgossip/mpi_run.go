@@ -23,7 +23,7 @@ import (
 // dist; docs/mpi.md). It reports whether it handled the command. A build
 // without the mpi tag refuses a job of several ranks (each would run the
 // whole simulation alone); a job of one rank runs as usual.
-func runOverMPI(a *runArgs, stdout, stderr io.Writer) (bool, error) {
+func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) {
 	// A checkpoint written over ranks resumes only with as many ranks.
 	oneProcess := func() error {
 		if a.resume == "" {
@@ -51,6 +51,11 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (bool, error) {
 	}
 	defer comm.Finalize()
 	root := comm.Rank() == 0
+	if a.model.set {
+		// The ranks' θ̄ rows are not gathered into one file yet: refused
+		// (by every rank alike) rather than a run that writes no model.
+		return true, usagef("--save-model: not available over MPI ranks yet (the model of a run over %d ranks is not gathered into one file); run without --save-model, or as one process", comm.Size())
+	}
 	r, err := dist.Prepare(comm, a.cfg)
 	if err != nil {
 		return true, usageError{Err: err}
@@ -118,9 +123,19 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (bool, error) {
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), pairgossip.JSON(stats)); err != nil {
 		return true, err
 	}
+	if err := removeStale(a.out, []string{"trace.csv", "summary.json", "mpi.json"}, stderr); err != nil {
+		return true, err
+	}
 	if runErr != nil {
 		return true, runErr
 	}
+	cw := &checkedWriter{w: stdout}
+	stdout = cw
+	defer func() {
+		if cw.err != nil && err == nil {
+			err = fmt.Errorf("writing the result to standard output: %w", cw.err)
+		}
+	}()
 	if a.asJSON {
 		stdout.Write(pairgossip.JSON(sum))
 		return true, nil

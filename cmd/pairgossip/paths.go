@@ -3,9 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/dataset"
 )
 
 // existingAncestor returns dir if it exists, else its nearest existing
@@ -84,4 +90,162 @@ func checkOutFile(flagName, path string) error {
 		return usagef("%s %s: %v", flagName, path, err)
 	}
 	return nil
+}
+
+// namedPath is a file a flag reads (input) or the command writes.
+type namedPath struct {
+	what  string // "--data", "--out's trace.csv", ...
+	path  string
+	input bool
+}
+
+// runPaths lists the files a `pairgossip run` reads and writes: the data
+// file (and a .npy data set's labels file), the graph file, the checkpoint
+// resumed from; the trace, summary and MPI statistics in --out, the model
+// files, the checkpoint.
+func runPaths(a *runArgs) []namedPath {
+	var ps []namedPath
+	if st, err := os.Stat(a.cfg.Data); err == nil && !st.IsDir() {
+		ps = append(ps, namedPath{"--data", a.cfg.Data, true})
+		if strings.EqualFold(filepath.Ext(a.cfg.Data), ".npy") {
+			if lp, err := dataset.NPYLabelsPath(a.cfg.Data); err == nil {
+				ps = append(ps, namedPath{"the labels file of --data", lp, true})
+			}
+		}
+	}
+	if a.cfg.GraphFile != "" {
+		ps = append(ps, namedPath{"--graph-file", a.cfg.GraphFile, true})
+	}
+	if a.resume != "" {
+		ps = append(ps, namedPath{"--resume", a.resume, true})
+	}
+	// The files a flag names come before those put in a directory, so that
+	// a clash is reported against the flag that caused it.
+	if a.ckpt != "" && a.ckpt != a.resume {
+		ps = append(ps, namedPath{"--checkpoint", a.ckpt, false})
+	}
+	for _, f := range runOutFiles {
+		ps = append(ps, namedPath{"--out's " + f, filepath.Join(a.out, f), false})
+	}
+	if a.model.set {
+		dir := a.model.dir
+		if dir == "" {
+			dir = a.out
+		}
+		for _, f := range []string{pairgossip.ModelNodesFile, pairgossip.ModelMeanFile} {
+			ps = append(ps, namedPath{"--save-model's " + f, filepath.Join(dir, f), false})
+		}
+	}
+	return ps
+}
+
+// runOutFiles are the files `pairgossip run` writes into --out (mpi.json
+// only over MPI ranks; the model files only with --save-model).
+var runOutFiles = []string{"trace.csv", "summary.json", "mpi.json"}
+
+// checkDistinct refuses, before any work, an output that is an input or
+// another output: the same path, or the same file under another name (a
+// symbolic or hard link). An output never overwrites an input, and two
+// outputs never overwrite each other.
+func checkDistinct(ps []namedPath) error {
+	for i := range ps {
+		for j := i + 1; j < len(ps); j++ {
+			a, b := ps[i], ps[j]
+			if (a.input && b.input) || !sameFile(a.path, b.path) {
+				continue
+			}
+			out, other := a, b
+			if a.input {
+				out, other = b, a
+			}
+			if other.input {
+				return usagef("%s %s: is %s (%s): an output never overwrites an input; write it elsewhere", flagOf(out), out.path, other.what, other.path)
+			}
+			return usagef("%s %s: is also %s (%s): two outputs cannot share a file", flagOf(out), out.path, other.what, other.path)
+		}
+	}
+	return nil
+}
+
+// flagOf is the flag that chose an output's path ("--out" for "--out's trace.csv").
+func flagOf(p namedPath) string {
+	if i := strings.Index(p.what, "'s "); i > 0 {
+		return p.what[:i]
+	}
+	return p.what
+}
+
+// sameFile reports whether a and b name the same file: the same inode when
+// both exist, else the same absolute path once the symbolic links of their
+// directories are resolved.
+func sameFile(a, b string) bool {
+	sa, ea := os.Stat(a)
+	sb, eb := os.Stat(b)
+	if ea == nil && eb == nil {
+		return os.SameFile(sa, sb)
+	}
+	return canonical(a) == canonical(b)
+}
+
+// canonical is path made absolute, with the symbolic links of its nearest
+// existing ancestor resolved.
+func canonical(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	rest := ""
+	for d := abs; ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+		d = up
+	}
+}
+
+// removeStale removes from dir the files of an earlier run that this run
+// did not write (wrote holds the base names it wrote there): a model or the
+// MPI statistics left beside the new trace and summary would read as this
+// run's. It says what it removed on stderr.
+func removeStale(dir string, wrote []string, stderr io.Writer) error {
+	owned := append(append([]string(nil), runOutFiles...), pairgossip.ModelNodesFile, pairgossip.ModelMeanFile)
+	for _, f := range owned {
+		if slices.Contains(wrote, f) {
+			continue
+		}
+		p := filepath.Join(dir, f)
+		st, err := os.Lstat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			return fmt.Errorf("%s is an earlier run's and cannot be removed: %w", p, err)
+		}
+		fmt.Fprintf(stderr, "warning: removed %s, an earlier run's (this run wrote no %s there)\n", p, f)
+	}
+	return nil
+}
+
+// checkedWriter keeps the first error of the writes through it, so that a
+// command checks once, at the end, that everything it printed arrived.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
 }
