@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pairgossip/pairgossip/mpi"
+)
+
+// TestMPIRefusesWhatItCannotRun: case 1 of "Nothing silent, nothing lost",
+// under mpirun (go test -tags mpi ./cmd/pairgossip/). Over 2 ranks, the
+// objective problems (ranking with 2 and 3 levels, its hinge form,
+// similarity) are refused naming the problem, never run as the AUC
+// logistic loss under their label nor refused for ±1 labels, and
+// --save-model is refused instead of writing nothing; every refusal before
+// --out is created.
+func TestMPIRefusesWhatItCannotRun(t *testing.T) {
+	if !mpi.Compiled {
+		t.Skip("built without MPI: go test -tags mpi ./cmd/pairgossip/ runs this test")
+	}
+	if testing.Short() {
+		t.Skip("builds the command and runs mpirun")
+	}
+	if os.Getenv("OMPI_COMM_WORLD_SIZE") != "" {
+		t.Skip("run under mpirun")
+	}
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun not found (apt-get install -y openmpi-bin)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "pairgossip")
+	if out, err := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
+	}
+	for _, levels := range []int{2, 3} {
+		var b strings.Builder
+		for i := 0; i < 600; i++ {
+			fmt.Fprintf(&b, "%g,%g,%d\n", float64(i%13)/4, float64(i%7)-3, i%levels)
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("ord%d.csv", levels)), []byte(b.String()), 0o644)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--problem", "ranking", "--data", filepath.Join(dir, "ord2.csv")}, "--problem ranking does not run over MPI ranks"},
+		{[]string{"--problem", "ranking", "--data", filepath.Join(dir, "ord3.csv")}, "--problem ranking does not run over MPI ranks"},
+		{[]string{"--problem", "ranking-hinge", "--data", filepath.Join(dir, "ord3.csv")}, "--problem ranking-hinge does not run over MPI ranks"},
+		{[]string{"--problem", "similarity", "--data", filepath.Join(dir, "ord3.csv")}, "--problem similarity does not run over MPI ranks"},
+		{[]string{"--data", "synthetic-auc", "--n", "3000", "--save-model"}, "--save-model: not available over MPI ranks"},
+	}
+	for i, c := range cases {
+		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
+		args := []string{"--oversubscribe", "-np", "2"}
+		if os.Geteuid() == 0 {
+			args = append([]string{"--allow-run-as-root"}, args...)
+		}
+		args = append(args, bin, "run", "--graph", "watts-strogatz", "--algo", "sync", "--iters", "200", "--no-optimum", "--out", out)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		o, err := exec.CommandContext(ctx, mpirun, append(args, c.args...)...).CombinedOutput()
+		cancel()
+		if err == nil || !strings.Contains(string(o), c.want) || strings.Contains(string(o), "±1") {
+			t.Errorf("%v over 2 ranks: %v\n%s\nwant a refusal with %q", c.args, err, o, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(out, "trace.csv")); err == nil {
+			t.Errorf("%v: a refused run wrote trace.csv", c.args)
+		}
+	}
+}
