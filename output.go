@@ -112,6 +112,10 @@ type Summary struct {
 		N       int    `json:"n"`
 		D       int    `json:"d"`
 		Classes int    `json:"classes"`
+		// PositiveClass is the label text the AUC losses take as +1 (of a
+		// two-class data set: dataset.Dataset.Binary's rule), so that text
+		// labels ("benign"/"malignant") say which way the AUC reads.
+		PositiveClass string `json:"positive_class,omitempty"`
 	} `json:"data"`
 	Graph *GraphInfo `json:"graph,omitempty"`
 	// Execution is how the run was executed (none of it changes results
@@ -202,6 +206,11 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 		s.Error = err.Error()
 	}
 	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.Data.Name, r.Data.N, r.Data.D, r.Data.NumClasses()
+	if l, err := problem.ParseLoss(r.Config.Problem); err == nil && !l.IsMetric() && len(r.Data.ClassNames) == 2 {
+		if c := r.Data.PositiveClass(); c >= 0 {
+			s.Data.PositiveClass = r.Data.ClassNames[c]
+		}
+	}
 	if g := r.Graph; g != nil {
 		s.Graph = &GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
 			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}

@@ -295,6 +295,9 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 	if err := checkMemory(cfg, ds.N, ds.D, cfg.Workers, in.Objective); err != nil {
 		return nil, err
 	}
+	if err := checkScale(ds, loss.IsMetric() || cfg.Problem == "similarity"); err != nil {
+		return nil, err
+	}
 	stage(PhaseProblem)
 	t1 := time.Now()
 	labels := make([]int32, ds.N)
@@ -366,6 +369,37 @@ func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
 	}
 	r.Setup = SetupTimes{Data: t1.Sub(t0), Problem: t2.Sub(t1), Graph: t3.Sub(t2), Engine: time.Since(t3)}
 	return r, nil
+}
+
+// checkScale refuses data whose pair terms overflow a float64 whatever the
+// step size: a difference x_i − x_j summed over d coordinates (the AUC
+// margins and gradients) past MaxFloat64 at |x| > MaxFloat64/(2d), and for
+// a matrix parameter its square (δδᵀ, the Mahalanobis distance) at
+// |x| > √(MaxFloat64/d)/2. Such a run would stop at its first iteration
+// with a divergence that blames the step size.
+func checkScale(ds *dataset.Dataset, matrix bool) error {
+	if ds.D == 0 {
+		return nil
+	}
+	limit := math.MaxFloat64 / (2 * float64(ds.D))
+	if matrix {
+		limit = math.Sqrt(math.MaxFloat64/float64(ds.D)) / 2
+	}
+	big, at := 0.0, -1
+	for i, v := range ds.X {
+		if a := math.Abs(v); a > big {
+			big, at = a, i
+		}
+	}
+	if !(big > limit) {
+		return nil
+	}
+	what := "differences of such values overflow a float64"
+	if matrix {
+		what = "their squared differences (the Mahalanobis distances) overflow a float64"
+	}
+	return fmt.Errorf("%s: a value of magnitude %.3g (row %d, feature %d), beyond %.3g: %s whatever the step size; rescale the data (standardize it, or divide by a power of 10)",
+		ds.Name, big, at/ds.D+1, at%ds.D+1, limit, what)
 }
 
 // Close releases the run's workers.

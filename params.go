@@ -1,14 +1,17 @@
 package pairgossip
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/pairgossip/pairgossip/dataset"
 	"github.com/pairgossip/pairgossip/engine"
@@ -510,9 +513,29 @@ func dataExists(v any) error {
 		return fmt.Errorf("no data set given (%s or a file)", strings.Join(builtins, ", "))
 	}
 	if _, err := os.Stat(s); err != nil {
-		return fmt.Errorf("%q: no such file (and not a built-in: %s)", s, strings.Join(builtins, ", "))
+		return dataStatError(s, err, builtins)
 	}
 	return nil
+}
+
+// dataStatError says why the data path s cannot be opened: missing (and
+// not a built-in), a symbolic link to nothing, a loop of links, a
+// permission, as the system says.
+func dataStatError(s string, err error, builtins []string) error {
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%q: a loop of symbolic links (too many levels to resolve)", s)
+	case errors.Is(err, fs.ErrNotExist):
+		if target, lerr := os.Readlink(s); lerr == nil {
+			return fmt.Errorf("%q: a symbolic link to %q, which does not exist", s, target)
+		}
+		return fmt.Errorf("%q: no such file (and not a built-in: %s)", s, strings.Join(builtins, ", "))
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%q: %v", s, err)
 }
 
 // dropList: --drop-columns is empty or a comma-separated list of 1-based

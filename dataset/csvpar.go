@@ -107,6 +107,11 @@ func parseCSVParallel(data []byte, name string, opt CSVOptions, workers, minChun
 	var fields []string
 	found := false
 	for {
+		if rest := data[pos:]; len(rest) > MaxLineBytes && bytes.IndexByte(rest[:MaxLineBytes+1], '\n') < 0 {
+			// As the serial parser's scanner, at once: a file of one huge
+			// line (binary data, a JSON dump) is not searched to its end.
+			return nil, p.errf(lineNo+1, 0, "line longer than %d bytes (%s), the longest a data line may be", MaxLineBytes, humanBytes(MaxLineBytes))
+		}
 		line, next, ok := nextLine(data, pos)
 		if !ok {
 			break

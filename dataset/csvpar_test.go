@@ -279,3 +279,21 @@ func TestFastDecimalIsParseFloat(t *testing.T) {
 		t.Error("-0 is not negative zero")
 	}
 }
+
+// TestParallelLongFirstLine: a file of one line longer than MaxLineBytes is
+// refused with the serial parser's message, without searching the line to
+// its end (the issue "Nothing silent, nothing lost": a 2 GB one-line file
+// was read whole before "line has 1 fields").
+func TestParallelLongFirstLine(t *testing.T) {
+	data := bytes.Repeat([]byte("1.5"), MaxLineBytes/3+2)
+	for _, w := range []int{1, 2} {
+		_, err := parseCSVParallel(data, "one-line.csv", CSVOptions{}, w, 1)
+		if err == nil || !strings.Contains(err.Error(), "one-line.csv:1: line longer than") {
+			t.Fatalf("workers %d: err = %v", w, err)
+		}
+	}
+	_, err := ParseCSV(bytes.NewReader(data), "one-line.csv", CSVOptions{})
+	if err == nil || !strings.Contains(err.Error(), "one-line.csv:1: line longer than") {
+		t.Fatalf("serial: err = %v", err)
+	}
+}

@@ -231,3 +231,47 @@ func TestSaveModelCheckedFirst(t *testing.T) {
 		t.Error("the refused run created --out")
 	}
 }
+
+// TestSmallerCases: the smaller items. A symbolic-link loop and a
+// dangling link are named as such (not "no such file"); data whose pair
+// terms overflow is refused naming the value (not a divergence blaming the
+// step size); summary.json records which text label is the positive class.
+func TestSmallerCases(t *testing.T) {
+	dir := t.TempDir()
+	la, lb := filepath.Join(dir, "la"), filepath.Join(dir, "lb")
+	os.Symlink(la, lb)
+	os.Symlink(lb, la)
+	dangle := filepath.Join(dir, "dangle")
+	os.Symlink(filepath.Join(dir, "nothing.csv"), dangle)
+	huge := filepath.Join(dir, "huge.csv")
+	text := filepath.Join(dir, "text.csv")
+	var h, tx strings.Builder
+	tx.WriteString("a,b,label\n")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&h, "%de307,%d,%d\n", i%7, i%3, i%2)
+		fmt.Fprintf(&tx, "%d,%d,%s\n", i%7, i%3, []string{"benign", "malignant"}[i%2])
+	}
+	os.WriteFile(huge, []byte(h.String()), 0o644)
+	os.WriteFile(text, []byte(tx.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", la}, "a loop of symbolic links"},
+		{[]string{"--data", dangle}, "a symbolic link to"},
+		{[]string{"--data", huge}, "rescale the data"},
+		{[]string{"--data", huge, "--problem", "metric"}, "Mahalanobis"},
+	} {
+		code, _, stderr := runCLI(append([]string{"run", "--iters", "50", "--no-optimum", "--out", out}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "gamma-c") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, _, stderr := runCLI("run", "--data", text, "--iters", "50", "--no-optimum", "--log-points", "2", "--out", out); code != 0 {
+		t.Fatalf("text labels: %d %s", code, stderr)
+	}
+	if got := readSummary(t, out).Data.PositiveClass; got != "malignant" {
+		t.Errorf("positive_class = %q, want malignant", got)
+	}
+}
