@@ -43,11 +43,10 @@ type Input struct {
 func (in Input) configFor(cfg *Config) (Config, error) {
 	v := *cfg
 	if in.Objective != nil {
-		name := in.Objective.Info().Name
-		if name == "" {
-			return v, fmt.Errorf("problem: the objective has no name (ObjectiveInfo.Name)")
+		if err := problem.CheckObjective(in.Objective); err != nil {
+			return v, err
 		}
-		cfg.Problem, v.Problem = name, "auc"
+		cfg.Problem, v.Problem = in.Objective.Info().Name, "auc"
 	}
 	if in.X != nil {
 		if in.N < 2 || in.D < 1 || len(in.X) != in.N*in.D || len(in.Labels) != in.N {

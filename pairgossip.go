@@ -33,6 +33,7 @@ import (
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
+	"github.com/pairgossip/pairgossip/internal/guard"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -137,6 +138,12 @@ type Run struct {
 	Sim      *engine.Sim
 	Warnings []string
 }
+
+// PanicError is a panic of user code (an Input.Objective's method, a
+// callback) recovered by PrepareWith or ExecuteWith and returned as an
+// error, naming the user function (problem.Objective says which calls may
+// be concurrent).
+type PanicError = guard.PanicError
 
 // Record is one measurement of a run (engine.Record).
 type Record = engine.Record
@@ -245,8 +252,11 @@ type Progress struct {
 	Measured, Measures int
 }
 
-// PrepareWith is Prepare with data in memory and reporting its stages.
-func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
+// PrepareWith is Prepare with data in memory and reporting its stages. A
+// panic of user code (Input.Objective's methods, OnStage) is returned as a
+// *PanicError.
+func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
+	defer guard.Recover(&err)
 	in := opt.Input
 	stage := func(phase string) {
 		if opt.OnStage != nil {
@@ -388,7 +398,13 @@ type ExecOptions struct {
 }
 
 // ExecuteWith is Execute with checkpoints and resumption.
-func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error) {
+//
+// A panic of user code is returned as a *PanicError with the result so far
+// (the objective's methods and the callbacks of opt: engine.Sim.RunWith and
+// problem.Problem.Solve recover those of their own calls).
+func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, err error) {
+	out = &Result{Trace: opt.Trace}
+	defer guard.Recover(&err)
 	t0 := time.Now()
 	ro := engine.RunOptions{OnRecord: opt.OnRecord}
 	if opt.Checkpoint != "" {
@@ -411,11 +427,15 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 	m0 := r.Sim.Profile().Measure
 	trace, err := r.Sim.RunWith(ctx, ro, opt.Trace)
 	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0}
+	out = res
 	if len(trace) > 0 {
 		res.Final = trace[len(trace)-1]
 	}
 	var de *engine.DivergenceError
-	if opt.Checkpoint != "" && !errors.As(err, &de) {
+	var pe *engine.PanicError
+	// A diverged state is not saved, nor one a panic of user code left
+	// half-way through an iteration: the file keeps the last good state.
+	if opt.Checkpoint != "" && !errors.As(err, &de) && !errors.As(err, &pe) {
 		if cerr := r.SaveCheckpoint(opt.Checkpoint, trace); cerr != nil && err == nil {
 			err = cerr
 		}
@@ -431,7 +451,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 			opt.OnProgress(prog)
 		}
 		t1 := time.Now()
-		o, err := r.Problem.Solve(problem.OptimumOptions{})
+		o, err := r.Problem.Solve(problem.OptimumOptions{Workers: r.Config.Workers})
 		res.OptimumTime = time.Since(t1)
 		if err != nil {
 			return res, err
