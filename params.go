@@ -1,6 +1,7 @@
 package pairgossip
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -314,23 +315,55 @@ func (p *Param) Check(c *Config) error {
 }
 
 // ParamError is an invalid value of a parameter. Its message names the
-// parameter by its flag ("--iters must be >= 1, got 0"); KeyMessage names
-// it by its sweep key.
+// parameter by its field of Config, as a Go program sets it
+// ("Config.Iters must be >= 1, got 0"); FlagMessage names it by its flag
+// ("--iters must be >= 1, got 0"), as the command line says it, and
+// KeyMessage by its sweep key. One error, three readers: the table of
+// parameters gives each name.
 type ParamError struct {
 	Param *Param
 	Err   error // what is wrong, without the parameter's name
 }
 
-func (e *ParamError) Error() string { return named("--"+e.Param.Flag, e.Err.Error()) }
+func (e *ParamError) Error() string { return named("Config."+e.Param.Field, e.Err.Error()) }
 func (e *ParamError) Unwrap() error { return e.Err }
+
+// FlagMessage is the message naming the parameter by its flag of
+// pairgossip run ("--iters must be >= 1, got 0").
+func (e *ParamError) FlagMessage() string {
+	if e.Param.Flag == "" {
+		return e.Error()
+	}
+	return named("--"+e.Param.Flag, e.Err.Error())
+}
 
 // KeyMessage is the message naming the parameter by its sweep key
 // (`key "iters": must be >= 1, got 0`), or by its flag when it has none.
 func (e *ParamError) KeyMessage() string {
 	if e.Param.Key == "" {
-		return e.Error()
+		return e.FlagMessage()
 	}
 	return fmt.Sprintf("key %q: %v", e.Param.Key, e.Err)
+}
+
+// FlagMessage returns err's message as the command line says it: an
+// invalid parameter (a *ParamError anywhere in err's chain) named by its
+// flag instead of its Config field, and a divergence suggesting a smaller
+// --gamma-c instead of GammaC. Other errors keep their message.
+func FlagMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	var pe *ParamError
+	if errors.As(err, &pe) {
+		msg = strings.Replace(msg, pe.Error(), pe.FlagMessage(), 1)
+	}
+	var de *engine.DivergenceError
+	if errors.As(err, &de) {
+		msg = strings.Replace(msg, de.Error(), de.Message("--gamma-c"), 1)
+	}
+	return msg
 }
 
 // named prefixes a message with the name of what it is about: "--iters
@@ -345,7 +378,8 @@ func named(name, msg string) string {
 // Validate checks every parameter on its own (Param.Check), then those
 // that go together: the algorithm and the graph, the graph file, the
 // baseline. The error is a *ParamError naming the parameter at fault by its
-// flag (ParamError.KeyMessage names its sweep key). Reg may be empty (it
+// Config field (ParamError.FlagMessage names its flag, KeyMessage its sweep
+// key). Reg may be empty (it
 // is chosen by WithDefaults). Prepare calls Validate; the command line
 // calls it before any work, and pairgossip sweep plan --check for every run.
 func (c Config) Validate() error {

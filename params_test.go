@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pairgossip/pairgossip/engine"
 	"io"
 	"math"
 	"reflect"
@@ -230,8 +231,14 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: error %v is not a ParamError", tc.msg, err)
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), tc.msg) || !strings.HasPrefix(pe.KeyMessage(), tc.km) {
-			t.Errorf("got %q / %q, want %q / %q", err, pe.KeyMessage(), tc.msg, tc.km)
+		if !strings.HasPrefix(pe.FlagMessage(), tc.msg) || !strings.HasPrefix(pe.KeyMessage(), tc.km) {
+			t.Errorf("got %q / %q, want %q / %q", pe.FlagMessage(), pe.KeyMessage(), tc.msg, tc.km)
+		}
+		// A Go caller reads the Config field's name where the command line
+		// reads the flag ("Config.Iters must be >= 1, got 0").
+		field := "Config." + pe.Param.Field + strings.TrimPrefix(tc.msg, "--"+pe.Param.Flag)
+		if !strings.HasPrefix(err.Error(), field) || strings.Contains(err.Error(), "--") || FlagMessage(fmt.Errorf("wrapped: %w", err)) != "wrapped: "+pe.FlagMessage() {
+			t.Errorf("got %q, want %q, without a flag", err, field)
 		}
 		// Prepare refuses it with the same message, before loading anything.
 		if run, perr := Prepare(c); perr == nil || perr.Error() != err.Error() {
@@ -254,13 +261,25 @@ func TestValidate(t *testing.T) {
 	}
 	c = DefaultConfig()
 	c.Graph = ""
-	if err := c.ValidateGraph(); err == nil || !strings.Contains(err.Error(), "--graph must be given") {
+	if err := c.ValidateGraph(); err == nil || !strings.Contains(FlagMessage(err), "--graph must be given") || !strings.Contains(err.Error(), "Config.Graph must be given") {
 		t.Errorf("ValidateGraph without a graph: %v", err)
 	}
 	c.Graph, c.GraphP, c.Iters = "cycle", 2, 0 // ValidateGraph looks at the graph's parameters only
-	if err := c.ValidateGraph(); err == nil || !strings.HasPrefix(err.Error(), "--p must be in [0, 1]") {
+	if err := c.ValidateGraph(); err == nil || !strings.HasPrefix(FlagMessage(err), "--p must be in [0, 1]") {
 		t.Errorf("ValidateGraph: %v", err)
 	}
 }
 
 func posInf() float64 { return math.Inf(1) }
+
+// TestDivergenceNames: a divergence tells a Go caller to reduce GammaC and
+// the command line (FlagMessage) to reduce --gamma-c.
+func TestDivergenceNames(t *testing.T) {
+	err := fmt.Errorf("run: %w", &engine.DivergenceError{Iter: 7, Node: 3, Field: "z"})
+	if got := err.Error(); !strings.HasSuffix(got, "z is not finite (reduce GammaC?)") {
+		t.Errorf("Go: %q", got)
+	}
+	if got := FlagMessage(err); got != "run: divergence at iteration 7, node 3: z is not finite (reduce --gamma-c?)" {
+		t.Errorf("command line: %q", got)
+	}
+}

@@ -133,14 +133,14 @@ func TestJSONDiverged(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("run", "--problem", "auc-squared-hinge", "--graph", "complete", "--iters", "2000",
 		"--gamma-c", "1e300", "--no-optimum", "--json", "--out", out)
-	if code != 1 || !strings.Contains(stderr, "divergence at iteration") {
+	if code != 1 || !strings.Contains(stderr, "divergence at iteration") || !strings.Contains(stderr, "(reduce --gamma-c?)") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	var sum map[string]any
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("stdout is not the summary: %v\n%s", err, stdout)
 	}
-	if sum["status"] != "diverged" || !strings.Contains(sum["error"].(string), "divergence at iteration") {
+	if sum["status"] != "diverged" || !strings.Contains(sum["error"].(string), "divergence at iteration") || !strings.Contains(sum["error"].(string), "--gamma-c") {
 		t.Errorf("status %v, error %v", sum["status"], sum["error"])
 	}
 }

@@ -105,7 +105,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pairgossip: interrupted")
 		return 130
 	}
-	fmt.Fprintf(stderr, "pairgossip %s: %v\n", args[0], err)
+	fmt.Fprintf(stderr, "pairgossip %s: %s\n", args[0], pairgossip.FlagMessage(err))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
@@ -379,6 +379,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
 	prog.close()
 	sum := run.Summarize(res, runErr)
+	if runErr != nil {
+		sum.Error = pairgossip.FlagMessage(runErr) // as stderr says it
+	}
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
 		if a.ckpt != "" {
