@@ -34,6 +34,10 @@ type Input struct {
 	Labels []int32
 	// Edges is the graph, undirected edges between nodes 0..n−1 (n the
 	// number of points over Config.PointsNode); it replaces Config.Graph.
+	// The graph must be connected (a node without an edge is named in the
+	// error). An edge given twice, in the same or the other orientation, is
+	// merged into one, as in an edge-list file, and Run.Warnings says how
+	// many were.
 	Edges [][2]int32
 }
 

@@ -326,3 +326,31 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestInputGraphMissesNode: an edge list from memory that misses a node is
+// refused naming it; repeated edges (i j twice, or i j and j i) are merged
+// as an edge-list file's are, with a warning.
+func TestInputGraphMissesNode(t *testing.T) {
+	x, labels, target, _ := userData(30, 3)
+	var ring [][2]int32
+	for i := 0; i < 29; i++ { // node 29 left out
+		ring = append(ring, [2]int32{int32(i), int32((i + 1) % 29)})
+	}
+	cfg := pairgossip.DefaultConfig()
+	cfg.Iters, cfg.SkipOptimum = 10, true
+	in := pairgossip.Input{Objective: &pureLoss{target}, X: x, N: 30, D: 3, Labels: labels, Edges: ring}
+	_, err := pairgossip.PrepareInput(cfg, in)
+	if want := "graph: memory has node 29 without an edge (30 nodes, 2 connected components); gossip needs a connected graph"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	in.Edges = append(ring, [2]int32{28, 29}, [2]int32{29, 28}, [2]int32{0, 1})
+	run, err := pairgossip.PrepareInput(cfg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	want := "graph memory: 2 of its edges repeat another (the same pair, in either orientation) and were merged: 30 edges remain"
+	if len(run.Warnings) != 1 || run.Warnings[0] != want {
+		t.Errorf("warnings %q, want %q", run.Warnings, want)
+	}
+}
