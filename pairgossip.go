@@ -42,9 +42,19 @@ import (
 // the table in params.go, which gives its flag, sweep key, JSON name, help
 // and validation (Validate).
 type Config struct {
-	// Problem is auc (logistic), auc-hinge, auc-squared-hinge or metric.
+	// Problem is the pairwise loss, by name: a built-in loss
+	// (problem.LossNames: auc-logistic, also called auc or logistic;
+	// auc-hinge, or hinge; auc-squared-hinge, or squared-hinge;
+	// metric-hinge, or metric), or an objective built on problem.Objective
+	// (problem.ObjectiveProblemNames: ranking, ranking-hinge,
+	// ranking-squared-hinge, similarity). With PrepareInput and
+	// Input.Objective it is set to the objective's name.
 	Problem string `json:"problem"`
-	// Data is breast-cancer, synthetic, or the path of a CSV or LIBSVM file.
+	// Data is a built-in data set (breast-cancer, synthetic,
+	// synthetic-auc, synthetic-metric: package dataset's Spec constants) or
+	// the path of a file: CSV, LIBSVM, NumPy .npy (the labels from the
+	// y.npy beside it) or .npz. With PrepareInput and Input.X it is
+	// set to "memory".
 	Data string `json:"data"`
 	// DataSeed seeds the synthetic data set (kept apart from Seed so that
 	// repeated runs share their data, as in the paper).

@@ -4,10 +4,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pairgossip/pairgossip/dataset"
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/problem"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -281,5 +287,45 @@ func TestDivergenceNames(t *testing.T) {
 	}
 	if got := FlagMessage(err); got != "run: divergence at iteration 7, node 3: z is not finite (reduce --gamma-c?)" {
 		t.Errorf("command line: %q", got)
+	}
+}
+
+// TestConfigDocListsValues: the doc comments of Config.Problem and
+// Config.Data name every value the parser accepts (the lists the parsers
+// use), so that they cannot fall behind again.
+func TestConfigDocListsValues(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "pairgossip.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "Config" {
+			for _, fld := range ts.Type.(*ast.StructType).Fields.List {
+				for _, name := range fld.Names {
+					docs[name.Name] = fld.Doc.Text()
+				}
+			}
+		}
+		return true
+	})
+	want := map[string][]string{
+		"Problem": append(slices.Clone(problem.LossNames), problem.ObjectiveProblemNames...),
+		"Data":    {dataset.SpecBreastCancer, dataset.SpecSynthetic, dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric, "CSV", "LIBSVM", ".npy", ".npz"},
+	}
+	for _, aliases := range []string{"auc", "logistic", "hinge", "squared-hinge", "metric"} {
+		if problem.ParseProblemName(aliases) != nil {
+			t.Fatalf("%q is no longer accepted: update this test and the doc", aliases)
+		}
+		want["Problem"] = append(want["Problem"], aliases)
+	}
+	for field, names := range want {
+		doc := strings.Join(strings.Fields(docs[field]), " ")
+		for _, name := range names {
+			if !strings.Contains(doc, name) {
+				t.Errorf("the doc of Config.%s does not list %q: %q", field, name, doc)
+			}
+		}
 	}
 }
