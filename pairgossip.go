@@ -52,8 +52,8 @@ type Config struct {
 	Problem string `json:"problem"`
 	// Data is a built-in data set (breast-cancer, synthetic,
 	// synthetic-auc, synthetic-metric: package dataset's Spec constants) or
-	// the path of a file: CSV, LIBSVM, NumPy .npy (the labels from the
-	// y.npy beside it) or .npz. With PrepareInput and Input.X it is
+	// the path of a file: CSV, LIBSVM, NumPy .npy (the labels from
+	// LabelsFile, or the y.npy beside it) or .npz. With PrepareInput and Input.X it is
 	// set to "memory".
 	Data string `json:"data"`
 	// DataSeed seeds the synthetic data set (kept apart from Seed so that
@@ -70,6 +70,9 @@ type Config struct {
 	LabelName   string `json:"label_name,omitempty"`
 	DropColumns string `json:"drop_columns,omitempty"`
 	LIBSVMDim   int    `json:"libsvm_dim,omitempty"`
+	// LabelsFile is the .npy file of the labels of a NumPy .npy Data file
+	// (empty: the y.npy beside it, by dataset.NPYLabelsPath's rule).
+	LabelsFile string `json:"labels_file,omitempty"`
 	// N, Dim and Classes size the synthetic-auc and synthetic-metric data
 	// sets (0: their defaults); they must be 0 for the other data.
 	N       int `json:"n,omitempty"`

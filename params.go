@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,6 +103,9 @@ var params = []*Param{
 		check: dropList},
 	{Field: "LIBSVMDim", Flag: "libsvm-dim", Key: "libsvm_dim", JSON: "libsvm_dim",
 		Help: "LIBSVM: the dimension (0: the largest index in the file); an index above it is an error", check: atLeast(0)},
+	{Field: "LabelsFile", Flag: "labels-file", Key: "labels_file", JSON: "labels_file", Path: true,
+		Help:  "NumPy: the .npy file of the labels of a .npy --data file (default: the y.npy beside it)",
+		check: fileExists},
 	{Field: "Graph", Flag: "graph", Key: "graph", JSON: "graph", Group: "graph", Choices: graph.Kinds, Noun: "graph",
 		Help: "topology: " + strings.Join(graph.Kinds, ", ")},
 	{Field: "GraphK", Flag: "k", Key: "graph_k", JSON: "graph_k", Group: "graph",
@@ -347,9 +351,10 @@ func (e *ParamError) KeyMessage() string {
 }
 
 // FlagMessage returns err's message as the command line says it: an
-// invalid parameter (a *ParamError anywhere in err's chain) named by its
-// flag instead of its Config field, and a divergence suggesting a smaller
-// --gamma-c instead of GammaC. Other errors keep their message.
+// invalid parameter (a *ParamError anywhere in err's chain), and any
+// parameter a message names as Config.Field, named by its flag; a
+// divergence suggesting a smaller --gamma-c instead of GammaC. Other
+// errors keep their message.
 func FlagMessage(err error) string {
 	if err == nil {
 		return ""
@@ -363,8 +368,22 @@ func FlagMessage(err error) string {
 	if errors.As(err, &de) {
 		msg = strings.Replace(msg, de.Error(), de.Message("--gamma-c"), 1)
 	}
-	return msg
+	// Any other mention of a parameter by its field ("give the labels file
+	// (Config.LabelsFile)").
+	return configField.ReplaceAllStringFunc(msg, func(m string) string {
+		for _, p := range params {
+			if p.Flag != "" && m == "Config."+p.Field {
+				return "--" + p.Flag
+			}
+		}
+		return m
+	})
 }
+
+// configField matches a mention of a field of Config in a message.
+// (a qualified engine.Config.X is left as it is: only a match that starts
+// with "Config." is replaced).
+var configField = regexp.MustCompile(`[\w.]*\bConfig\.[A-Z][A-Za-z0-9]*\b`)
 
 // named prefixes a message with the name of what it is about: "--iters
 // must be >= 1", "--graph: unknown graph ...".
@@ -576,7 +595,8 @@ func (c Config) LoadOptions() dataset.LoadOptions {
 		}
 	}
 	return dataset.LoadOptions{Seed: c.DataSeed, N: c.N, Dim: c.Dim, Classes: c.Classes, Workers: c.Workers,
-		CSV: csv, LIBSVM: dataset.LIBSVMOptions{D: c.LIBSVMDim}}
+		CSV: csv, LIBSVM: dataset.LIBSVMOptions{D: c.LIBSVMDim},
+		NPY: dataset.NPYOptions{Labels: c.LabelsFile, LabelsName: "Config.LabelsFile"}}
 }
 
 // fileExists: empty, or an existing file.

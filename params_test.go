@@ -1,6 +1,7 @@
 package pairgossip
 
 import (
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"go/token"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -327,5 +330,65 @@ func TestConfigDocListsValues(t *testing.T) {
 				t.Errorf("the doc of Config.%s does not list %q: %q", field, name, doc)
 			}
 		}
+	}
+}
+
+// TestFlagMessageFields: the command line reads a parameter a message
+// names as Config.Field by its flag; other text is left alone.
+func TestFlagMessageFields(t *testing.T) {
+	for in, want := range map[string]string{
+		"give the labels file (Config.LabelsFile) otherwise":    "give the labels file (--labels-file) otherwise",
+		"Config.GraphFile and Config.Graph":                     "--graph-file and --graph",
+		"engine.Config.Schedule, Config.Workers, Config.NoSuch": "engine.Config.Schedule, --workers, Config.NoSuch",
+	} {
+		if got := FlagMessage(errors.New(in)); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestNPYLabelsFileMessage: a .npy data file without its labels file is
+// refused naming the option that gives it: Config.LabelsFile for a Go
+// caller, --labels-file on the command line; and --labels-file names it.
+func TestNPYLabelsFileMessage(t *testing.T) {
+	dir := t.TempDir()
+	xPath := filepath.Join(dir, "X.npy")
+	writeNPY(t, xPath, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 4, 2)
+	c := DefaultConfig()
+	c.Data, c.Iters, c.SkipOptimum = xPath, 10, true
+	_, err := Prepare(c)
+	if err == nil || !strings.Contains(err.Error(), "give the labels file (Config.LabelsFile) otherwise") ||
+		!strings.Contains(FlagMessage(err), "give the labels file (--labels-file) otherwise") {
+		t.Fatalf("got %v", err)
+	}
+	yPath := filepath.Join(dir, "classes.npy")
+	writeNPY(t, yPath, []float64{0, 1, 0, 1}, 4, 0)
+	c.LabelsFile, c.Graph = yPath, "cycle"
+	run, err := Prepare(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Close()
+}
+
+// writeNPY writes a float64 .npy file of rows×cols (cols 0: a vector).
+func writeNPY(t *testing.T, path string, v []float64, rows, cols int) {
+	t.Helper()
+	shape := fmt.Sprintf("(%d,)", rows)
+	if cols > 0 {
+		shape = fmt.Sprintf("(%d, %d)", rows, cols)
+	}
+	h := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': %s, }", shape)
+	for (10+len(h)+1)%64 != 0 {
+		h += " "
+	}
+	h += "\n"
+	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
+	b = append(b, h...)
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
