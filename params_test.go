@@ -230,6 +230,10 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Graph = "file" }, "--graph-file must be given when the graph is file", `key "graph_file": must be given`},
 		{func(c *Config) { c.Graph = "" }, "--graph: algorithm sync needs a graph", `key "graph": algorithm sync needs a graph`},
 		{func(c *Config) { c.Algorithm, c.Baseline = "centralized", "unbiased" }, "--baseline: unbiased applies to the gossip algorithms", `key "baseline"`},
+		{func(c *Config) { c.GraphRows = 3 }, `--rows: does not apply: it applies to the graph grid or torus, but the graph is "watts-strogatz"`, `key "graph_rows": does not apply`},
+		{func(c *Config) { c.Graph, c.GraphK = "cycle", 4 }, `--k: does not apply: it applies to the graph watts-strogatz, but the graph is "cycle"`, `key "graph_k": does not apply`},
+		{func(c *Config) { c.N = 10 }, `--n: does not apply: it sizes synthetic-auc and synthetic-metric, but the data is "breast-cancer"`, `key "n": does not apply`},
+		{func(c *Config) { c.Lambda = 0.1 }, "--lambda: does not apply: it applies to the regulariser l2 or l1, but the regulariser is none", `key "lambda": does not apply`},
 	}
 	for _, tc := range cases {
 		c := DefaultConfig()
