@@ -34,6 +34,10 @@ type Input struct {
 	Labels []int32
 	// Edges is the graph, undirected edges between nodes 0..n−1 (n the
 	// number of points over Config.PointsNode); it replaces Config.Graph.
+	// The graph must be connected (a node without an edge is named in the
+	// error). An edge given twice, in the same or the other orientation, is
+	// merged into one, as in an edge-list file, and Run.Warnings says how
+	// many were.
 	Edges [][2]int32
 }
 
@@ -43,11 +47,10 @@ type Input struct {
 func (in Input) configFor(cfg *Config) (Config, error) {
 	v := *cfg
 	if in.Objective != nil {
-		name := in.Objective.Info().Name
-		if name == "" {
-			return v, fmt.Errorf("problem: the objective has no name (ObjectiveInfo.Name)")
+		if err := problem.CheckObjective(in.Objective); err != nil {
+			return v, err
 		}
-		cfg.Problem, v.Problem = name, "auc"
+		cfg.Problem, v.Problem = in.Objective.Info().Name, "auc"
 	}
 	if in.X != nil {
 		if in.N < 2 || in.D < 1 || len(in.X) != in.N*in.D || len(in.Labels) != in.N {

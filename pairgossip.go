@@ -34,6 +34,7 @@ import (
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
+	"github.com/pairgossip/pairgossip/internal/guard"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -42,9 +43,19 @@ import (
 // the table in params.go, which gives its flag, sweep key, JSON name, help
 // and validation (Validate).
 type Config struct {
-	// Problem is auc (logistic), auc-hinge, auc-squared-hinge or metric.
+	// Problem is the pairwise loss, by name: a built-in loss
+	// (problem.LossNames: auc-logistic, also called auc or logistic;
+	// auc-hinge, or hinge; auc-squared-hinge, or squared-hinge;
+	// metric-hinge, or metric), or an objective built on problem.Objective
+	// (problem.ObjectiveProblemNames: ranking, ranking-hinge,
+	// ranking-squared-hinge, similarity). With PrepareInput and
+	// Input.Objective it is set to the objective's name.
 	Problem string `json:"problem"`
-	// Data is breast-cancer, synthetic, or the path of a CSV or LIBSVM file.
+	// Data is a built-in data set (breast-cancer, synthetic,
+	// synthetic-auc, synthetic-metric: package dataset's Spec constants) or
+	// the path of a file: CSV, LIBSVM, NumPy .npy (the labels from
+	// LabelsFile, or the y.npy beside it) or .npz. With PrepareInput and Input.X it is
+	// set to "memory".
 	Data string `json:"data"`
 	// DataSeed seeds the synthetic data set (kept apart from Seed so that
 	// repeated runs share their data, as in the paper).
@@ -60,6 +71,9 @@ type Config struct {
 	LabelName   string `json:"label_name,omitempty"`
 	DropColumns string `json:"drop_columns,omitempty"`
 	LIBSVMDim   int    `json:"libsvm_dim,omitempty"`
+	// LabelsFile is the .npy file of the labels of a NumPy .npy Data file
+	// (empty: the y.npy beside it, by dataset.NPYLabelsPath's rule).
+	LabelsFile string `json:"labels_file,omitempty"`
 	// N, Dim and Classes size the synthetic-auc and synthetic-metric data
 	// sets (0: their defaults); they must be 0 for the other data.
 	N       int `json:"n,omitempty"`
@@ -138,6 +152,12 @@ type Run struct {
 	Sim      *engine.Sim
 	Warnings []string
 }
+
+// PanicError is a panic of user code (an Input.Objective's method, a
+// callback) recovered by PrepareWith or ExecuteWith and returned as an
+// error, naming the user function (problem.Objective says which calls may
+// be concurrent).
+type PanicError = guard.PanicError
 
 // Record is one measurement of a run (engine.Record).
 type Record = engine.Record
@@ -246,8 +266,11 @@ type Progress struct {
 	Measured, Measures int
 }
 
-// PrepareWith is Prepare with data in memory and reporting its stages.
-func PrepareWith(cfg Config, opt PrepareOptions) (*Run, error) {
+// PrepareWith is Prepare with data in memory and reporting its stages. A
+// panic of user code (Input.Objective's methods, OnStage) is returned as a
+// *PanicError.
+func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
+	defer guard.Recover(&err)
 	in := opt.Input
 	stage := func(phase string) {
 		if opt.OnStage != nil {
@@ -430,7 +453,13 @@ type ExecOptions struct {
 }
 
 // ExecuteWith is Execute with checkpoints and resumption.
-func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error) {
+//
+// A panic of user code is returned as a *PanicError with the result so far
+// (the objective's methods and the callbacks of opt: engine.Sim.RunWith and
+// problem.Problem.Solve recover those of their own calls).
+func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, err error) {
+	out = &Result{Trace: opt.Trace}
+	defer guard.Recover(&err)
 	t0 := time.Now()
 	ro := engine.RunOptions{OnRecord: opt.OnRecord}
 	if opt.Checkpoint != "" {
@@ -472,11 +501,15 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 		err = nanErr
 	}
 	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0}
+	out = res
 	if len(trace) > 0 {
 		res.Final = trace[len(trace)-1]
 	}
 	var de *engine.DivergenceError
-	if opt.Checkpoint != "" && !errors.As(err, &de) {
+	var pe *engine.PanicError
+	// A diverged state is not saved, nor one a panic of user code left
+	// half-way through an iteration: the file keeps the last good state.
+	if opt.Checkpoint != "" && !errors.As(err, &de) && !errors.As(err, &pe) {
 		if cerr := r.SaveCheckpoint(opt.Checkpoint, trace); cerr != nil && err == nil {
 			err = cerr
 		}
@@ -492,7 +525,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 			opt.OnProgress(prog)
 		}
 		t1 := time.Now()
-		o, err := r.Problem.Solve(problem.OptimumOptions{})
+		o, err := r.Problem.Solve(problem.OptimumOptions{Workers: r.Config.Workers})
 		res.OptimumTime = time.Since(t1)
 		if err != nil {
 			return res, err

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +57,12 @@ type Param struct {
 	OldFlags, OldKeys []string
 
 	check func(v any) error // the value on its own (nil: any value)
+	// only, if not nil, says when the parameter applies: "" when it does
+	// in c, else why not ("applies to grid and torus, but the graph is
+	// cycle"). A parameter given a value (neither zero nor its default)
+	// where it does not apply is refused (Config.Validate: one rule for
+	// every parameter that has a condition).
+	only func(c *Config) string
 }
 
 // Kind is the type of a parameter's value.
@@ -84,44 +92,61 @@ var params = []*Param{
 		check: dataExists},
 	{Field: "N", Flag: "n", Key: "n", JSON: "n",
 		Help:  "points (nodes) of synthetic-auc / synthetic-metric (0: their default, 1000)",
-		check: atLeast(0)},
+		check: atLeast(0),
+		only:  onlyData("synthetic-auc and synthetic-metric", dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric)},
 	{Field: "Dim", Flag: "dim", Key: "dim", JSON: "dim",
 		Help:  "dimension of synthetic-auc / synthetic-metric (0: 16 / 40)",
-		check: atLeast(0)},
+		check: atLeast(0),
+		only:  onlyData("synthetic-auc and synthetic-metric", dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric)},
 	{Field: "Classes", Flag: "classes", Key: "classes", JSON: "classes",
 		Help:  "classes of synthetic-metric (0: 10)",
-		check: atLeast(0)},
+		check: atLeast(0),
+		only:  onlyClasses},
 	{Field: "DataSeed", Flag: "data-seed", Key: "data_seed", JSON: "data_seed",
 		Help: "seed of the synthetic data set"},
 	{Field: "LabelColumn", Flag: "label-column", Key: "label_column", JSON: "label_column",
-		Help: "CSV: 1-based label column (0: last; negative counts from the end); or --label-name"},
+		Help: "CSV: 1-based label column (0: last; negative counts from the end); or --label-name",
+		only: onlyFile("CSV", ".npy", ".npz", ".svm", ".libsvm")},
 	{Field: "CSVHeader", Flag: "csv-header", Key: "csv_header", JSON: "csv_header", Choices: []string{"present", "absent"}, Auto: "auto", Noun: "CSV header mode",
-		Help: "CSV: whether the first line holds column names: auto (when every feature field of it is\nnon-numeric text), present or absent"},
+		Help: "CSV: whether the first line holds column names: auto (when every feature field of it is\nnon-numeric text), present or absent",
+		only: onlyFile("CSV", ".npy", ".npz", ".svm", ".libsvm")},
 	{Field: "LabelName", Flag: "label-name", Key: "label_name", JSON: "label_name",
-		Help: "CSV: the label column by its name in the header line (the file then has one)"},
+		Help: "CSV: the label column by its name in the header line (the file then has one)",
+		only: onlyFile("CSV", ".npy", ".npz", ".svm", ".libsvm")},
 	{Field: "DropColumns", Flag: "drop-columns", Key: "drop_columns", JSON: "drop_columns",
 		Help:  "CSV: columns to ignore (an id column...): comma-separated 1-based numbers or header names",
-		check: dropList},
+		check: dropList,
+		only:  onlyFile("CSV", ".npy", ".npz", ".svm", ".libsvm")},
 	{Field: "LIBSVMDim", Flag: "libsvm-dim", Key: "libsvm_dim", JSON: "libsvm_dim",
-		Help: "LIBSVM: the dimension (0: the largest index in the file); an index above it is an error", check: atLeast(0)},
+		Help: "LIBSVM: the dimension (0: the largest index in the file); an index above it is an error", check: atLeast(0),
+		only: onlyFile("LIBSVM", ".npy", ".npz", ".csv")},
+	{Field: "LabelsFile", Flag: "labels-file", Key: "labels_file", JSON: "labels_file", Path: true,
+		Help:  "NumPy: the .npy file of the labels of a .npy --data file (default: the y.npy beside it)",
+		check: fileExists,
+		only:  onlyFile("NumPy .npy", ".npz", ".csv", ".svm", ".libsvm")},
 	{Field: "Graph", Flag: "graph", Key: "graph", JSON: "graph", Group: "graph", Choices: graph.Kinds, Noun: "graph",
 		Help: "topology: " + strings.Join(graph.Kinds, ", ")},
 	{Field: "GraphK", Flag: "k", Key: "graph_k", JSON: "graph_k", Group: "graph",
 		Help:  "Watts–Strogatz k: each node is joined to ⌊k/2⌋ neighbours on each side\nbefore rewiring (k = 5 gives degree 4, as in networkx and the paper)",
-		check: atLeast(0)},
+		check: atLeast(0),
+		only:  onlyGraph("watts-strogatz")},
 	{Field: "GraphP", Flag: "p", Key: "graph_p", JSON: "graph_p", Group: "graph",
 		Help:  "Watts–Strogatz rewiring probability, or Erdős–Rényi edge probability",
-		check: within(0, 1)},
+		check: within(0, 1),
+		only:  onlyGraph("watts-strogatz", "erdos-renyi")},
 	{Field: "GraphR", Flag: "graph-radius", Key: "graph_radius", JSON: "graph_radius", Group: "graph", OldFlags: []string{"radius"},
 		Help:  "random geometric graph: connection radius in the unit square (0: 1.5·sqrt(log n / (π n)));\nnot the ℓ2 ball's radius, which is --ball-radius",
-		check: atLeast(0)},
+		check: atLeast(0),
+		only:  onlyGraph("geometric")},
 	{Field: "GraphFile", Flag: "graph-file", Key: "graph_file", JSON: "graph_file", Group: "graph", Path: true,
 		Help:  "edge list for --graph file: whitespace-separated node ids, # comments",
 		check: fileExists},
 	{Field: "GraphRows", Flag: "rows", Key: "graph_rows", JSON: "graph_rows", Group: "graph",
-		Help: "grid/torus rows (0: near-square factorisation of n)", check: atLeast(0)},
+		Help: "grid/torus rows (0: near-square factorisation of n)", check: atLeast(0),
+		only: onlyGraph("grid", "torus")},
 	{Field: "GraphCols", Flag: "cols", Key: "graph_cols", JSON: "graph_cols", Group: "graph",
-		Help: "grid/torus columns", check: atLeast(0)},
+		Help: "grid/torus columns", check: atLeast(0),
+		only: onlyGraph("grid", "torus")},
 	{Field: "GraphSeed", Flag: "graph-seed", Key: "graph_seed", JSON: "graph_seed", Group: "graph",
 		Help: "seed of the random graph; a disconnected draw is redrawn with a new sub-seed"},
 	{Field: "PointsNode", Flag: "points-per-node", Key: "points_per_node", JSON: "points_per_node", Group: "graph",
@@ -140,12 +165,15 @@ var params = []*Param{
 		Help:  "regulariser ψ: none, l2 (λ‖θ‖²), l1 (λ‖θ‖₁), l2-ball (radius --ball-radius), psd (cone)\n(default: psd for metric learning, none otherwise)",
 		check: parsedBy(problem.ParseReg)},
 	{Field: "Lambda", Flag: "lambda", Key: "lambda", JSON: "lambda",
-		Help: "λ of the l2 and l1 regularisers", check: atLeast(0)},
+		Help: "λ of the l2 and l1 regularisers", check: atLeast(0),
+		only: onlyReg(problem.RegL2Sq, problem.RegL1)},
 	{Field: "Radius", Flag: "ball-radius", Key: "ball_radius", JSON: "radius", OldKeys: []string{"radius"},
 		Help:  "radius of the l2-ball constraint (--reg l2-ball); not the geometric graph's, which is --graph-radius",
-		check: above(0)},
+		check: above(0),
+		only:  onlyReg(problem.RegL2Ball)},
 	{Field: "B", Flag: "b", Key: "b", JSON: "b",
-		Help: "metric learning threshold b > 0", check: above(0)},
+		Help: "metric learning threshold b > 0", check: above(0),
+		only: onlyMetric},
 	{Field: "GammaC", Flag: "gamma-c", Key: "gamma_c", JSON: "gamma_c",
 		Help:  "step size constant c in γ(t) = c/t^(1/2+α) (metric learning wants ≈ 0.01)",
 		check: above(0)},
@@ -317,24 +345,71 @@ func (p *Param) Check(c *Config) error {
 }
 
 // ParamError is an invalid value of a parameter. Its message names the
-// parameter by its flag ("--iters must be >= 1, got 0"); KeyMessage names
-// it by its sweep key.
+// parameter by its field of Config, as a Go program sets it
+// ("Config.Iters must be >= 1, got 0"); FlagMessage names it by its flag
+// ("--iters must be >= 1, got 0"), as the command line says it, and
+// KeyMessage by its sweep key. One error, three readers: the table of
+// parameters gives each name.
 type ParamError struct {
 	Param *Param
 	Err   error // what is wrong, without the parameter's name
 }
 
-func (e *ParamError) Error() string { return named("--"+e.Param.Flag, e.Err.Error()) }
+func (e *ParamError) Error() string { return named("Config."+e.Param.Field, e.Err.Error()) }
 func (e *ParamError) Unwrap() error { return e.Err }
+
+// FlagMessage is the message naming the parameter by its flag of
+// pairgossip run ("--iters must be >= 1, got 0").
+func (e *ParamError) FlagMessage() string {
+	if e.Param.Flag == "" {
+		return e.Error()
+	}
+	return named("--"+e.Param.Flag, e.Err.Error())
+}
 
 // KeyMessage is the message naming the parameter by its sweep key
 // (`key "iters": must be >= 1, got 0`), or by its flag when it has none.
 func (e *ParamError) KeyMessage() string {
 	if e.Param.Key == "" {
-		return e.Error()
+		return e.FlagMessage()
 	}
 	return fmt.Sprintf("key %q: %v", e.Param.Key, e.Err)
 }
+
+// FlagMessage returns err's message as the command line says it: an
+// invalid parameter (a *ParamError anywhere in err's chain), and any
+// parameter a message names as Config.Field, named by its flag; a
+// divergence suggesting a smaller --gamma-c instead of GammaC. Other
+// errors keep their message.
+func FlagMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	var pe *ParamError
+	if errors.As(err, &pe) {
+		msg = strings.Replace(msg, pe.Error(), pe.FlagMessage(), 1)
+	}
+	var de *engine.DivergenceError
+	if errors.As(err, &de) {
+		msg = strings.Replace(msg, de.Error(), de.Message("--gamma-c"), 1)
+	}
+	// Any other mention of a parameter by its field ("give the labels file
+	// (Config.LabelsFile)").
+	return configField.ReplaceAllStringFunc(msg, func(m string) string {
+		for _, p := range params {
+			if p.Flag != "" && m == "Config."+p.Field {
+				return "--" + p.Flag
+			}
+		}
+		return m
+	})
+}
+
+// configField matches a mention of a field of Config in a message.
+// (a qualified engine.Config.X is left as it is: only a match that starts
+// with "Config." is replaced).
+var configField = regexp.MustCompile(`[\w.]*\bConfig\.[A-Z][A-Za-z0-9]*\b`)
 
 // named prefixes a message with the name of what it is about: "--iters
 // must be >= 1", "--graph: unknown graph ...".
@@ -348,7 +423,8 @@ func named(name, msg string) string {
 // Validate checks every parameter on its own (Param.Check), then those
 // that go together: the algorithm and the graph, the graph file, the
 // baseline. The error is a *ParamError naming the parameter at fault by its
-// flag (ParamError.KeyMessage names its sweep key). Reg may be empty (it
+// Config field (ParamError.FlagMessage names its flag, KeyMessage its sweep
+// key). Reg may be empty (it
 // is chosen by WithDefaults). Prepare calls Validate; the command line
 // calls it before any work, and pairgossip sweep plan --check for every run.
 func (c Config) Validate() error {
@@ -367,7 +443,115 @@ func (c Config) Validate() error {
 	case int64(c.LogPoints) > c.Iters && c.LogPoints > DefaultConfig().LogPoints:
 		return paramErrorf("LogPoints", "must be <= the iterations (%d), got %d: a run measures at most once an iteration", c.Iters, c.LogPoints)
 	}
-	return c.validateGraphFile()
+	if err := c.validateGraphFile(); err != nil {
+		return err
+	}
+	return c.validateApplies(func(*Param) bool { return true })
+}
+
+// validateApplies refuses a parameter of those which selects that is given
+// a value (neither zero nor its default: a sweep or a program that sets
+// every parameter to its default is not refused) where it does not apply
+// (Param.only). The seeds are not in the rule: one seed often drives a
+// whole series of runs, some of which draw nothing with it.
+func (c Config) validateApplies(which func(*Param) bool) error {
+	def := DefaultConfig()
+	for _, p := range params {
+		if p.only == nil || !which(p) {
+			continue
+		}
+		v := p.Get(&c)
+		if v == p.Get(&Config{}) || v == p.Get(&def) {
+			continue
+		}
+		if why := p.only(&c); why != "" {
+			return &ParamError{Param: p, Err: fmt.Errorf("does not apply: %s", why)}
+		}
+	}
+	return nil
+}
+
+// onlyGraph: the parameter applies to these graph kinds.
+func onlyGraph(kinds ...string) func(c *Config) string {
+	return func(c *Config) string {
+		if c.Graph == "" || slices.Contains(kinds, strings.ToLower(c.Graph)) {
+			return ""
+		}
+		return fmt.Sprintf("it applies to the graph %s, but the graph is %q", orList(kinds), c.Graph)
+	}
+}
+
+// onlyData: the parameter applies to these built-in data sets.
+func onlyData(what string, specs ...string) func(c *Config) string {
+	return func(c *Config) string {
+		if slices.Contains(specs, c.Data) {
+			return ""
+		}
+		if c.Data == dataset.SpecSynthetic {
+			return fmt.Sprintf("it sizes %s, but the data is %q, the paper's set as published (1000 points, dimension 40, 10 classes)", what, c.Data)
+		}
+		return fmt.Sprintf("it sizes %s, but the data is %q, which has its own size", what, c.Data)
+	}
+}
+
+// onlyClasses: the classes apply to synthetic-metric, and to synthetic-auc
+// when they are 2.
+func onlyClasses(c *Config) string {
+	if c.Data == dataset.SpecSyntheticAUC && c.Classes != 2 {
+		return fmt.Sprintf("%s has 2 classes, got %d (%s takes more)", c.Data, c.Classes, dataset.SpecSyntheticMetric)
+	}
+	return onlyData("synthetic-metric", dataset.SpecSyntheticMetric, dataset.SpecSyntheticAUC)(c)
+}
+
+// onlyFile: the parameter applies to a data file of the format named; a
+// built-in data set, or a file whose extension says another format, is
+// refused.
+func onlyFile(format string, otherExts ...string) func(c *Config) string {
+	return func(c *Config) string {
+		if isBuiltinData(c.Data) {
+			return fmt.Sprintf("it applies to a %s data file, but the data is the built-in %q", format, c.Data)
+		}
+		if ext := strings.ToLower(filepath.Ext(c.Data)); slices.Contains(otherExts, ext) {
+			return fmt.Sprintf("it applies to a %s data file, but the data %q is a %s file", format, c.Data, ext)
+		}
+		return ""
+	}
+}
+
+// onlyReg: the parameter applies to these regularisers.
+func onlyReg(kinds ...problem.RegKind) func(c *Config) string {
+	return func(c *Config) string {
+		rk, err := problem.ParseReg(c.WithDefaults().Reg)
+		if err != nil || slices.Contains(kinds, rk) {
+			return ""
+		}
+		names := make([]string, len(kinds))
+		for i, k := range kinds {
+			names[i] = k.String()
+		}
+		return fmt.Sprintf("it applies to the regulariser %s, but the regulariser is %s", orList(names), rk)
+	}
+}
+
+// onlyMetric: the threshold b applies to metric learning.
+func onlyMetric(c *Config) string {
+	if l, err := problem.ParseLoss(c.Problem); err != nil || l.IsMetric() {
+		return ""
+	}
+	return fmt.Sprintf("it is the metric-learning threshold, but the problem is %s", c.Problem)
+}
+
+// orList joins names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// isBuiltinData reports whether a Data value names a built-in data set.
+func isBuiltinData(s string) bool {
+	return slices.Contains([]string{dataset.SpecBreastCancer, dataset.SpecSynthetic, dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric}, s)
 }
 
 // ValidateGraph checks the graph's parameters alone (Param.Group "graph"),
@@ -383,7 +567,10 @@ func (c Config) ValidateGraph() error {
 	if c.Graph == "" {
 		return paramErrorf("Graph", "must be given (valid: %s)", strings.Join(graph.Kinds, ", "))
 	}
-	return c.validateGraphFile()
+	if err := c.validateGraphFile(); err != nil {
+		return err
+	}
+	return c.validateApplies(func(p *Param) bool { return p.Group == "graph" })
 }
 
 func (c Config) validateGraphFile() error {
@@ -580,7 +767,8 @@ func (c Config) LoadOptions() dataset.LoadOptions {
 		}
 	}
 	return dataset.LoadOptions{Seed: c.DataSeed, N: c.N, Dim: c.Dim, Classes: c.Classes, Workers: c.Workers,
-		CSV: csv, LIBSVM: dataset.LIBSVMOptions{D: c.LIBSVMDim}}
+		CSV: csv, LIBSVM: dataset.LIBSVMOptions{D: c.LIBSVMDim},
+		NPY: dataset.NPYOptions{Labels: c.LabelsFile, LabelsName: "Config.LabelsFile"}}
 }
 
 // fileExists: empty, or an existing file.

@@ -1,12 +1,22 @@
 package pairgossip
 
 import (
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pairgossip/pairgossip/dataset"
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/problem"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -220,6 +230,10 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Graph = "file" }, "--graph-file must be given when the graph is file", `key "graph_file": must be given`},
 		{func(c *Config) { c.Graph = "" }, "--graph: algorithm sync needs a graph", `key "graph": algorithm sync needs a graph`},
 		{func(c *Config) { c.Algorithm, c.Baseline = "centralized", "unbiased" }, "--baseline: unbiased applies to the gossip algorithms", `key "baseline"`},
+		{func(c *Config) { c.GraphRows = 3 }, `--rows: does not apply: it applies to the graph grid or torus, but the graph is "watts-strogatz"`, `key "graph_rows": does not apply`},
+		{func(c *Config) { c.Graph, c.GraphK = "cycle", 4 }, `--k: does not apply: it applies to the graph watts-strogatz, but the graph is "cycle"`, `key "graph_k": does not apply`},
+		{func(c *Config) { c.N = 10 }, `--n: does not apply: it sizes synthetic-auc and synthetic-metric, but the data is "breast-cancer"`, `key "n": does not apply`},
+		{func(c *Config) { c.Lambda = 0.1 }, "--lambda: does not apply: it applies to the regulariser l2 or l1, but the regulariser is none", `key "lambda": does not apply`},
 	}
 	for _, tc := range cases {
 		c := DefaultConfig()
@@ -230,8 +244,14 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: error %v is not a ParamError", tc.msg, err)
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), tc.msg) || !strings.HasPrefix(pe.KeyMessage(), tc.km) {
-			t.Errorf("got %q / %q, want %q / %q", err, pe.KeyMessage(), tc.msg, tc.km)
+		if !strings.HasPrefix(pe.FlagMessage(), tc.msg) || !strings.HasPrefix(pe.KeyMessage(), tc.km) {
+			t.Errorf("got %q / %q, want %q / %q", pe.FlagMessage(), pe.KeyMessage(), tc.msg, tc.km)
+		}
+		// A Go caller reads the Config field's name where the command line
+		// reads the flag ("Config.Iters must be >= 1, got 0").
+		field := "Config." + pe.Param.Field + strings.TrimPrefix(tc.msg, "--"+pe.Param.Flag)
+		if !strings.HasPrefix(err.Error(), field) || strings.Contains(err.Error(), "--") || FlagMessage(fmt.Errorf("wrapped: %w", err)) != "wrapped: "+pe.FlagMessage() {
+			t.Errorf("got %q, want %q, without a flag", err, field)
 		}
 		// Prepare refuses it with the same message, before loading anything.
 		if run, perr := Prepare(c); perr == nil || perr.Error() != err.Error() {
@@ -254,13 +274,125 @@ func TestValidate(t *testing.T) {
 	}
 	c = DefaultConfig()
 	c.Graph = ""
-	if err := c.ValidateGraph(); err == nil || !strings.Contains(err.Error(), "--graph must be given") {
+	if err := c.ValidateGraph(); err == nil || !strings.Contains(FlagMessage(err), "--graph must be given") || !strings.Contains(err.Error(), "Config.Graph must be given") {
 		t.Errorf("ValidateGraph without a graph: %v", err)
 	}
 	c.Graph, c.GraphP, c.Iters = "cycle", 2, 0 // ValidateGraph looks at the graph's parameters only
-	if err := c.ValidateGraph(); err == nil || !strings.HasPrefix(err.Error(), "--p must be in [0, 1]") {
+	if err := c.ValidateGraph(); err == nil || !strings.HasPrefix(FlagMessage(err), "--p must be in [0, 1]") {
 		t.Errorf("ValidateGraph: %v", err)
 	}
 }
 
 func posInf() float64 { return math.Inf(1) }
+
+// TestDivergenceNames: a divergence tells a Go caller to reduce GammaC and
+// the command line (FlagMessage) to reduce --gamma-c.
+func TestDivergenceNames(t *testing.T) {
+	err := fmt.Errorf("run: %w", &engine.DivergenceError{Iter: 7, Node: 3, Field: "z"})
+	if got := err.Error(); !strings.HasSuffix(got, "z is not finite (reduce GammaC?)") {
+		t.Errorf("Go: %q", got)
+	}
+	if got := FlagMessage(err); got != "run: divergence at iteration 7, node 3: z is not finite (reduce --gamma-c?)" {
+		t.Errorf("command line: %q", got)
+	}
+}
+
+// TestConfigDocListsValues: the doc comments of Config.Problem and
+// Config.Data name every value the parser accepts (the lists the parsers
+// use), so that they cannot fall behind again.
+func TestConfigDocListsValues(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "pairgossip.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "Config" {
+			for _, fld := range ts.Type.(*ast.StructType).Fields.List {
+				for _, name := range fld.Names {
+					docs[name.Name] = fld.Doc.Text()
+				}
+			}
+		}
+		return true
+	})
+	want := map[string][]string{
+		"Problem": append(slices.Clone(problem.LossNames), problem.ObjectiveProblemNames...),
+		"Data":    {dataset.SpecBreastCancer, dataset.SpecSynthetic, dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric, "CSV", "LIBSVM", ".npy", ".npz"},
+	}
+	for _, aliases := range []string{"auc", "logistic", "hinge", "squared-hinge", "metric"} {
+		if problem.ParseProblemName(aliases) != nil {
+			t.Fatalf("%q is no longer accepted: update this test and the doc", aliases)
+		}
+		want["Problem"] = append(want["Problem"], aliases)
+	}
+	for field, names := range want {
+		doc := strings.Join(strings.Fields(docs[field]), " ")
+		for _, name := range names {
+			if !strings.Contains(doc, name) {
+				t.Errorf("the doc of Config.%s does not list %q: %q", field, name, doc)
+			}
+		}
+	}
+}
+
+// TestFlagMessageFields: the command line reads a parameter a message
+// names as Config.Field by its flag; other text is left alone.
+func TestFlagMessageFields(t *testing.T) {
+	for in, want := range map[string]string{
+		"give the labels file (Config.LabelsFile) otherwise":    "give the labels file (--labels-file) otherwise",
+		"Config.GraphFile and Config.Graph":                     "--graph-file and --graph",
+		"engine.Config.Schedule, Config.Workers, Config.NoSuch": "engine.Config.Schedule, --workers, Config.NoSuch",
+	} {
+		if got := FlagMessage(errors.New(in)); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestNPYLabelsFileMessage: a .npy data file without its labels file is
+// refused naming the option that gives it: Config.LabelsFile for a Go
+// caller, --labels-file on the command line; and --labels-file names it.
+func TestNPYLabelsFileMessage(t *testing.T) {
+	dir := t.TempDir()
+	xPath := filepath.Join(dir, "X.npy")
+	writeNPY(t, xPath, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 4, 2)
+	c := DefaultConfig()
+	c.Data, c.Iters, c.SkipOptimum = xPath, 10, true
+	_, err := Prepare(c)
+	if err == nil || !strings.Contains(err.Error(), "give the labels file (Config.LabelsFile) otherwise") ||
+		!strings.Contains(FlagMessage(err), "give the labels file (--labels-file) otherwise") {
+		t.Fatalf("got %v", err)
+	}
+	yPath := filepath.Join(dir, "classes.npy")
+	writeNPY(t, yPath, []float64{0, 1, 0, 1}, 4, 0)
+	c.LabelsFile, c.Graph = yPath, "cycle"
+	run, err := Prepare(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Close()
+}
+
+// writeNPY writes a float64 .npy file of rows×cols (cols 0: a vector).
+func writeNPY(t *testing.T, path string, v []float64, rows, cols int) {
+	t.Helper()
+	shape := fmt.Sprintf("(%d,)", rows)
+	if cols > 0 {
+		shape = fmt.Sprintf("(%d, %d)", rows, cols)
+	}
+	h := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': %s, }", shape)
+	for (10+len(h)+1)%64 != 0 {
+		h += " "
+	}
+	h += "\n"
+	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
+	b = append(b, h...)
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

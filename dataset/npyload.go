@@ -21,6 +21,10 @@ type NPYOptions struct {
 	// LoadNPY the file beside the features that LoadNPY's naming rule finds;
 	// for LoadNPZ the labels array inside the archive.
 	Labels string
+	// LabelsName is what messages call the option that gives Labels
+	// (empty: "NPYOptions.Labels"); a program that sets Labels from an
+	// option of its own names that one (pairgossip: Config.LabelsFile).
+	LabelsName string
 	// Standardize z-scores each feature (population std; a constant column
 	// becomes 0). The features are then read into memory, not mapped.
 	Standardize bool
@@ -54,7 +58,11 @@ func (opt NPYOptions) labelsPath(xPath string) (string, error) {
 	if opt.Labels != "" {
 		return opt.Labels, nil
 	}
-	return NPYLabelsPath(xPath)
+	name := opt.LabelsName
+	if name == "" {
+		name = "NPYOptions.Labels"
+	}
+	return npyLabelsPath(xPath, name)
 }
 
 // NPYLabelsPath returns the labels file LoadNPY reads for the features file
@@ -63,12 +71,16 @@ func (opt NPYOptions) labelsPath(xPath string) (string, error) {
 // or lower case), the first that exists of PREFIX + "y", "Y", "labels",
 // "label" with the extension ".npy", in the same directory. It is an error
 // when the name does not fit the pattern or no candidate exists.
-func NPYLabelsPath(xPath string) (string, error) {
+func NPYLabelsPath(xPath string) (string, error) { return npyLabelsPath(xPath, "NPYOptions.Labels") }
+
+// npyLabelsPath is NPYLabelsPath with the labels option called option in
+// its messages.
+func npyLabelsPath(xPath, option string) (string, error) {
 	dir, file := filepath.Split(xPath)
 	base := strings.TrimSuffix(file, filepath.Ext(file))
 	m := npyFeatureBase.FindStringSubmatch(base)
 	if m == nil {
-		return "", &ParseError{File: xPath, Msg: "cannot tell where the labels are: name the features PREFIX_X.npy (or X.npy) with the labels in PREFIX_y.npy (or y.npy) beside them, or give the labels file (NPYOptions.Labels), or use one .npz archive with arrays X and y"}
+		return "", &ParseError{File: xPath, Msg: "cannot tell where the labels are: name the features PREFIX_X.npy (or X.npy) with the labels in PREFIX_y.npy (or y.npy) beside them, or give the labels file (" + option + "), or use one .npz archive with arrays X and y"}
 	}
 	var tried []string
 	for _, c := range npzLabelNames {
@@ -78,8 +90,8 @@ func NPYLabelsPath(xPath string) (string, error) {
 		}
 		tried = append(tried, filepath.Base(p))
 	}
-	return "", &ParseError{File: xPath, Msg: fmt.Sprintf("no labels file beside the features: looked for %s in %s; give the labels file (NPYOptions.Labels) otherwise",
-		strings.Join(tried, ", "), filepath.Clean(dir+"."))}
+	return "", &ParseError{File: xPath, Msg: fmt.Sprintf("no labels file beside the features: looked for %s in %s; give the labels file (%s) otherwise",
+		strings.Join(tried, ", "), filepath.Clean(dir+"."), option)}
 }
 
 // LoadNPY reads a data set from NumPy .npy files: the features X from path

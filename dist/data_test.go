@@ -125,11 +125,12 @@ func TestOneRankNPY(t *testing.T) {
 	}
 }
 
-// TestDataFilesRefused: --n with a .npy file is refused.
+// TestDataFilesRefused: --n with a .npy file is refused (by the rule of
+// Config.Validate for every parameter that does not apply).
 func TestDataFilesRefused(t *testing.T) {
 	cfg := testConfig(3000, 10)
 	cfg.Data, cfg.N = writeAUCData(t, t.TempDir(), 3000), 3000
-	if _, err := Prepare(mpi.Self(), cfg); err == nil || !strings.Contains(err.Error(), "no --n or --dim") {
+	if _, err := Prepare(mpi.Self(), cfg); err == nil || !strings.Contains(err.Error(), "Config.N: does not apply") {
 		t.Errorf(".npy with --n: %v", err)
 	}
 }

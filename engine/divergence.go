@@ -13,8 +13,14 @@ type DivergenceError struct {
 	Field string
 }
 
-func (e *DivergenceError) Error() string {
-	return fmt.Sprintf("divergence at iteration %d, node %d: %s is not finite (reduce --gamma-c?)", e.Iter, e.Node, e.Field)
+// Error names the step size by its field, GammaC (of engine.Config and
+// pairgossip.Config); Message names it otherwise (the command line: the
+// flag --gamma-c).
+func (e *DivergenceError) Error() string { return e.Message("GammaC") }
+
+// Message is the error's message with the step size constant called step.
+func (e *DivergenceError) Message(step string) string {
+	return fmt.Sprintf("divergence at iteration %d, node %d: %s is not finite (reduce %s?)", e.Iter, e.Node, e.Field, step)
 }
 
 // divergence is the one record of "where did the state first turn

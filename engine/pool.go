@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip/affinity"
+	"github.com/pairgossip/pairgossip/internal/guard"
 	"github.com/pairgossip/pairgossip/layout"
 )
 
@@ -54,6 +55,12 @@ type pool struct {
 	done    chan struct{}
 	wk      []poolWorker
 	runs    int64 // calls of run (read by tests: did the pool engage?)
+	// panicked is the first panic of the current run's shards (user code:
+	// an objective's Grad), recovered where it happened; run raises it
+	// again on the caller once every shard is done, so a panic neither
+	// kills the process from a worker nor leaves the caller waiting for a
+	// shard that never ends.
+	panicked atomic.Pointer[guard.PanicError]
 }
 
 // poolWorker is one worker's sleep state, on its own cache line.
@@ -109,7 +116,7 @@ func (p *pool) worker(w int, started chan<- struct{}) {
 		if p.closed.Load() {
 			return
 		}
-		p.fn(w, p.shards[w], &p.tk)
+		p.shard(w)
 		// The flag names the epoch: a worker that finished the last shard
 		// of a round but was descheduled before this check must not wake
 		// the caller out of a later round (the caller may have seen the
@@ -123,6 +130,16 @@ func (p *pool) worker(w int, started chan<- struct{}) {
 			}
 		}
 	}
+}
+
+// shard runs worker w's shard of the current run, recovering a panic.
+func (p *pool) shard(w int) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.panicked.CompareAndSwap(nil, guard.Capture(v))
+		}
+	}()
+	p.fn(w, p.shards[w], &p.tk)
 }
 
 // spinUntil polls done until it reports true (then it returns true) or for
@@ -179,7 +196,8 @@ type task struct {
 }
 
 // run executes fn on every shard in parallel, each call with a pointer to
-// the pool's copy of tk.
+// the pool's copy of tk. A panic of fn on any shard is raised again on the
+// caller, as a *guard.PanicError, once every shard is done.
 func (p *pool) run(fn func(w int, r layout.Range, tk *task), tk task) {
 	p.runs++
 	p.fn, p.tk = fn, tk
@@ -190,7 +208,7 @@ func (p *pool) run(fn func(w int, r layout.Range, tk *task), tk task) {
 			p.wk[w].wake <- struct{}{}
 		}
 	}
-	fn(0, p.shards[0], &p.tk)
+	p.shard(0)
 	if !spinUntil(p.spin, func() bool { return p.pending.Load() == 0 }) {
 		p.waiting.Swap(epoch) // a swap: see pool (the handshakes' stores)
 		// The last worker may have finished before it could see the flag.
@@ -199,6 +217,9 @@ func (p *pool) run(fn func(w int, r layout.Range, tk *task), tk task) {
 		}
 	}
 	p.fn, p.tk = nil, task{}
+	if pe := p.panicked.Swap(nil); pe != nil {
+		panic(pe)
+	}
 }
 
 // pinCaller pins the calling goroutine to worker 0's CPU when the pool is

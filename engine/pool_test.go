@@ -185,3 +185,36 @@ func TestPinnedRunsIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolPanic: a panic on a worker's shard or on the caller's reaches the
+// caller as a *PanicError once every shard is done (the others ran), and
+// the pool runs the next round and closes as usual: nothing hangs.
+func TestPoolPanic(t *testing.T) {
+	p := newPool(layout.Shards(64*4, 4), nil)
+	defer p.close()
+	for _, bad := range []int{2, 0} {
+		var ran atomic.Int32
+		func() {
+			defer func() {
+				pe, ok := recover().(*PanicError)
+				if !ok || pe.Value != "shard failed" {
+					t.Errorf("shard %d: recovered %#v, want a *PanicError", bad, pe)
+				}
+			}()
+			p.run(func(w int, _ layout.Range, _ *task) {
+				if w == bad {
+					panic("shard failed")
+				}
+				ran.Add(1)
+			}, task{})
+		}()
+		if ran.Load() != 3 {
+			t.Errorf("shard %d: %d other shards ran, want 3", bad, ran.Load())
+		}
+		ran.Store(0)
+		p.run(func(int, layout.Range, *task) { ran.Add(1) }, task{})
+		if ran.Load() != 4 {
+			t.Errorf("after the panic: %d shards ran, want 4", ran.Load())
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/guard"
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
@@ -23,6 +24,28 @@ type Sim struct {
 	crew  *crew
 	meas  *measurer
 	sched []int64 // the measured iterations (LogSchedule)
+	// broken is the panic that stopped the run (user code: see
+	// PanicError): the state may be half-way through an iteration, so
+	// Run, RunWith and Advance return it again instead of going on.
+	broken error
+}
+
+// PanicError is a panic of user code — a problem.Objective's method, a
+// callback of RunOptions — recovered by Run, RunWith or Advance (on the
+// calling goroutine or on any worker) and returned as an error: Func names
+// the user function, Value is the panic's value, Stack an excerpt of the
+// stack where it happened. The state may be half-way through an iteration:
+// the Sim returns the same error from then on, and a checkpoint must not be
+// taken of it (package pairgossip takes none).
+type PanicError = guard.PanicError
+
+// recoverRun is deferred by the entry points that run user code: a panic
+// becomes *err and breaks the Sim.
+func (s *Sim) recoverRun(err *error) {
+	if v := recover(); v != nil {
+		s.broken = guard.Capture(v)
+		*err = s.broken
+	}
 }
 
 // poolMinWork is the number of coordinate updates below which a round (or a
@@ -245,16 +268,26 @@ type RunOptions struct {
 // stops early with ctx's error when ctx is cancelled (checked between two
 // advances of the executor: at most 256 events, one window of the parallel
 // executor, one block, or about 4·10⁶ node-coordinate updates of the
-// synchronous algorithm), or with a *DivergenceError. The trace so far is
-// returned in every case.
+// synchronous algorithm), or with a *DivergenceError, or with a *PanicError
+// when user code panics (a problem.Objective's method, onRecord). The trace
+// so far is returned in every case.
 func (s *Sim) Run(ctx context.Context, onRecord func(Record)) ([]Record, error) {
 	return s.RunWith(ctx, RunOptions{OnRecord: onRecord}, nil)
 }
 
 // RunWith is Run with checkpoints; trace is the trace so far when resuming
 // from a checkpoint (nil otherwise).
-func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Record, error) {
+func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) (out []Record, err error) {
 	defer s.crew.pinCaller().Undo()
+	if s.broken != nil {
+		return trace, s.broken
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			s.broken = guard.Capture(v)
+			out, err = trace, s.broken
+		}
+	}()
 	next := 0
 	for next < len(s.sched) && s.sched[next] <= s.t {
 		next++
@@ -298,8 +331,12 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 // Advance performs up to n more iterations (never past Config.Iters) without
 // measuring, with the same executor as Run. It is for benchmarks and for
 // callers that measure on their own schedule.
-func (s *Sim) Advance(n int64) error {
+func (s *Sim) Advance(n int64) (err error) {
 	defer s.crew.pinCaller().Undo()
+	if s.broken != nil {
+		return s.broken
+	}
+	defer s.recoverRun(&err)
 	stop := min(s.cfg.Iters, s.t+n)
 	for s.t < stop {
 		if err := s.advance(stop); err != nil {

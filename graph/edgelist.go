@@ -51,7 +51,8 @@ func LoadEdgeList(path string) (*Graph, error) {
 // "# n: 123", "# nodes = 123", case-insensitive), which sets it explicitly
 // (every id must then be < n; it may add isolated nodes). Other comments are
 // ignored. The same edge may appear more than once, in either orientation,
-// and is merged; a self-loop is an error, and so is a file without edges.
+// and is merged (Graph.Merged counts them; Check warns); a self-loop is an
+// error, and so is a file without edges.
 //
 // Because a connected graph on n nodes has at least n−1 edges, a node count
 // larger than the number of edge lines + 1 is rejected at once (this also

@@ -579,6 +579,7 @@ func Tensor(g *Graph, k int) (*Graph, error) {
 		return nil, err
 	}
 	out.Kind = gen
+	out.Merged = g.Merged // the source's repeats, not the product's own
 	return out, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // maxEdges bounds the number of undirected edges a generator will build
@@ -39,6 +40,10 @@ type Graph struct {
 	Tries int
 	// Seed is the seed given to a random generator (0 for the others).
 	Seed uint64
+	// Merged is the number of edges of the list given to FromEdges (or of
+	// an edge-list file) that repeat an earlier one, in either orientation,
+	// and were merged into it; Check warns of them. 0 for the generators.
+	Merged int
 
 	// comps is the number of connected components when the constructor
 	// knows it (the generators: their graphs are connected), 0 otherwise.
@@ -57,8 +62,9 @@ type closedForm struct {
 }
 
 // FromEdges builds a graph on n nodes from an undirected edge list. Each pair
-// is normalised to (min, max), duplicates (in either orientation) are merged,
-// and the list is sorted; self-loops and node ids outside [0, n) are errors.
+// is normalised to (min, max), duplicates (in either orientation) are merged
+// (counted in Merged, which Check warns of), and the list is sorted;
+// self-loops and node ids outside [0, n) are errors.
 // The input slice is not modified. The graph need not be connected (see
 // Check).
 func FromEdges(name string, n int, edges [][2]int32) (*Graph, error) {
@@ -93,7 +99,9 @@ func FromEdges(name string, n int, edges [][2]int32) (*Graph, error) {
 		}
 		return nil, fmt.Errorf("graph: %s: edge %d (%d, %d) has a node id outside [0, %d)", name, idx, a, b, n)
 	}
-	return assemble(name, "edges", n, [][][2]int32{norm}), nil
+	g := assemble(name, "edges", n, [][][2]int32{norm})
+	g.Merged = len(edges) - len(g.Edges)
+	return g, nil
 }
 
 // compareEdges orders edges lexicographically.
@@ -281,10 +289,46 @@ func Check(g *Graph) (warnings []string, err error) {
 		return nil, fmt.Errorf("graph: %s has no edges", g.Name)
 	}
 	if c := g.Components(); c != 1 {
+		if iso := g.isolated(maxNamed + 1); len(iso) > 0 {
+			return nil, fmt.Errorf("graph: %s has %s without an edge (%d nodes, %d connected components); gossip needs a connected graph", g.Name, nodeList(iso), g.N, c)
+		}
 		return nil, fmt.Errorf("graph: %s is disconnected (%d connected components); gossip needs a connected graph", g.Name, c)
 	}
 	if g.Bipartite() {
 		warnings = append(warnings, BipartiteWarning)
 	}
+	if g.Merged > 0 {
+		warnings = append(warnings, fmt.Sprintf("graph %s: %d of its edges repeat another (the same pair, in either orientation) and were merged: %d edges remain", g.Name, g.Merged, len(g.Edges)))
+	}
 	return warnings, nil
+}
+
+// maxNamed is the number of nodes an error names before it says "...".
+const maxNamed = 10
+
+// isolated returns up to limit nodes of degree 0, in increasing order.
+func (g *Graph) isolated(limit int) []int {
+	var out []int
+	for k := 0; k < g.N && len(out) < limit; k++ {
+		if g.Offsets[k] == g.Offsets[k+1] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// nodeList names nodes: "node 5", "nodes 5, 17", "nodes 0, 1, ... (more)".
+func nodeList(ids []int) string {
+	parts := make([]string, 0, len(ids))
+	for i, k := range ids {
+		if i == maxNamed {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprint(k))
+	}
+	if len(ids) == 1 {
+		return "node " + parts[0]
+	}
+	return "nodes " + strings.Join(parts, ", ")
 }

@@ -172,3 +172,48 @@ func TestValidateDetectsCorruption(t *testing.T) {
 		t.Error("nil graph not detected")
 	}
 }
+
+// TestCheckNamesIsolatedNodes: a graph in which nodes have no edge (an
+// edge list from memory or a file that misses them) is refused naming
+// those nodes, not only as disconnected.
+func TestCheckNamesIsolatedNodes(t *testing.T) {
+	g, err := FromEdges("memory", 6, [][2]int32{{0, 1}, {1, 2}, {2, 0}, {3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check(g)
+	if want := "graph: memory has node 5 without an edge (6 nodes, 3 connected components); gossip needs a connected graph"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	g, _ = FromEdges("memory", 30, [][2]int32{{0, 1}})
+	if _, err = Check(g); err == nil || !strings.Contains(err.Error(), "has nodes 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ... without an edge") {
+		t.Errorf("many: %v", err)
+	}
+	// Connected but in two pieces without isolated nodes: as before.
+	g, _ = FromEdges("memory", 4, [][2]int32{{0, 1}, {2, 3}})
+	if _, err = Check(g); err == nil || !strings.Contains(err.Error(), "memory is disconnected (2 connected components)") {
+		t.Errorf("two pieces: %v", err)
+	}
+}
+
+// TestCheckWarnsMergedEdges: repeated edges (the same pair twice, or i j
+// and j i) are merged, as the edge-list loader always did, and no longer
+// silently: Check warns with their number; a generator's graph has none.
+func TestCheckWarnsMergedEdges(t *testing.T) {
+	g, err := FromEdges("memory", 3, [][2]int32{{0, 1}, {1, 2}, {2, 0}, {1, 0}, {0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warn, err := Check(g)
+	if err != nil || g.Merged != 2 || len(warn) != 1 ||
+		warn[0] != "graph memory: 2 of its edges repeat another (the same pair, in either orientation) and were merged: 3 edges remain" {
+		t.Errorf("merged %d, warnings %q, err %v", g.Merged, warn, err)
+	}
+	if tg, _ := Tensor(g, 2); tg.Merged != 2 {
+		t.Errorf("the tensor product loses the source's merged count: %d", tg.Merged)
+	}
+	c, _ := Cycle(5)
+	if warn, _ := Check(c); len(warn) != 0 {
+		t.Errorf("cycle: %q", warn)
+	}
+}

@@ -3,6 +3,7 @@ package problem
 import (
 	"math"
 
+	"github.com/pairgossip/pairgossip/internal/guard"
 	"github.com/pairgossip/pairgossip/internal/par"
 )
 
@@ -36,10 +37,36 @@ func (p *Problem) smooth() bool {
 
 const customSegments = 64
 
+// objScratch is the solver's state for a user objective: the goroutines
+// its sums may use (OptimumOptions.Workers) and the first panic of its
+// methods. The solvers may evaluate on a goroutine of their own (gonum's
+// L-BFGS does), where a panic could not be recovered by Solve: it is
+// recovered in customValueGrad, every later evaluation returns NaN at once
+// (the solver stops soon, calling no user code) and Solve returns the panic.
+type objScratch struct {
+	workers  int
+	panicked *guard.PanicError
+}
+
+// raise is deferred by Solve: the recovered panic, if any, is its error.
+func (s *objScratch) raise(o *Optimum, err *error) {
+	if s.panicked != nil {
+		*o, *err = Optimum{}, s.panicked
+	}
+}
+
 // customValueGrad returns (1/n²) Σ f_μ over the contributing pairs and, when
 // g != nil, sets g to its gradient; μ > 0 smooths the hinge of a
 // HuberSmoother objective (ignored otherwise).
-func (p *Problem) customValueGrad(theta, g []float64, mu float64, sc *optScratch) float64 {
+func (p *Problem) customValueGrad(theta, g []float64, mu float64, sc *optScratch) (value float64) {
+	if sc.obj.panicked != nil {
+		return math.NaN()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			sc.obj.panicked, value = guard.Capture(v), math.NaN()
+		}
+	}()
 	n2 := float64(p.N) * float64(p.N)
 	P := p.P
 	if len(sc.segG) == 0 {
@@ -47,7 +74,7 @@ func (p *Problem) customValueGrad(theta, g []float64, mu float64, sc *optScratch
 		sc.segV = make([]float64, customSegments)
 	}
 	hs, _ := p.Obj.(HuberSmoother)
-	par.For(customSegments, 0, func(_, s int) {
+	par.For(customSegments, sc.obj.workers, func(_, s int) {
 		var gs []float64
 		if g != nil {
 			gs = sc.segG[s*P : (s+1)*P]

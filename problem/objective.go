@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pairgossip/pairgossip/internal/guard"
 	"github.com/pairgossip/pairgossip/layout"
 )
 
@@ -27,6 +28,27 @@ import (
 // Rounding: the engine's generic executors call Grad on the node's current
 // θ exactly where the reference executor calls PairGrad, so a user copy of
 // a built-in loss that does the same arithmetic gives the same bits.
+//
+// Concurrency. The engine calls Contributes, Loss and Grad (and Score and
+// SmoothLoss, when implemented) from several goroutines at once: the
+// workers of the run (engine.Config.Workers), of the measurement (the
+// Evaluator's workers) and of the centralized solver
+// (OptimumOptions.Workers). Each call gets arguments of its own: g and theta
+// are never shared by two calls in flight (xi and xj, rows of the data, are
+// read-only and may be). An implementation must therefore not write state
+// that outlives the call — no scratch buffer in the receiver, no counter,
+// no cache — unless it synchronises it itself (a sync.Pool of buffers is
+// safe and allocates nothing once warm); a loss that keeps a scratch buffer
+// in its receiver races, and its results are undefined. In return the
+// results do not depend on the number of workers: the same seed gives the
+// same bits for any worker count. With one worker (Workers = 1 in each of
+// the three) every call is made by one goroutine at a time, so a loss that
+// cannot be made safe still runs correctly, serially.
+//
+// Panics. A panic in one of these methods, on whatever goroutine, does not
+// kill the process: the run stops and engine.Sim.Run, Problem.Solve and
+// pairgossip's Execute return a *PanicError naming the user function, the
+// panic's value and an excerpt of the stack.
 type Objective interface {
 	// Info describes the objective: name, parameters, shape of θ, smoothness.
 	Info() ObjectiveInfo
@@ -90,8 +112,11 @@ type HuberSmoother interface {
 }
 
 // Pairwise is an Objective given as functions, in the style of
-// gonum/optimize.Problem: Func is f of one pair, Grad adds w·∇f into g.
-// Contrib may be nil (every pair contributes).
+// gonum/optimize.Problem: Func is f of one pair, GradFunc adds w·∇f into g;
+// both are required (NewObjective refuses a Pairwise without one). Contrib
+// may be nil (every pair contributes). The functions are called as
+// Objective's methods are, from several goroutines at once (see Objective:
+// they must not share mutable state).
 type Pairwise struct {
 	Name, Params string
 	Matrix       bool
@@ -120,6 +145,12 @@ func (f *Pairwise) Grad(g []float64, w float64, theta, xi, xj []float64, i, j in
 	return f.GradFunc(g, w, theta, xi, xj, i, j)
 }
 
+// PanicError is a panic of a user objective's method, recovered by the
+// library and returned as an error (see Objective): Func names the user
+// function, Value is the panic's value and Stack an excerpt of the stack
+// where it happened.
+type PanicError = guard.PanicError
+
 // Custom is the Loss of a Problem built with NewObjective: the loss is
 // Problem.Obj.
 const Custom Loss = 100
@@ -137,14 +168,12 @@ func NewObjectiveShared(obj Objective, reg Regularizer, n, d int, x []float64, l
 	return newObjectiveProblem(obj, reg, n, d, x, labels, true)
 }
 
-func newObjectiveProblem(obj Objective, reg Regularizer, n, d int, x []float64, labels []int32, share bool) (*Problem, error) {
-	if obj == nil {
-		return nil, fmt.Errorf("problem: nil objective")
+func newObjectiveProblem(obj Objective, reg Regularizer, n, d int, x []float64, labels []int32, share bool) (_ *Problem, err error) {
+	if err := CheckObjective(obj); err != nil {
+		return nil, err
 	}
+	defer guard.Recover(&err) // Info and Contributes are user code
 	in := obj.Info()
-	if in.Name == "" {
-		return nil, fmt.Errorf("problem: the objective has no name (ObjectiveInfo.Name)")
-	}
 	if err := checkData(n, d, x, labels); err != nil {
 		return nil, err
 	}
@@ -190,6 +219,37 @@ func newObjectiveProblem(obj Objective, reg Regularizer, n, d int, x []float64, 
 		}
 	}
 	return p, nil
+}
+
+// CheckObjective reports what makes obj unusable before any of its methods
+// is called for a pair: a nil objective, a Pairwise (nil, or without its Func
+// or GradFunc), an empty name (ObjectiveInfo.Name), a negative
+// ObjectiveInfo.P. A panic of Info is returned as a *PanicError.
+func CheckObjective(obj Objective) (err error) {
+	if obj == nil {
+		return fmt.Errorf("problem: nil objective")
+	}
+	if pw, ok := obj.(*Pairwise); ok {
+		switch {
+		case pw == nil:
+			return fmt.Errorf("problem: nil *Pairwise objective")
+		case pw.Func == nil && pw.GradFunc == nil:
+			return fmt.Errorf("problem: Pairwise %q has neither Func (the loss of a pair) nor GradFunc (its gradient)", pw.Name)
+		case pw.Func == nil:
+			return fmt.Errorf("problem: Pairwise %q has no Func (the loss of a pair)", pw.Name)
+		case pw.GradFunc == nil:
+			return fmt.Errorf("problem: Pairwise %q has no GradFunc (the gradient of a pair's loss)", pw.Name)
+		}
+	}
+	defer guard.Recover(&err)
+	in := obj.Info()
+	if in.Name == "" {
+		return fmt.Errorf("problem: the objective has no name (ObjectiveInfo.Name)")
+	}
+	if in.P < 0 {
+		return fmt.Errorf("problem: %s: ObjectiveInfo.P must be >= 0 (0: θ has the data's dimension), got %d", in.Name, in.P)
+	}
+	return nil
 }
 
 // ObjectiveID is the objective's part of a run's identity: name and

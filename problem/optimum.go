@@ -2,6 +2,7 @@ package problem
 
 import (
 	"fmt"
+	"github.com/pairgossip/pairgossip/internal/guard"
 	"github.com/pairgossip/pairgossip/internal/par"
 	"gonum.org/v1/gonum/floats"
 	"math"
@@ -32,11 +33,17 @@ type OptimumOptions struct {
 	MaxIter int     // per stage; default 3000
 	Tol     float64 // relative step tolerance; default 1e-10
 	FinalMu float64 // hinge smoothing reached at the end; default 1e-4 (AUC), 1e-3 (metric)
+	// Workers bounds the goroutines that call a user objective's methods
+	// at once (0: GOMAXPROCS; 1: one goroutine at a time; see Objective).
+	// The result does not depend on it.
+	Workers int
 }
 
 // Solve computes the centralized optimum R_n(θ*) with a deterministic
-// full-batch method (the reference line of the suboptimality plots).
-func (p *Problem) Solve(opt OptimumOptions) (Optimum, error) {
+// full-batch method (the reference line of the suboptimality plots). A
+// panic of a user objective's method is returned as a *PanicError.
+func (p *Problem) Solve(opt OptimumOptions) (o Optimum, err error) {
+	defer guard.Recover(&err)
 	if opt.MaxIter <= 0 {
 		opt.MaxIter = 3000
 	}
@@ -50,6 +57,8 @@ func (p *Problem) Solve(opt OptimumOptions) (Optimum, error) {
 		}
 	}
 	sc := newOptScratch(p)
+	sc.obj.workers = opt.Workers
+	defer sc.obj.raise(&o, &err)
 	if p.smooth() && (p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) {
 		return p.solveLBFGS(sc, opt)
 	}
@@ -70,6 +79,7 @@ type optScratch struct {
 	xs, xt, blkTot, blkCol, e []float64
 	classEnd                  []int32
 	ws                        *Workspace
+	obj                       objScratch // a user objective's (custom_optimum.go)
 	// AUC with at least optChunkedPairs pairs: the positives in optChunks
 	// fixed chunks, each with its partial sum and its own weights of the
 	// negatives (optChunks × |N|), reduced in chunk order.

@@ -327,7 +327,7 @@ func runJobs(sw *Sweep, todo []Run, st *Store, cs *claimSession, cores, workers 
 func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc *optimumCache) (o *Outcome) {
 	o = &Outcome{Run: r, Axes: sw.LabelsJSON(r), Optimum: math.NaN(), Host: host}
 	fail := func(err error) *Outcome {
-		o.Status, o.Error = StatusFailed, err.Error()
+		o.Status, o.Error = StatusFailed, pairgossip.FlagMessage(err) // a sweep is the command line's
 		o.Summary = pairgossip.JSON(struct {
 			Status string            `json:"status"`
 			Error  string            `json:"error"`

@@ -133,14 +133,14 @@ func TestJSONDiverged(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("run", "--problem", "auc-squared-hinge", "--graph", "complete", "--iters", "2000",
 		"--gamma-c", "1e300", "--no-optimum", "--json", "--out", out)
-	if code != 1 || !strings.Contains(stderr, "divergence at iteration") {
+	if code != 1 || !strings.Contains(stderr, "divergence at iteration") || !strings.Contains(stderr, "(reduce --gamma-c?)") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	var sum map[string]any
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("stdout is not the summary: %v\n%s", err, stdout)
 	}
-	if sum["status"] != "diverged" || !strings.Contains(sum["error"].(string), "divergence at iteration") {
+	if sum["status"] != "diverged" || !strings.Contains(sum["error"].(string), "divergence at iteration") || !strings.Contains(sum["error"].(string), "--gamma-c") {
 		t.Errorf("status %v, error %v", sum["status"], sum["error"])
 	}
 }
@@ -249,5 +249,37 @@ func TestHugeValuesFiniteSpreads(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(out, "trace.csv"))
 	if strings.Contains(string(raw), "Inf") || strings.Contains(string(raw), "NaN") {
 		t.Errorf("trace.csv has non-finite values:\n%s", raw)
+	}
+}
+
+// TestFlagsThatDoNotApply: one rule for every parameter with a condition:
+// a flag given where it does not apply is refused, saying why, before any
+// work and writing nothing — as --n with breast-cancer and --graph-file
+// without --graph file always were; a flag given its default is not.
+func TestFlagsThatDoNotApply(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "never")
+	checkHostile(t, []hostileCase{
+		{"rows with watts-strogatz", []string{"run", "--rows", "3", "--out", out}, 2, `--rows: does not apply: it applies to the graph grid or torus, but the graph is "watts-strogatz"`},
+		{"cols with cycle", []string{"run", "--graph", "cycle", "--cols", "3", "--out", out}, 2, `--cols: does not apply: it applies to the graph grid or torus, but the graph is "cycle"`},
+		{"k with cycle", []string{"run", "--graph", "cycle", "--k", "4", "--out", out}, 2, `--k: does not apply: it applies to the graph watts-strogatz, but the graph is "cycle"`},
+		{"p with grid", []string{"run", "--graph", "grid", "--p", "0.5", "--out", out}, 2, `--p: does not apply: it applies to the graph watts-strogatz or erdos-renyi, but the graph is "grid"`},
+		{"graph-radius with complete", []string{"run", "--graph", "complete", "--graph-radius", "0.2", "--out", out}, 2, `--graph-radius: does not apply: it applies to the graph geometric`},
+		{"gap rows with cycle", []string{"gap", "--graph", "cycle", "--rows", "3"}, 2, `--rows: does not apply: it applies to the graph grid or torus, but the graph is "cycle"`},
+		{"n with breast-cancer", []string{"run", "--n", "100", "--out", out}, 2, `--n: does not apply: it sizes synthetic-auc and synthetic-metric, but the data is "breast-cancer", which has its own size`},
+		{"dim with synthetic", []string{"run", "--data", "synthetic", "--problem", "metric", "--dim", "4", "--out", out}, 2, `--dim: does not apply: it sizes synthetic-auc and synthetic-metric, but the data is "synthetic", the paper's set as published`},
+		{"classes with synthetic-auc", []string{"run", "--data", "synthetic-auc", "--classes", "3", "--out", out}, 2, `--classes: does not apply: synthetic-auc has 2 classes, got 3 (synthetic-metric takes more)`},
+		{"lambda without l2 or l1", []string{"run", "--lambda", "0.1", "--out", out}, 2, `--lambda: does not apply: it applies to the regulariser l2 or l1, but the regulariser is none`},
+		{"ball-radius without l2-ball", []string{"run", "--reg", "l2", "--ball-radius", "2", "--out", out}, 2, `--ball-radius: does not apply: it applies to the regulariser l2-ball, but the regulariser is l2`},
+		{"b with auc", []string{"run", "--b", "3", "--out", out}, 2, `--b: does not apply: it is the metric-learning threshold, but the problem is auc`},
+		{"label-column with breast-cancer", []string{"run", "--label-column", "2", "--out", out}, 2, `--label-column: does not apply: it applies to a CSV data file, but the data is the built-in "breast-cancer"`},
+		{"labels-file with breast-cancer", []string{"run", "--labels-file", "hostile_test.go", "--out", out}, 2, `--labels-file: does not apply: it applies to a NumPy .npy data file`},
+	})
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused run created its --out folder")
+	}
+	// Defaults given explicitly (as a sweep file may) are not refused.
+	if code, _, stderr := runCLI("gap", "--graph", "cycle", "--k", "5", "--p", "0.3", "--rows", "0", "--n", "10"); code != 0 {
+		t.Errorf("defaults given explicitly: exit %d, %s", code, stderr)
 	}
 }

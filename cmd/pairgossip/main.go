@@ -105,7 +105,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pairgossip: interrupted")
 		return 130
 	}
-	fmt.Fprintf(stderr, "pairgossip %s: %v\n", args[0], err)
+	fmt.Fprintf(stderr, "pairgossip %s: %s\n", args[0], pairgossip.FlagMessage(err))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
@@ -402,6 +402,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	sum := run.Summarize(res, runErr)
 	for _, w := range sum.Warnings[min(len(run.Warnings), len(sum.Warnings)):] {
 		fmt.Fprintln(stderr, "warning:", w) // what the run found (the set-up's were said before it)
+	}
+	if runErr != nil {
+		sum.Error = pairgossip.FlagMessage(runErr) // as stderr says it
 	}
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"

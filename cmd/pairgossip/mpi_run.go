@@ -100,7 +100,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	}
 	if runErr != nil && !isDivergence(runErr) && ctx.Err() == nil {
 		// A failed collective leaves the other ranks waiting: end them all.
-		fmt.Fprintf(stderr, "pairgossip run: rank %d: %v\n", comm.Rank(), runErr)
+		fmt.Fprintf(stderr, "pairgossip run: rank %d: %s\n", comm.Rank(), pairgossip.FlagMessage(runErr))
 		mpi.Abort(1)
 	}
 	stats, err := gatherRankStats(comm, r, wall)

@@ -8,7 +8,39 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/pairgossip/pairgossip/internal/guard"
 )
+
+// A panic in body (user code: an Objective's Loss or Grad) on one of the
+// goroutines For, Blocks and Chunks start would kill the process, however
+// the caller recovers. Each goroutine recovers it instead
+// (guard.Capture, which keeps the stack where it happened), the others run
+// to their end, and the first panic is raised again on the calling
+// goroutine as a *guard.PanicError, for the library's entry points to
+// return as an error. With one goroutine body runs on the caller and a
+// panic propagates as it is.
+
+// firstPanic keeps the first panic of a parallel loop.
+type firstPanic struct {
+	once sync.Once
+	pe   *guard.PanicError
+}
+
+// catch is deferred by each goroutine of a loop.
+func (f *firstPanic) catch() {
+	if v := recover(); v != nil {
+		pe := guard.Capture(v)
+		f.once.Do(func() { f.pe = pe })
+	}
+}
+
+// raise panics on the caller with the loop's first panic, if any.
+func (f *firstPanic) raise() {
+	if f.pe != nil {
+		panic(f.pe)
+	}
+}
 
 // Workers returns w if w > 0, else GOMAXPROCS.
 func Workers(w int) int {
@@ -42,15 +74,18 @@ func Blocks(n, workers int, body func(worker, lo, hi int)) {
 		return
 	}
 	var wg sync.WaitGroup
+	var fp firstPanic
 	for w := 0; w < workers; w++ {
 		lo, hi := w*n/workers, (w+1)*n/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer fp.catch()
 			body(w, lo, hi)
 		}()
 	}
 	wg.Wait()
+	fp.raise()
 }
 
 // Chunks calls body(lo, hi) for the consecutive chunks [lo, hi) of [0, n),
@@ -74,10 +109,12 @@ func Chunks(n, chunk, workers int, body func(lo, hi int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var fp firstPanic
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer fp.catch()
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= count {
@@ -89,4 +126,5 @@ func Chunks(n, chunk, workers int, body func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+	fp.raise()
 }

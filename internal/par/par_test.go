@@ -1,8 +1,11 @@
 package par
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/pairgossip/pairgossip/internal/guard"
 )
 
 func TestBlocksCoversOnce(t *testing.T) {
@@ -59,6 +62,39 @@ func TestChunksCoversEachIndexOnce(t *testing.T) {
 			if hits[i].Load() != 1 {
 				t.Fatalf("%+v: index %d visited %d times", c, i, hits[i].Load())
 			}
+		}
+	}
+}
+
+// TestPanicReachesCaller: a panic in one goroutine of a loop does not kill
+// the process; the other goroutines finish and the caller sees the panic as
+// a *guard.PanicError naming the function it happened in.
+func TestPanicReachesCaller(t *testing.T) {
+	for _, loop := range []string{"blocks", "chunks"} {
+		var done atomic.Int32
+		func() {
+			defer func() {
+				pe, ok := recover().(*guard.PanicError)
+				if !ok || !strings.Contains(pe.Error(), "index out of range") {
+					t.Errorf("%s: recovered %v, want a *guard.PanicError", loop, pe)
+				}
+			}()
+			body := func(i int) {
+				if i == 3 {
+					var s []int
+					_ = s[i]
+				}
+				done.Add(1)
+			}
+			if loop == "blocks" {
+				For(8, 4, func(_, i int) { body(i) })
+			} else {
+				Chunks(8, 1, 4, func(lo, _ int) { body(lo) })
+			}
+			t.Errorf("%s: no panic", loop)
+		}()
+		if done.Load() < 6 { // blocks: 3's block stops at 3 (2 and 3 of [2, 4) lost at most)
+			t.Errorf("%s: %d iterations ran", loop, done.Load())
 		}
 	}
 }
