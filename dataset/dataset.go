@@ -109,6 +109,13 @@ func (ds *Dataset) Binary() ([]int8, error) {
 	return y, nil
 }
 
+// PositiveOf returns which of two label texts Binary takes as the positive
+// class: 0 for a, 1 for b (the larger number, else the larger text).
+func PositiveOf(a, b string) int { return positiveOf(a, b) }
+
+// LabelName is the class name a numeric label gets (as .npy labels do).
+func LabelName(v float64) string { return labelName(v) }
+
 // PositiveClass returns the class index that Binary labels +1, or -1 if the
 // data set does not have exactly two classes.
 func (ds *Dataset) PositiveClass() int {

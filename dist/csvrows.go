@@ -50,10 +50,10 @@ func (s *csvRows) Row(i int, row []float64) {
 	s.r.Row(i, row)
 }
 
-func (s *csvRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers int) error {
+func (s *csvRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers int) (string, error) {
 	texts, prov, nMissing, err := s.r.Parse(lo, hi, x)
 	if err := firstError(c, s.r.Path, err); err != nil {
-		return err
+		return "", err
 	}
 	// The label texts: each rank's first-seen ones, in rank (file) order.
 	var enc []byte
@@ -63,7 +63,7 @@ func (s *csvRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers
 	}
 	counts, err := allCounts(c, len(enc))
 	if err != nil {
-		return err
+		return "", err
 	}
 	total := 0
 	for _, k := range counts {
@@ -71,7 +71,7 @@ func (s *csvRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers
 	}
 	all := make([]byte, total)
 	if err := c.AllgathervBytes(enc, counts, all); err != nil {
-		return err
+		return "", err
 	}
 	var gathered []string
 	first := 0 // index of this rank's first text
@@ -88,7 +88,7 @@ func (s *csvRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers
 	}
 	class, names, err := s.r.Classes(gathered)
 	if err != nil {
-		return err
+		return "", err
 	}
 	// Missing values: one process imputes them from every row of their
 	// column, so a file with any is loaded whole (by every rank: the sum
@@ -98,13 +98,13 @@ func (s *csvRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers
 		miss[j] = int64(m)
 	}
 	if err := c.AllreduceInt64(miss, mpi.Sum); err != nil {
-		return err
+		return "", err
 	}
 	for _, m := range miss {
 		if m != 0 {
 			w, err := loadWhole(s.cfg)
 			if err != nil {
-				return err
+				return "", err
 			}
 			s.whole = w
 			return w.read(c, lo, hi, x, lab, workers)
@@ -112,12 +112,12 @@ func (s *csvRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers
 	}
 	y, err := s.r.Binary(names)
 	if err != nil {
-		return fmt.Errorf("problem %s: %w", s.cfg.Problem, err)
+		return "", fmt.Errorf("problem %s: %w", s.cfg.Problem, err)
 	}
 	for k, p := range prov[:hi-lo] {
 		lab[k] = int32(y[class[first+int(p)]])
 	}
-	return nil
+	return names[dataset.PositiveOf(names[0], names[1])], nil
 }
 
 // allCounts gathers every rank's k.

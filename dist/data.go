@@ -21,9 +21,11 @@ import (
 type rowSource interface {
 	size() (n, d int)
 	name() string
-	// read fills x with rows [lo, hi) and lab with their ±1 labels. It is
-	// collective: every rank calls it, and every rank fails if one does.
-	read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers int) error
+	// read fills x with rows [lo, hi) and lab with their ±1 labels, and
+	// returns the label text of the positive class (as one process's
+	// summary.json gives it). It is collective: every rank calls it, and
+	// every rank fails if one does.
+	read(c mpi.Comm, lo, hi int, x []float64, lab []int32, workers int) (string, error)
 	// Row writes row i's features into row (safe for concurrent use).
 	Row(i int, row []float64)
 }
@@ -106,7 +108,7 @@ func (s synthRows) size() (int, int)         { return s.n, s.d }
 func (s synthRows) name() string             { return dataset.SpecSyntheticAUC }
 func (s synthRows) Row(i int, row []float64) { s.g.Row(i, row) }
 
-func (s synthRows) read(_ mpi.Comm, lo, hi int, x []float64, lab []int32, workers int) error {
+func (s synthRows) read(_ mpi.Comm, lo, hi int, x []float64, lab []int32, workers int) (string, error) {
 	d := s.d
 	par.Blocks(hi-lo, workers, func(_, a, b int) {
 		for k := a; k < b; k++ {
@@ -117,7 +119,7 @@ func (s synthRows) read(_ mpi.Comm, lo, hi int, x []float64, lab []int32, worker
 			}
 		}
 	})
-	return nil
+	return "+1", nil // the generator's class names are -1, +1
 }
 
 // npyRows is a NumPy data set read by rows.
@@ -131,7 +133,7 @@ func (s npyRows) Row(i int, row []float64) { s.r.Row(i, row) }
 // process's Dataset.Binary makes them: exactly two distinct values over
 // all the ranks' labels, the larger one positive (each rank sends its
 // distinct values, at most three, to every rank).
-func (s npyRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) error {
+func (s npyRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) (string, error) {
 	v := make([]float64, hi-lo)
 	err := s.r.Rows(lo, hi, x)
 	if err == nil {
@@ -149,7 +151,7 @@ func (s npyRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) e
 		}
 	}
 	if err := agree(c, err); err != nil {
-		return err
+		return "", err
 	}
 	counts := make([]int64, c.Size())
 	ones := make([]int, c.Size())
@@ -157,7 +159,7 @@ func (s npyRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) e
 		ones[i] = 1
 	}
 	if err := c.AllgathervInt64([]int64{int64(len(mine))}, ones, counts); err != nil {
-		return err
+		return "", err
 	}
 	cs := make([]int, c.Size())
 	total := 0
@@ -167,7 +169,7 @@ func (s npyRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) e
 	}
 	all := make([]float64, total)
 	if err := c.AllgathervFloat64(mine, cs, all); err != nil {
-		return err
+		return "", err
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
@@ -176,7 +178,7 @@ func (s npyRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) e
 		if len(all) > 2 {
 			k = "more than 2"
 		}
-		return fmt.Errorf("dist: dataset %q (%s): ±1 labels (AUC) need exactly 2 classes, it has %s", s.r.Name, s.r.LabelsPath, k)
+		return "", fmt.Errorf("dist: dataset %q (%s): ±1 labels (AUC) need exactly 2 classes, it has %s", s.r.Name, s.r.LabelsPath, k)
 	}
 	pos := math.Max(all[0], all[1])
 	for i, y := range v {
@@ -186,7 +188,7 @@ func (s npyRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) e
 			lab[i] = -1
 		}
 	}
-	return nil
+	return dataset.LabelName(pos), nil
 }
 
 // wholeRows is a data set every rank loads whole with one process's
@@ -220,10 +222,10 @@ func (s wholeRows) Row(i int, row []float64) {
 	copy(row, s.ds.X[i*s.ds.D:(i+1)*s.ds.D])
 }
 
-func (s wholeRows) read(_ mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) error {
+func (s wholeRows) read(_ mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) (string, error) {
 	copy(x, s.ds.X[lo*s.ds.D:hi*s.ds.D])
 	for k := range hi - lo {
 		lab[k] = int32(s.lab[lo+k])
 	}
-	return nil
+	return s.ds.ClassNames[s.ds.PositiveClass()], nil
 }

@@ -67,6 +67,7 @@ type Run struct {
 	// CheckpointTime is the time spent writing checkpoints on this rank.
 	CheckpointTime time.Duration
 	ckptGen        int
+	positive       string          // the positive class's label text (summary.json)
 	prior          []engine.Record // the trace restored by Resume
 	ident          string
 }
@@ -152,7 +153,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		workers: r.workers}
 	l.x = make([]float64, nl*d)
 	l.lab = make([]int32, nl)
-	if err := src.read(c, lo, hi, l.x, l.lab, r.workers); err != nil {
+	if r.positive, err = src.read(c, lo, hi, l.x, l.lab, r.workers); err != nil {
 		return nil, err
 	}
 	r.data = src
@@ -436,6 +437,7 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 		s.Error = err.Error()
 	}
 	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.data.name(), r.l.n, r.l.d, 2
+	s.Data.PositiveClass = r.positive
 	gi := *r.Graph
 	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)
