@@ -154,6 +154,8 @@ type Result struct {
 	// OptimumSkipped says why the optimum was not solved although asked
 	// for (the full-batch objective is out of reach at this size).
 	OptimumSkipped string
+
+	run *Run // for Model
 }
 
 // optimumPairBudget bounds the pair losses of one evaluation of the
@@ -471,7 +473,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 	if nanErr != nil {
 		err = nanErr
 	}
-	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0}
+	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0, run: r}
 	if len(trace) > 0 {
 		res.Final = trace[len(trace)-1]
 	}
