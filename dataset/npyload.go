@@ -1,7 +1,6 @@
 package dataset
 
 import (
-
 	"archive/zip"
 	"errors"
 	"fmt"
