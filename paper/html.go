@@ -83,7 +83,7 @@ The objective is measured at θ̄_k of a seeded sample of nodes at log-spaced it
 <p>Centralized optimum R_n(θ*) of each problem (deterministic full-batch solver, once per problem; the hinge losses are Huber-smoothed down to μ, so the value exceeds the true optimum by at most μ/2):</p>
 <table>
 <tr><th class="l">problem</th><th>R_n(0)</th><th>R_n(θ*)</th><th class="l">method</th><th>μ</th><th>iterations</th><th>cap per stage</th><th>converged</th><th>seconds</th></tr>
-{{range .Optima}}<tr><td class="l">{{.Title}}</td><td>{{num .AtZero}}</td><td>{{num .Value}}</td><td class="l">{{.Method}}</td><td>{{num .FinalMu}}</td><td>{{.Iterations}}</td><td>{{.MaxIter}}</td><td>{{if .Converged}}yes{{else}}<b>no</b>{{end}}</td><td>{{secs .Seconds}}</td></tr>
+{{range .Optima}}<tr><td class="l">{{.Title}}</td><td>{{num .AtZero}}</td><td>{{num .Value}}</td><td class="l">{{.Method}}{{if .Cached}} (cached){{end}}</td><td>{{num .FinalMu}}</td><td>{{.Iterations}}</td><td>{{.MaxIter}}</td><td>{{if .Converged}}yes{{else}}<b>no</b>{{end}}</td><td>{{secs .Seconds}}</td></tr>
 {{end}}</table>
 
 {{range .Experiments}}

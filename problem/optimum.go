@@ -37,6 +37,22 @@ type OptimumOptions struct {
 // Solve computes the centralized optimum R_n(θ*) with a deterministic
 // full-batch method (the reference line of the suboptimality plots).
 func (p *Problem) Solve(opt OptimumOptions) (Optimum, error) {
+	opt = p.SolveDefaults(opt)
+	sc := newOptScratch(p)
+	if p.smooth() && (p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) {
+		return p.solveLBFGS(sc, opt)
+	}
+	if p.Obj != nil && !p.smooth() {
+		if _, ok := p.Obj.(HuberSmoother); !ok {
+			return p.solveSubgradient(sc, opt)
+		}
+	}
+	return p.solveFISTA(sc, opt)
+}
+
+// SolveDefaults returns opt with the defaults Solve applies filled in: the
+// options that determine its result (the optimum cache's key).
+func (p *Problem) SolveDefaults(opt OptimumOptions) OptimumOptions {
 	if opt.MaxIter <= 0 {
 		opt.MaxIter = 3000
 	}
@@ -49,16 +65,7 @@ func (p *Problem) Solve(opt OptimumOptions) (Optimum, error) {
 			opt.FinalMu = 1e-3
 		}
 	}
-	sc := newOptScratch(p)
-	if p.smooth() && (p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) {
-		return p.solveLBFGS(sc, opt)
-	}
-	if p.Obj != nil && !p.smooth() {
-		if _, ok := p.Obj.(HuberSmoother); !ok {
-			return p.solveSubgradient(sc, opt)
-		}
-	}
-	return p.solveFISTA(sc, opt)
+	return opt
 }
 
 type optScratch struct {
