@@ -2,8 +2,10 @@ package pairgossip
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -371,4 +373,63 @@ func JSON(v any) []byte {
 		panic(err)
 	}
 	return append(b, '\n')
+}
+
+// ReadTraceCSV parses a trace.csv (TraceCSV's format, or an earlier one
+// without some of the later columns: their values are then zero, NaN for
+// the floats) by its header's column names. An empty field is NaN, as
+// TraceCSV writes it. The suboptimality columns are not returned: they
+// follow from objective_mean and the optimum in summary.json.
+func ReadTraceCSV(r io.Reader) ([]engine.Record, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("empty file (no header)")
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[strings.TrimSpace(h)] = i
+	}
+	for _, need := range []string{"iter", "objective_mean"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("no column %q in the header (not a trace.csv of pairgossip run)", need)
+		}
+	}
+	var out []engine.Record
+	for li, row := range rows[1:] {
+		var perr error
+		f := func(name string) float64 {
+			i, ok := col[name]
+			if !ok || i >= len(row) || row[i] == "" {
+				return math.NaN()
+			}
+			v, err := strconv.ParseFloat(row[i], 64)
+			if err != nil && perr == nil {
+				perr = fmt.Errorf("line %d, column %s: %q is not a number", li+2, name, row[i])
+			}
+			return v
+		}
+		n := func(name string) int64 {
+			i, ok := col[name]
+			if !ok || i >= len(row) || row[i] == "" {
+				return 0
+			}
+			v, err := strconv.ParseInt(row[i], 10, 64)
+			if err != nil && perr == nil {
+				perr = fmt.Errorf("line %d, column %s: %q is not an integer", li+2, name, row[i])
+			}
+			return v
+		}
+		rec := engine.Record{Iter: n("iter"), GradEvals: n("grad_evals"), GradEvalsNonzero: n("grad_evals_nonzero"),
+			ObjMean: f("objective_mean"), ObjStd: f("objective_std"), ObjMin: f("objective_min"), ObjMax: f("objective_max"),
+			AUCMean: f("auc_mean"), Bias: f("bias"), Consensus: f("consensus"), ObjStdErr: f("objective_stderr"),
+			AUCStdErr: f("auc_stderr"), BiasStdErr: f("bias_stderr"), MeasurePairs: n("measure_pairs")}
+		if perr != nil {
+			return nil, perr
+		}
+		out = append(out, rec)
+	}
+	return out, nil
 }

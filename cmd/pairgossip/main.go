@@ -6,7 +6,8 @@
 //	pairgossip run [flags]      run one simulation, write DIR/trace.csv and DIR/summary.json
 //	pairgossip gap [flags]      print a graph's spectral gap 1 − λ₂(W)
 //	pairgossip reproduce [flags] run every experiment of the paper, write DIR/report.html
-//	pairgossip sweep COMMAND    parameter sweeps: plan, run (locally or as a SLURM job array), merge, status, report
+//	pairgossip plot DIR... --out DIR [--html]  figures of runs' outputs, overlaid
+//	pairgossip sweep COMMAND    parameter sweeps: plan, run (locally or as a SLURM job array), merge, status, diff, report
 //	pairgossip help [command]   explain a command's flags
 //
 // The main job, every experiment of the paper on the embedded data:
@@ -63,8 +64,12 @@ Usage:
   pairgossip reproduce [flags]
                               every experiment of the paper (Table 1, Figs. 1–3, supplement):
                               writes DIR/report.html, DIR/results.json, figures and traces
+  pairgossip plot DIR... --out DIR [--html]
+                              figures of runs' outputs (objective ± std, the optimum, suboptimality,
+                              AUC, consensus, bias), overlaid and labelled by what differs; --html: a page
   pairgossip sweep COMMAND    parameter sweeps from a YAML file: plan, run (here, several at a
-                              time, or as a SLURM job array), merge, status, report (SQLite results)
+                              time), slurm (a SLURM job array), merge, status, diff, report (SQLite
+                              results; report draws final values and curves mean ± sd over seeds)
   pairgossip help COMMAND     the flags of a command, with what they mean
 
 Start with:
@@ -86,6 +91,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdReproduce(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
+	case "plot":
+		err = cmdPlot(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return realMain([]string{args[1], "--help"}, stdout, stderr)
