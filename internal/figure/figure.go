@@ -199,8 +199,8 @@ func drawFigure(c draw.Canvas, spec Spec) error {
 					continue
 				}
 				l, h := cv.Lo[i], cv.Hi[i]
-				if math.IsNaN(l) || math.IsNaN(h) {
-					continue
+				if math.IsNaN(l) || math.IsNaN(h) || (spec.LogY && h <= 0) {
+					continue // no band where it lies wholly off a log axis
 				}
 				up = append(up, plotter.XY{X: tx(xs[i]), Y: ty(math.Min(h, ymax))})
 				lo = append(lo, plotter.XY{X: tx(xs[i]), Y: ty(math.Max(l, ymin))})
