@@ -36,3 +36,23 @@ func Example() {
 	// iter 2000: mean objective 0.080
 	// optimum 0.0028, AUC 0.99
 }
+
+// The nodes' running averages θ̄_k after a run, in memory (Run.Model): the
+// values run --save-model writes as theta_bar.npy, bit for bit.
+func ExampleRun_Model() {
+	cfg := pairgossip.DefaultConfig()
+	cfg.Iters, cfg.LogPoints, cfg.SkipOptimum = 500, 3, true
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer run.Close()
+	res, err := run.Execute(context.Background(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m := res.Model() // or run.Model(); before Close
+	fmt.Printf("%d nodes × %d parameters; node 0 has %d; mean θ̄ has %d\n", m.Rows, m.P, len(m.Row(0)), len(m.Mean))
+	// Output:
+	// 699 nodes × 9 parameters; node 0 has 9; mean θ̄ has 9
+}

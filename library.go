@@ -39,6 +39,14 @@ type Input struct {
 	// merged into one, as in an edge-list file, and Run.Warnings says how
 	// many were.
 	Edges [][2]int32
+	// OptimumCacheKey lets the centralized optimum of Objective be cached
+	// (Run.SolveOptimum): the cache cannot fingerprint a program's code, so
+	// an objective's optimum is cached only under a key the program gives,
+	// which must change whenever the objective's code does (a version
+	// string). The key is combined with everything else that determines
+	// the optimum (data, labels, regulariser, solver options). Empty: never
+	// cached. Built-in problems are always cached.
+	OptimumCacheKey string
 }
 
 // configFor sets in cfg the names of what in gives, and returns the

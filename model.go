@@ -1,23 +1,20 @@
 package pairgossip
 
 import (
-	"bufio"
-	"encoding/binary"
 	"fmt"
-	"math"
+	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/npy"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 )
 
 // Models out (issue #20, item 4): the final θ̄_k of every node and their
-// mean, as NumPy .npy files (format version 1.0: the magic "\x93NUMPY",
-// version bytes 1 0, a little-endian uint16 header length, an ASCII
-// dictionary padded with spaces and ended by a newline so that the data
-// starts on a 64-byte boundary, then little-endian float64 in C order),
-// which numpy.load(path, mmap_mode="r") maps. A matrix parameter (metric
+// mean, as NumPy .npy files written by package npy (format version 1.0,
+// little-endian float64 in C order, the data on a 64-byte boundary), which
+// numpy.load(path, mmap_mode="r") maps and npy.ReadFile reads back; in
+// memory, Run.Model. A matrix parameter (metric
 // or similarity learning, θ = W ∈ R^{d×d}) is stored flattened row-major:
 // row k of the nodes' file is W_k reshaped to d·d.
 
@@ -34,35 +31,63 @@ type ModelFiles struct {
 	Bytes       int64 // both files
 }
 
-// npyHeader returns the .npy version 1.0 preamble of a little-endian
-// float64 C-order array of this shape.
-func npyHeader(shape ...int) []byte {
-	dims := make([]string, len(shape))
-	for i, v := range shape {
-		dims[i] = fmt.Sprint(v)
+// Model is the nodes' running averages θ̄_k, the paper's output, copied
+// out of a run: row k of Data (Rows×P, row-major) is θ̄_k of node k (one
+// row for the centralized algorithm), a matrix parameter flattened
+// row-major as in the saved files; Mean is their mean over the nodes,
+// summed in node order (the bits of ModelMeanFile).
+type Model struct {
+	Rows, P int
+	Data    []float64
+	Mean    []float64
+}
+
+// Row returns θ̄_k of node k (a view of Data).
+func (m *Model) Row(k int) []float64 { return m.Data[k*m.P : (k+1)*m.P] }
+
+// Model copies the nodes' current θ̄_k and their mean out of the run: after
+// Execute, the final model — the values SaveModel writes, bit for bit. It
+// must be called before Close. It holds Rows·P float64 (n = 10⁷ nodes of
+// d = 16 is 1.28 GB): at such sizes, SaveModel and a memory map of the file
+// cost less.
+func (r *Run) Model() *Model {
+	bar := r.Sim.ThetaBar
+	rows, P := bar.Rows, r.Problem.P
+	m := &Model{Rows: rows, P: P, Data: make([]float64, rows*P), Mean: make([]float64, P)}
+	for k := 0; k < rows; k++ {
+		copy(m.Data[k*P:(k+1)*P], bar.Row(k)[:P])
 	}
-	sh := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		sh += ","
+	modelMean(m.Mean, bar, rows, P)
+	return m
+}
+
+// Model is the model of the run that returned res (Run.Model): valid
+// until the run is closed.
+func (res *Result) Model() *Model {
+	if res.run == nil {
+		return nil
 	}
-	dict := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }", sh)
-	// magic (6) + version (2) + length (2) + dict + padding + '\n' ≡ 0 mod 64.
-	total := 10 + len(dict) + 1
-	pad := (64 - total%64) % 64
-	h := make([]byte, 0, total+pad)
-	h = append(h, "\x93NUMPY\x01\x00"...)
-	h = binary.LittleEndian.AppendUint16(h, uint16(len(dict)+pad+1))
-	h = append(h, dict...)
-	for i := 0; i < pad; i++ {
-		h = append(h, ' ')
+	return res.run.Model()
+}
+
+// modelMean sets mean to the mean of the first P columns of bar's rows, in
+// node order.
+func modelMean(mean []float64, bar layout.Matrix, rows, P int) {
+	clear(mean)
+	for k := 0; k < rows; k++ {
+		for a, v := range bar.Row(k)[:P] {
+			mean[a] += v
+		}
 	}
-	return append(h, '\n')
+	for a := range mean {
+		mean[a] /= float64(rows)
+	}
 }
 
 // ModelBytes returns the size of the files SaveModel writes.
 func (r *Run) ModelBytes() int64 {
-	rows, P := int64(r.Sim.ThetaBar.Rows), int64(r.Problem.P)
-	return int64(len(npyHeader(int(rows), int(P)))) + rows*P*8 + int64(len(npyHeader(int(P)))) + P*8
+	rows, P := r.Sim.ThetaBar.Rows, r.Problem.P
+	return npy.Size(rows, P) + npy.Size(P)
 }
 
 // CheckModelSpace returns an error when the files SaveModel writes would
@@ -112,34 +137,22 @@ func (r *Run) SaveModel(dir string) (ModelFiles, error) {
 		return mf, err
 	}
 	mean := make([]float64, P)
-	for k := 0; k < rows; k++ {
-		for a, v := range bar.Row(k)[:P] {
-			mean[a] += v
-		}
-	}
-	for a := range mean {
-		mean[a] /= float64(rows)
-	}
+	modelMean(mean, bar, rows, P)
 	err := atomicfile.Write(mf.Nodes, func(f *os.File) error {
-		w := bufio.NewWriterSize(f, 1<<20)
-		w.Write(npyHeader(rows, P))
-		buf := make([]byte, 8*P)
-		for k := 0; k < rows; k++ {
-			for a, v := range bar.Row(k)[:P] {
-				binary.LittleEndian.PutUint64(buf[8*a:], math.Float64bits(v))
+		return npy.WriteRows(f, []int{rows, P}, func(yield func([]float64) error) error {
+			for k := 0; k < rows; k++ {
+				if err := yield(bar.Row(k)[:P]); err != nil {
+					return err
+				}
 			}
-			w.Write(buf)
-		}
-		return w.Flush()
+			return nil
+		})
 	})
 	if err != nil {
 		return mf, fmt.Errorf("model: %w", err)
 	}
-	b := npyHeader(P)
-	for _, v := range mean {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-	}
-	if err := atomicfile.WriteBytes(mf.Mean, b); err != nil {
+	err = atomicfile.Write(mf.Mean, func(f *os.File) error { return npy.Write(f, []int{P}, mean) })
+	if err != nil {
 		return mf, fmt.Errorf("model: %w", err)
 	}
 	return mf, nil

@@ -2,11 +2,14 @@ package pairgossip
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/kernel"
@@ -24,6 +27,21 @@ var TraceColumns = []string{"iter", "grad_evals", "grad_evals_nonzero", "objecti
 // AUC (0 when exact). They come last so that readers of the first columns
 // keep working.
 var TraceMeasureColumns = []string{"objective_stderr", "auc_stderr", "bias_stderr", "measure_pairs"}
+
+// TraceOptimumColumns end trace.csv: the suboptimality of the mean
+// objective, objective_mean − R_n(θ*), and relative to the optimum,
+// (objective_mean − R_n(θ*))/|R_n(θ*)|, where the optimum is known (empty
+// fields otherwise: --no-optimum, out of reach, a run that failed, or a
+// zero optimum for the relative one). They come last, after
+// TraceMeasureColumns, so that readers of the earlier columns keep
+// working.
+var TraceOptimumColumns = []string{"suboptimality", "suboptimality_rel"}
+
+// TraceHeader is trace.csv's header: TraceColumns, TraceMeasureColumns,
+// TraceOptimumColumns.
+func TraceHeader() []string {
+	return slices.Concat(TraceColumns, TraceMeasureColumns, TraceOptimumColumns)
+}
 
 // Float is a float64 whose JSON form is null when it is NaN or infinite.
 type Float float64
@@ -64,10 +82,27 @@ func CSVFloat(v float64) string {
 
 // TraceCSV renders a trace as CSV (shortest round-trip float formatting, so
 // equal traces give equal bytes; an empty field where a value is NaN or
-// infinite, as summary.json's null).
-func TraceCSV(trace []engine.Record) []byte {
+// infinite, as summary.json's null), the optimum unknown (TraceOptimumColumns
+// empty).
+func TraceCSV(trace []engine.Record) []byte { return TraceCSVOptimum(trace, math.NaN()) }
+
+// Suboptimality returns objective − optimum and that relative to
+// |optimum| (NaN where either is unknown, or the optimum is 0 for the
+// relative one).
+func Suboptimality(objective, optimum float64) (abs, rel float64) {
+	abs = objective - optimum
+	rel = math.NaN()
+	if optimum != 0 {
+		rel = abs / math.Abs(optimum)
+	}
+	return abs, rel
+}
+
+// TraceCSVOptimum is TraceCSV with the optimum R_n(θ*) known (NaN:
+// unknown), which fills the suboptimality columns.
+func TraceCSVOptimum(trace []engine.Record, optimum float64) []byte {
 	var b bytes.Buffer
-	for i, c := range append(slices.Clone(TraceColumns), TraceMeasureColumns...) {
+	for i, c := range TraceHeader() {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -75,10 +110,39 @@ func TraceCSV(trace []engine.Record) []byte {
 	}
 	b.WriteByte('\n')
 	for _, r := range trace {
-		fmt.Fprintf(&b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", r.Iter, r.GradEvals, r.GradEvalsNonzero,
+		sub, rel := Suboptimality(r.ObjMean, optimum)
+		fmt.Fprintf(&b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s\n", r.Iter, r.GradEvals, r.GradEvalsNonzero,
 			fmtFloat(r.ObjMean), fmtFloat(r.ObjStd), fmtFloat(r.ObjMin), fmtFloat(r.ObjMax),
 			fmtFloat(r.AUCMean), fmtFloat(r.Bias), fmtFloat(r.Consensus),
-			fmtFloat(r.ObjStdErr), fmtFloat(aucStdErr(r)), fmtFloat(r.BiasStdErr), r.MeasurePairs)
+			fmtFloat(r.ObjStdErr), fmtFloat(aucStdErr(r)), fmtFloat(r.BiasStdErr), r.MeasurePairs,
+			fmtFloat(sub), fmtFloat(rel))
+	}
+	return b.Bytes()
+}
+
+// NodeRecord is one evaluated node's values at one measurement
+// (ExecOptions.TraceNodes; nodes.csv).
+type NodeRecord struct {
+	Iter      int64
+	Node      int     // the node's index, 0-based (as in theta_bar.npy's rows)
+	Degree    int     // its degree in the run's graph (0: centralized)
+	Objective float64 // R_n(θ̄_k), exact or, for a sampled measurement, estimated on the record's pair sample
+	AUC       float64 // the AUC of θ̄_k (NaN: metric learning, none)
+}
+
+// NodesColumns is nodes.csv's header: long format, one row per
+// (measurement, evaluated node), measurements in order and nodes
+// ascending within each.
+var NodesColumns = []string{"iter", "node", "degree", "objective", "auc"}
+
+// NodesCSV renders the per-node trace as CSV (the formatting of
+// TraceCSV: an empty field for no value).
+func NodesCSV(nodes []NodeRecord) []byte {
+	var b bytes.Buffer
+	b.WriteString(strings.Join(NodesColumns, ","))
+	b.WriteByte('\n')
+	for _, n := range nodes {
+		fmt.Fprintf(&b, "%d,%d,%d,%s,%s\n", n.Iter, n.Node, n.Degree, fmtFloat(n.Objective), fmtFloat(n.AUC))
 	}
 	return b.Bytes()
 }
@@ -144,10 +208,13 @@ type Summary struct {
 	MeasureModeAUC  string `json:"measure_mode_auc"`
 	MeasureModeBias string `json:"measure_mode_bias"`
 	// The centralized optimum R_n(θ*).
-	OptimumObjective Float   `json:"optimum_objective"`
-	OptimumMethod    string  `json:"optimum_method,omitempty"`
-	OptimumConverged bool    `json:"optimum_converged"`
-	WallSeconds      float64 `json:"wall_seconds"`
+	OptimumObjective Float  `json:"optimum_objective"`
+	OptimumMethod    string `json:"optimum_method,omitempty"`
+	OptimumConverged bool   `json:"optimum_converged"`
+	// OptimumCached says the optimum came from the cache of optima
+	// (Run.SolveOptimum): Timing.OptimumSolver is then the lookup's time.
+	OptimumCached bool    `json:"optimum_cached"`
+	WallSeconds   float64 `json:"wall_seconds"`
 	// Timing splits the run's time: set-up (data, problem, graph, engine),
 	// the iterations and the measurements (together WallSeconds), the
 	// optimum.
@@ -241,6 +308,7 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			s.OptimumObjective = Float(res.Optimum.Value)
 			s.OptimumMethod = res.Optimum.Method
 			s.OptimumConverged = res.Optimum.Converged
+			s.OptimumCached = res.OptimumCached
 		}
 		if w := r.precisionMissed(res.Trace); w != "" {
 			s.Warnings = append(append([]string(nil), s.Warnings...), w)
@@ -305,4 +373,63 @@ func JSON(v any) []byte {
 		panic(err)
 	}
 	return append(b, '\n')
+}
+
+// ReadTraceCSV parses a trace.csv (TraceCSV's format, or an earlier one
+// without some of the later columns: their values are then zero, NaN for
+// the floats) by its header's column names. An empty field is NaN, as
+// TraceCSV writes it. The suboptimality columns are not returned: they
+// follow from objective_mean and the optimum in summary.json.
+func ReadTraceCSV(r io.Reader) ([]engine.Record, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("empty file (no header)")
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[strings.TrimSpace(h)] = i
+	}
+	for _, need := range []string{"iter", "objective_mean"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("no column %q in the header (not a trace.csv of pairgossip run)", need)
+		}
+	}
+	var out []engine.Record
+	for li, row := range rows[1:] {
+		var perr error
+		f := func(name string) float64 {
+			i, ok := col[name]
+			if !ok || i >= len(row) || row[i] == "" {
+				return math.NaN()
+			}
+			v, err := strconv.ParseFloat(row[i], 64)
+			if err != nil && perr == nil {
+				perr = fmt.Errorf("line %d, column %s: %q is not a number", li+2, name, row[i])
+			}
+			return v
+		}
+		n := func(name string) int64 {
+			i, ok := col[name]
+			if !ok || i >= len(row) || row[i] == "" {
+				return 0
+			}
+			v, err := strconv.ParseInt(row[i], 10, 64)
+			if err != nil && perr == nil {
+				perr = fmt.Errorf("line %d, column %s: %q is not an integer", li+2, name, row[i])
+			}
+			return v
+		}
+		rec := engine.Record{Iter: n("iter"), GradEvals: n("grad_evals"), GradEvalsNonzero: n("grad_evals_nonzero"),
+			ObjMean: f("objective_mean"), ObjStd: f("objective_std"), ObjMin: f("objective_min"), ObjMax: f("objective_max"),
+			AUCMean: f("auc_mean"), Bias: f("bias"), Consensus: f("consensus"), ObjStdErr: f("objective_stderr"),
+			AUCStdErr: f("auc_stderr"), BiasStdErr: f("bias_stderr"), MeasurePairs: n("measure_pairs")}
+		if perr != nil {
+			return nil, perr
+		}
+		out = append(out, rec)
+	}
+	return out, nil
 }

@@ -22,26 +22,26 @@ func TestTraceCSVMeasureColumns(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(TraceCSV(tr))), "\n")
 	head := strings.Split(lines[0], ",")
-	want := append(append([]string{}, TraceColumns...), TraceMeasureColumns...)
+	want := append(append(append([]string{}, TraceColumns...), TraceMeasureColumns...), TraceOptimumColumns...)
 	if strings.Join(head, ",") != strings.Join(want, ",") {
 		t.Fatalf("header %v, want %v", head, want)
 	}
 	if head[len(TraceColumns)] != "objective_stderr" || head[len(TraceColumns)+1] != "auc_stderr" {
 		t.Fatalf("the new columns must come right after the original ones: %v", head)
 	}
-	if lines[1] != "1,2,1,0.5,0.1,0.4,0.6,0.75,0.01,0.2,0,0,0,0" {
+	if lines[1] != "1,2,1,0.5,0.1,0.4,0.6,0.75,0.01,0.2,0,0,0,0,," {
 		t.Errorf("exact row %q", lines[1])
 	}
-	if lines[2] != "10,0,0,0.25,0,0,0,0.8,0,0,0.002,0.003,0.0001,8192" {
+	if lines[2] != "10,0,0,0.25,0,0,0,0.8,0,0,0.002,0.003,0.0001,8192,," {
 		t.Errorf("sampled row %q", lines[2])
 	}
-	if lines[3] != "11,0,0,2,0,0,0,,0,0,0,,0,0" {
+	if lines[3] != "11,0,0,2,0,0,0,,0,0,0,,0,0,," {
 		t.Errorf("metric row %q: auc_stderr must be empty (no value) where auc_mean is", lines[3])
 	}
 	// Non-finite values are empty fields, as they are null in summary.json
 	// (issue #15, item 8).
 	inf := TraceCSV([]engine.Record{{Iter: 1, ObjMean: math.Inf(1), ObjStd: math.Inf(-1), Consensus: math.NaN()}})
-	if row := strings.Split(strings.TrimSpace(string(inf)), "\n")[1]; row != "1,0,0,,,0,0,0,0,,0,0,0,0" {
+	if row := strings.Split(strings.TrimSpace(string(inf)), "\n")[1]; row != "1,0,0,,,0,0,0,0,,0,0,0,0,," {
 		t.Errorf("non-finite row %q", row)
 	}
 	if b := JSON(struct{ A, B Float }{Float(math.Inf(1)), Float(math.NaN())}); !bytes.Contains(b, []byte(`"A": null`)) || !bytes.Contains(b, []byte(`"B": null`)) {

@@ -124,6 +124,9 @@ type Config struct {
 	Pin bool `json:"-"`
 	// SkipOptimum skips the centralized full-batch solve.
 	SkipOptimum bool `json:"-"`
+	// NoOptimumCache solves the optimum without reading or writing the
+	// cache of optima (OptimumCacheDir). It does not change results.
+	NoOptimumCache bool `json:"-"`
 }
 
 // DefaultConfig is the paper's AUC experiment: Breast Cancer, Watts–Strogatz
@@ -151,6 +154,12 @@ type Run struct {
 	Graph    *graph.Graph // nil for centralized
 	Sim      *engine.Sim
 	Warnings []string
+
+	// userObjective: the problem is a program's own objective
+	// (Input.Objective), cached only under userCacheKey
+	// (Input.OptimumCacheKey) when it is not empty.
+	userObjective bool
+	userCacheKey  string
 }
 
 // PanicError is a panic of user code (an Input.Objective's method, a
@@ -174,6 +183,14 @@ type Result struct {
 	// OptimumSkipped says why the optimum was not solved although asked
 	// for (the full-batch objective is out of reach at this size).
 	OptimumSkipped string
+	// OptimumCached says that Optimum came from the cache of optima
+	// (Run.SolveOptimum); OptimumTime is then the lookup's time.
+	OptimumCached bool
+	// Nodes are the evaluated nodes' values at each measurement, when
+	// ExecOptions.TraceNodes asked for them (NodesCSV writes them).
+	Nodes []NodeRecord
+
+	run *Run // for Model
 }
 
 // optimumPairBudget bounds the pair losses of one evaluation of the
@@ -359,7 +376,8 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 	ds.X = nil
 	stage(PhaseGraph)
 	t2 := time.Now()
-	r := &Run{Config: cfg, Data: ds, Problem: prob, Warnings: append([]string(nil), ds.Warnings...)}
+	r := &Run{Config: cfg, Data: ds, Problem: prob, Warnings: append([]string(nil), ds.Warnings...),
+		userObjective: in.Objective != nil, userCacheKey: in.OptimumCacheKey}
 	if algo != engine.Centralized {
 		if ds.N%cfg.PointsNode != 0 {
 			return nil, fmt.Errorf("points per node %d does not divide the %d data points", cfg.PointsNode, ds.N)
@@ -450,6 +468,10 @@ type ExecOptions struct {
 	// executor, before each measurement and before the optimum solve) with
 	// where the run stands; it must be cheap and do its own throttling.
 	OnProgress func(Progress)
+	// TraceNodes keeps each evaluated node's objective (and AUC) at every
+	// measurement in Result.Nodes (after a resume: the measurements taken
+	// since).
+	TraceNodes bool
 }
 
 // ExecuteWith is Execute with checkpoints and resumption.
@@ -485,8 +507,15 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var nanErr error
+	var nodeRecs []NodeRecord
 	onRecord := ro.OnRecord
 	ro.OnRecord = func(rec engine.Record) {
+		if opt.TraceNodes {
+			nodes, obj, auc := r.Sim.NodeValues()
+			for c, k := range nodes {
+				nodeRecs = append(nodeRecs, NodeRecord{Iter: rec.Iter, Node: k, Degree: r.degree(k), Objective: obj[c], AUC: auc[c]})
+			}
+		}
 		if nanErr == nil && math.IsNaN(rec.ObjMean) {
 			nanErr = fmt.Errorf("measurement at iteration %d: the objective of the measured nodes is NaN (the loss returned a value that is not a number, or the data holds one)", rec.Iter)
 			cancel()
@@ -500,7 +529,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 	if nanErr != nil {
 		err = nanErr
 	}
-	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0}
+	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0, run: r, Nodes: nodeRecs}
 	out = res
 	if len(trace) > 0 {
 		res.Final = trace[len(trace)-1]
@@ -524,9 +553,8 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 			prog.Phase, prog.Iter, prog.Measured = PhaseOptimum, r.Sim.Iter(), len(trace)
 			opt.OnProgress(prog)
 		}
-		t1 := time.Now()
-		o, err := r.Problem.Solve(problem.OptimumOptions{Workers: r.Config.Workers})
-		res.OptimumTime = time.Since(t1)
+		o, cached, dt, err := r.optimumTimed(problem.OptimumOptions{Workers: r.Config.Workers})
+		res.OptimumTime, res.OptimumCached = dt, cached
 		if err != nil {
 			return res, err
 		}
@@ -573,4 +601,13 @@ func (r *Run) Resume(path string) ([]engine.Record, error) {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return trace, nil
+}
+
+// degree is node k's degree in the run's graph (0 for the centralized
+// algorithm, which has none).
+func (r *Run) degree(k int) int {
+	if r.Graph == nil {
+		return 0
+	}
+	return r.Graph.Degree(k)
 }

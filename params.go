@@ -202,6 +202,8 @@ var params = []*Param{
 		Help: "pin each worker to a CPU of the process's affinity mask (Linux; a no-op, with the\nreason in summary.json, where it cannot help); results do not depend on it"},
 	{Field: "SkipOptimum", Flag: "no-optimum", JSON: "-",
 		Help: "skip the centralized full-batch optimum R_n(θ*)"},
+	{Field: "NoOptimumCache", Flag: "no-optimum-cache", JSON: "-",
+		Help: "solve the optimum R_n(θ*) again instead of taking it from the cache of optima\n(os.UserCacheDir()/pairgossip/optimum), and do not store it there; results do not depend on it"},
 }
 
 func init() {

@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,328 +10,33 @@ import (
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/par"
+	"github.com/pairgossip/pairgossip/npy"
 )
 
-// NumPy's .npy format (https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html):
-//
-//	"\x93NUMPY" major minor  header-length  header  data
-//
-// with a 2-byte little-endian header length in version 1.0 and a 4-byte one
-// in 2.0 and 3.0; the header is a Python dict literal
-// {'descr': '<f8', 'fortran_order': False, 'shape': (1000, 16), } padded
-// with spaces and a newline, Latin-1 text (UTF-8 in 3.0). The data follow
-// uninterrupted: the elements in C (row-major) or Fortran (column-major)
-// order.
-
 // npyMagic starts every .npy file.
-const npyMagic = "\x93NUMPY"
+const npyMagic = npy.Magic
 
 // MaxNPYHeaderBytes is the largest .npy header (the dictionary text) the
-// readers accept; NumPy writes about 128 bytes for a 2-D array and refuses
-// to read headers over 10 000 bytes by default.
-const MaxNPYHeaderBytes = 1 << 16
+// readers accept (npy.MaxHeaderBytes).
+const MaxNPYHeaderBytes = npy.MaxHeaderBytes
 
-// npyDtype is a supported element type.
-type npyDtype struct {
-	descr string // as in the header, e.g. "<f8"
-	kind  byte   // 'f' float, 'i' signed, 'u' unsigned, 'b' bool
-	size  int    // bytes per element
-	big   bool   // big-endian
-}
+// npyHeader is a parsed .npy header (package npy, the project's codec of
+// the format), with the checks of a data matrix.
+type npyHeader struct{ npy.Header }
 
-// npyHeader is a parsed .npy header.
-type npyHeader struct {
-	major, minor int
-	dtype        npyDtype
-	fortran      bool
-	shape        []int64
-	dataOff      int64 // offset of the data from the start of the array's bytes
-}
-
-// count returns the number of elements (the shape's product has been
-// checked against overflow when the header was parsed).
-func (h *npyHeader) count() int64 {
-	c := int64(1)
-	for _, s := range h.shape {
-		c *= s
-	}
-	return c
-}
-
-func (h *npyHeader) shapeString() string {
-	parts := make([]string, len(h.shape))
-	for i, s := range h.shape {
-		parts[i] = strconv.FormatInt(s, 10)
-	}
-	if len(parts) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// readNPYHeader reads the magic, version and header from r, reading no more
-// than the header's bytes (so r is left at the start of the data).
+// readNPYHeader reads the magic, version and header from r (npy.ReadHeader).
 func readNPYHeader(r io.Reader) (npyHeader, error) {
-	var h npyHeader
-	var pre [10]byte
-	if n, err := io.ReadFull(r, pre[:8]); err != nil {
-		if n == 0 && err == io.EOF {
-			return h, errors.New("empty file (not a .npy file)")
-		}
-		if string(pre[:n]) == npyMagic[:min(n, 6)] {
-			return h, fmt.Errorf("truncated: %d bytes, shorter than the .npy preamble", n)
-		}
-		return h, fmt.Errorf("not a .npy file: it starts with %q, not the magic %q", pre[:n], npyMagic)
-	}
-	if string(pre[:6]) != npyMagic {
-		return h, fmt.Errorf("not a .npy file: it starts with %q, not the magic %q", pre[:6], npyMagic)
-	}
-	h.major, h.minor = int(pre[6]), int(pre[7])
-	var hlen int64
-	switch {
-	case h.major == 1 && h.minor == 0:
-		if _, err := io.ReadFull(r, pre[8:10]); err != nil {
-			return h, errors.New("truncated in the header length")
-		}
-		hlen = int64(binary.LittleEndian.Uint16(pre[8:10]))
-		h.dataOff = 10 + hlen
-	case (h.major == 2 || h.major == 3) && h.minor == 0:
-		var l [4]byte
-		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return h, errors.New("truncated in the header length")
-		}
-		hlen = int64(binary.LittleEndian.Uint32(l[:]))
-		h.dataOff = 12 + hlen
-	default:
-		return h, fmt.Errorf("unsupported .npy format version %d.%d (supported: 1.0, 2.0, 3.0)", h.major, h.minor)
-	}
-	if hlen > MaxNPYHeaderBytes {
-		return h, fmt.Errorf("header of %d bytes is larger than the limit of %d bytes (a .npy header is normally about 128 bytes)", hlen, MaxNPYHeaderBytes)
-	}
-	buf := make([]byte, hlen)
-	if n, err := io.ReadFull(r, buf); err != nil {
-		return h, fmt.Errorf("truncated in the header: %d of its %d bytes", n, hlen)
-	}
-	if err := h.parseDict(string(buf)); err != nil {
-		return h, fmt.Errorf("bad header %q: %v", strings.TrimRight(string(buf), " \n\x00"), err)
-	}
-	return h, nil
-}
-
-// parseDict parses the header dictionary: exactly the keys 'descr',
-// 'fortran_order' and 'shape', in any order.
-func (h *npyHeader) parseDict(s string) error {
-	p := pyParser{s: s}
-	if !p.eat('{') {
-		return errors.New("not a Python dict")
-	}
-	seen := map[string]bool{}
-	for {
-		if p.eat('}') {
-			break
-		}
-		key, err := p.str()
-		if err != nil {
-			return fmt.Errorf("key: %v", err)
-		}
-		if seen[key] {
-			return fmt.Errorf("key %q appears twice", key)
-		}
-		seen[key] = true
-		if !p.eat(':') {
-			return fmt.Errorf("no ':' after key %q", key)
-		}
-		switch key {
-		case "descr":
-			if p.peek() == '[' || p.peek() == '{' {
-				return errors.New("unsupported dtype: structured arrays (record dtypes) are not supported; save a plain numeric array")
-			}
-			d, err := p.str()
-			if err != nil {
-				return fmt.Errorf("descr: %v", err)
-			}
-			if h.dtype, err = parseDtype(d); err != nil {
-				return err
-			}
-		case "fortran_order":
-			switch {
-			case p.word("True"):
-				h.fortran = true
-			case p.word("False"):
-				h.fortran = false
-			default:
-				return errors.New("fortran_order is not True or False")
-			}
-		case "shape":
-			if h.shape, err = p.tuple(); err != nil {
-				return fmt.Errorf("shape: %v", err)
-			}
-		default:
-			return fmt.Errorf("unexpected key %q (a .npy header has descr, fortran_order and shape)", key)
-		}
-		if !p.eat(',') {
-			if !p.eat('}') {
-				return errors.New("expected ',' or '}'")
-			}
-			break
-		}
-	}
-	p.ws()
-	if p.i != len(p.s) {
-		return errors.New("text after the dict")
-	}
-	for _, k := range []string{"descr", "fortran_order", "shape"} {
-		if !seen[k] {
-			return fmt.Errorf("key %q is missing", k)
-		}
-	}
-	return nil
-}
-
-// parseDtype accepts little- and big-endian floats of 4 and 8 bytes, signed
-// and unsigned integers of 1, 2, 4 and 8 bytes, and bool.
-func parseDtype(d string) (npyDtype, error) {
-	bad := func() (npyDtype, error) {
-		return npyDtype{}, fmt.Errorf("unsupported dtype %q (supported: float64 '<f8', float32 '<f4', int64 '<i8', int32 '<i4', int16, int8 '|i1', uint8 '|u1', uint16/32/64, bool '|b1', little- or big-endian)", d)
-	}
-	if len(d) < 3 {
-		return bad()
-	}
-	dt := npyDtype{descr: d, kind: d[1]}
-	size, err := strconv.Atoi(d[2:])
-	if err != nil {
-		return bad()
-	}
-	dt.size = size
-	switch dt.kind {
-	case 'f':
-		if size != 4 && size != 8 {
-			return bad()
-		}
-	case 'i', 'u':
-		if size != 1 && size != 2 && size != 4 && size != 8 {
-			return bad()
-		}
-	case 'b':
-		if size != 1 {
-			return bad()
-		}
-	default:
-		return bad()
-	}
-	switch d[0] {
-	case '<':
-	case '>':
-		dt.big = size > 1
-	case '|':
-		if size != 1 {
-			return bad()
-		}
-	default:
-		return bad()
-	}
-	return dt, nil
-}
-
-// pyParser reads the small subset of Python literals in .npy headers.
-type pyParser struct {
-	s string
-	i int
-}
-
-func (p *pyParser) ws() {
-	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r' || p.s[p.i] == 0) {
-		p.i++
-	}
-}
-
-func (p *pyParser) peek() byte {
-	p.ws()
-	if p.i < len(p.s) {
-		return p.s[p.i]
-	}
-	return 0
-}
-
-func (p *pyParser) eat(c byte) bool {
-	if p.peek() == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *pyParser) word(w string) bool {
-	p.ws()
-	if strings.HasPrefix(p.s[p.i:], w) {
-		p.i += len(w)
-		return true
-	}
-	return false
-}
-
-func (p *pyParser) str() (string, error) {
-	q := p.peek()
-	if q != '\'' && q != '"' {
-		return "", errors.New("expected a quoted string")
-	}
-	j := strings.IndexByte(p.s[p.i+1:], q)
-	if j < 0 {
-		return "", errors.New("unterminated string")
-	}
-	v := p.s[p.i+1 : p.i+1+j]
-	if strings.IndexByte(v, '\\') >= 0 {
-		return "", errors.New("escapes in strings are not supported")
-	}
-	p.i += j + 2
-	return v, nil
-}
-
-// tuple reads a tuple of non-negative integers (Python 2's "3L" included).
-func (p *pyParser) tuple() ([]int64, error) {
-	if !p.eat('(') {
-		return nil, errors.New("expected a tuple")
-	}
-	var t []int64
-	for {
-		if p.eat(')') {
-			return t, nil
-		}
-		p.ws()
-		j := p.i
-		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-			p.i++
-		}
-		if j == p.i {
-			return nil, errors.New("expected a non-negative integer")
-		}
-		v, err := strconv.ParseInt(p.s[j:p.i], 10, 64)
-		if err != nil || v > 1<<50 {
-			return nil, fmt.Errorf("dimension %s is too large", p.s[j:p.i])
-		}
-		if p.i < len(p.s) && p.s[p.i] == 'L' {
-			p.i++
-		}
-		if len(t) == 32 {
-			return nil, errors.New("more than 32 dimensions")
-		}
-		t = append(t, v)
-		if !p.eat(',') {
-			if !p.eat(')') {
-				return nil, errors.New("expected ',' or ')'")
-			}
-			return t, nil
-		}
-	}
+	h, err := npy.ReadHeader(r)
+	return npyHeader{h}, err
 }
 
 // rows and cols of an array used as a data matrix: 1-D (n,) is n×1.
 func (h *npyHeader) matrixShape() (n, d int64, ok bool) {
-	switch len(h.shape) {
+	switch len(h.Shape) {
 	case 1:
-		return h.shape[0], 1, true
+		return h.Shape[0], 1, true
 	case 2:
-		return h.shape[0], h.shape[1], true
+		return h.Shape[0], h.Shape[1], true
 	}
 	return 0, 0, false
 }
@@ -345,18 +48,18 @@ func (h *npyHeader) checkShape(labels bool, lim limits) (n, d int64, err error) 
 	n, d, ok := h.matrixShape()
 	if !ok {
 		if labels {
-			return 0, 0, fmt.Errorf("labels have shape %s; want a 1-D array (n,) or a column (n, 1)", h.shapeString())
+			return 0, 0, fmt.Errorf("labels have shape %s; want a 1-D array (n,) or a column (n, 1)", h.ShapeString())
 		}
-		return 0, 0, fmt.Errorf("features have shape %s; want a 2-D array (n, d) (or 1-D (n,) for one feature)", h.shapeString())
+		return 0, 0, fmt.Errorf("features have shape %s; want a 2-D array (n, d) (or 1-D (n,) for one feature)", h.ShapeString())
 	}
 	if labels && d != 1 {
-		return 0, 0, fmt.Errorf("labels have shape %s; want a 1-D array (n,) or a column (n, 1)", h.shapeString())
+		return 0, 0, fmt.Errorf("labels have shape %s; want a 1-D array (n,) or a column (n, 1)", h.ShapeString())
 	}
 	if n == 0 || d == 0 {
-		return 0, 0, fmt.Errorf("array of shape %s is empty", h.shapeString())
+		return 0, 0, fmt.Errorf("array of shape %s is empty", h.ShapeString())
 	}
 	if n > (1<<62)/d/8 {
-		return 0, 0, fmt.Errorf("%w: shape %s is too large", ErrTooLarge, h.shapeString())
+		return 0, 0, fmt.Errorf("%w: shape %s is too large", ErrTooLarge, h.ShapeString())
 	}
 	if lim.overElements(n, d) {
 		msg := lim.elementsMsg(n, d, false, "; raise MaxElements to allow more")
@@ -364,9 +67,6 @@ func (h *npyHeader) checkShape(labels bool, lim limits) (n, d int64, err error) 
 	}
 	return n, d, nil
 }
-
-// dataBytes is the size of the array's data in bytes.
-func (h *npyHeader) dataBytes() int64 { return h.count() * int64(h.dtype.size) }
 
 // placement maps storage order to the row-major destination.
 type placement struct {
@@ -377,15 +77,15 @@ type placement struct {
 // decodeChunk converts the elements of src (whole elements of dtype dt,
 // storage positions e0, e0+1, ...) into dst (row-major n×d) and returns
 // the first storage position of a non-finite float, or -1.
-func decodeChunk(dst []float64, src []byte, dt npyDtype, e0 int, pl placement, tmp []float64) int {
-	cnt := len(src) / dt.size
+func decodeChunk(dst []float64, src []byte, dt npy.Dtype, e0 int, pl placement, tmp []float64) int {
+	cnt := len(src) / dt.Size
 	var out []float64
 	if !pl.fortran || pl.d == 1 || pl.n == 1 {
 		out = dst[e0 : e0+cnt]
 	} else {
 		out = tmp[:cnt]
 	}
-	bad := decodeValues(out, src, dt)
+	bad := npy.DecodeValues(out, src, dt)
 	if pl.fortran && pl.d > 1 && pl.n > 1 {
 		i, j := e0%pl.n, e0/pl.n
 		for _, v := range out {
@@ -397,74 +97,6 @@ func decodeChunk(dst []float64, src []byte, dt npyDtype, e0 int, pl placement, t
 	}
 	if bad >= 0 {
 		return e0 + bad
-	}
-	return -1
-}
-
-// decodeValues converts len(out) elements from src and returns the index of
-// the first non-finite float, or -1.
-func decodeValues(out []float64, src []byte, dt npyDtype) int {
-	var le binary.ByteOrder = binary.LittleEndian
-	if dt.big {
-		le = binary.BigEndian
-	}
-	switch {
-	case dt.kind == 'f' && dt.size == 8 && !dt.big && len(out) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(src)))%8 == 0:
-		copy(out, unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(src))), len(out)))
-	case dt.kind == 'f' && dt.size == 8:
-		for k := range out {
-			out[k] = math.Float64frombits(le.Uint64(src[8*k:]))
-		}
-	case dt.kind == 'f':
-		for k := range out {
-			out[k] = float64(math.Float32frombits(le.Uint32(src[4*k:])))
-		}
-	case dt.kind == 'i' && dt.size == 8:
-		for k := range out {
-			out[k] = float64(int64(le.Uint64(src[8*k:])))
-		}
-	case dt.kind == 'i' && dt.size == 4:
-		for k := range out {
-			out[k] = float64(int32(le.Uint32(src[4*k:])))
-		}
-	case dt.kind == 'i' && dt.size == 2:
-		for k := range out {
-			out[k] = float64(int16(le.Uint16(src[2*k:])))
-		}
-	case dt.kind == 'i':
-		for k := range out {
-			out[k] = float64(int8(src[k]))
-		}
-	case dt.kind == 'u' && dt.size == 8:
-		for k := range out {
-			out[k] = float64(le.Uint64(src[8*k:]))
-		}
-	case dt.kind == 'u' && dt.size == 4:
-		for k := range out {
-			out[k] = float64(le.Uint32(src[4*k:]))
-		}
-	case dt.kind == 'u' && dt.size == 2:
-		for k := range out {
-			out[k] = float64(le.Uint16(src[2*k:]))
-		}
-	case dt.kind == 'u':
-		for k := range out {
-			out[k] = float64(src[k])
-		}
-	case dt.kind == 'b':
-		for k := range out {
-			out[k] = 0
-			if src[k] != 0 {
-				out[k] = 1
-			}
-		}
-	}
-	if dt.kind == 'f' {
-		for k, v := range out {
-			if v-v != 0 {
-				return k
-			}
-		}
 	}
 	return -1
 }
@@ -529,19 +161,19 @@ func (e errNonFinite) Error() string { return "non-finite value" }
 // storage positions per worker), or in order for a sequential source. It
 // returns the error of the first failing block in storage order; a
 // non-finite float is reported as errNonFinite with its position.
-func decodeArray(dst []float64, src npySource, dt npyDtype, pl placement, workers int) error {
+func decodeArray(dst []float64, src npySource, dt npy.Dtype, pl placement, workers int) error {
 	total := len(dst)
 	if src.sequential() {
 		workers = 1
 	}
 	workers = min(par.Workers(workers), max(1, total/npyChunkElems))
 	errs := make([]error, workers)
-	direct := dt.kind == 'f' && dt.size == 8 && !dt.big && !(pl.fortran && pl.d > 1 && pl.n > 1)
+	direct := dt.Kind == 'f' && dt.Size == 8 && !dt.Big && !(pl.fortran && pl.d > 1 && pl.n > 1)
 	par.Blocks(total, workers, func(w, lo, hi int) {
 		var buf []byte
 		var tmp []float64
 		if !direct {
-			buf = make([]byte, min(hi-lo, npyChunkElems)*dt.size)
+			buf = make([]byte, min(hi-lo, npyChunkElems)*dt.Size)
 			tmp = make([]float64, min(hi-lo, npyChunkElems))
 		}
 		for e := lo; e < hi; e += npyChunkElems {
@@ -550,7 +182,7 @@ func decodeArray(dst []float64, src npySource, dt npyDtype, pl placement, worker
 			if direct { // read straight into the destination
 				b = unsafe.Slice((*byte)(unsafe.Pointer(&dst[e])), 8*cnt)
 			}
-			chunk, err := src.chunk(int64(e)*int64(dt.size), int64(cnt)*int64(dt.size), b)
+			chunk, err := src.chunk(int64(e)*int64(dt.Size), int64(cnt)*int64(dt.Size), b)
 			if err != nil {
 				errs[w] = err
 				return

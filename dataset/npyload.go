@@ -154,7 +154,7 @@ func LoadNPY(path string, opt NPYOptions) (*Dataset, error) {
 		x.release()
 		return nil, err
 	}
-	src := fmt.Sprintf("%s: NumPy %s %s, labels %s %s", path, x.h.dtype.descr, x.h.shapeString(), labels, y.h.dtype.descr)
+	src := fmt.Sprintf("%s: NumPy %s %s, labels %s %s", path, x.h.Dtype.Descr, x.h.ShapeString(), labels, y.h.Dtype.Descr)
 	ds, err := assembleNPY(baseName(path), x, y, labels, src, opt)
 	if err != nil {
 		x.release()
@@ -223,7 +223,7 @@ func ParseNPY(x, y io.Reader, name string, opt NPYOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := fmt.Sprintf("%s: NumPy %s %s, labels %s", name, xa.h.dtype.descr, xa.h.shapeString(), ya.h.dtype.descr)
+	src := fmt.Sprintf("%s: NumPy %s %s, labels %s", name, xa.h.Dtype.Descr, xa.h.ShapeString(), ya.h.Dtype.Descr)
 	return assembleNPY(name, xa, ya, name+" (labels)", src, opt)
 }
 
@@ -300,14 +300,14 @@ func readRegionArray(ra io.ReaderAt, mapping []byte, base, length int64, name st
 	if err != nil {
 		return nil, &ParseError{File: name, Msg: err.Error(), Err: err}
 	}
-	if need := h.dataOff + h.dataBytes(); need > length {
+	if need := h.DataOff + h.DataBytes(); need > length {
 		return nil, bad("truncated: shape %s of %s needs %d bytes after the %d-byte header, the file has %d",
-			h.shapeString(), h.dtype.descr, h.dataBytes(), h.dataOff, max(0, length-h.dataOff))
+			h.ShapeString(), h.Dtype.Descr, h.DataBytes(), h.DataOff, max(0, length-h.DataOff))
 	}
 	a := &npyArray{h: h, n: int(n), d: int(d)}
-	off := base + h.dataOff
-	cOrder := !h.fortran || n == 1 || d == 1
-	if mapping != nil && !labels && !opt.Standardize && h.dtype.descr == "<f8" && cOrder &&
+	off := base + h.DataOff
+	cOrder := !h.Fortran || n == 1 || d == 1
+	if mapping != nil && !labels && !opt.Standardize && h.Dtype.Descr == "<f8" && cOrder &&
 		uintptr(unsafe.Pointer(&mapping[off]))%8 == 0 {
 		a.v = unsafe.Slice((*float64)(unsafe.Pointer(&mapping[off])), n*d)
 		a.mapping = mapping
@@ -320,14 +320,14 @@ func readRegionArray(ra io.ReaderAt, mapping []byte, base, length int64, name st
 	}
 	var src npySource = readerAtSource{r: ra, base: off}
 	if mapping != nil {
-		src = bytesSource(mapping[off : off+h.dataBytes()])
+		src = bytesSource(mapping[off : off+h.DataBytes()])
 	}
 	if labels {
 		a.v = make([]float64, n*d)
 	} else {
 		a.v = newMatrix(int(n * d))
 	}
-	if err := decodeArray(a.v, src, h.dtype, placement{n: a.n, d: a.d, fortran: h.fortran}, opt.Workers); err != nil {
+	if err := decodeArray(a.v, src, h.Dtype, placement{n: a.n, d: a.d, fortran: h.Fortran}, opt.Workers); err != nil {
 		return nil, a.valueErr(name, labels, err)
 	}
 	return a, nil
@@ -344,12 +344,12 @@ func readStreamArray(r io.Reader, name string, labels bool, declared int64, opt 
 	if err != nil {
 		return nil, &ParseError{File: name, Msg: err.Error(), Err: err}
 	}
-	if declared >= 0 && h.dataOff+h.dataBytes() > declared {
+	if declared >= 0 && h.DataOff+h.DataBytes() > declared {
 		return nil, &ParseError{File: name, Msg: fmt.Sprintf("truncated: shape %s of %s needs %d bytes after the %d-byte header, the array has %d",
-			h.shapeString(), h.dtype.descr, h.dataBytes(), h.dataOff, max(0, declared-h.dataOff))}
+			h.ShapeString(), h.Dtype.Descr, h.DataBytes(), h.DataOff, max(0, declared-h.DataOff))}
 	}
 	a := &npyArray{h: h, n: int(n), d: int(d), v: make([]float64, n*d)}
-	if err := decodeArray(a.v, readerSource{r}, h.dtype, placement{n: a.n, d: a.d, fortran: h.fortran}, 1); err != nil {
+	if err := decodeArray(a.v, readerSource{r}, h.Dtype, placement{n: a.n, d: a.d, fortran: h.Fortran}, 1); err != nil {
 		return nil, a.valueErr(name, labels, err)
 	}
 	return a, nil
@@ -360,7 +360,7 @@ func (a *npyArray) valueErr(name string, labels bool, err error) error {
 	var nf errNonFinite
 	if errors.As(err, &nf) {
 		i, j := nf.e/a.d, nf.e%a.d
-		if a.h.fortran {
+		if a.h.Fortran {
 			i, j = nf.e%a.n, nf.e/a.n
 		}
 		v := math.NaN()
@@ -374,7 +374,7 @@ func (a *npyArray) valueErr(name string, labels bool, err error) error {
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return &ParseError{File: name, Msg: fmt.Sprintf("truncated: the data end before the %d bytes that shape %s of %s needs",
-			a.h.dataBytes(), a.h.shapeString(), a.h.dtype.descr), Err: err}
+			a.h.DataBytes(), a.h.ShapeString(), a.h.Dtype.Descr), Err: err}
 	}
 	return &ParseError{File: name, Msg: "read error: " + err.Error(), Err: err}
 }
@@ -382,12 +382,12 @@ func (a *npyArray) valueErr(name string, labels bool, err error) error {
 // assembleNPY builds the data set from the features and labels arrays.
 func assembleNPY(name string, x, y *npyArray, yName, source string, opt NPYOptions) (*Dataset, error) {
 	if y.n != x.n {
-		return nil, &ParseError{File: yName, Msg: fmt.Sprintf("shape mismatch: %d labels for the %d rows of the features (shape %s)", y.n, x.n, x.h.shapeString())}
+		return nil, &ParseError{File: yName, Msg: fmt.Sprintf("shape mismatch: %d labels for the %d rows of the features (shape %s)", y.n, x.n, x.h.ShapeString())}
 	}
 	if x.n < 2 {
 		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%d point(s); need at least 2", x.n)}
 	}
-	if y.h.dtype.kind == 'i' || y.h.dtype.kind == 'u' {
+	if y.h.Dtype.Kind == 'i' || y.h.Dtype.Kind == 'u' {
 		for i, v := range y.v {
 			if math.Abs(v) > 1<<53 {
 				return nil, &ParseError{File: yName, Msg: fmt.Sprintf("label [%d] is %.0f, too large to keep exact (|label| <= 2^53)", i, v)}
@@ -483,7 +483,7 @@ func parseNPZ(ra io.ReaderAt, size int64, path string, mapping []byte, opt NPYOp
 			return nil, err
 		}
 	}
-	src := fmt.Sprintf("%s: NumPy archive, %s %s %s, labels %s %s", path, fx.Name, x.h.dtype.descr, x.h.shapeString(), yName, y.h.dtype.descr)
+	src := fmt.Sprintf("%s: NumPy archive, %s %s %s, labels %s %s", path, fx.Name, x.h.Dtype.Descr, x.h.ShapeString(), yName, y.h.Dtype.Descr)
 	return assembleNPY(baseName(path), x, y, yName, src, opt)
 }
 

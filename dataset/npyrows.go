@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"github.com/pairgossip/pairgossip/npy"
+
 	"fmt"
 	"io"
 	"os"
@@ -57,10 +59,10 @@ func OpenNPYRows(path string, opt NPYOptions) (*NPYRows, error) {
 			f.Close()
 			return nil, h, 0, 0, &ParseError{File: p, Msg: err.Error(), Err: err}
 		}
-		if need := h.dataOff + h.dataBytes(); need > st.Size() {
+		if need := h.DataOff + h.DataBytes(); need > st.Size() {
 			f.Close()
 			return nil, h, 0, 0, &ParseError{File: p, Msg: fmt.Sprintf("truncated: shape %s of %s needs %d bytes after the %d-byte header, the file has %d",
-				h.shapeString(), h.dtype.descr, h.dataBytes(), h.dataOff, max(0, st.Size()-h.dataOff))}
+				h.ShapeString(), h.Dtype.Descr, h.DataBytes(), h.DataOff, max(0, st.Size()-h.DataOff))}
 		}
 		return f, h, n, d, nil
 	}
@@ -68,7 +70,7 @@ func OpenNPYRows(path string, opt NPYOptions) (*NPYRows, error) {
 	if r.x, r.hx, n, d, err = open(path, false); err != nil {
 		return nil, err
 	}
-	if r.hx.fortran && n > 1 && d > 1 {
+	if r.hx.Fortran && n > 1 && d > 1 {
 		r.x.Close()
 		return nil, &ParseError{File: path, Msg: "features in Fortran order (column-major): a row range is not contiguous; save them in C order (numpy.ascontiguousarray) to read them by rows"}
 	}
@@ -141,8 +143,8 @@ func (r *NPYRows) Row(i int, row []float64) {
 // mapping m) into dst; errNonFinite{k} names the first non-finite one
 // (k relative to e0).
 func (r *NPYRows) read(f *os.File, h npyHeader, m []byte, e0, e1 int, dst []float64) error {
-	sz := int64(h.dtype.size)
-	off, cnt := h.dataOff+int64(e0)*sz, int64(e1-e0)*sz
+	sz := int64(h.Dtype.Size)
+	off, cnt := h.DataOff+int64(e0)*sz, int64(e1-e0)*sz
 	var src []byte
 	if m != nil {
 		src = m[off : off+cnt]
@@ -152,7 +154,7 @@ func (r *NPYRows) read(f *os.File, h npyHeader, m []byte, e0, e1 int, dst []floa
 			return fmt.Errorf("dataset: %s: %w", f.Name(), err)
 		}
 	}
-	if k := decodeValues(dst[:e1-e0], src, h.dtype); k >= 0 {
+	if k := npy.DecodeValues(dst[:e1-e0], src, h.Dtype); k >= 0 {
 		return errNonFinite{k}
 	}
 	return nil

@@ -217,6 +217,15 @@ func (s *Sim) Measure() Record {
 	return r
 }
 
+// NodeValues returns the nodes the last measurement evaluated (EvalNodes,
+// sorted) with their objectives R_n(θ̄_k) and AUCs (NaN for metric
+// learning), in the same order: the values whose statistics the record
+// holds. They are views, overwritten by the next measurement; before any
+// measurement the values are zero.
+func (s *Sim) NodeValues() (nodes []int, obj, auc []float64) {
+	return s.meas.rows, s.meas.obj, s.meas.auc
+}
+
 // materialize writes θ_k into the state's Theta for the given rows (all
 // rows when nil), allocating Theta on first use when the executor keeps θ
 // implicit. Rows never written cost no memory: a fresh allocation of this

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"bytes"
+	"github.com/pairgossip/pairgossip/internal/figure"
 	"html/template"
 	"math"
 	"strconv"
@@ -33,24 +34,7 @@ var page = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE ht
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>pairgossip — reproduction of Colin et al., ICML 2016</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.5; color: #222; }
-h1 { font-size: 1.7em; margin-bottom: 0.2em; }
-h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2.2em; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.55em; text-align: right; vertical-align: top; }
-th { background: #f3f3f3; }
-td.l, th.l { text-align: left; }
-figure { margin: 1em 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
-figcaption { font-size: 0.9em; color: #444; }
-.agrees { color: #1a7f37; font-weight: 600; }
-.partly { color: #9a6700; font-weight: 600; }
-.disagrees { color: #cf222e; font-weight: 600; }
-.inconclusive { color: #57606a; font-weight: 600; }
-.note { font-size: 0.9em; color: #555; }
-p.lab { margin: 0.4em 0; }
-code { background: #f6f8fa; padding: 0 0.2em; }
-</style>
+` + figure.PageCSS + `</style>
 </head>
 <body>
 <h1>Gossip dual averaging for pairwise functions — reproduction</h1>
@@ -83,7 +67,7 @@ The objective is measured at θ̄_k of a seeded sample of nodes at log-spaced it
 <p>Centralized optimum R_n(θ*) of each problem (deterministic full-batch solver, once per problem; the hinge losses are Huber-smoothed down to μ, so the value exceeds the true optimum by at most μ/2):</p>
 <table>
 <tr><th class="l">problem</th><th>R_n(0)</th><th>R_n(θ*)</th><th class="l">method</th><th>μ</th><th>iterations</th><th>cap per stage</th><th>converged</th><th>seconds</th></tr>
-{{range .Optima}}<tr><td class="l">{{.Title}}</td><td>{{num .AtZero}}</td><td>{{num .Value}}</td><td class="l">{{.Method}}</td><td>{{num .FinalMu}}</td><td>{{.Iterations}}</td><td>{{.MaxIter}}</td><td>{{if .Converged}}yes{{else}}<b>no</b>{{end}}</td><td>{{secs .Seconds}}</td></tr>
+{{range .Optima}}<tr><td class="l">{{.Title}}</td><td>{{num .AtZero}}</td><td>{{num .Value}}</td><td class="l">{{.Method}}{{if .Cached}} (cached){{end}}</td><td>{{num .FinalMu}}</td><td>{{.Iterations}}</td><td>{{.MaxIter}}</td><td>{{if .Converged}}yes{{else}}<b>no</b>{{end}}</td><td>{{secs .Seconds}}</td></tr>
 {{end}}</table>
 
 {{range .Experiments}}

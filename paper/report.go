@@ -163,7 +163,7 @@ func Reproduce(ctx context.Context, opt Options) (*Results, error) {
 				s.GraphInfo = rr.Graph
 			}
 			name := filepath.ToSlash(filepath.Join("traces", "runs", fmt.Sprintf("%s-seed%d.csv", s.ID, rr.Seed)))
-			if err := atomicfile.WriteBytes(filepath.Join(opt.Out, name), pairgossip.TraceCSV(rr.Trace)); err != nil {
+			if err := atomicfile.WriteBytes(filepath.Join(opt.Out, name), pairgossip.TraceCSVOptimum(rr.Trace, float64(s.Optimum))); err != nil {
 				return nil, err
 			}
 			s.RunCSVs = append(s.RunCSVs, name)

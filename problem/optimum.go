@@ -44,18 +44,7 @@ type OptimumOptions struct {
 // panic of a user objective's method is returned as a *PanicError.
 func (p *Problem) Solve(opt OptimumOptions) (o Optimum, err error) {
 	defer guard.Recover(&err)
-	if opt.MaxIter <= 0 {
-		opt.MaxIter = 3000
-	}
-	if opt.Tol <= 0 {
-		opt.Tol = 1e-10
-	}
-	if opt.FinalMu <= 0 {
-		opt.FinalMu = 1e-4
-		if p.Loss.IsMetric() {
-			opt.FinalMu = 1e-3
-		}
-	}
+	opt = p.SolveDefaults(opt)
 	sc := newOptScratch(p)
 	sc.obj.workers = opt.Workers
 	defer sc.obj.raise(&o, &err)
@@ -68,6 +57,24 @@ func (p *Problem) Solve(opt OptimumOptions) (o Optimum, err error) {
 		}
 	}
 	return p.solveFISTA(sc, opt)
+}
+
+// SolveDefaults returns opt with the defaults Solve applies filled in: the
+// options that determine its result (the optimum cache's key).
+func (p *Problem) SolveDefaults(opt OptimumOptions) OptimumOptions {
+	if opt.MaxIter <= 0 {
+		opt.MaxIter = 3000
+	}
+	if opt.Tol <= 0 {
+		opt.Tol = 1e-10
+	}
+	if opt.FinalMu <= 0 {
+		opt.FinalMu = 1e-4
+		if p.Loss.IsMetric() {
+			opt.FinalMu = 1e-3
+		}
+	}
+	return opt
 }
 
 type optScratch struct {

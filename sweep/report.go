@@ -5,10 +5,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/internal/figure"
 	"html/template"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,8 +58,23 @@ type Group struct {
 	Failed   int
 	Mean     map[string]float64 // over the complete runs
 	Std      map[string]float64 // sample standard deviation (NaN for fewer than 2)
-	order    int
+	// Curves are the traces of the complete runs by metric (the trace
+	// columns of CurveMetrics), aggregated iteration by iteration.
+	Curves map[string]*Curve
+	order  int
 }
+
+// Curve is a metric's trace aggregated over a group's complete runs: at
+// each logged iteration, the mean and the sample standard deviation (NaN
+// for fewer than 2) over the runs that logged it.
+type Curve struct {
+	Iter, Mean, Std []float64
+	Runs            []int // how many runs logged each iteration
+}
+
+// CurveMetrics are the metrics whose traces sweep report draws as curves
+// (suboptimality: objective_mean less the run's optimum).
+var CurveMetrics = []string{"objective_mean", "objective_std", "suboptimality", "auc_mean", "bias", "consensus"}
 
 // Report is a sweep's results aggregated per configuration.
 type Report struct {
@@ -141,6 +158,9 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 			}
 			g.Mean[m], g.Std[m] = meanStd(xs)
 		}
+	}
+	if err := rep.loadCurves(st, members); err != nil {
+		return nil, err
 	}
 	rep.X = opt.X
 	if rep.X == "" && len(rep.Keys) > 0 {
@@ -469,8 +489,98 @@ func (r *Report) Plot(metric string) (*plot.Plot, error) {
 	return p, nil
 }
 
+// loadCurves aggregates the stored traces of each group's complete runs.
+func (r *Report) loadCurves(st *Store, members map[*Group][]*reportRun) error {
+	traces, err := st.traceRows()
+	if err != nil {
+		return err
+	}
+	colOf := map[string]int{}
+	for i, c := range traceCols {
+		colOf[c] = i
+	}
+	num := func(v any) float64 {
+		switch x := v.(type) {
+		case float64:
+			return x
+		case int64:
+			return float64(x)
+		}
+		return math.NaN()
+	}
+	for _, g := range r.Groups {
+		g.Curves = map[string]*Curve{}
+		for _, m := range CurveMetrics {
+			byIter := map[float64][]float64{}
+			for _, run := range members[g] {
+				for _, row := range traces[run.id] {
+					var v float64
+					if m == "suboptimality" {
+						v = num(row[colOf["objective_mean"]]) - run.vals["optimum_objective"]
+					} else {
+						v = num(row[colOf[m]])
+					}
+					if !math.IsNaN(v) {
+						it := num(row[colOf["iter"]])
+						byIter[it] = append(byIter[it], v)
+					}
+				}
+			}
+			if len(byIter) == 0 {
+				continue
+			}
+			c := &Curve{}
+			for it := range byIter {
+				c.Iter = append(c.Iter, it)
+			}
+			sort.Float64s(c.Iter)
+			for _, it := range c.Iter {
+				mean, std := meanStd(byIter[it])
+				c.Mean, c.Std, c.Runs = append(c.Mean, mean), append(c.Std, std), append(c.Runs, len(byIter[it]))
+			}
+			g.Curves[m] = c
+		}
+	}
+	return nil
+}
+
+// CurveSpec is the figure of metric's curves: one per group, labelled by
+// the group's swept values, with a band of ± one standard deviation over
+// the runs (the Over keys: the seeds), against the iterations on a log
+// axis; false when no group has the metric's trace.
+func (r *Report) CurveSpec(metric string) (figure.Spec, bool) {
+	s := figure.Spec{Name: metric + "-curves", Title: fmt.Sprintf("%s, mean ± sd over %s", metric, strings.Join(r.Over, ", ")),
+		XLabel: "iteration t (log scale)", YLabel: metric, LogX: true, LogY: metric == "suboptimality" || metric == "consensus"}
+	for i, g := range r.Groups {
+		c := g.Curves[metric]
+		if c == nil {
+			continue
+		}
+		var parts []string
+		for k, key := range r.Keys {
+			parts = append(parts, key+"="+g.Values[k])
+		}
+		lbl := strings.Join(parts, ", ")
+		if lbl == "" {
+			lbl = "all runs"
+		}
+		cv := figure.Curve{Label: fmt.Sprintf("%s (%d runs)", lbl, slices.Max(c.Runs)), X: c.Iter, Y: c.Mean,
+			Color: figure.Palette[i%len(figure.Palette)], Lo: make([]float64, len(c.Mean)), Hi: make([]float64, len(c.Mean))}
+		for j := range c.Mean {
+			sd := c.Std[j]
+			if math.IsNaN(sd) {
+				sd = 0
+			}
+			cv.Lo[j], cv.Hi[j] = c.Mean[j]-sd, c.Mean[j]+sd
+		}
+		s.Curves = append(s.Curves, cv)
+	}
+	return s, len(s.Curves) > 0
+}
+
 // Write writes DIR/summary.csv, DIR/summary.html and, when a key was swept,
-// DIR/METRIC-vs-X.png and .svg for each metric.
+// DIR/METRIC-vs-X.png and .svg for each metric; and, for each metric with
+// a trace (CurveMetrics), DIR/METRIC-curves.png and .svg (CurveSpec).
 func (r *Report) Write(dir, title string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -493,6 +603,15 @@ func (r *Report) Write(dir, title string) error {
 				}
 				r.Plots = append(r.Plots, path)
 			}
+		}
+	}
+	for _, m := range r.Metrics {
+		if spec, ok := r.CurveSpec(m); ok {
+			png, svg, _, err := figure.Write(dir, spec)
+			if err != nil {
+				return err
+			}
+			r.Plots = append(r.Plots, png, svg)
 		}
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(dir, "summary.csv"), r.CSV()); err != nil {

@@ -147,19 +147,22 @@ func work(cfg pairgossip.Config, s size) float64 {
 	return float64(cfg.Iters)*per + lp*ev*float64(s.n*s.dim) + 1e5
 }
 
-// optimumCache solves R_n(θ*) once per distinct problem.
+// optimumCache solves R_n(θ*) once per distinct problem in this process,
+// through the cache of optima on disk (pairgossip.Run.SolveOptimum), which
+// other sweeps, runs and reproduce share.
 type optimumCache struct {
 	mu sync.Mutex
 	m  map[string]*optEntry
 }
 
 type optEntry struct {
-	once sync.Once
-	opt  problem.Optimum
-	err  error
+	once   sync.Once
+	opt    problem.Optimum
+	cached bool
+	err    error
 }
 
-func (c *optimumCache) get(cfg pairgossip.Config, p *problem.Problem) (problem.Optimum, error) {
+func (c *optimumCache) get(cfg pairgossip.Config, run *pairgossip.Run) (problem.Optimum, bool, error) {
 	k, _ := json.Marshal([]any{cfg.Problem, dataKey(cfg), cfg.Reg, cfg.Lambda, cfg.Radius, cfg.B})
 	c.mu.Lock()
 	if c.m == nil {
@@ -171,8 +174,8 @@ func (c *optimumCache) get(cfg pairgossip.Config, p *problem.Problem) (problem.O
 		c.m[string(k)] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.opt, e.err = p.Solve(problem.OptimumOptions{}) })
-	return e.opt, e.err
+	e.once.Do(func() { e.opt, e.cached, e.err = run.SolveOptimum(problem.OptimumOptions{}) })
+	return e.opt, e.cached, e.err
 }
 
 // Execute runs the given runs of the sweep (all of them, or one task's
@@ -355,11 +358,12 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 	var warn []string
 	var div *engine.DivergenceError
 	if sw.Optimum && (runErr == nil || errors.As(runErr, &div)) {
-		opt, err := oc.get(cfg, run.Problem)
+		t0 := time.Now()
+		opt, cached, err := oc.get(cfg, run)
 		if err != nil {
 			warn = append(warn, "optimum: "+err.Error())
 		} else {
-			res.Optimum = &opt
+			res.Optimum, res.OptimumCached, res.OptimumTime = &opt, cached, time.Since(t0)
 		}
 	}
 	sum := run.Summarize(res, runErr)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/pairgossip/pairgossip/internal/figure"
 	"math"
 	"os"
 	"path/filepath"
@@ -628,5 +629,58 @@ func TestFailedRunNamesKey(t *testing.T) {
 	errs, err := st.RunErrors()
 	if err != nil || len(errs) != 1 || errs[0].Error != `key "graph_file": must be given when the graph is file` {
 		t.Fatalf("%+v %v", errs, err)
+	}
+}
+
+// TestReportCurves: a sweep of 2 values × 3 seeds gives, for each metric,
+// a curve figure with one curve per value and a band of ± one standard
+// deviation over the 3 seeds, computed iteration by iteration from the
+// stored traces.
+func TestReportCurves(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, "base: {iters: 200, log_points: 5, eval_nodes: 8, reg: l2}\noptimum: false\naxes:\n  lambda: [0.001, 0.1]\n  seed: [1, 2, 3]\n")
+	st := open(t, filepath.Join(dir, "r.db"))
+	if _, err := Execute(context.Background(), sw, sw.Runs, st, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := LoadReport(st, ReportOptions{Metrics: []string{"objective_mean", "consensus"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 2 || strings.Join(rep.Keys, ",") != "lambda" {
+		t.Fatalf("groups %d keys %v", len(rep.Groups), rep.Keys)
+	}
+	for _, g := range rep.Groups {
+		c := g.Curves["objective_mean"]
+		if c == nil || len(c.Iter) != 5 || c.Iter[4] != 200 {
+			t.Fatalf("group %v: curve %+v", g.Values, c)
+		}
+		// The last point is the final values' aggregate.
+		if c.Runs[4] != 3 || math.Abs(c.Mean[4]-g.Mean["objective_mean"]) > 1e-15 || math.Abs(c.Std[4]-g.Std["objective_mean"]) > 1e-15 || !(c.Std[4] > 0) {
+			t.Fatalf("group %v: last point %v ± %v over %d runs, final values %v ± %v", g.Values, c.Mean[4], c.Std[4], c.Runs[4], g.Mean["objective_mean"], g.Std["objective_mean"])
+		}
+	}
+	spec, ok := rep.CurveSpec("objective_mean")
+	if !ok || len(spec.Curves) != 2 || spec.Curves[0].Lo == nil || !strings.Contains(spec.Curves[1].Label, "lambda=0.1") || !strings.Contains(spec.Curves[0].Label, "3 runs") {
+		t.Fatalf("curve figure: %d curves %+v", len(spec.Curves), spec.Curves)
+	}
+	for _, m := range []string{"objective_mean", "consensus"} {
+		sp, _ := rep.CurveSpec(m)
+		if _, _, err := figure.Render(sp); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	if err := rep.Write(out, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"objective_mean-curves.png", "objective_mean-curves.svg", "consensus-curves.svg", "objective_mean-vs-lambda.svg"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(out, "summary.html"))
+	if !strings.Contains(string(html), "objective_mean-curves.svg") {
+		t.Error("summary.html does not show the curves")
 	}
 }

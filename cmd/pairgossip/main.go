@@ -6,7 +6,8 @@
 //	pairgossip run [flags]      run one simulation, write DIR/trace.csv and DIR/summary.json
 //	pairgossip gap [flags]      print a graph's spectral gap 1 − λ₂(W)
 //	pairgossip reproduce [flags] run every experiment of the paper, write DIR/report.html
-//	pairgossip sweep COMMAND    parameter sweeps: plan, run (locally or as a SLURM job array), merge, status, report
+//	pairgossip plot DIR... --out DIR [--html]  figures of runs' outputs, overlaid
+//	pairgossip sweep COMMAND    parameter sweeps: plan, run (locally or as a SLURM job array), merge, status, diff, report
 //	pairgossip help [command]   explain a command's flags
 //
 // The main job, every experiment of the paper on the embedded data:
@@ -63,8 +64,12 @@ Usage:
   pairgossip reproduce [flags]
                               every experiment of the paper (Table 1, Figs. 1–3, supplement):
                               writes DIR/report.html, DIR/results.json, figures and traces
+  pairgossip plot DIR... --out DIR [--html]
+                              figures of runs' outputs (objective ± std, the optimum, suboptimality,
+                              AUC, consensus, bias), overlaid and labelled by what differs; --html: a page
   pairgossip sweep COMMAND    parameter sweeps from a YAML file: plan, run (here, several at a
-                              time, or as a SLURM job array), merge, status, report (SQLite results)
+                              time), slurm (a SLURM job array), merge, status, diff, report (SQLite
+                              results; report draws final values and curves mean ± sd over seeds)
   pairgossip help COMMAND     the flags of a command, with what they mean
 
 Start with:
@@ -86,6 +91,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdReproduce(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
+	case "plot":
+		err = cmdPlot(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return realMain([]string{args[1], "--help"}, stdout, stderr)
@@ -244,6 +251,7 @@ type runArgs struct {
 	out, ckpt, resume string
 	every             time.Duration
 	asJSON            bool
+	traceNodes        bool      // --trace-nodes: DIR/nodes.csv
 	model             modelFlag // --save-model (model.go)
 }
 
@@ -261,6 +269,7 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	pairgossip.BindFlags(fs, &a.cfg, nil)
 	fs.StringVar(&a.out, "out", "", "output directory (created if missing) [required]")
 	fs.BoolVar(&a.asJSON, "json", false, "also print summary.json on stdout")
+	fs.BoolVar(&a.traceNodes, "trace-nodes", false, "also write DIR/nodes.csv: each evaluated node's objective R_n(θ̄_k), AUC and degree at every\nmeasurement (long format: iter,node,degree,objective,auc); results do not depend on it")
 	fs.Var(&a.model, "save-model", modelUsage)
 	fs.StringVar(&a.ckpt, "checkpoint", "", "write the whole state to FILE every --checkpoint-every and at the end\n(atomically: temporary file, fsync, rename); SIGINT/SIGTERM save it before exiting")
 	fs.DurationVar(&a.every, "checkpoint-every", 5*time.Minute, "interval between checkpoints (e.g. 30s, 10m)")
@@ -397,7 +406,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 		fmt.Fprintf(stderr, "resuming from iteration %d of %d (%s)\n", run.Sim.Iter(), cfg.Iters, a.resume)
 	}
 	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, OnProgress: prog.update,
-		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace})
+		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace, TraceNodes: a.traceNodes})
 	prog.close()
 	sum := run.Summarize(res, runErr)
 	for _, w := range sum.Warnings[min(len(run.Warnings), len(sum.Warnings)):] {
@@ -416,7 +425,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if errors.As(runErr, &de) && a.ckpt != "" {
 		fmt.Fprintf(stderr, "the last good state is in %s\n", a.ckpt)
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSV(res.Trace)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSVOptimum(res.Trace, float64(sum.OptimumObjective))); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
@@ -425,6 +434,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	// The files of an earlier run into the same --out that this one does
 	// not replace go: a model beside the new summary would read as its.
 	wrote := []string{"trace.csv", "summary.json"}
+	if a.traceNodes {
+		if a.resume != "" && len(trace) > 0 {
+			fmt.Fprintf(stderr, "warning: nodes.csv holds the measurements taken since the resume (after iteration %d); the checkpoint keeps no per-node values\n", trace[len(trace)-1].Iter)
+		}
+		if err := atomicfile.WriteBytes(filepath.Join(a.out, "nodes.csv"), pairgossip.NodesCSV(res.Nodes)); err != nil {
+			return err
+		}
+		wrote = append(wrote, "nodes.csv")
+	}
 	if a.model.set && runErr == nil && sameFile(modelDir, a.out) {
 		wrote = append(wrote, pairgossip.ModelNodesFile, pairgossip.ModelMeanFile)
 	}
@@ -462,6 +480,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; centralized optimum %s; AUC %.4f\n",
 		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, opt, float64(sum.AUCMean))
+	if sum.OptimumCached {
+		fmt.Fprintf(stdout, "the optimum came from the cache of optima (--no-optimum-cache solves it again)\n")
+	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(a.out, "trace.csv"), filepath.Join(a.out, "summary.json"))
+	if a.traceNodes {
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(a.out, "nodes.csv"))
+	}
 	return nil
 }

@@ -56,6 +56,11 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		// (by every rank alike) rather than a run that writes no model.
 		return true, usagef("--save-model: not available over MPI ranks yet (the model of a run over %d ranks is not gathered into one file); run without --save-model, or as one process", comm.Size())
 	}
+	if a.traceNodes {
+		// The nodes' objectives are measured over the ranks and only their
+		// statistics reach rank 0: refused rather than a run without nodes.csv.
+		return true, usagef("--trace-nodes: not available over MPI ranks yet (each rank measures its own nodes; they are not gathered); run without --trace-nodes, or as one process")
+	}
 	r, err := dist.Prepare(comm, a.cfg)
 	if err != nil {
 		return true, usageError{Err: err}
@@ -114,7 +119,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSV(trace)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSVOptimum(trace, float64(sum.OptimumObjective))); err != nil {
 		return true, err
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {

@@ -140,8 +140,9 @@ func runPaths(a *runArgs) []namedPath {
 }
 
 // runOutFiles are the files `pairgossip run` writes into --out (mpi.json
-// only over MPI ranks; the model files only with --save-model).
-var runOutFiles = []string{"trace.csv", "summary.json", "mpi.json"}
+// only over MPI ranks; nodes.csv only with --trace-nodes; the model files
+// only with --save-model).
+var runOutFiles = []string{"trace.csv", "summary.json", "mpi.json", "nodes.csv"}
 
 // checkDistinct refuses, before any work, an output that is an input or
 // another output: the same path, or the same file under another name (a
