@@ -55,7 +55,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if *runs > 0 {
 		plan.Runs = *runs
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	line := progress.NewLine(stderr)
 	res, err := paper.Reproduce(ctx, paper.Options{Out: *out, Plan: plan, Workers: *workers, Seed: *seed, Progress: reproduceProgress(line)})
