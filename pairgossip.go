@@ -431,7 +431,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (*Result, error)
 			opt.OnProgress(prog)
 		}
 		t1 := time.Now()
-		o, err := r.Problem.Solve(problem.OptimumOptions{})
+		o, err := r.Problem.Solve(problem.OptimumOptions{Context: ctx})
 		res.OptimumTime = time.Since(t1)
 		if err != nil {
 			return res, err

@@ -260,7 +260,19 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 		next++
 	}
 	lastCkpt := time.Now()
+	// A cancellation, or a checkpoint coming due, asks the executor to
+	// return early (state.yield): an advance to the next measurement may
+	// otherwise run for minutes.
+	defer context.AfterFunc(ctx, func() { s.yield.Store(true) })()
+	var due *time.Timer
+	if opt.Checkpoint != nil {
+		due = time.AfterFunc(opt.CheckpointEvery, func() { s.yield.Store(true) })
+		defer due.Stop()
+	}
 	for s.t < s.cfg.Iters {
+		// Cleared before the checks: a cancellation or a due checkpoint
+		// that sets it from now on is seen at the next turn.
+		s.yield.Store(false)
 		if err := ctx.Err(); err != nil {
 			return trace, err
 		}
@@ -269,6 +281,7 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) ([]Re
 				return trace, err
 			}
 			lastCkpt = time.Now()
+			due.Reset(opt.CheckpointEvery)
 		}
 		stop := s.cfg.Iters
 		if next < len(s.sched) {

@@ -122,7 +122,7 @@ func solveOptimum(ctx context.Context, key string, cfg pairgossip.Config, maxIte
 		return OptimumResult{}, err
 	}
 	t0 := time.Now()
-	o, err := run.Problem.Solve(problem.OptimumOptions{MaxIter: maxIter})
+	o, err := run.Problem.Solve(problem.OptimumOptions{MaxIter: maxIter, Context: ctx})
 	if err != nil {
 		return OptimumResult{}, err
 	}

@@ -1,11 +1,13 @@
 package problem
 
 import (
+	"context"
 	"fmt"
 	"github.com/pairgossip/pairgossip/internal/par"
 	"gonum.org/v1/gonum/floats"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -32,6 +34,14 @@ type OptimumOptions struct {
 	MaxIter int     // per stage; default 3000
 	Tol     float64 // relative step tolerance; default 1e-10
 	FinalMu float64 // hinge smoothing reached at the end; default 1e-4 (AUC), 1e-3 (metric)
+	// Context, if not nil, stops the solve when it is cancelled: Solve
+	// then returns an error wrapping Context's error (context.Canceled
+	// for an interrupt). It is checked at every evaluation of the
+	// objective and, within one, at every positive point (AUC) or block of
+	// rows (metric learning), so an interrupt is seen within a fraction of
+	// an evaluation; a solve that is not cancelled gives the same bits as
+	// without it.
+	Context context.Context
 }
 
 // Solve computes the centralized optimum R_n(θ*) with a deterministic
@@ -49,7 +59,27 @@ func (p *Problem) Solve(opt OptimumOptions) (Optimum, error) {
 			opt.FinalMu = 1e-3
 		}
 	}
+	if ctx := opt.Context; ctx != nil {
+		if err := ctx.Err(); err != nil {
+			return Optimum{}, fmt.Errorf("optimum: %w", err)
+		}
+	}
 	sc := newOptScratch(p)
+	if ctx := opt.Context; ctx != nil {
+		sc.stop = new(atomic.Bool)
+		release := context.AfterFunc(ctx, func() { sc.stop.Store(true) })
+		defer release()
+	}
+	o, err := p.solve(sc, opt)
+	if sc.stopped() {
+		// The values of an interrupted evaluation are partial sums:
+		// nothing of this solve is returned.
+		return Optimum{}, fmt.Errorf("optimum: %w", opt.Context.Err())
+	}
+	return o, err
+}
+
+func (p *Problem) solve(sc *optScratch, opt OptimumOptions) (Optimum, error) {
 	if p.smooth() && (p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) {
 		return p.solveLBFGS(sc, opt)
 	}
@@ -59,6 +89,27 @@ func (p *Problem) Solve(opt OptimumOptions) (Optimum, error) {
 		}
 	}
 	return p.solveFISTA(sc, opt)
+}
+
+// stopped reports whether the solve's context was cancelled (never, without
+// one).
+func (sc *optScratch) stopped() bool { return sc.stop != nil && sc.stop.Load() }
+
+// errStopped ends a solver's loop when its context is cancelled; Solve
+// replaces it with the context's error.
+var errStopped = fmt.Errorf("optimum: stopped")
+
+// stopRecorder ends gonum's L-BFGS at the first operation after the
+// solve's context is cancelled.
+type stopRecorder struct{ sc *optScratch }
+
+func (stopRecorder) Init() error { return nil }
+
+func (r stopRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
+	if r.sc.stopped() {
+		return errStopped
+	}
+	return nil
 }
 
 type optScratch struct {
@@ -78,6 +129,9 @@ type optScratch struct {
 	// A user objective's per-segment gradients and values (custom_optimum.go).
 	segG, segV []float64
 	evals      int // objective evaluations by solveFISTA
+	// stop is set when OptimumOptions.Context is cancelled (nil without
+	// one): the pair sums end early, their values partial.
+	stop *atomic.Bool
 }
 
 // optChunks is the number of fixed chunks of positives the full-batch AUC
@@ -113,6 +167,9 @@ func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
 			clear(wn)
 			var total float64
 			for _, i := range p.pos[k*len(p.pos)/c : (k+1)*len(p.pos)/c] {
+				if sc.stopped() {
+					break
+				}
 				si := sc.s[i]
 				var r, wi float64
 				for jj, j := range p.neg {
@@ -178,6 +235,9 @@ func huber(v, mu float64) (float64, float64) {
 // smoothValueGrad returns (1/n²) Σ f_μ(θ) and, when g != nil, its gradient,
 // where f_μ is f with the hinge Huber-smoothed by μ (μ = 0: exact).
 func (p *Problem) smoothValueGrad(theta, g []float64, mu float64, sc *optScratch) float64 {
+	if sc.stopped() {
+		return math.NaN()
+	}
 	if p.Obj != nil {
 		return p.customValueGrad(theta, g, mu, sc)
 	}
@@ -206,6 +266,9 @@ func (p *Problem) aucPairsSerial(mu float64, sc *optScratch) float64 {
 	logistic := p.Loss == AUCLogistic
 	var total float64
 	for _, i := range p.pos {
+		if sc.stopped() {
+			break
+		}
 		si := sc.s[i]
 		var r, wi float64
 		for _, j := range p.neg {
@@ -309,6 +372,9 @@ func (p *Problem) metricValueGrad(theta, g []float64, mu float64, sc *optScratch
 	nb := len(sc.blkTot)
 	par.Chunks(nb, 1, 0, func(blo, bhi int) {
 		for blk := blo; blk < bhi; blk++ {
+			if sc.stopped() {
+				break
+			}
 			lo, hi := blk*metricRows, min((blk+1)*metricRows, n)
 			w := n - lo
 			Gb := blas64.General{Rows: hi - lo, Cols: w, Stride: n, Data: sc.g[lo*n+lo:]}
@@ -462,7 +528,13 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 		},
 	}
 	settings := &optimize.Settings{GradientThreshold: 1e-12, MajorIterations: opt.MaxIter, Converger: &optimize.FunctionConverge{Absolute: 1e-15, Relative: 1e-15, Iterations: 50}}
+	if sc.stop != nil {
+		settings.Recorder = stopRecorder{sc}
+	}
 	res, err := optimize.Minimize(prob, make([]float64, p.P), settings, &optimize.LBFGS{})
+	if sc.stopped() {
+		return Optimum{}, errStopped
+	}
 	if err != nil && res == nil {
 		return Optimum{}, fmt.Errorf("optimum: %w", err)
 	}
@@ -547,6 +619,9 @@ func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error
 		sc.evals++
 		conv := false
 		for it := 0; it < opt.MaxIter; it++ {
+			if sc.stopped() {
+				return Optimum{}, errStopped
+			}
 			best.Iterations++
 			// A plain step (y = x, no momentum) measures how far x is
 			// from a fixed point of the proximal gradient map; only a
@@ -569,7 +644,7 @@ func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error
 					lin += gy[i] * dlt
 					sq += dlt * dlt
 				}
-				if fxn <= fy+lin+L/2*sq*(1+1e-12)+1e-18 || L > 1e300 {
+				if fxn <= fy+lin+L/2*sq*(1+1e-12)+1e-18 || L > 1e300 || sc.stopped() {
 					break
 				}
 				L *= 2

@@ -159,7 +159,7 @@ type optEntry struct {
 	err  error
 }
 
-func (c *optimumCache) get(cfg pairgossip.Config, p *problem.Problem) (problem.Optimum, error) {
+func (c *optimumCache) get(ctx context.Context, cfg pairgossip.Config, p *problem.Problem) (problem.Optimum, error) {
 	k, _ := json.Marshal([]any{cfg.Problem, dataKey(cfg), cfg.Reg, cfg.Lambda, cfg.Radius, cfg.B})
 	c.mu.Lock()
 	if c.m == nil {
@@ -171,7 +171,9 @@ func (c *optimumCache) get(cfg pairgossip.Config, p *problem.Problem) (problem.O
 		c.m[string(k)] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.opt, e.err = p.Solve(problem.OptimumOptions{}) })
+	// An interrupt (ctx) stops the solve; the sweep then ends, so the
+	// cached error is never read by a run that is recorded.
+	e.once.Do(func() { e.opt, e.err = p.Solve(problem.OptimumOptions{Context: ctx}) })
 	return e.opt, e.err
 }
 
@@ -355,7 +357,10 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 	var warn []string
 	var div *engine.DivergenceError
 	if sw.Optimum && (runErr == nil || errors.As(runErr, &div)) {
-		opt, err := oc.get(cfg, run.Problem)
+		opt, err := oc.get(ctx, cfg, run.Problem)
+		if ctx.Err() != nil {
+			return nil // interrupted during the optimum: not recorded
+		}
 		if err != nil {
 			warn = append(warn, "optimum: "+err.Error())
 		} else {
