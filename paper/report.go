@@ -368,13 +368,42 @@ func newTable1Jobs(plan Plan, seed uint64) *table1Jobs {
 				spec := graph.Spec{Kind: g.Kind, N: n, K: g.K, P: g.P, Seed: seed + uint64(s)}
 				slot := &t.gaps[n][g.Key][s]
 				t.jobs = append(t.jobs, job{name: fmt.Sprintf("spectral gap %s n=%d seed %d", g.Key, n, spec.Seed), cost: cost,
-					run: func(context.Context) error {
-						r, err := spectralGap(spec)
-						*slot = r
+					run: func(ctx context.Context) error {
+						// A dense eigenproblem of up to a second that
+						// takes no context: an interrupt does not wait
+						// for it.
+						r, err := interruptible(ctx, func() (gapResult, error) { return spectralGap(spec) })
+						if ctx.Err() == nil {
+							*slot = r
+						}
 						return err
 					}})
 			}
 		}
 	}
 	return t
+}
+
+// interruptible runs f and returns its result, or ctx's error as soon as
+// ctx is cancelled: f then finishes in the background and its result is
+// dropped, so f must compute a value of its own and write nothing shared.
+// For the computations that take no context (a dense eigenproblem), so that
+// an interrupted reproduction ends at once.
+func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
