@@ -719,8 +719,17 @@ func aucSorted(posS, negS []float64) float64 {
 	for _, si := range posS {
 		lo, _ := slices.BinarySearch(negS, si) // first index with negS[k] >= si
 		hi := lo
-		for hi < len(negS) && negS[hi] == si {
-			hi++
+		if si == si {
+			// Past the ties, by a second search: a scan was quadratic
+			// when most scores tie (every score is 0 at θ = 0, the
+			// first measurement of a run).
+			hi, _ = slices.BinarySearchFunc(negS[lo:], si, func(a, t float64) int {
+				if a <= t {
+					return -1
+				}
+				return 1
+			})
+			hi += lo
 		}
 		twice += 2*int64(lo) + int64(hi-lo)
 	}
