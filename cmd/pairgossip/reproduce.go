@@ -26,7 +26,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "report", "output directory (created if missing)")
 	quick := fs.Bool("quick", false, "reduced size: small T, 2 runs, few evaluated nodes (what CI runs)")
 	long := fs.Bool("long", false, "the synthetic metric-learning horizon four times longer (64 000 edge events, c = 0.03, the step-size pilot to that horizon): Fig. 3 close to the optimum, about 4× the metric-learning work")
-	runs := fs.Int("runs", 0, "seeds per setting (0: 8 for the full run, 2 with --quick; the paper uses 50)")
+	runs := fs.Int("runs", 0, fmt.Sprintf("seeds per setting (0: 8 for the full run, 2 with --quick; the paper uses 50; at most %d)", paper.MaxRuns))
 	workers := fs.Int("workers", 0, "concurrent runs (0: all cores); results do not depend on it")
 	seed := fs.Uint64("seed", 1, "base seed: run r of every setting uses seed+r; the Watts–Strogatz graph uses seed")
 	asJSON := fs.Bool("json", false, "print a JSON summary (paths, wall time, claim verdicts) on stdout")
