@@ -553,7 +553,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 			prog.Phase, prog.Iter, prog.Measured = PhaseOptimum, r.Sim.Iter(), len(trace)
 			opt.OnProgress(prog)
 		}
-		o, cached, dt, err := r.optimumTimed(problem.OptimumOptions{Workers: r.Config.Workers})
+		o, cached, dt, err := r.optimumTimed(problem.OptimumOptions{Workers: r.Config.Workers, Context: ctx})
 		res.OptimumTime, res.OptimumCached = dt, cached
 		if err != nil {
 			return res, err

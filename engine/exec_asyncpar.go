@@ -303,15 +303,22 @@ func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
 	w.start[levels] = int32(m)
 }
 
-// advance runs events until s.t reaches stop.
+// advance runs events until s.t reaches stop, or, once state.yield is
+// set, until the end of a window with none drawn ahead (at least one window
+// each call).
 func (a *asyncParExec) advance(stop int64) error {
 	s := a.s
-	for s.t < stop {
+	for t0 := s.t; s.t < stop; {
 		var w *asyncWindow
 		if a.ahead {
 			a.k, a.ahead = 1-a.k, false
 			w = a.win[a.k]
 		} else {
+			if s.t > t0 && s.yield.Load() {
+				// Asked to return (Sim.RunWith: a cancellation or a
+				// checkpoint due), and no window is drawn ahead.
+				return nil
+			}
 			m := int(min(int64(a.window), stop-s.t))
 			if a.serial > 0 || m < a.minLevel {
 				if a.serial > 0 {
@@ -328,7 +335,7 @@ func (a *asyncParExec) advance(stop int64) error {
 		// The next window is built during this one if it fits before stop
 		// and this one is not to be followed by serial windows.
 		a.build = 0
-		if next := int(min(int64(a.window), stop-(w.t0+int64(w.m)))); next >= a.minLevel && a.serial == 0 {
+		if next := int(min(int64(a.window), stop-(w.t0+int64(w.m)))); next >= a.minLevel && a.serial == 0 && !s.yield.Load() {
 			a.build = next
 		}
 		planned := a.build > 0

@@ -326,10 +326,18 @@ func evalCountCustom(n, P int, cfg Config, rows int) int {
 	case cfg.EvalNodes == 0:
 		per := float64(n) * float64(n)
 		if float64(rows)*per > autoEvalCost {
-			m = max(16, min(rows, int(autoEvalCost/per)))
+			m = autoEvalSample(rows, per)
 		}
 	}
 	return m
+}
+
+// autoEvalSample is the number of nodes of a sample measured when all rows
+// would cost more than autoEvalCost at per pair losses each: as many as the
+// budget pays for, at least 16, never more than there are rows (the
+// centralized algorithm's state has a single row, whatever n).
+func autoEvalSample(rows int, per float64) int {
+	return min(rows, max(16, int(autoEvalCost/per)))
 }
 
 func evalCountShape(loss problem.Loss, n, npos, d int, cfg Config, rows int) int {
@@ -343,7 +351,7 @@ func evalCountShape(loss problem.Loss, n, npos, d int, cfg Config, rows int) int
 			per = float64(n) * float64(n) * float64(d) * 2
 		}
 		if float64(rows)*per > autoEvalCost {
-			m = max(16, min(rows, int(autoEvalCost/per)))
+			m = autoEvalSample(rows, per)
 		}
 	}
 	return m

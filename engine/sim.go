@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -297,12 +298,34 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) (out 
 			out, err = trace, s.broken
 		}
 	}()
+	// The measurements done: those before s.t, and the one at s.t if the
+	// trace holds it (a measurement that an interrupt cut short is not in
+	// the trace, and is taken again on resuming).
 	next := 0
-	for next < len(s.sched) && s.sched[next] <= s.t {
+	for next < len(s.sched) && (s.sched[next] < s.t || s.sched[next] == s.t && len(trace) > 0 && trace[len(trace)-1].Iter == s.t) {
 		next++
 	}
 	lastCkpt := time.Now()
-	for s.t < s.cfg.Iters {
+	// A cancellation, or a checkpoint coming due, asks the executor to
+	// return early (state.yield): an advance to the next measurement may
+	// otherwise run for minutes. A cancellation also ends a measurement
+	// early (its partial record is dropped).
+	var measureStop atomic.Bool
+	s.meas.eval.SetStop(&measureStop)
+	defer s.meas.eval.SetStop(nil)
+	defer context.AfterFunc(ctx, func() {
+		measureStop.Store(true)
+		s.yield.Store(true)
+	})()
+	var due *time.Timer
+	if opt.Checkpoint != nil {
+		due = time.AfterFunc(opt.CheckpointEvery, func() { s.yield.Store(true) })
+		defer due.Stop()
+	}
+	for s.t < s.cfg.Iters || next < len(s.sched) && s.sched[next] == s.t {
+		// Cleared before the checks: a cancellation or a due checkpoint
+		// that sets it from now on is seen at the next turn.
+		s.yield.Store(false)
 		if err := ctx.Err(); err != nil {
 			return trace, err
 		}
@@ -311,23 +334,29 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) (out 
 				return trace, err
 			}
 			lastCkpt = time.Now()
+			due.Reset(opt.CheckpointEvery)
 		}
 		stop := s.cfg.Iters
 		if next < len(s.sched) {
 			stop = s.sched[next]
 		}
-		if err := s.advance(stop); err != nil {
-			return trace, err
+		if s.t < stop {
+			if err := s.advance(stop); err != nil {
+				return trace, err
+			}
 		}
 		if opt.OnProgress != nil {
 			opt.OnProgress(s.t, false)
 		}
 		if next < len(s.sched) && s.t == s.sched[next] {
-			next++
 			if opt.OnProgress != nil {
 				opt.OnProgress(s.t, true)
 			}
 			rec := s.Measure()
+			if measureStop.Load() {
+				return trace, ctx.Err() // cut short: partial values
+			}
+			next++
 			trace = append(trace, rec)
 			if opt.OnRecord != nil {
 				opt.OnRecord(rec)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"sync/atomic"
 
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/hugepage"
@@ -29,6 +30,14 @@ type state struct {
 	prob *problem.Problem
 	g    *graph.Graph // nil for Centralized
 	cfg  Config
+
+	// yield, once set, asks an executor whose advance runs many windows
+	// (the parallel asynchronous one) to return at the next point where
+	// it may (s.t short of its stop, nothing drawn ahead), so that
+	// Sim.RunWith sees a cancellation or a checkpoint that is due within
+	// a window or two, whatever the distance to the next measurement.
+	// Where it returns does not change any result.
+	yield atomic.Bool
 
 	// Z, Theta and ThetaBar hold z_k, θ_k and θ̄_k, one row per node (a
 	// single row for Centralized). For the executors that stream every

@@ -15,8 +15,10 @@ package paper
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/engine"
 )
 
 // Plan fixes the size of a reproduction: iteration counts, runs, measurement
@@ -102,11 +104,35 @@ func QuickPlan() Plan {
 		OptimumMaxIter: 10, Threshold: 0.1}
 }
 
+// MaxRuns bounds Plan.Runs, twenty times the paper's 50 seeds per setting:
+// every run's job, trace and CSV file are held until the report is written,
+// so the bound keeps a reproduction within hours and a few hundred MB
+// (Estimate), where an unbounded count built millions of jobs before the
+// first ran.
+const MaxRuns = 1000
+
+// Estimate returns what a reproduction of plan costs, from the settings
+// alone (no job is built): the CPU time of its runs by the scheduler's
+// cost model (estCost: rough, timed on one machine), and the memory the
+// runs' jobs and traces hold until the report is written. Both are
+// floating point, so any Runs gives finite figures.
+func Estimate(plan Plan) (cpuSeconds, bytes float64) {
+	for _, s := range buildSettings(plan, 1) {
+		runs := float64(s.Runs)
+		cpuSeconds += runs * estCost(s)
+		// A run's records, and its job, result and file name besides.
+		bytes += runs * (float64(s.Config.LogPoints)*float64(unsafe.Sizeof(engine.Record{})) + 1024)
+	}
+	return cpuSeconds, bytes
+}
+
 // Validate checks a plan.
 func (p Plan) Validate() error {
 	switch {
 	case p.Runs < 1:
 		return fmt.Errorf("runs must be >= 1, got %d", p.Runs)
+	case p.Runs > MaxRuns:
+		return fmt.Errorf("runs must be at most %d, got %d", MaxRuns, p.Runs)
 	case p.WSGraphSeeds < 1:
 		return fmt.Errorf("Watts–Strogatz graph seeds must be >= 1, got %d", p.WSGraphSeeds)
 	case p.AUCSyncIters < 1 || p.AUCAsyncIters < 1 || p.MetricIters < 1 || p.MetricBCWIters < 1 || p.PilotIters < 1 || p.PilotBCWIters < 1:

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"time"
 
 	"github.com/pairgossip/pairgossip"
@@ -75,8 +77,10 @@ func (s *SettingResult) Final() Point {
 
 // Reproduce runs every experiment of the plan and writes DIR/report.html,
 // DIR/results.json, DIR/figures/*.png|svg and DIR/traces/*.csv. Every file is
-// written atomically; report.html and results.json come last, so a run that
-// fails or is cancelled leaves no new report behind.
+// written into a temporary directory beside DIR and moved into DIR only once
+// all are written (report.html and results.json last), so a run that fails
+// (a full disk) or is cancelled leaves nothing behind: neither a partial
+// set of traces and figures nor a change to an earlier report.
 func Reproduce(ctx context.Context, opt Options) (*Results, error) {
 	plan := opt.Plan
 	if plan.Mode == "" {
@@ -88,6 +92,90 @@ func Reproduce(ctx context.Context, opt Options) (*Results, error) {
 	if opt.Out == "" {
 		return nil, fmt.Errorf("no output directory")
 	}
+	final := opt.Out
+	stage, err := stageDir(final)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(stage) // empty, or gone, after a success
+	opt.Out = stage
+	res, err := reproduce(ctx, opt, plan)
+	if err != nil {
+		return nil, err
+	}
+	if err := publish(stage, final); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeFile writes a file of the report atomically (a variable for the
+// test that fails a write, as a full disk does).
+var writeFile = atomicfile.WriteBytes
+
+// stageDir makes the temporary directory a reproduction into out is
+// written to: in out's nearest existing ancestor, so that the files are
+// moved into out by renames on one file system.
+func stageDir(out string) (string, error) {
+	anc := filepath.Dir(filepath.Clean(out))
+	for {
+		if st, err := os.Stat(anc); err == nil && st.IsDir() {
+			break
+		}
+		up := filepath.Dir(anc)
+		if up == anc {
+			return "", fmt.Errorf("%s: no existing parent directory", out)
+		}
+		anc = up
+	}
+	dir, err := os.MkdirTemp(anc, ".pairgossip-reproduce-*")
+	if err != nil {
+		return "", err
+	}
+	// It becomes out when out does not exist: the mode MkdirAll gave it.
+	return dir, os.Chmod(dir, 0o755)
+}
+
+// publish moves the files written in stage into out: the whole directory
+// by one rename when out does not exist, else file by file over what out
+// holds (other files of out are kept), report.html and results.json last.
+func publish(stage, out string) error {
+	if _, err := os.Lstat(out); os.IsNotExist(err) {
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.Rename(stage, out)
+	}
+	var files []string
+	err := filepath.WalkDir(stage, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(stage, p)
+		if err == nil {
+			files = append(files, rel)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	last := func(f string) bool { return f == "report.html" || f == "results.json" }
+	sort.SliceStable(files, func(i, j int) bool { return !last(files[i]) && last(files[j]) })
+	for _, f := range files {
+		dst := filepath.Join(out, f)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(stage, f), dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reproduce is Reproduce writing into opt.Out, the temporary directory.
+func reproduce(ctx context.Context, opt Options, plan Plan) (*Results, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -142,6 +230,9 @@ func Reproduce(ctx context.Context, opt Options) (*Results, error) {
 
 	// Aggregate and write the traces.
 	for i := range srs {
+		if err := ctx.Err(); err != nil {
+			return nil, err // interrupted: within a setting's files
+		}
 		s := &srs[i]
 		pts, err := aggregate(s.runs)
 		if err != nil {
@@ -163,13 +254,13 @@ func Reproduce(ctx context.Context, opt Options) (*Results, error) {
 				s.GraphInfo = rr.Graph
 			}
 			name := filepath.ToSlash(filepath.Join("traces", "runs", fmt.Sprintf("%s-seed%d.csv", s.ID, rr.Seed)))
-			if err := atomicfile.WriteBytes(filepath.Join(opt.Out, name), pairgossip.TraceCSVOptimum(rr.Trace, float64(s.Optimum))); err != nil {
+			if err := writeFile(filepath.Join(opt.Out, name), pairgossip.TraceCSVOptimum(rr.Trace, float64(s.Optimum))); err != nil {
 				return nil, err
 			}
 			s.RunCSVs = append(s.RunCSVs, name)
 		}
 		s.TraceCSV = filepath.ToSlash(filepath.Join("traces", s.ID+".csv"))
-		if err := atomicfile.WriteBytes(filepath.Join(opt.Out, s.TraceCSV), meanCSV(s.Trace, s.RunsOK)); err != nil {
+		if err := writeFile(filepath.Join(opt.Out, s.TraceCSV), meanCSV(s.Trace, s.RunsOK)); err != nil {
 			return nil, err
 		}
 		res.Files = append(res.Files, s.TraceCSV)
@@ -184,6 +275,9 @@ func Reproduce(ctx context.Context, opt Options) (*Results, error) {
 	for e := range res.Experiments {
 		ex := &res.Experiments[e]
 		for f := range ex.Figures {
+			if err := ctx.Err(); err != nil {
+				return nil, err // interrupted: within a figure
+			}
 			fig := &ex.Figures[f]
 			pngData, svgData, err := render(fig.spec)
 			if err != nil {
@@ -191,29 +285,29 @@ func Reproduce(ctx context.Context, opt Options) (*Results, error) {
 			}
 			fig.PNG = filepath.ToSlash(filepath.Join("figures", fig.ID+".png"))
 			fig.SVG = filepath.ToSlash(filepath.Join("figures", fig.ID+".svg"))
-			if err := atomicfile.WriteBytes(filepath.Join(opt.Out, fig.PNG), pngData); err != nil {
+			if err := writeFile(filepath.Join(opt.Out, fig.PNG), pngData); err != nil {
 				return nil, err
 			}
-			if err := atomicfile.WriteBytes(filepath.Join(opt.Out, fig.SVG), svgData); err != nil {
+			if err := writeFile(filepath.Join(opt.Out, fig.SVG), svgData); err != nil {
 				return nil, err
 			}
 			fig.dataURI = "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngData)
 			res.Files = append(res.Files, fig.PNG, fig.SVG)
 		}
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(opt.Out, "table1.csv"), table.csv()); err != nil {
+	if err := writeFile(filepath.Join(opt.Out, "table1.csv"), table.csv()); err != nil {
 		return nil, err
 	}
 	res.Files = append(res.Files, "table1.csv", "results.json", "report.html")
 	res.WallSeconds = time.Since(t0).Seconds()
-	if err := atomicfile.WriteBytes(filepath.Join(opt.Out, "results.json"), pairgossip.JSON(res)); err != nil {
+	if err := writeFile(filepath.Join(opt.Out, "results.json"), pairgossip.JSON(res)); err != nil {
 		return nil, err
 	}
 	html, err := renderHTML(res)
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(opt.Out, "report.html"), html); err != nil {
+	if err := writeFile(filepath.Join(opt.Out, "report.html"), html); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -274,13 +368,42 @@ func newTable1Jobs(plan Plan, seed uint64) *table1Jobs {
 				spec := graph.Spec{Kind: g.Kind, N: n, K: g.K, P: g.P, Seed: seed + uint64(s)}
 				slot := &t.gaps[n][g.Key][s]
 				t.jobs = append(t.jobs, job{name: fmt.Sprintf("spectral gap %s n=%d seed %d", g.Key, n, spec.Seed), cost: cost,
-					run: func(context.Context) error {
-						r, err := spectralGap(spec)
-						*slot = r
+					run: func(ctx context.Context) error {
+						// A dense eigenproblem of up to a second that
+						// takes no context: an interrupt does not wait
+						// for it.
+						r, err := interruptible(ctx, func() (gapResult, error) { return spectralGap(spec) })
+						if ctx.Err() == nil {
+							*slot = r
+						}
 						return err
 					}})
 			}
 		}
 	}
 	return t
+}
+
+// interruptible runs f and returns its result, or ctx's error as soon as
+// ctx is cancelled: f then finishes in the background and its result is
+// dropped, so f must compute a value of its own and write nothing shared.
+// For the computations that take no context (a dense eigenproblem), so that
+// an interrupted reproduction ends at once.
+func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }

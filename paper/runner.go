@@ -126,7 +126,7 @@ func solveOptimum(ctx context.Context, key string, cfg pairgossip.Config, maxIte
 		return OptimumResult{}, err
 	}
 	t0 := time.Now()
-	o, cached, err := run.SolveOptimum(problem.OptimumOptions{MaxIter: maxIter})
+	o, cached, err := run.SolveOptimum(problem.OptimumOptions{MaxIter: maxIter, Context: ctx})
 	if err != nil {
 		return OptimumResult{}, err
 	}

@@ -29,7 +29,7 @@ func ExactPairSums(loss Loss, method EvalMethod, posS, negS []float64, wantObj, 
 			en = make([]float64, len(negS))
 		}
 		if wantObj {
-			sum = aucPairSum(loss, posS, negS, en)
+			sum = aucPairSum(loss, posS, negS, en, nil)
 		}
 		if wantAUC {
 			auc = aucSorted(posS, negS)
@@ -44,7 +44,7 @@ func ExactPairSums(loss Loss, method EvalMethod, posS, negS []float64, wantObj, 
 		}
 	}
 	if wantObj && loss == AUCLogistic {
-		sum = logisticPairSum(posS, negS, make([]float64, len(negS)))
+		sum = logisticPairSum(posS, negS, make([]float64, len(negS)), nil)
 	}
 	if (wantObj && loss != AUCLogistic) || wantAUC {
 		tmp := make([]float64, max(len(posS), len(negS)))

@@ -1,12 +1,14 @@
 package problem
 
 import (
+	"context"
 	"fmt"
 	"github.com/pairgossip/pairgossip/internal/guard"
 	"github.com/pairgossip/pairgossip/internal/par"
 	"gonum.org/v1/gonum/floats"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -37,6 +39,15 @@ type OptimumOptions struct {
 	// at once (0: GOMAXPROCS; 1: one goroutine at a time; see Objective).
 	// The result does not depend on it.
 	Workers int
+	// Context, if not nil, stops the solve when it is cancelled: Solve
+	// then returns an error wrapping Context's error (context.Canceled
+	// for an interrupt). It is checked at every evaluation of the
+	// objective and, within one, at every positive point (AUC) or block of
+	// rows (metric learning), so an interrupt is seen within a fraction of
+	// an evaluation; a solve that is not cancelled gives the same bits as
+	// without it. Neither Workers nor Context is part of what determines
+	// the optimum (SolveDefaults, the optimum cache's key).
+	Context context.Context
 }
 
 // Solve computes the centralized optimum R_n(θ*) with a deterministic
@@ -45,9 +56,29 @@ type OptimumOptions struct {
 func (p *Problem) Solve(opt OptimumOptions) (o Optimum, err error) {
 	defer guard.Recover(&err)
 	opt = p.SolveDefaults(opt)
+	if ctx := opt.Context; ctx != nil {
+		if err := ctx.Err(); err != nil {
+			return Optimum{}, fmt.Errorf("optimum: %w", err)
+		}
+	}
 	sc := newOptScratch(p)
 	sc.obj.workers = opt.Workers
 	defer sc.obj.raise(&o, &err)
+	if ctx := opt.Context; ctx != nil {
+		sc.stop = new(atomic.Bool)
+		release := context.AfterFunc(ctx, func() { sc.stop.Store(true) })
+		defer release()
+	}
+	o, err = p.solve(sc, opt)
+	if sc.stopped() {
+		// The values of an interrupted evaluation are partial sums:
+		// nothing of this solve is returned.
+		return Optimum{}, fmt.Errorf("optimum: %w", opt.Context.Err())
+	}
+	return o, err
+}
+
+func (p *Problem) solve(sc *optScratch, opt OptimumOptions) (Optimum, error) {
 	if p.smooth() && (p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) {
 		return p.solveLBFGS(sc, opt)
 	}
@@ -77,6 +108,27 @@ func (p *Problem) SolveDefaults(opt OptimumOptions) OptimumOptions {
 	return opt
 }
 
+// stopped reports whether the solve's context was cancelled (never, without
+// one).
+func (sc *optScratch) stopped() bool { return sc.stop != nil && sc.stop.Load() }
+
+// errStopped ends a solver's loop when its context is cancelled; Solve
+// replaces it with the context's error.
+var errStopped = fmt.Errorf("optimum: stopped")
+
+// stopRecorder ends gonum's L-BFGS at the first operation after the
+// solve's context is cancelled.
+type stopRecorder struct{ sc *optScratch }
+
+func (stopRecorder) Init() error { return nil }
+
+func (r stopRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
+	if r.sc.stopped() {
+		return errStopped
+	}
+	return nil
+}
+
 type optScratch struct {
 	s, w []float64 // scores, per-point weights (AUC)
 	a, g []float64 // metric: n×d, n×n
@@ -95,6 +147,9 @@ type optScratch struct {
 	// A user objective's per-segment gradients and values (custom_optimum.go).
 	segG, segV []float64
 	evals      int // objective evaluations by solveFISTA
+	// stop is set when OptimumOptions.Context is cancelled (nil without
+	// one): the pair sums end early, their values partial.
+	stop *atomic.Bool
 }
 
 // optChunks is the number of fixed chunks of positives the full-batch AUC
@@ -130,6 +185,9 @@ func (p *Problem) aucPairsChunked(mu float64, sc *optScratch) float64 {
 			clear(wn)
 			var total float64
 			for _, i := range p.pos[k*len(p.pos)/c : (k+1)*len(p.pos)/c] {
+				if sc.stopped() {
+					break
+				}
 				si := sc.s[i]
 				var r, wi float64
 				for jj, j := range p.neg {
@@ -195,6 +253,9 @@ func huber(v, mu float64) (float64, float64) {
 // smoothValueGrad returns (1/n²) Σ f_μ(θ) and, when g != nil, its gradient,
 // where f_μ is f with the hinge Huber-smoothed by μ (μ = 0: exact).
 func (p *Problem) smoothValueGrad(theta, g []float64, mu float64, sc *optScratch) float64 {
+	if sc.stopped() {
+		return math.NaN()
+	}
 	if p.Obj != nil {
 		return p.customValueGrad(theta, g, mu, sc)
 	}
@@ -223,6 +284,9 @@ func (p *Problem) aucPairsSerial(mu float64, sc *optScratch) float64 {
 	logistic := p.Loss == AUCLogistic
 	var total float64
 	for _, i := range p.pos {
+		if sc.stopped() {
+			break
+		}
 		si := sc.s[i]
 		var r, wi float64
 		for _, j := range p.neg {
@@ -326,6 +390,9 @@ func (p *Problem) metricValueGrad(theta, g []float64, mu float64, sc *optScratch
 	nb := len(sc.blkTot)
 	par.Chunks(nb, 1, 0, func(blo, bhi int) {
 		for blk := blo; blk < bhi; blk++ {
+			if sc.stopped() {
+				break
+			}
 			lo, hi := blk*metricRows, min((blk+1)*metricRows, n)
 			w := n - lo
 			Gb := blas64.General{Rows: hi - lo, Cols: w, Stride: n, Data: sc.g[lo*n+lo:]}
@@ -479,7 +546,13 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 		},
 	}
 	settings := &optimize.Settings{GradientThreshold: 1e-12, MajorIterations: opt.MaxIter, Converger: &optimize.FunctionConverge{Absolute: 1e-15, Relative: 1e-15, Iterations: 50}}
+	if sc.stop != nil {
+		settings.Recorder = stopRecorder{sc}
+	}
 	res, err := optimize.Minimize(prob, make([]float64, p.P), settings, &optimize.LBFGS{})
+	if sc.stopped() {
+		return Optimum{}, errStopped
+	}
 	if err != nil && res == nil {
 		return Optimum{}, fmt.Errorf("optimum: %w", err)
 	}
@@ -564,6 +637,9 @@ func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error
 		sc.evals++
 		conv := false
 		for it := 0; it < opt.MaxIter; it++ {
+			if sc.stopped() {
+				return Optimum{}, errStopped
+			}
 			best.Iterations++
 			// A plain step (y = x, no momentum) measures how far x is
 			// from a fixed point of the proximal gradient map; only a
@@ -586,7 +662,7 @@ func (p *Problem) solveFISTA(sc *optScratch, opt OptimumOptions) (Optimum, error
 					lin += gy[i] * dlt
 					sq += dlt * dlt
 				}
-				if fxn <= fy+lin+L/2*sq*(1+1e-12)+1e-18 || L > 1e300 {
+				if fxn <= fy+lin+L/2*sq*(1+1e-12)+1e-18 || L > 1e300 || sc.stopped() {
 					break
 				}
 				L *= 2

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/kernel"
@@ -419,6 +420,8 @@ type Evaluator struct {
 	custom *customEval // a user objective's measurement (custom_eval.go)
 	xt     []float64   // metric learning: Xᵀ, d×n row-major (metricStreamSum's tiles)
 	labF   []float64   // metric learning: the labels as float64 (kernel.MetricHinge8)
+
+	stop *atomic.Bool // SetStop's flag (nil: none)
 }
 
 // labelsFloat returns the labels as float64 (exact: class indices).
@@ -459,6 +462,7 @@ type evalScratch struct {
 	delta, prod layout.Matrix // a block of differences (or rows) and its products
 	ri, rj      []int32       // a block's rows of X (sampled pairs, bias j's), for prefetching
 	f, fa, sgn  []float64
+	stop        *atomic.Bool // Evaluator.SetStop's flag
 }
 
 // NewEvaluator returns an evaluator for up to m parameter vectors per call,
@@ -486,6 +490,25 @@ func (p *Problem) NewEvaluatorWith(m, workers int, opt EvalOptions) *Evaluator {
 	}
 	return e
 }
+
+// SetStop gives the evaluator a flag that, once set, ends the exact pair
+// sums of a measurement early (checked at every positive point of the
+// pairwise AUC sums, every row tile of the metric ones, every evaluated
+// vector of the other methods): the values of that measurement are then
+// partial and must be discarded. A measurement during which the flag stays
+// clear gives the same bits as without it. nil removes it.
+func (e *Evaluator) SetStop(stop *atomic.Bool) {
+	e.stop = stop
+	for w := range e.scratch {
+		e.scratch[w].stop = stop
+	}
+}
+
+// stopped reports whether SetStop's flag is set.
+func (e *Evaluator) stopped() bool { return halted(e.stop) }
+
+// halted reports whether stop is set (never for nil).
+func halted(stop *atomic.Bool) bool { return stop != nil && stop.Load() }
 
 // Plan returns the methods the evaluator uses and their estimated costs.
 func (e *Evaluator) Plan() EvalPlan { return e.plan }
@@ -566,6 +589,9 @@ func (e *Evaluator) evalPairwise(thetas layout.Matrix, rows []int, obj, auc []fl
 	n2 := float64(p.N) * float64(p.N)
 	if p.Loss.IsMetric() {
 		par.For(m, e.workers, func(w, c int) {
+			if e.stopped() {
+				return
+			}
 			obj[c] = e.metricStreamSum(&e.scratch[w], e.theta.Row(c))/n2 + p.Reg.Value(e.theta.Row(c))
 			if auc != nil {
 				auc[c] = math.NaN()
@@ -575,6 +601,9 @@ func (e *Evaluator) evalPairwise(thetas layout.Matrix, rows []int, obj, auc []fl
 	}
 	e.scoresFor(m)
 	par.For(m, e.workers, func(w, c int) {
+		if e.stopped() {
+			return
+		}
 		sc := &e.scratch[w]
 		s := e.scores.Row(c)
 		for k, i := range p.pos {
@@ -583,7 +612,7 @@ func (e *Evaluator) evalPairwise(thetas layout.Matrix, rows []int, obj, auc []fl
 		for k, j := range p.neg {
 			sc.negS[k] = s[j]
 		}
-		obj[c] = aucPairSum(p.Loss, sc.posS, sc.negS, sc.en)/n2 + p.Reg.Value(e.theta.Row(c))
+		obj[c] = aucPairSum(p.Loss, sc.posS, sc.negS, sc.en, sc.stop)/n2 + p.Reg.Value(e.theta.Row(c))
 		if auc != nil {
 			auc[c] = aucSorted(sc.posS, sc.negS)
 		}
@@ -593,14 +622,18 @@ func (e *Evaluator) evalPairwise(thetas layout.Matrix, rows []int, obj, auc []fl
 // aucPairSum returns Σ_{i∈P, j∈N} φ(s_i − s_j). The logistic loss is summed
 // pair by pair with exponentials hoisted out of the double loop
 // (logisticPairSum); the hinge losses sort the negative scores (negS is
-// sorted in place) and visit only the active pairs (s_j > s_i − 1).
-func aucPairSum(loss Loss, posS, negS, en []float64) float64 {
+// sorted in place) and visit only the active pairs (s_j > s_i − 1). Once
+// stop is set it ends early (a partial sum).
+func aucPairSum(loss Loss, posS, negS, en []float64, stop *atomic.Bool) float64 {
 	var total float64
 	if loss == AUCLogistic {
-		return logisticPairSum(posS, negS, en)
+		return logisticPairSum(posS, negS, en, stop)
 	}
 	slices.Sort(negS)
 	for _, si := range posS {
+		if halted(stop) {
+			break
+		}
 		k, _ := slices.BinarySearchFunc(negS, si-1, func(a, t float64) int {
 			if a <= t {
 				return -1
@@ -633,16 +666,17 @@ const expLimit = 300
 // log1p(e) = log(u)·e/(u − 1), u = 1 + e (accurate to a few ulp for every
 // e ≥ 0, D. Goldberg, "What every computer scientist should know about
 // floating-point arithmetic", Thm. 4), vectorised. en is scratch of
-// len(negS). Scores beyond ±expLimit fall back to Softplus per pair.
-func logisticPairSum(posS, negS, en []float64) float64 {
+// len(negS). Scores beyond ±expLimit fall back to Softplus per pair. Once
+// stop is set it ends early (a partial sum).
+func logisticPairSum(posS, negS, en []float64, stop *atomic.Bool) float64 {
 	for _, v := range posS {
 		if math.Abs(v) > expLimit {
-			return softplusPairSum(posS, negS)
+			return softplusPairSum(posS, negS, stop)
 		}
 	}
 	for _, v := range negS {
 		if math.Abs(v) > expLimit {
-			return softplusPairSum(posS, negS)
+			return softplusPairSum(posS, negS, stop)
 		}
 	}
 	en = en[:len(negS)]
@@ -651,15 +685,21 @@ func logisticPairSum(posS, negS, en []float64) float64 {
 	}
 	var total float64
 	for _, si := range posS {
+		if halted(stop) {
+			break
+		}
 		total += kernel.Log1pSum(en, math.Exp(-si))
 	}
 	return total
 }
 
 // softplusPairSum is the reference form of logisticPairSum.
-func softplusPairSum(posS, negS []float64) float64 {
+func softplusPairSum(posS, negS []float64, stop *atomic.Bool) float64 {
 	var total float64
 	for _, si := range posS {
+		if halted(stop) {
+			break
+		}
 		var r float64
 		for _, sj := range negS {
 			r += Softplus(sj - si)
@@ -679,8 +719,17 @@ func aucSorted(posS, negS []float64) float64 {
 	for _, si := range posS {
 		lo, _ := slices.BinarySearch(negS, si) // first index with negS[k] >= si
 		hi := lo
-		for hi < len(negS) && negS[hi] == si {
-			hi++
+		if si == si {
+			// Past the ties, by a second search: a scan was quadratic
+			// when most scores tie (every score is 0 at θ = 0, the
+			// first measurement of a run).
+			hi, _ = slices.BinarySearchFunc(negS[lo:], si, func(a, t float64) int {
+				if a <= t {
+					return -1
+				}
+				return 1
+			})
+			hi += lo
 		}
 		twice += 2*int64(lo) + int64(hi-lo)
 	}

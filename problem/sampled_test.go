@@ -64,7 +64,7 @@ func TestSortedPairSums(t *testing.T) {
 		radixSort(ps, make([]float64, np), hist)
 		radixSort(ns, make([]float64, nn), hist)
 		for _, loss := range []Loss{AUCHinge, AUCSquaredHinge} {
-			want := aucPairSum(loss, slices.Clone(pos), slices.Clone(neg), nil)
+			want := aucPairSum(loss, slices.Clone(pos), slices.Clone(neg), nil, nil)
 			got := sortedPairSum(loss, ps, ns)
 			if math.Abs(got-want) > 1e-12*math.Abs(want) {
 				t.Fatalf("trial %d %s: sorted sum %.17g, pairwise %.17g (rel %.2g)", trial, loss, got, want, math.Abs(got-want)/math.Abs(want))

@@ -273,7 +273,7 @@ func (e *Evaluator) sortedEval(sc *evalScratch, theta []float64, obj, auc bool) 
 		return math.NaN(), math.NaN()
 	}
 	if obj && p.Loss == AUCLogistic {
-		sum = logisticPairSum(sc.posS, sc.negS, sc.en)
+		sum = logisticPairSum(sc.posS, sc.negS, sc.en, sc.stop)
 	}
 	if (obj && p.Loss != AUCLogistic) || auc {
 		radixSort(sc.posS, sc.tmp, sc.hist)
@@ -354,6 +354,9 @@ func (e *Evaluator) metricStreamSum(sc *evalScratch, theta []float64) float64 {
 	var rows kernel.MetricHingeRows
 	rows.B = p.B
 	for ilo := 0; ilo < n; ilo += metricTile {
+		if halted(sc.stop) {
+			break
+		}
 		ihi := min(ilo+metricTile, n)
 		nb := (ihi - ilo + 7) / 8
 		// At θ = 0 every X·θs entry is zero: the blocks stay empty and the
@@ -414,6 +417,9 @@ func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []f
 	if p.Loss.IsMetric() {
 		if pl.Obj == MethodStreamed {
 			par.For(m, e.workers, func(w, c int) {
+				if e.stopped() {
+					return
+				}
 				obj[c] = e.metricStreamSum(&e.scratch[w], e.theta.Row(c))/n2 + p.Reg.Value(e.theta.Row(c))
 			})
 		} else {
@@ -430,6 +436,9 @@ func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []f
 	exactAUC := auc != nil && pl.AUC == MethodSorted
 	if exactObj || exactAUC {
 		par.For(m, e.workers, func(w, c int) {
+			if e.stopped() {
+				return
+			}
 			sum, a := e.sortedEval(&e.scratch[w], e.theta.Row(c), exactObj, exactAUC)
 			if exactObj {
 				obj[c] = sum/n2 + p.Reg.Value(e.theta.Row(c))

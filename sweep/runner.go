@@ -162,7 +162,7 @@ type optEntry struct {
 	err    error
 }
 
-func (c *optimumCache) get(cfg pairgossip.Config, run *pairgossip.Run) (problem.Optimum, bool, error) {
+func (c *optimumCache) get(ctx context.Context, cfg pairgossip.Config, run *pairgossip.Run) (problem.Optimum, bool, error) {
 	k, _ := json.Marshal([]any{cfg.Problem, dataKey(cfg), cfg.Reg, cfg.Lambda, cfg.Radius, cfg.B})
 	c.mu.Lock()
 	if c.m == nil {
@@ -174,7 +174,9 @@ func (c *optimumCache) get(cfg pairgossip.Config, run *pairgossip.Run) (problem.
 		c.m[string(k)] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.opt, e.cached, e.err = run.SolveOptimum(problem.OptimumOptions{}) })
+	// An interrupt (ctx) stops the solve; the sweep then ends, so the
+	// cached error is never read by a run that is recorded.
+	e.once.Do(func() { e.opt, e.cached, e.err = run.SolveOptimum(problem.OptimumOptions{Context: ctx}) })
 	return e.opt, e.cached, e.err
 }
 
@@ -359,7 +361,10 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 	var div *engine.DivergenceError
 	if sw.Optimum && (runErr == nil || errors.As(runErr, &div)) {
 		t0 := time.Now()
-		opt, cached, err := oc.get(cfg, run)
+		opt, cached, err := oc.get(ctx, cfg, run)
+		if ctx.Err() != nil {
+			return nil // interrupted during the optimum: not recorded
+		}
 		if err != nil {
 			warn = append(warn, "optimum: "+err.Error())
 		} else {

@@ -128,6 +128,16 @@ func (e *DBError) Error() string { return e.Path + ": " + e.Msg }
 // existing file must be a sweep results database of this schema version
 // that passes SQLite's quick_check (see verify).
 func Open(path string) (*Store, error) {
+	// An existing path must be a regular file: SQLite opens /dev/null (or
+	// a pipe, a device) as an empty database and writes its journal beside
+	// it (/dev/null-journal). Refused before anything is created.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		what := "not a regular file"
+		if fi.IsDir() {
+			what = "a directory"
+		}
+		return nil, &DBError{Path: path, Msg: "not a results database (" + what + ")"}
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err

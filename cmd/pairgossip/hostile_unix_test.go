@@ -4,8 +4,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -103,5 +105,26 @@ func TestInterruptDuringSetup(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("an interrupted set-up created --out")
+	}
+}
+
+// TestBySignal: a signal context cancelled by SIGHUP (handled as SIGTERM)
+// is cancelled by a signal; one cancelled by its stop function is not.
+func TestBySignal(t *testing.T) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGHUP did not cancel the context")
+	}
+	stop()
+	if !bySignal(ctx) {
+		t.Errorf("cancelled by SIGHUP: bySignal false (cause %v)", context.Cause(ctx))
+	}
+	ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	stop()
+	if bySignal(ctx) {
+		t.Error("cancelled by stop: bySignal true")
 	}
 }

@@ -81,18 +81,18 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, topUsage)
 		return 2
 	}
-	var err error
+	var cmd func([]string, io.Writer, io.Writer) error
 	switch args[0] {
 	case "run":
-		err = cmdRun(args[1:], stdout, stderr)
+		cmd = cmdRun
 	case "gap":
-		err = cmdGap(args[1:], stdout, stderr)
+		cmd = cmdGap
 	case "reproduce":
-		err = cmdReproduce(args[1:], stdout, stderr)
+		cmd = cmdReproduce
 	case "sweep":
-		err = cmdSweep(args[1:], stdout, stderr)
+		cmd = cmdSweep
 	case "plot":
-		err = cmdPlot(args[1:], stdout, stderr)
+		cmd = cmdPlot
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return realMain([]string{args[1], "--help"}, stdout, stderr)
@@ -102,6 +102,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "pairgossip: unknown command %q\n\n%s", args[0], topUsage)
 		return 2
+	}
+	// A panic in the command's goroutine is reported as an internal error
+	// (exit 1), after the deferred calls it ran, never as an interruption.
+	err, code := guard(stderr, args[0], func() error { return cmd(args[1:], stdout, stderr) })
+	if code >= 0 {
+		return code
 	}
 	switch {
 	case err == nil:
@@ -330,7 +336,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	cfg := a.cfg
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	modelDir := a.model.dir
 	if modelDir == "" {
@@ -367,6 +373,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 			case <-prepared: // stop() after the set-up, not a signal
 				return
 			default:
+			}
+			if !bySignal(ctx) {
+				// stop() run by a panic unwinding the set-up: the
+				// panic is reported as such (guard), not as an
+				// interruption.
+				return
 			}
 			prog.close()
 			fmt.Fprintln(stderr, "pairgossip: interrupted during the set-up; nothing was written")

@@ -94,7 +94,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 			mpi.Abort(1)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	t0 := time.Now()
 	trace, runErr := r.Execute(ctx, nil)

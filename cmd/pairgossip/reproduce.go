@@ -26,7 +26,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "report", "output directory (created if missing)")
 	quick := fs.Bool("quick", false, "reduced size: small T, 2 runs, few evaluated nodes (what CI runs)")
 	long := fs.Bool("long", false, "the synthetic metric-learning horizon four times longer (64 000 edge events, c = 0.03, the step-size pilot to that horizon): Fig. 3 close to the optimum, about 4× the metric-learning work")
-	runs := fs.Int("runs", 0, "seeds per setting (0: 8 for the full run, 2 with --quick; the paper uses 50)")
+	runs := fs.Int("runs", 0, fmt.Sprintf("seeds per setting (0: 8 for the full run, 2 with --quick; the paper uses 50; at most %d)", paper.MaxRuns))
 	workers := fs.Int("workers", 0, "concurrent runs (0: all cores); results do not depend on it")
 	seed := fs.Uint64("seed", 1, "base seed: run r of every setting uses seed+r; the Watts–Strogatz graph uses seed")
 	asJSON := fs.Bool("json", false, "print a JSON summary (paths, wall time, claim verdicts) on stdout")
@@ -52,10 +52,27 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	case *long:
 		plan = paper.LongPlan()
 	}
+	if *runs > paper.MaxRuns {
+		// Refused before anything is built: a count in the millions used
+		// to build every job first and exhaust the memory.
+		p := plan
+		p.Runs = *runs
+		cpu, mem := paper.Estimate(p)
+		cores := *workers
+		if cores == 0 {
+			cores = runtime.GOMAXPROCS(0)
+		}
+		return usagef("--runs %d: at most %d seeds per setting (the paper uses 50); %d would take about %s of CPU time (%s on %d cores) and %s of memory for the runs' traces",
+			*runs, paper.MaxRuns, *runs, roughDuration(cpu), roughDuration(cpu/float64(cores)), cores, roughBytes(mem))
+	}
 	if *runs > 0 {
 		plan.Runs = *runs
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The output directory is checked before any work, as run's is.
+	if err := checkOutDir("--out", *out); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	line := progress.NewLine(stderr)
 	res, err := paper.Reproduce(ctx, paper.Options{Out: *out, Plan: plan, Workers: *workers, Seed: *seed, Progress: reproduceProgress(line)})
@@ -123,4 +140,31 @@ func reproduceProgress(line *progress.Line) func(paper.Progress) {
 			line.DrawEvery(200*time.Millisecond, text)
 		}
 	}
+}
+
+// roughDuration writes seconds as an order of magnitude a user reads at a
+// glance (any finite value).
+func roughDuration(s float64) string {
+	switch {
+	case s < 120:
+		return fmt.Sprintf("%.0f s", s)
+	case s < 2*3600:
+		return fmt.Sprintf("%.0f min", s/60)
+	case s < 2*86400:
+		return fmt.Sprintf("%.0f hours", s/3600)
+	case s < 2*365.25*86400:
+		return fmt.Sprintf("%.0f days", s/86400)
+	}
+	return fmt.Sprintf("%.2g years", s/(365.25*86400))
+}
+
+// roughBytes writes a byte count with a binary unit, three digits.
+func roughBytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	u := 0
+	for b >= 1024 && u < len(units)-1 {
+		b /= 1024
+		u++
+	}
+	return fmt.Sprintf("%.3g %s", b, units[u])
 }

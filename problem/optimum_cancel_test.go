@@ -1,0 +1,76 @@
+package problem
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestSolveCancel: a cancelled OptimumOptions.Context stops the solve within
+// a fraction of one evaluation of the objective (checked at every positive
+// point, or block of rows), with an error wrapping context.Canceled, on
+// each solver: L-BFGS (logistic), FISTA over chunked pairs (hinge), FISTA
+// on metric learning.
+func TestSolveCancel(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    func() *Problem
+	}{
+		{"lbfgs", func() *Problem { return randomProblem(t, AUCLogistic, Regularizer{}, 24000, 8, 1) }},
+		{"fista-chunked", func() *Problem { return randomProblem(t, AUCHinge, Regularizer{}, 24000, 8, 1) }},
+		{"fista-metric", func() *Problem { return syntheticMetric(t, 3000, 16) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.p()
+			ctx, cancel := context.WithCancel(context.Background())
+			at := make(chan time.Time, 1)
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				at <- time.Now()
+				cancel()
+			}()
+			_, err := p.Solve(OptimumOptions{Context: ctx})
+			took := time.Since(<-at)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err %v, want context.Canceled", err)
+			}
+			// One evaluation takes several tenths of a second here; a
+			// cancel is seen within one positive point's row or block.
+			if took > 250*time.Millisecond {
+				t.Errorf("the solve returned %v after the cancel", took)
+			}
+		})
+	}
+	// Cancelled before it starts: nothing is solved.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := randomProblem(t, AUCLogistic, Regularizer{}, 50, 3, 1).Solve(OptimumOptions{Context: ctx}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: err %v", err)
+	}
+}
+
+// TestSolveContextSameBits: a solve with a context that is never cancelled
+// gives the bits of one without.
+func TestSolveContextSameBits(t *testing.T) {
+	for _, p := range []*Problem{
+		randomProblem(t, AUCLogistic, Regularizer{}, 300, 5, 2),
+		randomProblem(t, AUCHinge, Regularizer{Kind: RegL1, Lambda: 0.01}, 300, 5, 2),
+		randomProblem(t, AUCSquaredHinge, Regularizer{}, 1800, 4, 2), // chunked pairs
+		syntheticMetric(t, 120, 6),
+	} {
+		a, err := p.Solve(OptimumOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.Solve(OptimumOptions{Context: context.Background()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Float64bits(a.Value) != math.Float64bits(b.Value) || !slices.Equal(a.Theta, b.Theta) || a.Iterations != b.Iterations {
+			t.Errorf("%v: with a context %v (%d iterations), without %v (%d)", p.Loss, b.Value, b.Iterations, a.Value, a.Iterations)
+		}
+	}
+}
