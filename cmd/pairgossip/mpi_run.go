@@ -96,6 +96,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	defer sayStopSignal(stderr, comm.Rank(), comm.Size())()
 	t0 := time.Now()
 	trace, runErr := r.Execute(ctx, nil)
 	wall := time.Since(t0)
@@ -255,4 +256,30 @@ func splitLines(s string) []string {
 func isDivergence(err error) bool {
 	var de *engine.DivergenceError
 	return errors.As(err, &de)
+}
+
+// sayStopSignal makes a rank say, when a signal stops it, which rank it is
+// and why it may have come: mpirun sends SIGTERM to every rank when one of
+// them dies (or the job is cancelled), and without this the job's output
+// holds only mpirun's message about the rank that died. It returns the
+// function that stops listening.
+func sayStopSignal(stderr io.Writer, rank, size int) func() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			why := "the job was interrupted"
+			if s == syscall.SIGTERM {
+				why = "mpirun sends it to every rank when one of them dies (its message names the rank) or when the job is cancelled"
+			}
+			fmt.Fprintf(stderr, "pairgossip run: rank %d of %d: stopping on %v: %s\n", rank, size, s, why)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
 }

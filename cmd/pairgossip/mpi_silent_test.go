@@ -74,3 +74,71 @@ func TestMPIRefusesWhatItCannotRun(t *testing.T) {
 		}
 	}
 }
+
+// TestMPIPeerDeathSaid: a rank killed (SIGKILL) mid-run leaves more than
+// mpirun's message: the ranks it stops with SIGTERM say which they are and
+// why the signal came (the smaller item).
+func TestMPIPeerDeathSaid(t *testing.T) {
+	if !mpi.Compiled {
+		t.Skip("built without MPI: go test -tags mpi ./cmd/pairgossip/ runs this test")
+	}
+	if testing.Short() || os.Getenv("OMPI_COMM_WORLD_SIZE") != "" {
+		t.Skip("builds the command and runs mpirun")
+	}
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun not found (apt-get install -y openmpi-bin)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "pairgossip")
+	if out, err := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
+	}
+	args := []string{"--oversubscribe", "-np", "3"}
+	if os.Geteuid() == 0 {
+		args = append([]string{"--allow-run-as-root"}, args...)
+	}
+	args = append(args, bin, "run", "--data", "synthetic-auc", "--n", "200000", "--dim", "16", "--graph", "watts-strogatz",
+		"--algo", "sync", "--iters", "100000000", "--log-points", "3", "--no-optimum", "--out", filepath.Join(dir, "out"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mpirun, args...)
+	var buf strings.Builder
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Rank 1, found by its environment, is killed once it runs rounds.
+	victim := 0
+	for deadline := time.Now().Add(time.Minute); victim == 0 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+			if err == nil && exe == bin && strings.Contains("\x00"+string(env), "\x00OMPI_COMM_WORLD_RANK=1\x00") {
+				fmt.Sscan(e.Name(), &victim)
+			}
+		}
+	}
+	if victim == 0 {
+		cmd.Process.Kill()
+		t.Fatalf("rank 1 not found\n%s", buf.String())
+	}
+	time.Sleep(3 * time.Second) // into the rounds
+	if err := syscallKill(victim); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	out := buf.String()
+	if !strings.Contains(out, "of 3: stopping on terminated: mpirun sends it to every rank when one of them dies") {
+		t.Fatalf("no surviving rank said why it stopped:\n%s", out)
+	}
+}
+
+func syscallKill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}
