@@ -147,6 +147,41 @@ cases+=(
 )
 # --- end of the sweep block ---
 
+# --- Nothing silent, nothing lost (wrong results that looked right, data overwritten) ---
+printf ',f1,f2,label,f3\n0,0.5,1.5,1,2\n1,-0.5,1,0,3\n2,1.5,0.5,1,1\n3,-1,0,0,2\n' >pandas.csv
+printf 'idx,f1,label\n0,0.5,1\n1,-0.5,0\n2,1.5,1\n3,-1,0\n' >pandas-named.csv
+printf '0.5,1\n-0.5,0\n1.5,1\n-1,0\n' >data.csv
+ln -f data.csv data-link.csv
+ln -sf loop-a loop-b && ln -sf loop-b loop-a
+ln -sf nothing.csv dangling.csv
+printf '1e308,1\n-1e308,0\n1,1\n2,0\n' >huge.csv
+: >y.npy
+head -c 70000000 /dev/zero | tr '\0' '1' >one-line.csv
+cases+=(
+	"pandas CSV (unnamed index column), header hint followed|run --data pandas.csv --csv-header present --label-name label --out o"
+	"--checkpoint naming the data file|run --data data.csv --checkpoint data.csv --out o"
+	"--checkpoint naming a hard link of the data file|run --data data.csv --checkpoint data-link.csv --out o"
+	"--checkpoint naming --out's trace|run --checkpoint o/trace.csv --out o"
+	"--save-model into a path through a file|run --save-model=data.csv/model --out o"
+	"iterations past 2^53|run --iters 9223372036854775807 --out o"
+	"a loop of symbolic links as data|run --data loop-a --out o"
+	"a dangling symbolic link as data|run --data dangling.csv --out o"
+	"data whose differences overflow|run --data huge.csv --out o"
+	"one line of 70 MB (no newline)|run --data one-line.csv --out o"
+	"--rows off grid and torus|run --rows 3 --out o"
+	"--k off Watts–Strogatz|run --graph cycle --k 4 --out o"
+	"--p on a grid|run --graph grid --p 0.5 --out o"
+	"--graph-radius off the geometric graph|run --graph-radius 0.2 --out o"
+	"--dim with the paper's synthetic set|run --data synthetic --dim 4 --out o"
+	"--lambda without l2 or l1|run --lambda 0.1 --out o"
+	"--b with an AUC loss|run --b 3 --out o"
+	"--labels-file with a built-in data set|run --labels-file y.npy --out o"
+	"reproduce with 10⁷ seeds|reproduce --runs 10000000 --out r"
+	"reproduce with 2⁶³−1 seeds|reproduce --runs 9223372036854775807 --out r"
+	"reproduce into an unwritable folder|reproduce --out /proc/pairgossip-report"
+	"sweep results on /dev/null|sweep run sweep.yaml --results /dev/null"
+)
+
 {
 	echo "# What a user sees on bad input"
 	echo
