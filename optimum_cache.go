@@ -31,8 +31,9 @@ import (
 // OptimumSolverVersion names the solver's arithmetic in the cache key: it
 // must change whenever a change of problem/optimum.go or of a built-in
 // loss could change an optimum's bits, so that no entry of an earlier
-// solver is taken for the current one.
-const OptimumSolverVersion = 1
+// solver is taken for the current one. Version 2: L-BFGS on the fast pair
+// sums from 2^20 pairs (problem.Problem.FastOptimum), the error bound stored.
+const OptimumSolverVersion = 2
 
 // optimumCacheFormat is the first field of a cache entry.
 const optimumCacheFormat = "pairgossip optimum cache 1"
@@ -81,6 +82,7 @@ type cachedOptimum struct {
 	Value      float64   `json:"value"`
 	Theta      []float64 `json:"theta"`
 	Method     string    `json:"method"`
+	ErrorBound float64   `json:"error_bound,omitempty"`
 	FinalMu    float64   `json:"final_mu"`
 	Iterations int       `json:"iterations"`
 	Converged  bool      `json:"converged"`
@@ -187,7 +189,7 @@ func readOptimumEntry(path string, key []byte, P int) (problem.Optimum, bool) {
 	if dec.Decode(&c) != nil || len(c.Theta) != P || c.Method == "" {
 		return problem.Optimum{}, false
 	}
-	o := problem.Optimum{Value: c.Value, Theta: c.Theta, Method: c.Method, FinalMu: c.FinalMu, Iterations: c.Iterations, Converged: c.Converged}
+	o := problem.Optimum{Value: c.Value, Theta: c.Theta, Method: c.Method, ErrorBound: c.ErrorBound, FinalMu: c.FinalMu, Iterations: c.Iterations, Converged: c.Converged}
 	if !finiteOptimum(o) {
 		return problem.Optimum{}, false
 	}
@@ -197,7 +199,7 @@ func readOptimumEntry(path string, key []byte, P int) (problem.Optimum, bool) {
 // writeOptimumEntry stores o under path, atomically (a temporary file and a
 // rename: a reader sees the old entry or the new one, never a part).
 func writeOptimumEntry(path string, key []byte, o problem.Optimum) error {
-	ob, err := json.Marshal(cachedOptimum{Value: o.Value, Theta: o.Theta, Method: o.Method, FinalMu: o.FinalMu, Iterations: o.Iterations, Converged: o.Converged})
+	ob, err := json.Marshal(cachedOptimum{Value: o.Value, Theta: o.Theta, Method: o.Method, ErrorBound: o.ErrorBound, FinalMu: o.FinalMu, Iterations: o.Iterations, Converged: o.Converged})
 	if err != nil {
 		return err
 	}

@@ -210,7 +210,10 @@ type Summary struct {
 	// The centralized optimum R_n(θ*).
 	OptimumObjective Float  `json:"optimum_objective"`
 	OptimumMethod    string `json:"optimum_method,omitempty"`
-	OptimumConverged bool   `json:"optimum_converged"`
+	// OptimumErrorBound bounds |optimum_objective − R_n(θ*)| where the
+	// value comes from the fast pair sums (0: evaluated exactly).
+	OptimumErrorBound float64 `json:"optimum_error_bound"`
+	OptimumConverged  bool    `json:"optimum_converged"`
 	// OptimumCached says the optimum came from the cache of optima
 	// (Run.SolveOptimum): Timing.OptimumSolver is then the lookup's time.
 	OptimumCached bool    `json:"optimum_cached"`
@@ -307,6 +310,7 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 		if res.Optimum != nil {
 			s.OptimumObjective = Float(res.Optimum.Value)
 			s.OptimumMethod = res.Optimum.Method
+			s.OptimumErrorBound = res.Optimum.ErrorBound
 			s.OptimumConverged = res.Optimum.Converged
 			s.OptimumCached = res.OptimumCached
 		}

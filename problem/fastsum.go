@@ -83,6 +83,7 @@ type FastSum struct {
 type fastPlan struct {
 	workers int
 	p       int
+	exact   bool // the last sum was exact (squared hinge)
 	// Per point: bin and offset (logistic); sort permutations (squared hinge).
 	binP, binN []int32
 	uP, uN     []float64
@@ -204,7 +205,8 @@ func (f *fastPlan) pairSum(loss Loss, posS, negS, wPos, wNeg []float64, stop *at
 			}
 		}
 	}
-	if loss == AUCSquaredHinge {
+	f.exact = loss == AUCSquaredHinge
+	if f.exact {
 		return f.sqHingeSorted(posS, negS, wPos, wNeg)
 	}
 	return f.logisticGrid(posS, negS, wPos, wNeg, stop)

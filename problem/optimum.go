@@ -24,7 +24,13 @@ type Optimum struct {
 	// accelerated proximal gradient method with backtracking and restarts;
 	// the hinge losses are Huber-smoothed with a parameter μ decreased to
 	// FinalMu, so Value exceeds the true optimum by at most FinalMu/2).
+	//
+	// "lbfgs-fast (bound …)" is L-BFGS on the fast pair sums (fastsum.go)
+	// of a problem with FastOptimum: Value is the fast sum at Theta, within
+	// ErrorBound of R_n(Theta) (the bound in the name is relative to
+	// Value).
 	Method     string
+	ErrorBound float64 // bound on |Value − R_n(Theta)|; 0 for the exact methods
 	FinalMu    float64
 	Iterations int
 	Converged  bool
@@ -150,6 +156,61 @@ type optScratch struct {
 	// stop is set when OptimumOptions.Context is cancelled (nil without
 	// one): the pair sums end early, their values partial.
 	stop *atomic.Bool
+	// The fast pair sums (FastOptimum): the plan, the classes' scores and
+	// weights, the last evaluation's bound on the pair sum.
+	fast                             *fastPlan
+	fastPos, fastNeg, fastWP, fastWN []float64
+	fastBound                        float64
+}
+
+// FastOptimum reports whether Solve takes the fast pair sums (fastsum.go):
+// a built-in smooth AUC loss (logistic, squared hinge) with ψ none or
+// squared ℓ2, from optChunkedPairs pairs (below, the paper's sizes, the
+// exact sums as before). Its cost is O(n·d) per evaluation, so the
+// optimum is in reach at any n.
+func (p *Problem) FastOptimum() bool {
+	return p.Obj == nil && (p.Loss == AUCLogistic || p.Loss == AUCSquaredHinge) &&
+		(p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) &&
+		float64(len(p.pos))*float64(len(p.neg)) >= fastOptimumPairs
+}
+
+// fastOptimumPairs is where FastOptimum starts (a variable for the tests
+// that compare with the exact solve).
+var fastOptimumPairs float64 = optChunkedPairs
+
+// fastValueGrad is smoothValueGrad (μ = 0) by the fast pair sums: the
+// scores by one product, the pair sum and the per-point weights of the
+// gradient from fastPlan.pairSum, the gradient Xᵀw/n². sc.fastBound is the
+// pair sum's bound.
+func (p *Problem) fastValueGrad(theta, g []float64, sc *optScratch) float64 {
+	if sc.stopped() {
+		return math.NaN()
+	}
+	n2 := float64(p.N) * float64(p.N)
+	xg := p.X.General()
+	blas64.Gemv(blas.NoTrans, 1, xg, blas64.Vector{N: p.D, Inc: 1, Data: theta}, 0, blas64.Vector{N: p.N, Inc: 1, Data: sc.s})
+	for k, i := range p.pos {
+		sc.fastPos[k] = sc.s[i]
+	}
+	for k, j := range p.neg {
+		sc.fastNeg[k] = sc.s[j]
+	}
+	var wp, wn []float64
+	if g != nil {
+		wp, wn = sc.fastWP, sc.fastWN
+	}
+	fs := sc.fast.pairSum(p.Loss, sc.fastPos, sc.fastNeg, wp, wn, sc.stop)
+	sc.fastBound = fs.Bound
+	if g != nil {
+		for k, i := range p.pos {
+			sc.w[i] = wp[k]
+		}
+		for k, j := range p.neg {
+			sc.w[j] = -wn[k]
+		}
+		blas64.Gemv(blas.Trans, 1/n2, xg, blas64.Vector{N: p.N, Inc: 1, Data: sc.w}, 0, blas64.Vector{N: p.D, Inc: 1, Data: g})
+	}
+	return fs.Value / n2
 }
 
 // optChunks is the number of fixed chunks of positives the full-batch AUC
@@ -524,9 +585,16 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 	// iterates are too.
 	gx, gc := make([]float64, p.P), make([]float64, p.P)
 	cached := false
+	eval := func(x, g []float64) float64 { return p.smoothValueGrad(x, g, 0, sc) }
+	if p.FastOptimum() {
+		sc.fast = newFastPlan(opt.Workers)
+		sc.fastPos, sc.fastNeg = make([]float64, len(p.pos)), make([]float64, len(p.neg))
+		sc.fastWP, sc.fastWN = make([]float64, len(p.pos)), make([]float64, len(p.neg))
+		eval = func(x, g []float64) float64 { return p.fastValueGrad(x, g, sc) }
+	}
 	prob := optimize.Problem{
 		Func: func(x []float64) float64 {
-			v := p.smoothValueGrad(x, gc, 0, sc)
+			v := eval(x, gc)
 			copy(gx, x)
 			cached = true
 			for _, t := range x {
@@ -538,7 +606,7 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 			if cached && slices.Equal(gx, x) {
 				copy(grad, gc)
 			} else {
-				p.smoothValueGrad(x, grad, 0, sc)
+				eval(x, grad)
 			}
 			for i, t := range x {
 				grad[i] += 2 * lam * t
@@ -564,7 +632,14 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 		// losses is only that exact): converged as far as float64 goes.
 		o.Converged = true
 	}
-	o.Value = p.smoothValueGrad(o.Theta, nil, 0, sc) + p.Reg.Value(o.Theta)
+	o.Value = eval(o.Theta, nil) + p.Reg.Value(o.Theta)
+	if sc.fast != nil {
+		o.ErrorBound = sc.fastBound / (float64(p.N) * float64(p.N))
+		o.Method = fmt.Sprintf("lbfgs-fast (bound %.1e)", o.ErrorBound/math.Abs(o.Value))
+		if sc.fast.exact {
+			o.Method = "lbfgs-fast (exact sorted sums)"
+		}
+	}
 	return o, nil
 }
 
