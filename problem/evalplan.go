@@ -24,6 +24,13 @@ import (
 //     loss and metric learning have no sorted form): what EvalExact falls
 //     back to when the pairwise method's buffers would not fit; the bias term
 //     summed over every j in blocks.
+//   - MethodExactFast: the logistic pair sum by the fast grid expansion
+//     (fastsum.go), exact to its a-priori bound (at most about 1e-11 of
+//     the value at the default grid; Estimate.ObjBound), in O(n·d) per
+//     vector: chosen automatically where the pairwise method is over the
+//     budget, so only at sizes where the pairwise method was never used and
+//     the paper's figures and golden checksums stay as they were; the AUC
+//     by sorting.
 //   - MethodSampled: an incomplete U-statistic. B pairs are drawn from a
 //     seeded counter-based stream (pair b is a pure function of the seed and
 //     b), the same for every evaluated vector and every measurement of a run
@@ -82,13 +89,14 @@ func ParseEvalMode(s string) (EvalMode, error) {
 type EvalMethod uint8
 
 const (
-	MethodPairwise EvalMethod = iota // exact, pair by pair (the small-n method)
-	MethodSorted                     // exact, by sorting the scores
-	MethodStreamed                   // exact, pair by pair in bounded memory
-	MethodSampled                    // incomplete U-statistic, with a standard error
+	MethodPairwise  EvalMethod = iota // exact, pair by pair (the small-n method)
+	MethodSorted                      // exact, by sorting the scores
+	MethodStreamed                    // exact, pair by pair in bounded memory
+	MethodSampled                     // incomplete U-statistic, with a standard error
+	MethodExactFast                   // exact to a stated bound, by the fast pair sums (logistic)
 )
 
-var methodNames = []string{"exact", "exact-sorted", "exact-streamed", "sampled"}
+var methodNames = []string{"exact", "exact-sorted", "exact-streamed", "sampled", "exact-fast"}
 
 func (m EvalMethod) String() string {
 	if int(m) < len(methodNames) {
@@ -173,6 +181,8 @@ const (
 	costHinge       = 2   // per hinge loss or derivative
 	costSoftplus    = 20  // per logistic loss
 	costSigmoidCall = 15  // per logistic derivative
+	costFastPoint   = 70  // per score of the fast logistic sum (binning, 13 compensated moments)
+	costFastFixed   = 1e6 // per vector of the fast logistic sum (its FFTs, a few thousand bins)
 )
 
 // EvalPlan is the Evaluator's choice of methods and its cost estimates.
@@ -215,7 +225,10 @@ func log2f(x int) float64 { return math.Log2(math.Max(2, float64(x))) }
 // sampled bias j.
 type planCosts struct {
 	pairwise, sorted, streamed, perPair, biasStream, perBiasJ float64
-	pairwiseBytes                                             int64
+	// fast: the logistic objective by the fast sums and the AUC by
+	// sorting, together (+Inf for the other losses).
+	fast          float64
+	pairwiseBytes int64
 }
 
 func (sh evalShape) costs(m, workers int) planCosts {
@@ -231,6 +244,7 @@ func (sh evalShape) costs(m, workers int) planCosts {
 		c.pairwiseBytes = int64(workers)*(int64(sh.n)+int64(metricTile)*int64(sh.d)+metricTile+int64(sh.p)+int64(sh.d))*8 +
 			int64(sh.n)*int64(sh.d+1)*8 + int64(m)*int64(sh.p)*8
 		c.sorted = math.Inf(1)
+		c.fast = math.Inf(1)
 		c.streamed = c.pairwise
 		c.perPair = (2*costGather + mf*(d*d*costGemm+d+costHinge)) / w
 		c.biasStream = mf * n * (2*d*d + costHinge) / w
@@ -246,8 +260,10 @@ func (sh evalShape) costs(m, workers int) planCosts {
 	c.pairwise = (scores + mf*np*nn*pair) / w
 	c.pairwiseBytes = int64(m)*int64(sh.n)*8 + int64(workers)*3*int64(sh.n)*8 + int64(m)*int64(sh.p)*8
 	c.sorted = (scores + mf*n*costSortKey) / w
+	c.fast = math.Inf(1)
 	if sh.loss == AUCLogistic {
 		c.streamed = c.pairwise
+		c.fast = c.sorted + mf*(n*costFastPoint+costFastFixed)/w
 	} else {
 		c.streamed = c.sorted
 	}
@@ -262,8 +278,10 @@ func (sh evalShape) costs(m, workers int) planCosts {
 //  1. The pairwise method (today's, bit for bit) when its estimated time is
 //     within the budget and its buffers within the memory budget.
 //  2. Otherwise, for the hinge and squared-hinge losses, the sorted exact
-//     form when its time is within the budget; the AUC of every AUC loss
-//     likewise by sorting when that fits beside what the objective takes.
+//     form when its time is within the budget, and for the logistic loss
+//     the fast sums (MethodExactFast, exact to their bound) with the AUC by
+//     sorting when both fit; the AUC of every AUC loss likewise by sorting
+//     when that fits beside what the objective takes.
 //  3. Otherwise sampled, with as many pairs as the budget affords (at most
 //     MaxPairs, at least the pilot).
 //
@@ -309,6 +327,9 @@ func planEval(sh evalShape, m, workers int, o EvalOptions) EvalPlan {
 		case hinge && c.sorted <= left:
 			pl.Obj, pl.AUC = MethodSorted, MethodSorted
 			left -= c.sorted
+		case c.fast <= left:
+			pl.Obj, pl.AUC = MethodExactFast, MethodSorted
+			left -= c.fast
 		default:
 			pl.Obj = MethodSampled
 			// The sample may take up to a quarter of the budget; the AUC is
@@ -339,6 +360,8 @@ func planEval(sh evalShape, m, workers int, o EvalOptions) EvalPlan {
 		pl.Cost = c.sorted
 	case MethodStreamed:
 		pl.Cost = c.streamed
+	case MethodExactFast:
+		pl.Cost = c.fast
 	}
 	if pl.Obj == MethodSampled || pl.AUC == MethodSampled {
 		pl.MaxPairs = pairsFor(o.Budget/4, c.perPair)
@@ -366,7 +389,12 @@ func planBytes(sh evalShape, m, workers int, pl EvalPlan, c planCosts) int64 {
 	w := int64(workers)
 	n, d := int64(sh.n), int64(sh.d)
 	b := int64(m)*int64(sh.p)*8 + int64(m)*8*4 // θ rows, per-vector results
-	if pl.Obj == MethodSorted || pl.AUC == MethodSorted || pl.Obj == MethodStreamed {
+	if pl.Obj == MethodExactFast {
+		// Per worker the grid's moments, outputs and spectra at a few
+		// thousand bins (the value alone keeps nothing per point).
+		b += w * (5 << 20)
+	}
+	if pl.Obj == MethodSorted || pl.AUC == MethodSorted || pl.Obj == MethodStreamed || pl.Obj == MethodExactFast {
 		if sh.loss.IsMetric() {
 			// q, the tile's X·θs by transposed blocks and its row sums.
 			b += w * (n + metricTile*d + metricTile) * 8

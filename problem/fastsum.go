@@ -357,8 +357,11 @@ func (f *fastPlan) logisticGrid(posS, negS, wPos, wNeg []float64, stop *atomic.B
 	nP, nN := float64(len(posS)), float64(len(negS))
 
 	// Binning and moments (Neumaier-compensated), the classes side by side.
-	f.binP, f.uP = growI(f.binP, len(posS)), growF(f.uP, len(posS))
-	f.binN, f.uN = growI(f.binN, len(negS)), growF(f.uN, len(negS))
+	grad := wPos != nil
+	if grad { // each point's bin and offset, for its weight
+		f.binP, f.uP = growI(f.binP, len(posS)), growF(f.uP, len(posS))
+		f.binN, f.uN = growI(f.binN, len(negS)), growF(f.uN, len(negS))
+	}
 	f.momA, f.cmpA = growF(f.momA, G*q1), growF(f.cmpA, G*q1)
 	f.momB, f.cmpB = growF(f.momB, G*q1), growF(f.cmpB, G*q1)
 	bin := func(s []float64, bins []int32, us, mom, cm []float64, sign float64) {
@@ -368,7 +371,9 @@ func (f *fastPlan) logisticGrid(posS, negS, wPos, wNeg []float64, stop *atomic.B
 			k := int(math.Floor((v-lo)/h + 0.5))
 			k = min(max(k, 0), G-1)
 			off := v - (lo + float64(k)*h)
-			bins[i], us[i] = int32(k), off
+			if grad {
+				bins[i], us[i] = int32(k), off
+			}
 			m, c := mom[k*q1:k*q1+q1], cm[k*q1:k*q1+q1]
 			t, x := 1.0, sign*off
 			for a := 0; a < q1; a++ {
@@ -421,7 +426,6 @@ func (f *fastPlan) logisticGrid(posS, negS, wPos, wNeg []float64, stop *atomic.B
 		}
 		aN2[a], bN2[a] = math.Sqrt(aN2[a]), math.Sqrt(bN2[a])
 	}
-	grad := wPos != nil
 	// Forward transforms: kernels 0..p+1, negatives' moments, and (for
 	// the negatives' weights) the positives' moments.
 	nk := q1 + 1

@@ -1,6 +1,10 @@
 package problem
 
 import (
+	"fmt"
+
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/layout"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -162,5 +166,77 @@ func TestFastPairSumWorkers(t *testing.T) {
 				t.Fatalf("workers %d: v[%d] differs", w, j)
 			}
 		}
+	}
+}
+
+// BenchmarkFastPairSum: one fast logistic pair sum, value alone and with
+// the weights, 30% positives, scores of spread 3 (go test ./problem -run '^$'
+// -bench FastPairSum -count 5); exact: the pair loop of the solver at 2·10⁴.
+func BenchmarkFastPairSum(b *testing.B) {
+	for _, n := range []int{20_000, 1_000_000, 10_000_000} {
+		pos, neg := fastScores(n, 0.3, 3, false, 1)
+		wp, wn := make([]float64, len(pos)), make([]float64, len(neg))
+		for _, grad := range []bool{false, true} {
+			name := fmt.Sprintf("n=%d/value", n)
+			if grad {
+				name = fmt.Sprintf("n=%d/grad", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				f := newFastPlan(0)
+				for b.Loop() {
+					if grad {
+						f.pairSum(AUCLogistic, pos, neg, wp, wn, nil)
+					} else {
+						f.pairSum(AUCLogistic, pos, neg, nil, nil, nil)
+					}
+				}
+			})
+		}
+	}
+	pos, neg := fastScores(20_000, 0.3, 3, false, 1)
+	b.Run("n=20000/exact", func(b *testing.B) {
+		for b.Loop() {
+			exactPairWeights(AUCLogistic, pos, neg)
+		}
+	})
+}
+
+// TestEvalExactFast: where the automatic plan takes the fast logistic sums
+// (here a small budget at n = 5000), the measured objective equals the
+// pairwise method's within the bound Estimate reports, with no sampling,
+// the AUC is the same, and at θ = 0 the objective is (|P|·|N|/n²)·log 2
+// to rounding and the AUC exactly ½.
+func TestEvalExactFast(t *testing.T) {
+	p := randomProblem(t, AUCLogistic, Regularizer{}, 5000, 8, 4)
+	e := p.NewEvaluatorWith(3, 2, EvalOptions{Budget: 3e6})
+	if pl := e.Plan(); pl.Obj != MethodExactFast || pl.AUC != MethodSorted {
+		t.Fatalf("plan %+v", pl)
+	}
+	ref := p.NewEvaluatorWith(3, 2, EvalOptions{Mode: EvalExact})
+	th := layout.New(3, p.P)
+	for c := 1; c < 3; c++ {
+		for k, v := range randVec(rng.New(uint64(c), 9), p.P, float64(c)) {
+			th.Row(c)[k] = v
+		}
+	}
+	rows := []int{0, 1, 2}
+	obj, auc, robj, rauc := make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3)
+	est := e.Estimate(th, rows, obj, auc)
+	ref.Estimate(th, rows, robj, rauc)
+	if est.Obj != MethodExactFast || est.ObjStdErr != 0 || est.Pairs != 0 || !(est.ObjBound > 0) {
+		t.Fatalf("estimate %+v", est)
+	}
+	for c := range rows {
+		if d := math.Abs(obj[c] - robj[c]); d > est.ObjBound+1e-14*robj[c] || est.ObjBound > 1e-9*robj[c] {
+			t.Errorf("vector %d: %.17g, exact %.17g, bound %g", c, obj[c], robj[c], est.ObjBound)
+		}
+		if auc[c] != rauc[c] {
+			t.Errorf("vector %d: AUC %v, exact %v", c, auc[c], rauc[c])
+		}
+	}
+	n := float64(p.N)
+	want := float64(len(p.pos)) / n * float64(len(p.neg)) / n * math.Ln2
+	if math.Abs(obj[0]-want) > 1e-15*want || auc[0] != 0.5 {
+		t.Errorf("θ = 0: objective %.17g, want %.17g; AUC %v", obj[0], want, auc[0])
 	}
 }

@@ -421,6 +421,8 @@ type Evaluator struct {
 	xt     []float64   // metric learning: Xᵀ, d×n row-major (metricStreamSum's tiles)
 	labF   []float64   // metric learning: the labels as float64 (kernel.MetricHinge8)
 
+	fastBound []float64 // MethodExactFast: each vector's bound on its objective
+
 	stop *atomic.Bool // SetStop's flag (nil: none)
 }
 
@@ -462,6 +464,7 @@ type evalScratch struct {
 	delta, prod layout.Matrix // a block of differences (or rows) and its products
 	ri, rj      []int32       // a block's rows of X (sampled pairs, bias j's), for prefetching
 	f, fa, sgn  []float64
+	fast        *fastPlan    // MethodExactFast's buffers (fastsum.go)
 	stop        *atomic.Bool // Evaluator.SetStop's flag
 }
 

@@ -26,6 +26,9 @@ type Estimate struct {
 	ObjStdErr, AUCStdErr float64
 	// Pairs is the number of pairs sampled (0 when nothing was sampled).
 	Pairs int64
+	// ObjBound bounds the error of every objective of MethodExactFast (the
+	// largest of the fast sums' bounds, divided by n²); 0 otherwise.
+	ObjBound float64
 }
 
 // BiasEstimate is the bias term and how it was computed.
@@ -192,7 +195,10 @@ func (e *Evaluator) allocLarge() {
 	p, m, pl := e.p, e.m, e.plan
 	e.scratch = make([]evalScratch, e.workers)
 	e.per = make([]float64, 3*m)
-	sorted := pl.Obj == MethodSorted || pl.Obj == MethodStreamed || pl.AUC == MethodSorted
+	if pl.Obj == MethodExactFast {
+		e.fastBound = make([]float64, m)
+	}
+	sorted := pl.Obj == MethodSorted || pl.Obj == MethodStreamed || pl.AUC == MethodSorted || pl.Obj == MethodExactFast
 	sampled := pl.Obj == MethodSampled || pl.AUC == MethodSampled || pl.Bias != MethodPairwise
 	if !p.Loss.IsMetric() {
 		e.thetaT = layout.New(p.D, m)
@@ -221,6 +227,9 @@ func (e *Evaluator) allocLarge() {
 				sc.hist = make([]int, radixPasses*radixBuckets)
 				if p.Loss == AUCLogistic && pl.Obj == MethodStreamed {
 					sc.en = make([]float64, len(p.neg))
+				}
+				if pl.Obj == MethodExactFast {
+					sc.fast = newFastPlan(1)
 				}
 			}
 		}
@@ -265,15 +274,21 @@ func (e *Evaluator) splitScores(sc *evalScratch, theta []float64) bool {
 }
 
 // sortedEval computes, for vector c, the exact objective pair sum (hinge
-// losses by sorting, logistic pair by pair) when obj is set, and the AUC
-// when auc is set.
-func (e *Evaluator) sortedEval(sc *evalScratch, theta []float64, obj, auc bool) (sum, a float64) {
+// losses by sorting, logistic pair by pair or, with MethodExactFast, by the
+// fast sums to the bound it returns) when obj is set, and the AUC when auc
+// is set.
+func (e *Evaluator) sortedEval(sc *evalScratch, theta []float64, obj, auc bool) (sum, a, bound float64) {
 	p := e.p
 	if !e.splitScores(sc, theta) {
-		return math.NaN(), math.NaN()
+		return math.NaN(), math.NaN(), math.NaN()
 	}
 	if obj && p.Loss == AUCLogistic {
-		sum = logisticPairSum(sc.posS, sc.negS, sc.en, sc.stop)
+		if sc.fast != nil {
+			fs := sc.fast.pairSum(AUCLogistic, sc.posS, sc.negS, nil, nil, sc.stop)
+			sum, bound = fs.Value, fs.Bound
+		} else {
+			sum = logisticPairSum(sc.posS, sc.negS, sc.en, sc.stop)
+		}
 	}
 	if (obj && p.Loss != AUCLogistic) || auc {
 		radixSort(sc.posS, sc.tmp, sc.hist)
@@ -285,7 +300,7 @@ func (e *Evaluator) sortedEval(sc *evalScratch, theta []float64, obj, auc bool) 
 	if auc {
 		a = sortedAUC(sc.posS, sc.negS)
 	}
-	return sum, a
+	return sum, a, bound
 }
 
 // metricStreamSum is metricSum in O(n + tile·d) memory: with θs = θ + θᵀ
@@ -439,9 +454,12 @@ func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []f
 			if e.stopped() {
 				return
 			}
-			sum, a := e.sortedEval(&e.scratch[w], e.theta.Row(c), exactObj, exactAUC)
+			sum, a, bound := e.sortedEval(&e.scratch[w], e.theta.Row(c), exactObj, exactAUC)
 			if exactObj {
 				obj[c] = sum/n2 + p.Reg.Value(e.theta.Row(c))
+			}
+			if e.fastBound != nil {
+				e.fastBound[c] = bound / n2
 			}
 			if exactAUC {
 				auc[c] = a
@@ -457,6 +475,11 @@ func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []f
 			sa = auc
 		}
 		est.ObjStdErr, est.AUCStdErr, est.Pairs = e.sampled(m, so, sa)
+	}
+	if pl.Obj == MethodExactFast {
+		for _, b := range e.fastBound[:m] {
+			est.ObjBound = max(est.ObjBound, b)
+		}
 	}
 	return est
 }
