@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -57,5 +58,21 @@ func TestFastOptimum(t *testing.T) {
 			t.Errorf("%v: value %.17g, R_n(θ) %.17g, bound %g", c.loss, fast.Value, r, fast.ErrorBound)
 		}
 		t.Logf("%v: fast %.17g (%s, %d it), exact %.17g (%d it)", c.loss, fast.Value, fast.Method, fast.Iterations, exact.Value, exact.Iterations)
+	}
+}
+
+// BenchmarkFastOptimum: the L-BFGS optimum on the fast pair sums, logistic,
+// d = 16, one third positives (go test ./problem -run '^$' -bench
+// FastOptimum -count 5).
+func BenchmarkFastOptimum(b *testing.B) {
+	for _, n := range []int{20_000, 1_000_000} {
+		p := randomProblem(b, AUCLogistic, Regularizer{}, n, 16, 5)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := p.Solve(OptimumOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
