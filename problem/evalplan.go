@@ -226,9 +226,10 @@ func log2f(x int) float64 { return math.Log2(math.Max(2, float64(x))) }
 type planCosts struct {
 	pairwise, sorted, streamed, perPair, biasStream, perBiasJ float64
 	// fast: the logistic objective by the fast sums and the AUC by
-	// sorting, together (+Inf for the other losses).
-	fast          float64
-	pairwiseBytes int64
+	// sorting, together (+Inf for the other losses); fastSerial the same
+	// on one worker.
+	fast, fastSerial float64
+	pairwiseBytes    int64
 }
 
 func (sh evalShape) costs(m, workers int) planCosts {
@@ -244,7 +245,7 @@ func (sh evalShape) costs(m, workers int) planCosts {
 		c.pairwiseBytes = int64(workers)*(int64(sh.n)+int64(metricTile)*int64(sh.d)+metricTile+int64(sh.p)+int64(sh.d))*8 +
 			int64(sh.n)*int64(sh.d+1)*8 + int64(m)*int64(sh.p)*8
 		c.sorted = math.Inf(1)
-		c.fast = math.Inf(1)
+		c.fast, c.fastSerial = math.Inf(1), math.Inf(1)
 		c.streamed = c.pairwise
 		c.perPair = (2*costGather + mf*(d*d*costGemm+d+costHinge)) / w
 		c.biasStream = mf * n * (2*d*d + costHinge) / w
@@ -260,10 +261,11 @@ func (sh evalShape) costs(m, workers int) planCosts {
 	c.pairwise = (scores + mf*np*nn*pair) / w
 	c.pairwiseBytes = int64(m)*int64(sh.n)*8 + int64(workers)*3*int64(sh.n)*8 + int64(m)*int64(sh.p)*8
 	c.sorted = (scores + mf*n*costSortKey) / w
-	c.fast = math.Inf(1)
+	c.fast, c.fastSerial = math.Inf(1), math.Inf(1)
 	if sh.loss == AUCLogistic {
 		c.streamed = c.pairwise
 		c.fast = c.sorted + mf*(n*costFastPoint+costFastFixed)/w
+		c.fastSerial = c.fast * w
 	} else {
 		c.streamed = c.sorted
 	}
@@ -280,7 +282,8 @@ func (sh evalShape) costs(m, workers int) planCosts {
 //  2. Otherwise, for the hinge and squared-hinge losses, the sorted exact
 //     form when its time is within the budget, and for the logistic loss
 //     the fast sums (MethodExactFast, exact to their bound) with the AUC by
-//     sorting when both fit; the AUC of every AUC loss likewise by sorting
+//     sorting when both fit on one worker (a choice that does not depend
+//     on the worker count); the AUC of every AUC loss likewise by sorting
 //     when that fits beside what the objective takes.
 //  3. Otherwise sampled, with as many pairs as the budget affords (at most
 //     MaxPairs, at least the pilot).
@@ -327,7 +330,9 @@ func planEval(sh evalShape, m, workers int, o EvalOptions) EvalPlan {
 		case hinge && c.sorted <= left:
 			pl.Obj, pl.AUC = MethodSorted, MethodSorted
 			left -= c.sorted
-		case c.fast <= left:
+		case c.fastSerial <= left:
+			// Judged on one worker's time, so that the choice, and with it
+			// the trace, is the same for any number of workers.
 			pl.Obj, pl.AUC = MethodExactFast, MethodSorted
 			left -= c.fast
 		default:

@@ -208,7 +208,7 @@ func BenchmarkFastPairSum(b *testing.B) {
 // to rounding and the AUC exactly ½.
 func TestEvalExactFast(t *testing.T) {
 	p := randomProblem(t, AUCLogistic, Regularizer{}, 5000, 8, 4)
-	e := p.NewEvaluatorWith(3, 2, EvalOptions{Budget: 3e6})
+	e := p.NewEvaluatorWith(3, 2, EvalOptions{Budget: 6e6})
 	if pl := e.Plan(); pl.Obj != MethodExactFast || pl.AUC != MethodSorted {
 		t.Fatalf("plan %+v", pl)
 	}
