@@ -17,6 +17,7 @@ import (
 	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 // cmdTTA is bench tta: time to accuracy. Each (n, algorithm) row is the
@@ -28,7 +29,7 @@ import (
 func cmdTTA(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("tta", "bench tta: time to accuracy. For each --n and --algo, pairgossip run on synthetic-auc (d = --d,\n"+
 		"Watts–Strogatz k = 5, p = 0.3, default seeds) with --stop-at the smallest target: the optimum is solved\n"+
-		"first (afresh, unless --optimum-cache), and for each target the first measurement within it is reported:\n"+
+		"first (afresh unless --optimum-cache, once a row, its time counted in each run's wall), and for each target the first measurement within it is reported:\n"+
 		"iterations, wall time (set-up, optimum, rounds and measurements; and the run alone), node updates (n a\n"+
 		"round, 2 an event), the non-zero share of the gradients, ns per node update over the whole horizon\n"+
 		"(rounds only, measurements excluded) and per contributing node update (a non-zero gradient). Beside\n"+
@@ -43,7 +44,8 @@ func cmdTTA(args []string, stdout, stderr io.Writer) error {
 	targetList := fs.String("targets", "0.10,0.02", "comma-separated relative distances to the optimum, each > 0")
 	d := fs.Int("d", 16, "dimension")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "workers")
-	maxWall := fs.Duration("max-wall", 300*time.Second, "the most a row's run may take (set-up, optimum and rounds)")
+	maxWall := fs.Duration("max-wall", 300*time.Second, "the most each run of a row may take (set-up and rounds; the optimum apart)")
+	maxOpt := fs.Duration("max-optimum", 10*time.Minute, "the most a row's optimum solve may take (once a row)")
 	iters := fs.Int64("iters", 1<<40, "the cap on iterations (rounds or events)")
 	runs := fs.Int("runs", 1, "runs of each row (medians)")
 	plainSeconds := fs.Duration("plain-seconds", 5*time.Second, "the time the plain schedule's rate is measured for, at most")
@@ -78,6 +80,8 @@ func cmdTTA(args []string, stdout, stderr io.Writer) error {
 		return usageError{Err: fmt.Errorf("--runs must be >= 1, got %d", *runs)}
 	case *maxWall <= 0:
 		return usageError{Err: fmt.Errorf("--max-wall must be > 0, got %v", *maxWall)}
+	case *maxOpt <= 0:
+		return usageError{Err: fmt.Errorf("--max-optimum must be > 0, got %v", *maxOpt)}
 	case *iters < 1 || *iters > 1<<53:
 		return usageError{Err: fmt.Errorf("--iters must be in [1, 2^53], got %d", *iters)}
 	case *plainSeconds < 0:
@@ -99,7 +103,7 @@ func cmdTTA(args []string, stdout, stderr io.Writer) error {
 			if algo == "async" {
 				limit = kAsync
 			}
-			row, err := ttaRow(n, *d, algo, targets, *workers, *iters, *runs, *maxWall, *plainSeconds, *optCache, limit)
+			row, err := ttaRow(n, *d, algo, targets, *workers, *iters, *runs, *maxWall, *maxOpt, *plainSeconds, *optCache, limit)
 			if err != nil {
 				return err
 			}
@@ -153,22 +157,28 @@ type ttaPoint struct {
 
 // ttaRow runs one (n, algorithm) row runs times and returns one result a
 // target (medians over the runs).
-func ttaRow(n, d int, algo string, targets []float64, workers int, iters int64, runs int, maxWall, plainFor time.Duration,
+func ttaRow(n, d int, algo string, targets []float64, workers int, iters int64, runs int, maxWall, maxOpt, plainFor time.Duration,
 	optCache bool, kernelNs float64) ([]map[string]any, error) {
 	cfg := pairgossip.DefaultConfig()
 	cfg.Data, cfg.N, cfg.Dim, cfg.Algorithm, cfg.Iters, cfg.Workers = "synthetic-auc", n, d, algo, iters, workers
 	cfg.StopAt, cfg.NoOptimumCache = targets[len(targets)-1], !optCache
 	base := map[string]any{"n": n, "d": d, "algo": algo, "workers": workers}
+	// The optimum, once for the row's runs (afresh unless optCache), timed:
+	// every run's wall time counts this solve.
+	opt, optTime, why, err := ttaOptimum(cfg, maxOpt)
+	if err != nil {
+		return nil, err
+	}
+	if why != "" {
+		row := clone(base)
+		row["optimum_unavailable"] = why
+		return []map[string]any{row}, nil
+	}
 	perTarget := make([][]map[string]any, len(targets))
 	for r := 0; r < runs; r++ {
-		res, err := ttaRun(cfg, targets, maxWall, plainFor, kernelNs)
+		res, err := ttaRun(cfg, targets, maxWall, plainFor, kernelNs, opt, optTime)
 		if err != nil {
 			return nil, err
-		}
-		if why, ok := res[0]["optimum_unavailable"]; ok {
-			row := clone(base)
-			row["optimum_unavailable"] = why
-			return []map[string]any{row}, nil
 		}
 		for i := range targets {
 			perTarget[i] = append(perTarget[i], res[i])
@@ -221,35 +231,57 @@ func runMedians(rs []map[string]any) map[string]any {
 	return out
 }
 
-// ttaRun is one run of a row: one result a target.
-func ttaRun(cfg pairgossip.Config, targets []float64, maxWall, plainFor time.Duration, kernelNs float64) ([]map[string]any, error) {
+// ttaOptimum solves the row's optimum (or takes it from the cache of
+// optima with --optimum-cache), within maxWall; why says why there is none:
+// out of the solver's reach (the reason pairgossip.Prepare gives --stop-at),
+// or not solved within maxWall.
+func ttaOptimum(cfg pairgossip.Config, maxWall time.Duration) (opt *problem.Optimum, dt time.Duration, why string, err error) {
+	run, err := pairgossip.Prepare(cfg)
+	var pe *pairgossip.ParamError
+	if errors.As(err, &pe) && pe.Param.JSON == "stop_at" {
+		return nil, 0, pairgossip.FlagMessage(err), nil
+	}
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer run.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), maxWall)
+	defer cancel()
+	t0 := time.Now()
+	o, _, err := run.SolveOptimum(problem.OptimumOptions{Workers: cfg.Workers, Context: ctx})
+	dt = time.Since(t0)
+	if ctx.Err() != nil {
+		return nil, dt, fmt.Sprintf("the optimum was not solved within --max-optimum %v", maxWall), nil
+	}
+	if err != nil {
+		return nil, dt, "", err
+	}
+	return &o, dt, "", nil
+}
+
+// ttaRun is one run of a row: one result a target. opt is the row's
+// optimum, optTime its solve, counted in the wall time.
+func ttaRun(cfg pairgossip.Config, targets []float64, maxWall, plainFor time.Duration, kernelNs float64,
+	known *problem.Optimum, optTime time.Duration) ([]map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), maxWall)
 	defer cancel()
 	t0 := time.Now()
 	run, err := pairgossip.Prepare(cfg)
-	var pe *pairgossip.ParamError
-	if errors.As(err, &pe) && pe.Param.JSON == "stop_at" {
-		return []map[string]any{{"optimum_unavailable": pairgossip.FlagMessage(err)}}, nil
-	}
 	if err != nil {
 		return nil, err
 	}
 	defer run.Close()
 	setup := time.Since(t0)
 	var pts []ttaPoint
-	res, err := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: func(r engine.Record) {
+	start := time.Now()
+	res, err := run.ExecuteWith(ctx, pairgossip.ExecOptions{Optimum: known, OnRecord: func(r engine.Record) {
 		pts = append(pts, ttaPoint{rec: r, at: time.Now(), measure: run.Sim.Profile().Measure})
 	}})
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
-	if res.Optimum == nil {
-		return []map[string]any{{"optimum_unavailable": "the optimum was not solved within --max-wall"}}, nil
-	}
-	opt := res.Optimum.Value
-	// The rounds began when the optimum was known: ExecuteWith's start
-	// (after the set-up) plus the optimum's time.
-	start := t0.Add(setup + res.OptimumTime)
+	res.OptimumTime = optTime
+	opt := known.Value
 	n := float64(cfg.N)
 	out := make([]map[string]any, len(targets))
 	for i, tg := range targets {
