@@ -25,7 +25,7 @@ for c in cmds:
 print()
 print("synthetic-auc, d = 16, Watts–Strogatz (k = 5, p = 0.3), default seeds, the default schedule; each run")
 print("stops at the smaller target (`--stop-at`) or at the row's --max-wall, and each target's columns are")
-print("taken at the first measurement within it. wall: set-up + the optimum (solved afresh, timed) + the run")
+print("taken at the first measurement within it. wall: set-up + the optimum (solved afresh once a row, timed, counted in each run) + the run")
 print("up to that measurement; run: rounds and measurements only. ns/update: the rounds' time (measurements")
 print("excluded) over the node updates (n a round; 2 an event); ns/contributing: the same time over the")
 print("non-zero gradients; kernel alone: `kernel.LogisticRound` on 512 nodes in cache (sync), the serial")
