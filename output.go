@@ -216,14 +216,27 @@ type Summary struct {
 	OptimumConverged  bool    `json:"optimum_converged"`
 	// OptimumCached says the optimum came from the cache of optima
 	// (Run.SolveOptimum): Timing.OptimumSolver is then the lookup's time.
-	OptimumCached bool    `json:"optimum_cached"`
-	WallSeconds   float64 `json:"wall_seconds"`
+	OptimumCached bool `json:"optimum_cached"`
+	// With Config.StopAt: the target (as in the config), Stop "reached"
+	// (the run stopped at the measurement Iter, which met it) or "not
+	// reached" (it ran to the cap, --iters, or ended otherwise: Status
+	// says how), and Reached the same as a bool. Absent without StopAt.
+	StopAt      float64 `json:"stop_at,omitempty"`
+	Stop        string  `json:"stop,omitempty"`
+	Reached     *bool   `json:"reached,omitempty"`
+	WallSeconds float64 `json:"wall_seconds"`
 	// Timing splits the run's time: set-up (data, problem, graph, engine),
 	// the iterations and the measurements (together WallSeconds), the
 	// optimum.
 	Timing   Timing   `json:"timing"`
 	Warnings []string `json:"warnings,omitempty"`
 }
+
+// The values of Summary.Stop.
+const (
+	StopReached    = "reached"
+	StopNotReached = "not reached"
+)
 
 // Timing is where a run's time went, in seconds.
 type Timing struct {
@@ -316,6 +329,12 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 		}
 		if w := r.precisionMissed(res.Trace); w != "" {
 			s.Warnings = append(append([]string(nil), s.Warnings...), w)
+		}
+		if r.Config.StopAt > 0 {
+			s.StopAt, s.Stop, s.Reached = r.Config.StopAt, StopNotReached, &res.Reached
+			if res.Reached {
+				s.Stop = StopReached
+			}
 		}
 		s.WallSeconds = res.Wall.Seconds()
 		s.Timing.Iterations, s.Timing.Measurement = (res.Wall - res.Measure).Seconds(), res.Measure.Seconds()

@@ -127,6 +127,22 @@ type Config struct {
 	// NoOptimumCache solves the optimum without reading or writing the
 	// cache of optima (OptimumCacheDir). It does not change results.
 	NoOptimumCache bool `json:"-"`
+	// StopAt, when above 0, ends the run at the first measurement whose
+	// mean objective is within StopAt of the optimum, relatively:
+	// (objective − R_n(θ*))/|R_n(θ*)| ≤ StopAt (Reached). The optimum is
+	// solved (or taken from the cache of optima) before the run, and the
+	// run measures between the log points at iterations at most
+	// engine.StopCheckRatio apart, so that it stops at most that factor
+	// late; Iters stays the cap. 0 (the default) is off, and keeps the
+	// JSON form, hence run ids and checkpoint identities, as they were.
+	StopAt float64 `json:"stop_at,omitempty"`
+}
+
+// Reached says whether a mean objective obj is within rel of the optimum
+// opt: (obj − opt)/|opt| ≤ rel, computed as obj − opt ≤ rel·|opt| (at a
+// zero optimum, only obj ≤ 0 is). A NaN objective is not.
+func Reached(obj, opt, rel float64) bool {
+	return obj-opt <= rel*math.Abs(opt)
 }
 
 // DefaultConfig is the paper's AUC experiment: Breast Cancer, Watts–Strogatz
@@ -189,6 +205,10 @@ type Result struct {
 	// Nodes are the evaluated nodes' values at each measurement, when
 	// ExecOptions.TraceNodes asked for them (NodesCSV writes them).
 	Nodes []NodeRecord
+	// Reached says that a run with Config.StopAt stopped at its target
+	// (Final is the measurement that met it); false when it ran to Iters
+	// without meeting it, or had no StopAt.
+	Reached bool
 
 	run *Run // for Model
 }
@@ -320,7 +340,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 	rk, _ := problem.ParseReg(cfg.Reg)
 	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
 		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, Pin: cfg.Pin, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
-		Schedule: engine.Schedule(cfg.Schedule), MeasurePrecision: cfg.MeasurePrecision}
+		Schedule: engine.Schedule(cfg.Schedule), MeasurePrecision: cfg.MeasurePrecision, StopChecks: cfg.StopAt > 0}
 	ecfg.Measure, _ = engine.ParseMeasureMode(cfg.Measure)
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
@@ -416,6 +436,12 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 		return nil, err
 	}
 	r.Setup = SetupTimes{Data: t1.Sub(t0), Problem: t2.Sub(t1), Graph: t3.Sub(t2), Engine: time.Since(t3)}
+	if cfg.StopAt > 0 {
+		if why := r.optimumOutOfReach(); why != "" {
+			r.Close()
+			return nil, &ParamError{Param: ParamByJSON("stop_at"), Err: fmt.Errorf("needs the optimum before the run, and it is out of reach: %s", why)}
+		}
+	}
 	return r, nil
 }
 
@@ -479,6 +505,10 @@ type ExecOptions struct {
 	// measurement in Result.Nodes (after a resume: the measurements taken
 	// since).
 	TraceNodes bool
+	// Optimum, if not nil, is the run's optimum known already (a sweep's,
+	// solved once for its runs of one problem): it is used, and reported,
+	// instead of solving it, also with Config.SkipOptimum.
+	Optimum *problem.Optimum
 }
 
 // ExecuteWith is Execute with checkpoints and resumption.
@@ -489,8 +519,35 @@ type ExecOptions struct {
 func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, err error) {
 	out = &Result{Trace: opt.Trace}
 	defer guard.Recover(&err)
+	// With StopAt the optimum comes first: the run stops at a distance from it.
+	known, optTime, optCached := opt.Optimum, time.Duration(0), false
+	if r.Config.StopAt > 0 && known == nil {
+		if r.Config.SkipOptimum {
+			return out, &ParamError{Param: ParamByJSON("stop_at"), Err: errors.New("needs the optimum before the run, which Config.SkipOptimum skips")}
+		}
+		if opt.OnProgress != nil {
+			opt.OnProgress(Progress{Phase: PhaseOptimum, Iter: r.Sim.Iter(), Iters: r.Config.Iters, Measured: len(opt.Trace), Measures: len(r.Sim.MeasureIters())})
+		}
+		o, cached, dt, err := r.optimumTimed(problem.OptimumOptions{Workers: r.Config.Workers, Context: ctx})
+		out.OptimumTime, out.OptimumCached = dt, cached
+		if err != nil {
+			return out, err
+		}
+		if math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
+			return out, fmt.Errorf("centralized optimum: the full-batch objective is %v (the loss returned a value that is not a finite number): --stop-at has no target", o.Value)
+		}
+		known, optTime, optCached = &o, dt, cached
+	}
 	t0 := time.Now()
 	ro := engine.RunOptions{OnRecord: opt.OnRecord}
+	reached := false
+	if r.Config.StopAt > 0 {
+		target, rel := known.Value, r.Config.StopAt
+		ro.Stop = func(rec engine.Record) bool {
+			reached = Reached(rec.ObjMean, target, rel)
+			return reached
+		}
+	}
 	if opt.Checkpoint != "" {
 		ro.CheckpointEvery = opt.CheckpointEvery
 		ro.Checkpoint = func(trace []engine.Record) error { return r.SaveCheckpoint(opt.Checkpoint, trace) }
@@ -536,7 +593,9 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 	if nanErr != nil {
 		err = nanErr
 	}
-	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0, run: r, Nodes: nodeRecs}
+	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0, run: r, Nodes: nodeRecs,
+		OptimumTime: optTime, OptimumCached: optCached}
+	res.Reached = reached && err == nil && nanErr == nil
 	out = res
 	if len(trace) > 0 {
 		res.Final = trace[len(trace)-1]
@@ -553,7 +612,9 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 	if err != nil {
 		return res, err
 	}
-	if why := r.optimumOutOfReach(); why != "" && !r.Config.SkipOptimum {
+	if known != nil {
+		res.Optimum = known
+	} else if why := r.optimumOutOfReach(); why != "" && !r.Config.SkipOptimum {
 		res.OptimumSkipped = why
 	} else if !r.Config.SkipOptimum {
 		if opt.OnProgress != nil {

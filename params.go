@@ -196,6 +196,19 @@ var params = []*Param{
 		check: atLeast(0)},
 	{Field: "Schedule", Flag: "schedule", Key: "schedule", JSON: "schedule", Choices: scheduleNames(), Auto: string(engine.ScheduleAuto), Noun: "schedule",
 		Help: "how the iterations are executed: auto (reduced where it applies, else blocked/plain/reference),\nplain, blocked (bit-identical to the literal algorithm with the generic kernels), reduced\n(scalar recurrences between touches: exact in real arithmetic, agrees to ~1e-15), reference"},
+	{Field: "StopAt", Flag: "stop-at", Key: "stop_at", JSON: "stop_at",
+		Help: "stop at the first measurement whose mean objective is within REL of the optimum,\n" +
+			"(objective − optimum)/|optimum| ≤ REL (0: off): the optimum is solved (or taken from the\n" +
+			"cache) before the run, measurements are added between the log points (at most ×1.1 apart,\n" +
+			"so the run stops at most 10% past the first measurement that would meet it), and --iters\n" +
+			"stays the cap (summary.json: stop \"reached\" or \"not reached\")",
+		check: atLeast(0),
+		only: func(c *Config) string {
+			if c.SkipOptimum {
+				return "it stops at a distance from the optimum, which --no-optimum skips"
+			}
+			return ""
+		}},
 	{Field: "Workers", Flag: "workers", JSON: "-",
 		Help: "worker goroutines (0: all cores, at most 4096); results do not depend on it", check: between(0, MaxWorkers)},
 	{Field: "Pin", Flag: "pin", JSON: "-",

@@ -122,6 +122,10 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	if cfg.PointsNode != 1 {
 		why = append(why, "--points-per-node 1")
 	}
+	if cfg.StopAt != 0 {
+		// The optimum is solved after the run over ranks: --stop-at needs it before.
+		why = append(why, "no --stop-at (the optimum of a run over ranks is solved after it, not before)")
+	}
 	if len(why) > 0 {
 		return nil, fmt.Errorf("dist: a run over MPI ranks needs %s", joinAnd(why))
 	}

@@ -80,6 +80,10 @@ func (s *Sim) identity(caller []byte) []byte {
 		// of the checkpoints written before they existed).
 		fmt.Fprintf(h, "|measure %d %x", c.Measure, math.Float64bits(c.MeasurePrecision))
 	}
+	if c.StopChecks {
+		// Another measurement schedule (the default keeps the identity).
+		fmt.Fprintf(h, "|stopchecks")
+	}
 	return h.Sum(nil)
 }
 
@@ -212,7 +216,7 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	if hdr.Rows != s.Z.Rows || hdr.P != s.Z.Cols || hdr.HasCount != (s.Count != nil) {
 		return nil, ckptErr("state shape %d×%d does not match this run's %d×%d", hdr.Rows, hdr.P, s.Z.Rows, s.Z.Cols)
 	}
-	if hdr.Iter < 0 || hdr.Iter > s.cfg.Iters || hdr.TraceLen < 0 || hdr.TraceLen > len(LogSchedule(s.cfg.Iters, s.cfg.LogPoints)) {
+	if hdr.Iter < 0 || hdr.Iter > s.cfg.Iters || hdr.TraceLen < 0 || hdr.TraceLen > len(s.sched) {
 		return nil, ckptErr("iteration %d or trace length %d out of range", hdr.Iter, hdr.TraceLen)
 	}
 	// Read everything into fresh buffers; apply only after the checksum.

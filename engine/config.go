@@ -115,6 +115,57 @@ type Config struct {
 	// MeasurePrecision is the relative standard error a sampled measurement
 	// aims at (0: 0.01, problem.DefaultPrecision).
 	MeasurePrecision float64
+	// StopChecks adds measurements between the log-spaced ones, at
+	// iterations no more than StopCheckRatio apart (CheckSchedule), for a run
+	// that stops at the first measurement meeting a target
+	// (RunOptions.Stop): a target reached between two log points is then
+	// seen at most that factor late. It changes the trace, never the state.
+	StopChecks bool
+}
+
+// StopCheckRatio bounds the ratio of two consecutive measured iterations
+// when Config.StopChecks is set: a run stopping at a target stops at most
+// ×1.1 past the first iteration whose measurement would meet it (while the
+// measured objective stays below the target from there on).
+const StopCheckRatio = 1.1
+
+// CheckSchedule returns the iterations measured by a run with
+// Config.StopChecks: the log-spaced ones (LogSchedule) and, between them,
+// every t_{j+1} = max(t_j + 1, ⌊t_j·StopCheckRatio⌋) from 1, so that two
+// consecutive measured iterations differ by at most StopCheckRatio (or by
+// one). ln(T)/ln(1.1) + 10 of them at most besides the log points: about
+// 160 at T = 3·10⁶.
+func CheckSchedule(T int64, points int) []int64 {
+	log := LogSchedule(T, points)
+	out := make([]int64, 0, len(log)+int(math.Log(float64(max(T, 1)))/math.Log(StopCheckRatio))+16)
+	i := 0
+	for t := int64(1); t <= T; {
+		for i < len(log) && log[i] < t {
+			out = appendNew(out, log[i])
+			i++
+		}
+		out = appendNew(out, t)
+		t = max(t+1, int64(float64(t)*StopCheckRatio))
+	}
+	for ; i < len(log); i++ {
+		out = appendNew(out, log[i])
+	}
+	return out
+}
+
+func appendNew(s []int64, v int64) []int64 {
+	if len(s) > 0 && s[len(s)-1] >= v {
+		return s
+	}
+	return append(s, v)
+}
+
+// schedule returns the iterations a run with this configuration measures.
+func (c Config) schedule() []int64 {
+	if c.StopChecks {
+		return CheckSchedule(c.Iters, c.LogPoints)
+	}
+	return LogSchedule(c.Iters, c.LogPoints)
 }
 
 // Validate checks the configuration on its own.

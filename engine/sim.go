@@ -24,7 +24,7 @@ type Sim struct {
 	kind  execKind
 	crew  *crew
 	meas  *measurer
-	sched []int64 // the measured iterations (LogSchedule)
+	sched []int64 // the measured iterations (LogSchedule, or CheckSchedule)
 	// broken is the panic that stopped the run (user code: see
 	// PanicError): the state may be half-way through an iteration, so
 	// Run, RunWith and Advance return it again instead of going on.
@@ -90,7 +90,7 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	if parallelAsync(sh, cfg, workers) {
 		ex = newAsyncParExec(ex.(eventRunner), st, cr)
 	}
-	s := &Sim{state: st, exec: ex, kind: kind, crew: cr, sched: LogSchedule(cfg.Iters, cfg.LogPoints)}
+	s := &Sim{state: st, exec: ex, kind: kind, crew: cr, sched: cfg.schedule()}
 	s.meas = newMeasurer(st, workers, cr.ws[0])
 	return s, nil
 }
@@ -271,6 +271,12 @@ type RunOptions struct {
 	// called often (every few milliseconds), so it must be cheap and do its
 	// own throttling.
 	OnProgress func(t int64, measuring bool)
+	// Stop, if not nil, is called with each measurement once it is in the
+	// trace (and with the trace's last record on resuming): true ends the
+	// run there, that record the trace's last, whatever iterations are
+	// left (a target met: see Config.StopChecks for measurements between
+	// the log points). It is not called for a measurement cut short.
+	Stop func(Record) bool
 }
 
 // Run performs the remaining iterations up to Config.Iters, measuring at the
@@ -301,6 +307,9 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) (out 
 	// The measurements done: those before s.t, and the one at s.t if the
 	// trace holds it (a measurement that an interrupt cut short is not in
 	// the trace, and is taken again on resuming).
+	if opt.Stop != nil && len(trace) > 0 && opt.Stop(trace[len(trace)-1]) {
+		return trace, nil // resumed from the state at which the run stopped
+	}
 	next := 0
 	for next < len(s.sched) && (s.sched[next] < s.t || s.sched[next] == s.t && len(trace) > 0 && trace[len(trace)-1].Iter == s.t) {
 		next++
@@ -360,6 +369,9 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) (out 
 			trace = append(trace, rec)
 			if opt.OnRecord != nil {
 				opt.OnRecord(rec)
+			}
+			if opt.Stop != nil && opt.Stop(rec) {
+				return trace, nil
 			}
 		}
 	}

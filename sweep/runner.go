@@ -347,19 +347,38 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 	}()
 	cfg := sw.Resolved(r.Config)
 	cfg.Workers = workers
-	cfg.SkipOptimum = true
+	// The optimum is solved once per problem (oc) after the run, or before
+	// it for a run that stops at a distance from it (stop_at).
+	cfg.SkipOptimum = cfg.StopAt == 0
 	run, err := pairgossip.Prepare(cfg)
 	if err != nil {
 		return fail(KeyError(err))
 	}
 	defer run.Close()
-	res, runErr := run.Execute(ctx, nil)
+	var known *problem.Optimum
+	var knownTime time.Duration
+	var knownCached bool
+	if cfg.StopAt > 0 {
+		t0 := time.Now()
+		opt, cached, err := oc.get(ctx, cfg, run)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return fail(fmt.Errorf("stop_at: the optimum, needed before the run: %w", err))
+		}
+		known, knownTime, knownCached = &opt, time.Since(t0), cached
+	}
+	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{Optimum: known})
 	if ctx.Err() != nil {
 		return nil
 	}
+	if known != nil {
+		res.OptimumTime, res.OptimumCached = knownTime, knownCached
+	}
 	var warn []string
 	var div *engine.DivergenceError
-	if sw.Optimum && (runErr == nil || errors.As(runErr, &div)) {
+	if known == nil && sw.Optimum && (runErr == nil || errors.As(runErr, &div)) {
 		t0 := time.Now()
 		opt, cached, err := oc.get(ctx, cfg, run)
 		if ctx.Err() != nil {

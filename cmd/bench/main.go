@@ -7,6 +7,7 @@
 //	bench e2e   --n N --d D --iters T --workers W --json
 //	bench sync  --n N --d D --iters T --workers W [--schedule auto|plain|blocked|reduced] [--kernel auto|generic|avx2|avx512] [--pin] --json
 //	mpirun -np P bench mpi --n N | --n-per-rank N --d D --iters T --workers W --json
+//	bench tta   [--n 20000,100000,1000000] [--algo sync,async] [--targets 0.10,0.02] [--max-wall D] [--runs R] --json
 //
 // Each subcommand prints one JSON object (with --json) or a short text
 // summary. The same --seed gives the same data, graph and edge stream, so two
@@ -46,6 +47,9 @@ Usage:
   mpirun -np P bench mpi --n N | --n-per-rank N --d D --iters T --workers W --json
                                                           the synchronous run over MPI ranks (package dist; a build
                                                           with -tags mpi): per-rank time, bytes sent per round, RSS
+  bench tta [--n LIST] [--algo sync,async] [--targets 0.10,0.02] [--max-wall D] [--runs R] --json
+                                                          time to accuracy: synthetic-auc run until its mean objective is
+                                                          within each target of the optimum; the cost over the whole horizon
   bench help COMMAND                                      the flags of a command
 `
 
@@ -68,6 +72,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdE2E(args[1:], stdout, stderr)
 	case "mpi":
 		err = cmdMPI(args[1:], stdout, stderr)
+	case "tta":
+		err = cmdTTA(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return realMain([]string{args[1], "--help"}, stdout, stderr)

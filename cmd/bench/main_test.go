@@ -117,3 +117,40 @@ func TestAsyncCeilingSweep(t *testing.T) {
 		t.Errorf("best %v, want the fastest row %v", r.Best, fastest)
 	}
 }
+
+// TestTTASmoke: bench tta at a tiny n reaches both targets, reports the
+// columns of bench/RESULTS.md's time-to-accuracy table, and refuses a bad
+// flag by name with exit 2.
+func TestTTASmoke(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	var out, errb bytes.Buffer
+	code := realMain([]string{"tta", "--n", "64", "--d", "4", "--targets", "2,1", "--max-wall", "30s", "--plain-seconds", "100ms", "--json"}, &out, &errb)
+	var res struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if code != 0 || json.Unmarshal(out.Bytes(), &res) != nil {
+		t.Fatalf("exit %d: %s %s", code, out.String(), errb.String())
+	}
+	if len(res.Rows) != 4 {
+		t.Fatalf("%d rows, want 4 (sync and async, two targets)", len(res.Rows))
+	}
+	for _, r := range res.Rows {
+		for _, k := range []string{"iterations", "wall_seconds", "node_updates", "nonzero_share", "ns_per_node_update", "ns_per_contributing_node_update", "kernel_alone_ns"} {
+			if _, ok := r[k]; !ok {
+				t.Fatalf("row %v: no %s", r, k)
+			}
+		}
+		if r["reached"] != true || r["relative_gap"].(float64) > r["target"].(float64) {
+			t.Fatalf("row %v: target not reached", r)
+		}
+		if _, ok := r["plain_ns_per_node_update"]; ok != (r["algo"] == "sync") {
+			t.Fatalf("row %v: the plain rate belongs to sync rows", r)
+		}
+	}
+	for _, bad := range [][]string{{"tta", "--targets", "0"}, {"tta", "--algo", "x"}, {"tta", "--n", "1"}, {"tta", "--runs", "0"}} {
+		var o, e bytes.Buffer
+		if code := realMain(bad, &o, &e); code != 2 || !strings.Contains(e.String(), "--"+strings.TrimPrefix(bad[1], "--")) || o.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, e.String())
+		}
+	}
+}

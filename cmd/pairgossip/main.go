@@ -32,6 +32,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -492,6 +493,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; centralized optimum %s; AUC %.4f\n",
 		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, opt, float64(sum.AUCMean))
+	if sum.Stop != "" {
+		fmt.Fprintf(stdout, "--stop-at %g: %s at iteration %d (the objective %.3g%% above the optimum; the cap was %d)\n",
+			sum.StopAt, sum.Stop, sum.Iter, 100*(float64(sum.ObjectiveMean)-float64(sum.OptimumObjective))/math.Abs(float64(sum.OptimumObjective)), run.Config.Iters)
+	}
 	if sum.OptimumCached {
 		fmt.Fprintf(stdout, "the optimum came from the cache of optima (--no-optimum-cache solves it again)\n")
 	}

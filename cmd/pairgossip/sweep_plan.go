@@ -50,7 +50,7 @@ func sweepPlan(args []string, stdout, stderr io.Writer) error {
 func sweepCheck(sw *sweep.Sweep) error {
 	for _, r := range sw.Runs {
 		cfg := sw.Resolved(r.Config)
-		cfg.Workers, cfg.SkipOptimum = 1, true
+		cfg.Workers, cfg.SkipOptimum = 1, cfg.StopAt == 0 // stop_at needs the optimum (sweep.Execute solves it)
 		err := cfg.Validate()
 		if err == nil {
 			var run *pairgossip.Run
