@@ -21,24 +21,7 @@ import (
 // --save-model is refused instead of writing nothing; every refusal before
 // --out is created.
 func TestMPIRefusesWhatItCannotRun(t *testing.T) {
-	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./cmd/pairgossip/ runs this test")
-	}
-	if testing.Short() {
-		t.Skip("builds the command and runs mpirun")
-	}
-	if os.Getenv("OMPI_COMM_WORLD_SIZE") != "" {
-		t.Skip("run under mpirun")
-	}
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		t.Skip("mpirun not found (apt-get install -y openmpi-bin)")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "pairgossip")
-	if out, err := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
-	}
+	mpirun, dir, bin := mpiCommand(t)
 	for _, levels := range []int{2, 3} {
 		var b strings.Builder
 		for i := 0; i < 600; i++ {
@@ -79,21 +62,7 @@ func TestMPIRefusesWhatItCannotRun(t *testing.T) {
 // mpirun's message: the ranks it stops with SIGTERM say which they are and
 // why the signal came (the smaller item).
 func TestMPIPeerDeathSaid(t *testing.T) {
-	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./cmd/pairgossip/ runs this test")
-	}
-	if testing.Short() || os.Getenv("OMPI_COMM_WORLD_SIZE") != "" {
-		t.Skip("builds the command and runs mpirun")
-	}
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		t.Skip("mpirun not found (apt-get install -y openmpi-bin)")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "pairgossip")
-	if out, err := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
-	}
+	mpirun, dir, bin := mpiCommand(t)
 	args := []string{"--oversubscribe", "-np", "3"}
 	if os.Geteuid() == 0 {
 		args = append([]string{"--allow-run-as-root"}, args...)
@@ -141,4 +110,27 @@ func syscallKill(pid int) error {
 		return err
 	}
 	return p.Kill()
+}
+
+// mpiCommand skips the test where it cannot run (no mpi tag, -short, under
+// mpirun already, no mpirun) and otherwise returns mpirun's path, a
+// temporary folder and the command built with -tags mpi in it.
+func mpiCommand(t *testing.T) (mpirun, dir, bin string) {
+	t.Helper()
+	if !mpi.Compiled {
+		t.Skip("built without MPI: go test -tags mpi ./cmd/pairgossip/ runs this test")
+	}
+	if testing.Short() || os.Getenv("OMPI_COMM_WORLD_SIZE") != "" {
+		t.Skip("builds the command and runs mpirun")
+	}
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun not found (apt-get install -y openmpi-bin)")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "pairgossip")
+	if out, err := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
+	}
+	return mpirun, dir, bin
 }
