@@ -227,8 +227,10 @@ const optimumPairBudget = 1e8
 // a nanosecond), counted as n²·(1 + d/16) pair losses.
 //
 // A problem with the fast pair sums (problem.Problem.FastOptimum: the
-// logistic and squared-hinge AUC losses with ψ none or squared ℓ2) costs
-// O(n·d) per evaluation and is always in reach.
+// logistic and squared-hinge AUC losses, and multipartite ranking or a user
+// objective declaring one of them (problem.ScoreDifference), with ψ none or
+// squared ℓ2) costs O(n·d) per evaluation (O(L·n) more with L levels) and
+// is always in reach.
 func (r *Run) optimumOutOfReach() string {
 	p := r.Problem
 	if p.FastOptimum() {

@@ -164,13 +164,21 @@ type optScratch struct {
 }
 
 // FastOptimum reports whether Solve takes the fast pair sums (fastsum.go):
-// a built-in smooth AUC loss (logistic, squared hinge) with ψ none or
-// squared ℓ2, from optChunkedPairs pairs (below, the paper's sizes, the
-// exact sums as before). Its cost is O(n·d) per evaluation, so the
-// optimum is in reach at any n.
+// a built-in smooth AUC loss (logistic, squared hinge), or a user objective
+// declaring one of them as its score-difference loss (ScoreDifference:
+// multipartite ranking, level by level), with ψ none or squared ℓ2, from
+// optChunkedPairs contributing pairs (below, the paper's sizes, the exact
+// sums as before). Its cost is O(n·d) per evaluation (O(L·n + n·d) with L
+// levels), so the optimum is in reach at any n.
 func (p *Problem) FastOptimum() bool {
-	return p.Obj == nil && (p.Loss == AUCLogistic || p.Loss == AUCSquaredHinge) &&
-		(p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) &&
+	if p.Reg.Kind != RegNone && p.Reg.Kind != RegL2Sq {
+		return false
+	}
+	if p.Obj != nil {
+		ls := p.levels
+		return ls != nil && (ls.loss == AUCLogistic || ls.loss == AUCSquaredHinge) && ls.pairs >= fastOptimumPairs
+	}
+	return (p.Loss == AUCLogistic || p.Loss == AUCSquaredHinge) &&
 		float64(len(p.pos))*float64(len(p.neg)) >= fastOptimumPairs
 }
 
@@ -591,6 +599,12 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 		sc.fastPos, sc.fastNeg = make([]float64, len(p.pos)), make([]float64, len(p.neg))
 		sc.fastWP, sc.fastWN = make([]float64, len(p.pos)), make([]float64, len(p.neg))
 		eval = func(x, g []float64) float64 { return p.fastValueGrad(x, g, sc) }
+		if p.Obj != nil {
+			n := p.N
+			sc.fastPos, sc.fastWP, sc.fastWN = make([]float64, n), make([]float64, n), make([]float64, n)
+			sc.fastNeg = nil
+			eval = func(x, g []float64) float64 { return p.levelValueGrad(x, g, sc) }
+		}
 	}
 	prob := optimize.Problem{
 		Func: func(x []float64) float64 {
