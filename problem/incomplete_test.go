@@ -48,3 +48,15 @@ func TestIncompleteOptimum(t *testing.T) {
 	}
 	t.Logf("exact %.6g (%s); incomplete %.6g ± %.2g (%s), seed 10: %.6g", exact.Value, exact.Method, o1.Value, o1.StdErr, o1.Method, o2.Value)
 }
+
+// BenchmarkIncompleteOptimum: metric learning at n = 2·10⁴, d = 10 (the
+// exact optimum out of reach), the incomplete-U optimum on 2^20 pairs (go
+// test ./problem -run '^$' -bench IncompleteOptimum -benchtime 1x).
+func BenchmarkIncompleteOptimum(b *testing.B) {
+	p := randomProblem(b, MetricHinge, Regularizer{Kind: RegPSD}, 20_000, 10, 1)
+	for b.Loop() {
+		if _, err := p.Solve(OptimumOptions{IncompletePairs: IncompletePairs(p.N), IncompleteSeed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -197,3 +197,15 @@ func TestUserScoreDifference(t *testing.T) {
 		t.Errorf("contradicted declaration: %v", err)
 	}
 }
+
+// BenchmarkLevelFastOptimum: multipartite ranking, logistic, 3 levels,
+// d = 10, on the level-by-level fast sums (go test ./problem -run '^$'
+// -bench LevelFastOptimum -benchtime 3x).
+func BenchmarkLevelFastOptimum(b *testing.B) {
+	p := levelProblem(b, AUCLogistic, Regularizer{}, 100_000, 10, 3, false, 1)
+	for b.Loop() {
+		if _, err := p.Solve(OptimumOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
