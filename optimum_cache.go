@@ -33,7 +33,10 @@ import (
 // loss could change an optimum's bits, so that no entry of an earlier
 // solver is taken for the current one. Version 2: L-BFGS on the fast pair
 // sums from 2^20 pairs (problem.Problem.FastOptimum), the error bound stored.
-const OptimumSolverVersion = 2
+// Version 3: multipartite ranking on the fast sums; metric learning beyond
+// the pair budget as the incomplete-U optimum (its pairs in the key, its
+// standard error stored).
+const OptimumSolverVersion = 3
 
 // optimumCacheFormat is the first field of a cache entry.
 const optimumCacheFormat = "pairgossip optimum cache 1"
@@ -68,9 +71,13 @@ type optimumKey struct {
 	MaxIter  int     `json:"max_iter"`
 	Tol      float64 `json:"tol"`
 	FinalMu  float64 `json:"final_mu"`
-	N        int     `json:"n"`
-	D        int     `json:"d"`
-	P        int     `json:"p"`
+	// IncompletePairs and IncompleteSeed: the incomplete-U optimum's
+	// sample (0: the exact optimum).
+	IncompletePairs int64  `json:"incomplete_pairs,omitempty"`
+	IncompleteSeed  uint64 `json:"incomplete_seed,omitempty"`
+	N               int    `json:"n"`
+	D               int    `json:"d"`
+	P               int    `json:"p"`
 	// Data is the SHA-256 of the points (rows of X, little-endian float64)
 	// and then of the labels the problem holds (little-endian int32).
 	Data string `json:"data_sha256"`
@@ -83,6 +90,7 @@ type cachedOptimum struct {
 	Theta      []float64 `json:"theta"`
 	Method     string    `json:"method"`
 	ErrorBound float64   `json:"error_bound,omitempty"`
+	StdErr     float64   `json:"stderr,omitempty"`
 	FinalMu    float64   `json:"final_mu"`
 	Iterations int       `json:"iterations"`
 	Converged  bool      `json:"converged"`
@@ -115,6 +123,7 @@ func (r *Run) optimumCacheKey(opt problem.OptimumOptions) ([]byte, bool) {
 	k := optimumKey{Solver: OptimumSolverVersion, Go: runtime.Version(), Kernel: kernel.Active(), LAPACK: problem.LAPACK,
 		BLASCore: problem.BLASCore(), Problem: r.Config.Problem, UserKey: r.userCacheKey, Reg: p.Reg.Kind.String(),
 		Lambda: p.Reg.Lambda, Radius: p.Reg.Radius, B: p.B, MaxIter: opt.MaxIter, Tol: opt.Tol, FinalMu: opt.FinalMu,
+		IncompletePairs: opt.IncompletePairs, IncompleteSeed: opt.IncompleteSeed,
 		N: p.N, D: p.D, P: p.P, Data: hex.EncodeToString(h.Sum(nil))}
 	b, err := json.Marshal(k)
 	if err != nil {
@@ -130,6 +139,9 @@ func (r *Run) optimumCacheKey(opt problem.OptimumOptions) ([]byte, bool) {
 // cache. A cache that cannot be read or written is no error (the optimum is
 // solved; a failed write adds a warning to the run's).
 func (r *Run) SolveOptimum(opt problem.OptimumOptions) (o problem.Optimum, cached bool, err error) {
+	if b := r.incompletePairs(); b > 0 && opt.IncompletePairs == 0 {
+		opt.IncompletePairs, opt.IncompleteSeed = b, incompleteSeed
+	}
 	var key []byte
 	var path string
 	if !r.Config.NoOptimumCache {
@@ -189,7 +201,7 @@ func readOptimumEntry(path string, key []byte, P int) (problem.Optimum, bool) {
 	if dec.Decode(&c) != nil || len(c.Theta) != P || c.Method == "" {
 		return problem.Optimum{}, false
 	}
-	o := problem.Optimum{Value: c.Value, Theta: c.Theta, Method: c.Method, ErrorBound: c.ErrorBound, FinalMu: c.FinalMu, Iterations: c.Iterations, Converged: c.Converged}
+	o := problem.Optimum{Value: c.Value, Theta: c.Theta, Method: c.Method, ErrorBound: c.ErrorBound, StdErr: c.StdErr, FinalMu: c.FinalMu, Iterations: c.Iterations, Converged: c.Converged}
 	if !finiteOptimum(o) {
 		return problem.Optimum{}, false
 	}
@@ -199,7 +211,7 @@ func readOptimumEntry(path string, key []byte, P int) (problem.Optimum, bool) {
 // writeOptimumEntry stores o under path, atomically (a temporary file and a
 // rename: a reader sees the old entry or the new one, never a part).
 func writeOptimumEntry(path string, key []byte, o problem.Optimum) error {
-	ob, err := json.Marshal(cachedOptimum{Value: o.Value, Theta: o.Theta, Method: o.Method, ErrorBound: o.ErrorBound, FinalMu: o.FinalMu, Iterations: o.Iterations, Converged: o.Converged})
+	ob, err := json.Marshal(cachedOptimum{Value: o.Value, Theta: o.Theta, Method: o.Method, ErrorBound: o.ErrorBound, StdErr: o.StdErr, FinalMu: o.FinalMu, Iterations: o.Iterations, Converged: o.Converged})
 	if err != nil {
 		return err
 	}

@@ -213,7 +213,10 @@ type Summary struct {
 	// OptimumErrorBound bounds |optimum_objective − R_n(θ*)| where the
 	// value comes from the fast pair sums (0: evaluated exactly).
 	OptimumErrorBound float64 `json:"optimum_error_bound"`
-	OptimumConverged  bool    `json:"optimum_converged"`
+	// OptimumStdErr is the standard error of an incomplete-U optimum
+	// (optimum_method "incomplete-u (B pairs)"; 0 otherwise).
+	OptimumStdErr    float64 `json:"optimum_stderr,omitempty"`
+	OptimumConverged bool    `json:"optimum_converged"`
 	// OptimumCached says the optimum came from the cache of optima
 	// (Run.SolveOptimum): Timing.OptimumSolver is then the lookup's time.
 	OptimumCached bool `json:"optimum_cached"`
@@ -324,6 +327,7 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			s.OptimumObjective = Float(res.Optimum.Value)
 			s.OptimumMethod = res.Optimum.Method
 			s.OptimumErrorBound = res.Optimum.ErrorBound
+			s.OptimumStdErr = res.Optimum.StdErr
 			s.OptimumConverged = res.Optimum.Converged
 			s.OptimumCached = res.OptimumCached
 		}

@@ -227,13 +227,40 @@ const optimumPairBudget = 1e8
 // a nanosecond), counted as n²·(1 + d/16) pair losses.
 //
 // A problem with the fast pair sums (problem.Problem.FastOptimum: the
-// logistic and squared-hinge AUC losses with ψ none or squared ℓ2) costs
-// O(n·d) per evaluation and is always in reach.
+// logistic and squared-hinge AUC losses, and multipartite ranking or a user
+// objective declaring one of them (problem.ScoreDifference), with ψ none or
+// squared ℓ2) costs O(n·d) per evaluation (O(L·n) more with L levels) and
+// is always in reach.
+//
+// Metric learning beyond the budget is in reach too, as the incomplete-U
+// optimum (incompletePairs).
 func (r *Run) optimumOutOfReach() string {
 	p := r.Problem
-	if p.FastOptimum() {
+	if p.FastOptimum() || r.incompletePairs() > 0 {
 		return ""
 	}
+	return r.exactOutOfReach()
+}
+
+// incompletePairs is the B of the incomplete-U optimum
+// (problem.IncompletePairs) for metric learning whose exact optimum is out
+// of reach, 0 otherwise.
+func (r *Run) incompletePairs() int64 {
+	p := r.Problem
+	if p.Loss != problem.MetricHinge || r.exactOutOfReach() == "" {
+		return 0
+	}
+	return problem.IncompletePairs(p.N)
+}
+
+// incompleteSeed seeds the incomplete-U optimum's pairs: a constant, so
+// the sample depends on the problem only and runs of one problem share
+// the optimum (and its cache entry).
+const incompleteSeed = 0x1c0a7e
+
+// exactOutOfReach is optimumOutOfReach for the exact full-batch solve.
+func (r *Run) exactOutOfReach() string {
+	p := r.Problem
 	pairs := float64(len(p.Positives())) * float64(len(p.Negatives()))
 	switch {
 	case p.Loss == problem.Custom:

@@ -45,6 +45,13 @@ import (
 // the three) every call is made by one goroutine at a time, so a loss that
 // cannot be made safe still runs correctly, serially.
 //
+// Fast sums. An Objective whose pair loss is 1{ℓ_i > ℓ_j} φ((x_i − x_j)ᵀθ)
+// with φ a built-in AUC surrogate may say so by implementing
+// ScoreDifference (levels.go): with the logistic or squared hinge its
+// centralized optimum is then solved on the fast pair sums at any n, level
+// by level (the declaration is checked against Contributes once, when the
+// problem is built).
+//
 // Panics. A panic in one of these methods, on whatever goroutine, does not
 // kill the process: the run stops and engine.Sim.Run, Problem.Solve and
 // pairgossip's Execute return a *PanicError naming the user function, the
@@ -187,6 +194,9 @@ func newObjectiveProblem(obj Objective, reg Regularizer, n, d int, x []float64, 
 		return nil, fmt.Errorf("problem: %w", err)
 	}
 	p := &Problem{Loss: Custom, Obj: obj, Reg: reg, N: n, D: d, P: in.ParamDim(d), Label: slices.Clone(labels)}
+	if p.levels, err = scoreDifferenceLevels(obj, in, d, labels); err != nil {
+		return nil, err
+	}
 	if share {
 		p.X, _ = layout.Adopt(n, d, x)
 	} else {

@@ -29,8 +29,13 @@ type Optimum struct {
 	// of a problem with FastOptimum: Value is the fast sum at Theta, within
 	// ErrorBound of R_n(Theta) (the bound in the name is relative to
 	// Value).
+	//
+	// "incomplete-u (B pairs)" is metric learning's optimum of the
+	// objective restricted to B sampled pairs (incomplete.go): Value is
+	// that sampled objective at Theta, StdErr its standard error.
 	Method     string
 	ErrorBound float64 // bound on |Value − R_n(Theta)|; 0 for the exact methods
+	StdErr     float64 // incomplete-u: the sampled value's standard error
 	FinalMu    float64
 	Iterations int
 	Converged  bool
@@ -54,6 +59,11 @@ type OptimumOptions struct {
 	// without it. Neither Workers nor Context is part of what determines
 	// the optimum (SolveDefaults, the optimum cache's key).
 	Context context.Context
+	// IncompletePairs > 0 (metric learning): solve the incomplete-U
+	// optimum on that many pairs drawn with IncompleteSeed (incomplete.go)
+	// instead of the exact one. Both determine the result.
+	IncompletePairs int64
+	IncompleteSeed  uint64
 }
 
 // Solve computes the centralized optimum R_n(θ*) with a deterministic
@@ -67,7 +77,13 @@ func (p *Problem) Solve(opt OptimumOptions) (o Optimum, err error) {
 			return Optimum{}, fmt.Errorf("optimum: %w", err)
 		}
 	}
-	sc := newOptScratch(p)
+	var sc *optScratch
+	if opt.IncompletePairs > 0 && p.Loss.IsMetric() {
+		sc = &optScratch{s: make([]float64, p.N), w: make([]float64, p.N), ws: p.NewWorkspace(), e: make([]float64, p.D*p.D)}
+		sc.inc = newIncU(p, opt.IncompletePairs, opt.IncompleteSeed)
+	} else {
+		sc = newOptScratch(p)
+	}
 	sc.obj.workers = opt.Workers
 	defer sc.obj.raise(&o, &err)
 	if ctx := opt.Context; ctx != nil {
@@ -76,6 +92,10 @@ func (p *Problem) Solve(opt OptimumOptions) (o Optimum, err error) {
 		defer release()
 	}
 	o, err = p.solve(sc, opt)
+	if sc.inc != nil && err == nil {
+		// The last evaluation was Value's, at Theta.
+		o.Method, o.StdErr = incMethod(sc.inc.b), sc.inc.stdErr()
+	}
 	if sc.stopped() {
 		// The values of an interrupted evaluation are partial sums:
 		// nothing of this solve is returned.
@@ -161,16 +181,26 @@ type optScratch struct {
 	fast                             *fastPlan
 	fastPos, fastNeg, fastWP, fastWN []float64
 	fastBound                        float64
+	// inc: the incomplete-U optimum's sampled pairs (incomplete.go).
+	inc *incU
 }
 
 // FastOptimum reports whether Solve takes the fast pair sums (fastsum.go):
-// a built-in smooth AUC loss (logistic, squared hinge) with ψ none or
-// squared ℓ2, from optChunkedPairs pairs (below, the paper's sizes, the
-// exact sums as before). Its cost is O(n·d) per evaluation, so the
-// optimum is in reach at any n.
+// a built-in smooth AUC loss (logistic, squared hinge), or a user objective
+// declaring one of them as its score-difference loss (ScoreDifference:
+// multipartite ranking, level by level), with ψ none or squared ℓ2, from
+// optChunkedPairs contributing pairs (below, the paper's sizes, the exact
+// sums as before). Its cost is O(n·d) per evaluation (O(L·n + n·d) with L
+// levels), so the optimum is in reach at any n.
 func (p *Problem) FastOptimum() bool {
-	return p.Obj == nil && (p.Loss == AUCLogistic || p.Loss == AUCSquaredHinge) &&
-		(p.Reg.Kind == RegNone || p.Reg.Kind == RegL2Sq) &&
+	if p.Reg.Kind != RegNone && p.Reg.Kind != RegL2Sq {
+		return false
+	}
+	if p.Obj != nil {
+		ls := p.levels
+		return ls != nil && (ls.loss == AUCLogistic || ls.loss == AUCSquaredHinge) && ls.pairs >= fastOptimumPairs
+	}
+	return (p.Loss == AUCLogistic || p.Loss == AUCSquaredHinge) &&
 		float64(len(p.pos))*float64(len(p.neg)) >= fastOptimumPairs
 }
 
@@ -319,6 +349,9 @@ func (p *Problem) smoothValueGrad(theta, g []float64, mu float64, sc *optScratch
 	}
 	if p.Obj != nil {
 		return p.customValueGrad(theta, g, mu, sc)
+	}
+	if sc.inc != nil {
+		return p.incValueGrad(theta, g, mu, sc)
 	}
 	n2 := float64(p.N) * float64(p.N)
 	if p.Loss.IsMetric() {
@@ -591,6 +624,12 @@ func (p *Problem) solveLBFGS(sc *optScratch, opt OptimumOptions) (Optimum, error
 		sc.fastPos, sc.fastNeg = make([]float64, len(p.pos)), make([]float64, len(p.neg))
 		sc.fastWP, sc.fastWN = make([]float64, len(p.pos)), make([]float64, len(p.neg))
 		eval = func(x, g []float64) float64 { return p.fastValueGrad(x, g, sc) }
+		if p.Obj != nil {
+			n := p.N
+			sc.fastPos, sc.fastWP, sc.fastWN = make([]float64, n), make([]float64, n), make([]float64, n)
+			sc.fastNeg = nil
+			eval = func(x, g []float64) float64 { return p.levelValueGrad(x, g, sc) }
+		}
 	}
 	prob := optimize.Problem{
 		Func: func(x []float64) float64 {

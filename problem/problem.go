@@ -61,6 +61,8 @@ type Problem struct {
 	Label []int32
 
 	pos, neg []int32 // AUC: indices of positive and negative points
+	// levels: a user objective's ScoreDifference declaration (levels.go).
+	levels *levelSet
 }
 
 // New builds a problem from dense row-major data x (n×d) and labels. For the
