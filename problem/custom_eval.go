@@ -5,6 +5,9 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/layout"
@@ -41,6 +44,15 @@ type customEval struct {
 	ws      []customScratch
 	blocks  []float64 // sampled objective: per block m sums, Σg, Σg²
 	bvals   []float64 // sampled bias: m×biasJ values
+	// fast: the objective by the level-by-level fast pair sums
+	// (MethodExactFast, a ScoreDifference objective past the budget of
+	// the exact pair loop), one serial plan and buffers per worker.
+	fast []customFast
+}
+
+type customFast struct {
+	plan   *fastPlan
+	s, buf []float64
 }
 
 type customScratch struct {
@@ -67,6 +79,22 @@ func (e *Evaluator) planCustom() {
 		e.plan.Cost = float64(m) * float64(ce.pairs) * (P + 4) / float64(e.workers)
 		nb := int(ce.pairs / customPairBlock)
 		ce.blocks = make([]float64, nb*(m+2))
+	}
+	// A ScoreDifference objective (ranking, or a user's declaring a smooth
+	// AUC surrogate of the score difference) past the exact loop's budget
+	// is measured exactly, to the fast sums' bound, when that fits the
+	// budget on one worker (so that the choice does not depend on the
+	// worker count); each vector's sum by one worker with a serial plan,
+	// the same bits for any worker count.
+	fastCost := float64(m) * (n*(P+costFastPoint) + costFastFixed)
+	if lv := p.levels; o.Mode == EvalAuto && exactCost > o.Budget && lv != nil &&
+		(lv.loss == AUCLogistic || lv.loss == AUCSquaredHinge) && fastCost <= o.Budget {
+		e.plan.Obj, e.plan.MaxPairs, e.plan.Cost = MethodExactFast, 0, fastCost/float64(e.workers)
+		ce.pairs, ce.blocks = 0, nil
+		ce.fast = make([]customFast, e.workers)
+		for w := range ce.fast {
+			ce.fast[w] = customFast{plan: newFastPlan(1), s: make([]float64, p.N), buf: make([]float64, p.N)}
+		}
 	}
 	biasCost := float64(m) * n * 2 * P / float64(e.workers)
 	e.plan.BiasCost = biasCost
@@ -140,7 +168,19 @@ func (e *Evaluator) estimateCustom(thetas layout.Matrix, rows []int, obj, auc []
 	m := len(rows)
 	n2 := float64(p.N) * float64(p.N)
 	est := Estimate{Obj: e.plan.Obj, AUC: e.plan.AUC}
-	if ce.pairs == 0 {
+	if ce.fast != nil {
+		bounds := make([]float64, m)
+		xg := p.X.General()
+		par.For(m, e.workers, func(w, c int) {
+			cf, th := &ce.fast[w], e.theta.Row(c)
+			blas64.Gemv(blas.NoTrans, 1, xg, blas64.Vector{N: p.D, Inc: 1, Data: th}, 0, blas64.Vector{N: p.N, Inc: 1, Data: cf.s})
+			fs := cf.plan.levelPairSum(p.levels, cf.s, nil, cf.buf, nil, nil, e.stop)
+			obj[c], bounds[c] = fs.Value/n2+p.Reg.Value(th), fs.Bound/n2
+		})
+		for _, b := range bounds {
+			est.ObjBound = max(est.ObjBound, b)
+		}
+	} else if ce.pairs == 0 {
 		par.For(m, e.workers, func(_, c int) {
 			obj[c] = p.customPairSum(e.theta.Row(c))/n2 + p.Reg.Value(e.theta.Row(c))
 		})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/layout"
 )
 
 // levelProblem is a ranking problem with L unbalanced levels (level a has
@@ -206,6 +207,49 @@ func BenchmarkLevelFastOptimum(b *testing.B) {
 	for b.Loop() {
 		if _, err := p.Solve(OptimumOptions{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestLevelMeasureExactFast: past the exact loop's budget, a ranking
+// objective's measurement takes the level-by-level fast sums
+// (MethodExactFast): each vector's R_n equals the pair-by-pair sum within
+// the reported bound (no sampling error), and the values are the same bits
+// for 1 and 3 workers.
+func TestLevelMeasureExactFast(t *testing.T) {
+	const n, d, m = 1500, 4, 3
+	for _, loss := range []Loss{AUCLogistic, AUCSquaredHinge} {
+		p := levelProblem(t, loss, Regularizer{Kind: RegL2Sq, Lambda: 0.01}, n, d, 4, true, 7)
+		s := rng.New(3, 3)
+		th := layout.New(m, d)
+		for c := 0; c < m; c++ {
+			for a := range th.Row(c)[:d] {
+				th.Row(c)[a] = 0.3 * s.Normal()
+			}
+		}
+		rows := []int{0, 1, 2}
+		var got [2][]float64
+		for k, workers := range []int{1, 3} {
+			// A budget the exact loop is over and the fast sums within.
+			e := p.NewEvaluatorWith(m, workers, EvalOptions{Budget: 1e7})
+			if e.Plan().Obj != MethodExactFast {
+				t.Fatalf("%v: plan %+v, want exact-fast", loss, e.Plan())
+			}
+			obj := make([]float64, m)
+			est := e.Estimate(th, rows, obj, nil)
+			if est.Obj != MethodExactFast || est.ObjStdErr != 0 || est.Pairs != 0 {
+				t.Fatalf("%v: estimate %+v", loss, est)
+			}
+			for c := 0; c < m; c++ {
+				want := p.customPairSum(th.Row(c))/(n*n) + p.Reg.Value(th.Row(c))
+				if diff := math.Abs(obj[c] - want); diff > est.ObjBound+1e-14*want {
+					t.Errorf("%v vector %d: %v, pair by pair %v (|diff| %.3g, bound %.3g)", loss, c, obj[c], want, diff, est.ObjBound)
+				}
+			}
+			got[k] = obj
+		}
+		if !slices.Equal(got[0], got[1]) {
+			t.Errorf("%v: 1 worker %v, 3 workers %v", loss, got[0], got[1])
 		}
 	}
 }
