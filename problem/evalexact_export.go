@@ -17,7 +17,8 @@ const StreamBlock = streamBlock
 // order, are posS and negS, the pair sum Σ_{i∈P, j∈N} φ(s_i − s_j) (when
 // wantObj) and the AUC (when wantAUC) exactly as the Evaluator's method
 // computes them: MethodPairwise as evalPairwise does, MethodSorted and
-// MethodStreamed as sortedEval does (NaN, NaN when a score is NaN). posS and
+// MethodStreamed (and MethodExactFast, the logistic by the fast sums) as
+// sortedEval does (NaN, NaN when a score is NaN). posS and
 // negS are reordered. The objective of the vector is sum/n² + ψ(θ).
 func ExactPairSums(loss Loss, method EvalMethod, posS, negS []float64, wantObj, wantAUC bool) (sum, auc float64) {
 	if loss.IsMetric() || method == MethodSampled {
@@ -44,7 +45,12 @@ func ExactPairSums(loss Loss, method EvalMethod, posS, negS []float64, wantObj, 
 		}
 	}
 	if wantObj && loss == AUCLogistic {
-		sum = logisticPairSum(posS, negS, make([]float64, len(negS)), nil)
+		if method == MethodExactFast {
+			// As sortedEval: one serial plan on the scores in index order.
+			sum = newFastPlan(1).pairSum(AUCLogistic, posS, negS, nil, nil, nil).Value
+		} else {
+			sum = logisticPairSum(posS, negS, make([]float64, len(negS)), nil)
+		}
 	}
 	if (wantObj && loss != AUCLogistic) || wantAUC {
 		tmp := make([]float64, max(len(posS), len(negS)))
