@@ -593,11 +593,20 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 		}
 	}
 	// A measured objective that is not a number (a user loss returning NaN)
-	// stops the run at that measurement: a trace of NaN that ends
-	// "complete" would be a result other than the one asked for.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// stops the run at that measurement (the engine's Stop, as --stop-at's
+	// target): a trace of NaN that ends "complete" would be a result other
+	// than the one asked for.
 	var nanErr error
+	target := ro.Stop
+	ro.Stop = func(rec engine.Record) bool {
+		if math.IsNaN(rec.ObjMean) {
+			if nanErr == nil {
+				nanErr = fmt.Errorf("measurement at iteration %d: the objective of the measured nodes is NaN (the loss returned a value that is not a number, or the data holds one)", rec.Iter)
+			}
+			return true
+		}
+		return target != nil && target(rec)
+	}
 	var nodeRecs []NodeRecord
 	onRecord := ro.OnRecord
 	ro.OnRecord = func(rec engine.Record) {
@@ -606,10 +615,6 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 			for c, k := range nodes {
 				nodeRecs = append(nodeRecs, NodeRecord{Iter: rec.Iter, Node: k, Degree: r.degree(k), Objective: obj[c], AUC: auc[c]})
 			}
-		}
-		if nanErr == nil && math.IsNaN(rec.ObjMean) {
-			nanErr = fmt.Errorf("measurement at iteration %d: the objective of the measured nodes is NaN (the loss returned a value that is not a number, or the data holds one)", rec.Iter)
-			cancel()
 		}
 		if onRecord != nil {
 			onRecord(rec)
