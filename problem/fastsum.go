@@ -242,12 +242,7 @@ func (f *fastPlan) sqHingeSorted(posS, negS, wPos, wNeg []float64) FastSum {
 			continue
 		}
 		a := 1 - si
-		r := s2
-		r.addProd(2*a, s1.hi)
-		r.addProd(2*a, s1.lo)
-		aa := a * a
-		r.addProd(cnt, aa)
-		r.addProd(cnt, math.FMA(a, a, -aa))
+		r := sqHingeRow(s1, s2, cnt, a)
 		total.add(r.hi)
 		total.add(r.lo)
 		mag += math.Abs(r.hi)

@@ -113,6 +113,19 @@ func radixSort(a, tmp []float64, hist []int) {
 // Σs_j² does not lose the cancellation's digits.
 type dd struct{ hi, lo float64 }
 
+// sqHingeRow is Σ_j (a + b_j)² over the cnt active b_j whose sum is s1 and
+// sum of squares s2: s2 + 2a·s1 + cnt·a², in double-double (a² split
+// exactly by an FMA). The sorted measurement and the fast sums share it.
+func sqHingeRow(s1, s2 dd, cnt, a float64) dd {
+	r := s2
+	r.addProd(2*a, s1.hi)
+	r.addProd(2*a, s1.lo)
+	aa := a * a
+	r.addProd(cnt, aa)
+	r.addProd(cnt, math.FMA(a, a, -aa))
+	return r
+}
+
 func (x *dd) add(v float64) {
 	s := x.hi + v
 	bb := s - x.hi
@@ -151,12 +164,7 @@ func sortedPairSum(loss Loss, posS, negS []float64) float64 {
 		}
 		a := 1 - si
 		if loss == AUCSquaredHinge {
-			r := s2
-			r.addProd(2*a, s1.hi)
-			r.addProd(2*a, s1.lo)
-			aa := a * a
-			r.addProd(cnt, aa)
-			r.addProd(cnt, math.FMA(a, a, -aa))
+			r := sqHingeRow(s1, s2, cnt, a)
 			total.add(r.hi)
 			total.add(r.lo)
 		} else {
