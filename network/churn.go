@@ -59,11 +59,11 @@ type cursor struct {
 
 // churn holds the session model and one cursor per node.
 type churn struct {
-	dist              string
-	up, down, sigma   float64
-	dom, domStart     uint64
-	pOnline           float64 // up/(up+down)
-	cur               []cursor
+	dist            string
+	up, down, sigma float64
+	dom, domStart   uint64
+	pOnline         float64 // up/(up+down)
+	cur             []cursor
 	// file mode: offline intervals [off[x][0], off[x][1]] (inclusive) of
 	// node k at off[offs[k]:offs[k+1]], sorted; fidx is the cursor.
 	file string

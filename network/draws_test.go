@@ -15,8 +15,8 @@ import (
 func TestSessionLengthMeans(t *testing.T) {
 	const draws = 200000
 	for _, c := range []struct {
-		dist       string
-		mean       float64
+		dist        string
+		mean        float64
 		want, slack float64
 	}{
 		{DistExponential, 10, 1 / (1 - math.Exp(-1.0/10)), 0.1},
@@ -134,12 +134,12 @@ func TestChurnFile(t *testing.T) {
 		t.Errorf("pi(2) = %g", pi)
 	}
 	for content, msg := range map[string]string{
-		"0 1\n":            "s.txt:1: expected `node start end`",
-		"0 1 x\n":          "s.txt:1: expected three integers",
-		"# c\n9 1 2\n":     "s.txt:2: node 9 outside [0, 4)",
-		"0 0 2\n":          "s.txt:1: interval 0..2 needs 1 <= start <= end",
-		"0 5 2\n":          "interval 5..2",
-		"1 3 9\n1 9 10\n":  "s.txt:2: node 1's interval 9..10 overlaps the one at line 1",
+		"0 1\n":           "s.txt:1: expected `node start end`",
+		"0 1 x\n":         "s.txt:1: expected three integers",
+		"# c\n9 1 2\n":    "s.txt:2: node 9 outside [0, 4)",
+		"0 0 2\n":         "s.txt:1: interval 0..2 needs 1 <= start <= end",
+		"0 5 2\n":         "interval 5..2",
+		"1 3 9\n1 9 10\n": "s.txt:2: node 1's interval 9..10 overlaps the one at line 1",
 	} {
 		_, err := New(Model{Churn: Churn{Dist: DistFile, File: writeFile(t, "s.txt", content)}}, g, 1)
 		if err == nil || !strings.Contains(err.Error(), msg) || !strings.HasPrefix(err.Error(), "--churn: ") {
@@ -210,7 +210,7 @@ func TestDrawsIndependentOfOrder(t *testing.T) {
 		Churn: Churn{Dist: DistExponential, Up: 5, Down: 5}, Activation: Activation{Kind: ActClocks}}
 	a, b := mustNet(t, m, g, 3), mustNet(t, m, g, 3)
 	type rec struct {
-		i, j, tau int
+		i, j, tau      int
 		ok, ti, tj, on bool
 	}
 	draw := func(nt *Net, tt int64) rec {
