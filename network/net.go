@@ -15,6 +15,7 @@ type phaseNet struct {
 	pairs  [][2]int32 // the activatable pairs (g.Edges, or a stream's pairs)
 	pe     []float64  // p_e per pair: the probability an activation is that pair
 	p      []float64  // p_k = Σ_{e∋k} p_e (sums to 2)
+	invP   []float64  // 1/p_k (+Inf for a node never activated)
 	alias  alias      // weights
 }
 
@@ -84,6 +85,7 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 	}
 	var weights map[[2]int32]weightLine
 	used := map[[2]int32]bool{}
+	var zeroErr error // reported after the lines that name no edge
 	if nt.kind == ActWeights && m.Activation.File != "" {
 		var err error
 		if weights, err = readWeights(m.Activation.File, g.N); err != nil {
@@ -131,7 +133,11 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 				sum += w[y]
 			}
 			if !(sum > 0) {
-				return nil, fmt.Errorf("--activation: weights: every edge of %s has weight 0", pg.Name)
+				if zeroErr == nil {
+					zeroErr = fmt.Errorf("--activation: weights: every edge of %s has weight 0", pg.Name)
+				}
+				pn.pe = w // all 0; New fails below
+				break
 			}
 			pn.pe = make([]float64, len(w))
 			for y := range w {
@@ -151,7 +157,12 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 				}
 			}
 		}
-		pn.p = nodeP(g.N, pn.pairs, pn.pe)
+		if nt.kind == "" {
+			pn.p = graphP(pg) // bit for bit the engine's p_k
+		} else {
+			pn.p = nodeP(g.N, pn.pairs, pn.pe)
+		}
+		pn.invP = inverseP(pg, pn.p, nt.kind == "")
 		nt.phases = append(nt.phases, pn)
 		if len(m.Schedule) > 0 {
 			nt.cycle += ph.Length
@@ -165,6 +176,9 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 		if !used[e] {
 			return nil, fmt.Errorf("--activation: %s:%d: (%d, %d) is not an edge of the graph", m.Activation.File, wl.line, e[0], e[1])
 		}
+	}
+	if zeroErr != nil {
+		return nil, zeroErr
 	}
 	return nt, nil
 }
@@ -210,7 +224,12 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 			pn.pe[y] = 1 / float64(len(g.Edges))
 		}
 	}
-	pn.p = nodeP(g.N, pn.pairs, pn.pe)
+	if m.StreamP == "empirical" {
+		pn.p = nodeP(g.N, pn.pairs, pn.pe)
+	} else {
+		pn.p = graphP(g)
+	}
+	pn.invP = inverseP(g, pn.p, m.StreamP != "empirical")
 	nt.phases = []phaseNet{pn}
 	return nil
 }
@@ -259,6 +278,14 @@ func (nt *Net) Graph(t int64) *graph.Graph {
 func (nt *Net) P(t int64) []float64 {
 	idx, _ := nt.phase(t)
 	return nt.phases[idx].p
+}
+
+// InvP returns 1/p_k for the phase of iteration t (shared; do not modify):
+// the 1/p_k weights of Algorithm 3. For uniform edges it is the engine's
+// own expression |E|/(2d_k) (undirected edges over the degree), bit for bit.
+func (nt *Net) InvP(t int64) []float64 {
+	idx, _ := nt.phase(t)
+	return nt.phases[idx].invP
 }
 
 // Phases returns the number of phases (1 without a schedule).
@@ -421,3 +448,27 @@ func (nt *Net) Delay(t int64, dir int) int {
 
 // MaxDelay returns the largest delay the model can give (0 without delays).
 func (nt *Net) MaxDelay() int { return nt.maxTau }
+
+// graphP returns g.P(k) for every node: p_k = 2d_k/|E| of uniform edges,
+// exactly as the engine computes it.
+func graphP(g *graph.Graph) []float64 {
+	p := make([]float64, g.N)
+	for k := range p {
+		p[k] = g.P(k)
+	}
+	return p
+}
+
+// inverseP returns 1/p_k; uniform selects the engine's expression for
+// uniform edges on g.
+func inverseP(g *graph.Graph, p []float64, uniform bool) []float64 {
+	inv := make([]float64, len(p))
+	for k := range inv {
+		if uniform {
+			inv[k] = float64(g.UndirectedEdges()) / float64(g.Degree(k))
+		} else {
+			inv[k] = 1 / p[k]
+		}
+	}
+	return inv
+}
