@@ -95,7 +95,9 @@ func TestWeights(t *testing.T) {
 	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 5})
 	file := writeFile(t, "w.txt", "# i j w\n0 1 1\n2 1 2\n2 3 3\n3 4 0\n4 0 4\n")
 	for _, a := range []Activation{{Kind: ActWeights, File: file},
-		{Kind: ActWeights, Weights: func(i, j int) float64 { return map[[2]int]float64{{0, 1}: 1, {1, 2}: 2, {2, 3}: 3, {0, 4}: 4}[[2]int{i, j}] }}} {
+		{Kind: ActWeights, Weights: func(i, j int) float64 {
+			return map[[2]int]float64{{0, 1}: 1, {1, 2}: 2, {2, 3}: 3, {0, 4}: 4}[[2]int{i, j}]
+		}}} {
 		nt := mustNet(t, Model{Activation: a}, g, 6)
 		want := make([]float64, len(g.Edges))
 		for x, e := range g.Edges {

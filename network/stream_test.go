@@ -205,4 +205,3 @@ func FuzzParseStream(f *testing.F) {
 }
 
 func itoa(x int64) string { return strconv.FormatInt(x, 10) }
-
