@@ -51,7 +51,9 @@ const streamGapLanczos = 23
 // with q the loss (one-way loss: each direction's half averages with
 // probability 1 − q, the same expectation), π_k the probability that node k
 // is online (up/(up+down), or the fraction of a churn file's span), and a
-// the link-up probability. Delays do not enter W̄.
+// the link-up probability. For a recorded stream p_e is the stream's
+// frequency per iteration (its count over its last iteration: iterations
+// without a line leave W unchanged). Delays do not enter W̄.
 func (nt *Net) ExpectedWeights() (pairs [][2]int32, w []float64) {
 	total := 0.0
 	for _, ph := range nt.phases {
@@ -71,13 +73,17 @@ func (nt *Net) ExpectedWeights() (pairs [][2]int32, w []float64) {
 		if total > 0 {
 			frac = float64(ph.length) / total
 		}
-		for x, e := range ph.pairs {
+		pp, pe := ph.pairs, ph.pe
+		if ph.gapPairs != nil {
+			pp, pe = ph.gapPairs, ph.gapPE
+		}
+		for x, e := range pp {
 			s := (1 - nt.loss) * nt.linkUp
 			if pi != nil {
 				s *= pi[e[0]] * pi[e[1]]
 			}
 			pairs = append(pairs, e)
-			w = append(w, frac*s*ph.pe[x]/2)
+			w = append(w, frac*s*pe[x]/2)
 		}
 	}
 	return pairs, w

@@ -122,3 +122,36 @@ func TestEffectiveGapLanczos(t *testing.T) {
 		t.Fatal("unknown method accepted")
 	}
 }
+
+// TestStreamGap: a stream's effective gap uses its own frequencies per
+// iteration: a stream that activates every edge of a cycle equally often,
+// one edge per iteration, has the perfect cycle's gap; with every second
+// iteration empty, half of it.
+func TestStreamGap(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 12})
+	want, _ := graph.SpectralGap(g)
+	for _, stride := range []int64{1, 2} {
+		s := &Stream{Name: "s"}
+		for r := 0; r < 5; r++ {
+			for _, e := range g.Edges {
+				s.T = append(s.T, int64(len(s.T)+1)*stride)
+				s.I, s.J = append(s.I, e[1]), append(s.J, e[0])
+			}
+		}
+		got := gapOf(t, Model{Stream: s}, g, GapOptions{})
+		if !relClose(got.Value, want.Value/float64(stride), 1e-9) {
+			t.Errorf("stride %d: %g, want %g", stride, got.Value, want.Value/float64(stride))
+		}
+	}
+}
+
+func TestBytes(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 100})
+	base := mustNet(t, Model{}, g, 1).Bytes()
+	if base != 100*16+100*8 {
+		t.Fatalf("perfect network: %d bytes", base)
+	}
+	if b := mustNet(t, Model{Churn: Churn{Dist: DistGeometric, Up: 3, Down: 3}}, g, 1).Bytes(); b != base+100*32 {
+		t.Fatalf("churn: %d bytes, want %d", b, base+100*32)
+	}
+}

@@ -191,6 +191,21 @@ func (m Model) Validate() error {
 	return m.Activation.validate()
 }
 
+// CheckAlgorithm refuses the knobs that do not apply to the algorithm:
+// delays exist only for the asynchronous one (Algorithm 3).
+func (m Model) CheckAlgorithm(async bool) error {
+	if !async && m.Delay.Dist != "" {
+		return fmt.Errorf("--delay: delays apply to the asynchronous algorithm (Algorithm 3) only; the synchronous round exchanges within the round")
+	}
+	return nil
+}
+
+// StreamHeader is the header comment of a stream written by --write-edges:
+// the format, the seed and the model.
+func StreamHeader(seed uint64, m Model) string {
+	return fmt.Sprintf("pairgossip edge stream: lines `t i j` (iteration, 0-based endpoints), every activation, delivered or not\nseed %d\nnetwork %s", seed, m.String())
+}
+
 func (c Churn) validate() error {
 	switch c.Dist {
 	case "":

@@ -102,3 +102,17 @@ func TestParseFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckAlgorithmAndHeader(t *testing.T) {
+	m := Model{Delay: Delay{Dist: DelayConstant, C: 2}, Loss: 0.25}
+	if err := m.CheckAlgorithm(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckAlgorithm(false); err == nil || !strings.HasPrefix(err.Error(), "--delay: delays apply to the asynchronous") {
+		t.Fatalf("sync with delays: %v", err)
+	}
+	h := StreamHeader(42, m)
+	if !strings.Contains(h, "seed 42\n") || !strings.HasSuffix(h, "network --loss 0.25 --delay constant:2") {
+		t.Fatalf("header %q", h)
+	}
+}

@@ -16,6 +16,11 @@ type phaseNet struct {
 	pe     []float64  // p_e per pair: the probability an activation is that pair
 	p      []float64  // p_k = Σ_{e∋k} p_e (sums to 2)
 	invP   []float64  // 1/p_k (+Inf for a node never activated)
+	// gapPairs and gapPE, when set, replace pairs and pe in the expected
+	// gossip matrix: a recorded stream's pairs with their frequency per
+	// iteration (iterations without a line activate nothing).
+	gapPairs [][2]int32
+	gapPE    []float64
 	alias  alias      // weights
 }
 
@@ -194,6 +199,22 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 	}
 	nt.stream = s
 	pn := phaseNet{g: g, length: math.MaxInt64}
+	// the stream's own frequencies per iteration, for the effective gap
+	idx := map[[2]int32]int{}
+	for x := range s.T {
+		e := [2]int32{min(s.I[x], s.J[x]), max(s.I[x], s.J[x])}
+		y, ok := idx[e]
+		if !ok {
+			y = len(pn.gapPairs)
+			idx[e] = y
+			pn.gapPairs = append(pn.gapPairs, e)
+			pn.gapPE = append(pn.gapPE, 0)
+		}
+		pn.gapPE[y]++
+	}
+	for y := range pn.gapPE {
+		pn.gapPE[y] /= float64(s.Last())
+	}
 	if m.StreamP == "empirical" {
 		idx := map[[2]int32]int{}
 		var cnt []float64
@@ -232,6 +253,24 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 	pn.invP = inverseP(g, pn.p, m.StreamP != "empirical")
 	nt.phases = []phaseNet{pn}
 	return nil
+}
+
+// Bytes returns the memory a Net holds beyond its graphs: churn cursors (32
+// bytes per node, or a session file's 16 bytes per interval), a recorded
+// stream (16 bytes per line) and per phase the activation tables (p_k and
+// 1/p_k, 16 bytes per node; p_e, 8 bytes per edge, 12 more for weights).
+func (nt *Net) Bytes() int64 {
+	var b int64
+	if nt.churn != nil {
+		b += int64(len(nt.churn.cur))*32 + int64(len(nt.churn.off))*16 + int64(len(nt.churn.offs)+len(nt.churn.fidx))*8
+	}
+	if nt.stream != nil {
+		b += int64(len(nt.stream.T)) * 16
+	}
+	for _, ph := range nt.phases {
+		b += int64(len(ph.p)+len(ph.invP))*8 + int64(len(ph.pe))*8 + int64(len(ph.alias.prob))*12 + int64(len(ph.gapPE))*16
+	}
+	return b
 }
 
 // Model returns the model the network was built from.
