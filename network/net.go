@@ -21,7 +21,7 @@ type phaseNet struct {
 	// iteration (iterations without a line activate nothing).
 	gapPairs [][2]int32
 	gapPE    []float64
-	alias  alias      // weights
+	alias    alias // weights
 }
 
 // Net is a Model instantiated for one run: the graph(s), the seed and the
