@@ -18,8 +18,8 @@
 //
 // Every random draw is counter-based: a function of (seed, t, direction),
 // (seed, node, session index) or (seed, phase instance, edge index), through
-// internal/rng's Hash under the package's own identifiers (hash* below, all
-// at least 16, clear of the engine's sub-streams 1–3). No draw depends on
+// internal/rng's Hash under the package's own identifiers (16–23, clear of
+// the engine's sub-streams 1–3). No draw depends on
 // which goroutine asks, in which order, or how many workers or MPI ranks
 // there are, and a run resumed from a checkpoint at iteration t draws what
 // an uninterrupted run draws.
@@ -27,5 +27,9 @@
 // Calls made per iteration allocate nothing. Online(k, t) keeps a cursor per
 // node, so it is safe from pool workers on disjoint nodes and O(1)
 // amortised for non-decreasing t per node; any t (after a restore) is
-// answered by recomputing that node from t = 1.
+// answered by recomputing that node from t = 1; Net.ResumeAt prepares a Net
+// for a run resumed at t. Queue holds the messages in flight under delays
+// (with its own checkpoint encoding); Net.EffectiveGap gives the spectral
+// gap of the expected gossip matrix under the model; StreamWriter and
+// StreamReader write and read recorded edge streams.
 package network

@@ -47,6 +47,7 @@ type Net struct {
 	ends   []int64 // ends[x] = Σ_{y<=x} length of phase y
 	cycle  int64
 	stream *Stream
+	scur   int // the stream's replay cursor
 	delay  Delay
 	maxTau int
 	err    error
@@ -344,7 +345,7 @@ func (nt *Net) PhaseP(x int) []float64 { return nt.phases[x].p }
 // returned as given.
 func (nt *Net) Edge(t int64, edges *rng.Stream, view NodeView) (i, j int, ok bool) {
 	if nt.stream != nil {
-		return nt.stream.At(t)
+		return nt.stream.at(&nt.scur, t)
 	}
 	idx, _ := nt.phase(t)
 	ph := &nt.phases[idx]
@@ -458,8 +459,8 @@ func (nt *Net) ResumeAt(t int64) {
 		nt.churn.reset()
 	}
 	if nt.stream != nil {
-		nt.stream.cur = 0
-		nt.stream.At(t)
+		nt.scur = 0
+		nt.stream.at(&nt.scur, t)
 	}
 }
 

@@ -12,12 +12,13 @@ import (
 
 // Stream is a recorded edge stream held in memory: iteration T[x] activates
 // the edge (I[x], J[x]), T strictly increasing. Memory: 16 bytes per line
-// (an int64 and two int32), e.g. 160 MB for 10⁷ activations.
+// (an int64 and two int32), e.g. 160 MB for 10⁷ activations. A Stream is
+// not modified after it is read, so runs may share one; each Net keeps its
+// own replay cursor.
 type Stream struct {
 	Name string // the file, for messages
 	T    []int64
 	I, J []int32
-	cur  int // the replay cursor: the first x with T[x] >= the last t asked
 }
 
 // Last returns the last iteration the stream covers (0 when empty).
@@ -28,12 +29,19 @@ func (s *Stream) Last() int64 {
 	return s.T[len(s.T)-1]
 }
 
-// At returns the edge of iteration t, ok false when t has no line. It is
-// O(1) for increasing t and a binary search otherwise.
+// At returns the edge of iteration t, ok false when t has no line (a
+// binary search; Net.Edge uses a cursor instead).
 func (s *Stream) At(t int64) (i, j int, ok bool) {
-	x := s.cur
-	if x > 0 && s.T[x-1] >= t {
-		lo, hi := 0, x
+	x := 0
+	return s.at(&x, t)
+}
+
+// at is At from the cursor *cur (the first line with T >= the t asked
+// last): O(1) for increasing t, a binary search otherwise.
+func (s *Stream) at(cur *int, t int64) (i, j int, ok bool) {
+	x := *cur
+	if x > 0 && s.T[x-1] >= t || x == 0 && len(s.T) > 0 && s.T[0] < t {
+		lo, hi := 0, len(s.T)
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
 			if s.T[m] < t {
@@ -47,7 +55,7 @@ func (s *Stream) At(t int64) (i, j int, ok bool) {
 	for x < len(s.T) && s.T[x] < t {
 		x++
 	}
-	s.cur = x
+	*cur = x
 	if x < len(s.T) && s.T[x] == t {
 		return int(s.I[x]), int(s.J[x]), true
 	}

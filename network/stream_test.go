@@ -108,6 +108,17 @@ func TestStreamAt(t *testing.T) {
 	if _, _, ok := nt.Edge(3, nil, nil); ok {
 		t.Fatal("an iteration without a line activated an edge")
 	}
+	// two runs share one Stream: each has its own cursor
+	other := mustNet(t, Model{Stream: s}, g, 1)
+	for tt := int64(1); tt <= 100; tt++ {
+		i, j, ok := nt.Edge(tt, nil, nil)
+		i2, j2, ok2 := other.Edge(101-tt, nil, nil)
+		w, has := want[tt]
+		w2, has2 := want[101-tt]
+		if ok != has || ok && (i != w[0] || j != w[1]) || ok2 != has2 || ok2 && (i2 != w2[0] || j2 != w2[1]) {
+			t.Fatalf("shared stream at t=%d", tt)
+		}
+	}
 	nt.ResumeAt(50)
 	if i, j, ok := nt.Edge(100, nil, nil); !ok || i != 0 || j != 2 {
 		t.Fatal("after ResumeAt")
