@@ -61,53 +61,59 @@ type EdgeProber interface {
 	EdgeProbabilities(g *graph.Graph) []float64
 }
 
-// alias is Vose's alias table over m outcomes.
+// alias is Vose's alias table over the outcomes of positive weight: a
+// column of the table is drawn uniformly, then its own outcome with
+// probability prob, else alt. Outcomes of weight 0 have no column and are
+// never drawn, whatever the rounding.
 type alias struct {
+	out  []int32 // the outcome of each column
 	prob []float64
-	alt  []int32
+	alt  []int32 // an outcome
 }
 
 func newAlias(w []float64) alias {
-	m := len(w)
-	a := alias{prob: make([]float64, m), alt: make([]int32, m)}
+	var a alias
 	sum := 0.0
-	for _, x := range w {
-		sum += x
-	}
-	scaled := make([]float64, m)
-	var small, large []int32
 	for x, v := range w {
-		scaled[x] = v * float64(m) / sum
-		if scaled[x] < 1 {
-			small = append(small, int32(x))
+		if v > 0 {
+			a.out = append(a.out, int32(x))
+			sum += v
+		}
+	}
+	m := len(a.out)
+	a.prob, a.alt = make([]float64, m), make([]int32, m)
+	scaled := make([]float64, m)
+	var small, large []int32 // columns
+	for c, x := range a.out {
+		scaled[c] = w[x] * float64(m) / sum
+		if scaled[c] < 1 {
+			small = append(small, int32(c))
 		} else {
-			large = append(large, int32(x))
+			large = append(large, int32(c))
 		}
 	}
 	for len(small) > 0 && len(large) > 0 {
 		s, l := small[len(small)-1], large[len(large)-1]
 		small = small[:len(small)-1]
-		a.prob[s], a.alt[s] = scaled[s], l
+		a.prob[s], a.alt[s] = scaled[s], a.out[l]
 		scaled[l] -= 1 - scaled[s]
 		if scaled[l] < 1 {
 			large = large[:len(large)-1]
 			small = append(small, l)
 		}
 	}
-	for _, x := range large {
-		a.prob[x], a.alt[x] = 1, x
-	}
-	for _, x := range small { // rounding leftovers
-		a.prob[x], a.alt[x] = 1, x
+	// what is left has scaled weight 1 up to rounding
+	for _, c := range append(large, small...) {
+		a.prob[c], a.alt[c] = 1, a.out[c]
 	}
 	return a
 }
 
-// draw picks an outcome from two hash values.
+// draw picks an outcome from the draws (dom, t, 0) and (dom, t, 1).
 func (a *alias) draw(dom, t uint64) int {
 	col := rng.HashIntN(dom, t, 0, len(a.prob))
 	if unit(rng.Hash(dom, t, 1)) < a.prob[col] {
-		return col
+		return int(a.out[col])
 	}
 	return int(a.alt[col])
 }

@@ -106,6 +106,9 @@ func TestWeights(t *testing.T) {
 		checkP(t, "weights", nt, g, want)
 		f := frequencies(t, nt, g, 200000)
 		for x := range f {
+			if want[x] == 0 && f[x] != 0 {
+				t.Errorf("edge %v of weight 0 drawn", g.Edges[x])
+			}
 			if math.Abs(f[x]-want[x]) > 0.005 {
 				t.Errorf("edge %v: frequency %g, want %g", g.Edges[x], f[x], want[x])
 			}
@@ -316,6 +319,28 @@ func TestInvPIsTheEngines(t *testing.T) {
 	for k, p := range nt.P(1) {
 		if nt.InvP(1)[k] != 1/p {
 			t.Fatal("clocks: InvP is not 1/p")
+		}
+	}
+}
+
+// TestAliasExact: the alias table's probabilities, summed over its columns,
+// are the normalised weights (up to rounding), for skewed weights too.
+func TestAliasExact(t *testing.T) {
+	for _, w := range [][]float64{{1, 2, 3, 4}, {0, 1e-9, 5, 0, 1}, {7}, {1, 1, 1, 0}} {
+		a := newAlias(w)
+		got := make([]float64, len(w))
+		for c := range a.prob {
+			got[a.out[c]] += a.prob[c] / float64(len(a.prob))
+			got[a.alt[c]] += (1 - a.prob[c]) / float64(len(a.prob))
+		}
+		sum := 0.0
+		for _, v := range w {
+			sum += v
+		}
+		for x := range w {
+			if math.Abs(got[x]-w[x]/sum) > 1e-12 || w[x] == 0 && got[x] != 0 {
+				t.Errorf("%v: outcome %d has probability %g, want %g", w, x, got[x], w[x]/sum)
+			}
 		}
 	}
 }

@@ -259,7 +259,7 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 // Bytes returns the memory a Net holds beyond its graphs: churn cursors (32
 // bytes per node, or a session file's 16 bytes per interval), a recorded
 // stream (16 bytes per line) and per phase the activation tables (p_k and
-// 1/p_k, 16 bytes per node; p_e, 8 bytes per edge, 12 more for weights).
+// 1/p_k, 16 bytes per node; p_e, 8 bytes per edge, 16 more for weights).
 func (nt *Net) Bytes() int64 {
 	var b int64
 	if nt.churn != nil {
@@ -269,7 +269,7 @@ func (nt *Net) Bytes() int64 {
 		b += int64(len(nt.stream.T)) * 16
 	}
 	for _, ph := range nt.phases {
-		b += int64(len(ph.p)+len(ph.invP))*8 + int64(len(ph.pe))*8 + int64(len(ph.alias.prob))*12 + int64(len(ph.gapPE))*16
+		b += int64(len(ph.p)+len(ph.invP))*8 + int64(len(ph.pe))*8 + int64(len(ph.alias.prob))*16 + int64(len(ph.gapPE))*16
 	}
 	return b
 }
