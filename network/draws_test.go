@@ -3,6 +3,7 @@ package network
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -272,5 +273,37 @@ func TestDelays(t *testing.T) {
 		if c.d.Dist == DelayUniform && len(seen) != 5 || c.d.Dist == DelayGeometric && !seen[c.hi] && c.hi == 2 {
 			t.Errorf("%v: values seen %v", c.d, seen)
 		}
+	}
+}
+
+// TestOnlineConcurrentDisjointNodes: workers asking about disjoint nodes
+// get the serial answers (run under -race to check the sharing).
+func TestOnlineConcurrentDisjointNodes(t *testing.T) {
+	const n, iters = 64, 2000
+	serial := churnNet(t, DistLognormal, 20, 5, n, 3)
+	par := churnNet(t, DistLognormal, 20, 5, n, 3)
+	want := make([]bool, n*iters)
+	for tt := 1; tt <= iters; tt++ {
+		for k := 0; k < n; k++ {
+			want[(tt-1)*n+k] = serial.Online(k, int64(tt))
+		}
+	}
+	got := make([]bool, n*iters)
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			for tt := 1; tt <= iters; tt++ {
+				for k := w; k < n; k += 4 {
+					got[(tt-1)*n+k] = par.Online(k, int64(tt))
+				}
+			}
+			done <- struct{}{}
+		}(w)
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+	if !slices.Equal(got, want) {
+		t.Fatal("concurrent Online differs from serial")
 	}
 }
