@@ -344,3 +344,33 @@ func TestAliasExact(t *testing.T) {
 		}
 	}
 }
+
+type badDeclared struct{ roundRobin }
+
+func (badDeclared) EdgeProbabilities(g *graph.Graph) []float64 {
+	return make([]float64, len(g.Edges)) // sums to 0
+}
+
+func TestRefusedGoValues(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 5})
+	if _, err := New(Model{Activation: Activation{Kind: ActAdaptive, Picker: badDeclared{roundRobin{g}}}}, g, 1); err == nil ||
+		!strings.Contains(err.Error(), "sum to 0, not 1") {
+		t.Errorf("bad declared probabilities: %v", err)
+	}
+	for _, s := range []*Stream{
+		{Name: "go", T: []int64{1, 1}, I: []int32{0, 1}, J: []int32{1, 2}},
+		{Name: "go", T: []int64{1}, I: []int32{0}, J: []int32{9}},
+		{Name: "go", T: []int64{1}, I: []int32{0}},
+	} {
+		if nt, err := New(Model{Stream: s, StreamP: "empirical"}, g, 1); err == nil || nt != nil || !strings.HasPrefix(err.Error(), "--edge-stream: go: ") {
+			t.Errorf("%+v: %v", s, err)
+		}
+	}
+	// the first line of a weights file that names no edge is the one named
+	file := writeFile(t, "w.txt", "0 1 1\n0 2 1\n1 3 1\n0 3 1\n")
+	for x := 0; x < 5; x++ {
+		if _, err := New(Model{Activation: Activation{Kind: ActWeights, File: file}}, g, 1); err == nil || !strings.Contains(err.Error(), "w.txt:2: (0, 2)") {
+			t.Fatalf("weights: %v", err)
+		}
+	}
+}

@@ -83,7 +83,10 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 		nt.churn = ch
 	}
 	if m.EdgeStream != "" || m.Stream != nil {
-		return nt, nt.initStream(m, g)
+		if err := nt.initStream(m, g); err != nil {
+			return nil, err
+		}
+		return nt, nil
 	}
 	sched := m.Schedule
 	if len(sched) == 0 {
@@ -156,6 +159,16 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 				if len(pn.pe) != len(pg.Edges) {
 					return nil, fmt.Errorf("--activation: adaptive picker declared %d edge probabilities for %s, which has %d edges", len(pn.pe), pg.Name, len(pg.Edges))
 				}
+				sum := 0.0
+				for y, v := range pn.pe {
+					if !(v >= 0 && v <= 1) {
+						return nil, fmt.Errorf("--activation: adaptive picker declared probability %v for edge %v of %s", v, pg.Edges[y], pg.Name)
+					}
+					sum += v
+				}
+				if math.Abs(sum-1) > 1e-9 {
+					return nil, fmt.Errorf("--activation: adaptive picker's edge probabilities for %s sum to %.17g, not 1", pg.Name, sum)
+				}
 			} else {
 				var err error
 				if pn.pe, err = pilotP(m.Activation, pg, rng.Hash(seed, hashPilot, uint64(x))); err != nil {
@@ -178,10 +191,15 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 			nt.ends = append(nt.ends, nt.cycle)
 		}
 	}
+	first := weightLine{line: math.MaxInt}
+	var firstE [2]int32
 	for e, wl := range weights {
-		if !used[e] {
-			return nil, fmt.Errorf("--activation: %s:%d: (%d, %d) is not an edge of the graph", m.Activation.File, wl.line, e[0], e[1])
+		if !used[e] && wl.line < first.line {
+			first, firstE = wl, e
 		}
+	}
+	if first.line != math.MaxInt { // the first such line of the file
+		return nil, fmt.Errorf("--activation: %s:%d: (%d, %d) is not an edge of the graph", m.Activation.File, first.line, firstE[0], firstE[1])
 	}
 	if zeroErr != nil {
 		return nil, zeroErr
@@ -196,6 +214,17 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 		var err error
 		if s, err = ReadStream(m.EdgeStream, g.N); err != nil {
 			return err
+		}
+	}
+	if m.Stream != nil { // a Go value: check what the reader checks
+		if len(s.I) != len(s.T) || len(s.J) != len(s.T) || len(s.T) == 0 {
+			return fmt.Errorf("--edge-stream: %s: T, I, J must have one equal, non-zero length", s.Name)
+		}
+		for x := range s.T {
+			i, j := s.I[x], s.J[x]
+			if s.T[x] < 1 || x > 0 && s.T[x] <= s.T[x-1] || i < 0 || j < 0 || int(i) >= g.N || int(j) >= g.N || i == j {
+				return fmt.Errorf("--edge-stream: %s: activation %d (t = %d, %d %d) is invalid: t must strictly increase from 1, i ≠ j in [0, %d)", s.Name, x+1, s.T[x], i, j, g.N)
+			}
 		}
 	}
 	nt.stream = s
