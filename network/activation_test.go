@@ -374,3 +374,17 @@ func TestRefusedGoValues(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawKeyed: a picker's draws are functions of (seed, t, k) alone.
+func TestDrawKeyed(t *testing.T) {
+	a, b := Draw{dom: 9, t: 4}, Draw{dom: 9, t: 4}
+	if a.Uint64(3) != b.Uint64(3) || a.Float64(2) != b.Float64(2) || a.IntN(1, 1000) != b.IntN(1, 1000) {
+		t.Fatal("same key, different draws")
+	}
+	if a.Uint64(3) == (Draw{dom: 9, t: 5}).Uint64(3) || a.Uint64(3) == a.Uint64(4) {
+		t.Fatal("different keys, same draw")
+	}
+	if f := a.Float64(7); !(f >= 0 && f < 1) {
+		t.Fatal(f)
+	}
+}

@@ -116,3 +116,16 @@ func TestCheckAlgorithmAndHeader(t *testing.T) {
 		t.Fatalf("header %q", h)
 	}
 }
+
+func TestModelString(t *testing.T) {
+	m := Model{Loss: 0.1, LossOneWay: true, Churn: Churn{Dist: DistFile, File: "s.txt"},
+		Delay: Delay{Dist: DelayUniform, A: 1, B: 3}, Schedule: []Phase{{Spec: mustSpec("cycle"), Length: 5}}, LinkUp: 0.9,
+		Activation: Activation{Kind: ActWeights, File: "w.txt"}}
+	want := "--loss 0.1 --loss-oneway --churn file:s.txt --delay uniform:1..3 --graph-schedule cycle×5 --link-up 0.9 --activation weights:w.txt"
+	if got := m.String(); got != want {
+		t.Fatalf("%q\nwant %q", got, want)
+	}
+	if got := (Model{EdgeStream: "e.txt"}).String(); got != "--edge-stream e.txt" {
+		t.Fatal(got)
+	}
+}
