@@ -1,0 +1,244 @@
+package network
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pairgossip/pairgossip/internal/rng"
+)
+
+// unit maps a 64-bit hash to a uniform value in [0, 1) with 53 bits.
+func unit(h uint64) float64 { return float64(h>>11) * 0x1p-53 }
+
+// sessionLength draws an integer session length >= 1 with the given mean
+// from the distribution dist, using the hash h (and values derived from it):
+//
+//	exponential  ⌈X⌉, X ~ Exp(mean): E = 1/(1 − e^(−1/mean)) ≈ mean + 1/2
+//	geometric    on {1, 2, …} with success 1/mean: E = mean exactly
+//	lognormal    max(1, ⌈e^(μ+σZ)⌉), μ = ln(mean) − σ²/2: E[e^(μ+σZ)] = mean
+func sessionLength(dist string, mean, sigma float64, h uint64) int64 {
+	u := unit(h)
+	var x float64
+	switch dist {
+	case DistExponential:
+		x = math.Ceil(-mean * math.Log1p(-u))
+	case DistGeometric:
+		if mean <= 1 {
+			return 1
+		}
+		x = math.Ceil(math.Log1p(-u) / math.Log1p(-1/mean))
+	case DistLognormal:
+		// Box–Muller from two uniforms derived from h; u1 in (0, 1].
+		u1 := 1 - u
+		u2 := unit(rng.Mix(h + 0x9e3779b97f4a7c15))
+		z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+		x = math.Ceil(math.Exp(math.Log(mean) - sigma*sigma/2 + sigma*z))
+	}
+	if !(x >= 1) {
+		return 1
+	}
+	if x > 1<<62 {
+		return 1 << 62
+	}
+	return int64(x)
+}
+
+// cursor is a node's position in its churn sessions: the session idx,
+// covering iterations [start, next), online or not. start 0 means not yet
+// initialised.
+type cursor struct {
+	start, next int64
+	idx         int64
+	online      bool
+}
+
+// churn holds the session model and one cursor per node.
+type churn struct {
+	dist            string
+	up, down, sigma float64
+	dom, domStart   uint64
+	pOnline         float64 // up/(up+down)
+	cur             []cursor
+	// file mode: offline intervals [off[x][0], off[x][1]] (inclusive) of
+	// node k at off[offs[k]:offs[k+1]], sorted; fidx is the cursor.
+	file string
+	offs []int
+	off  [][2]int64
+	fidx []int
+	last int64 // the largest end in the file
+}
+
+func newChurn(c Churn, n int, seed uint64) (*churn, error) {
+	ch := &churn{dist: c.Dist, up: c.Up, down: c.Down, sigma: c.Sigma,
+		dom: rng.Hash(seed, hashChurn, 0), domStart: rng.Hash(seed, hashChurnStart, 0)}
+	if ch.sigma == 0 {
+		ch.sigma = 1
+	}
+	if c.Dist == DistFile {
+		offs, off, last, err := ReadSessions(c.File, n)
+		if err != nil {
+			return nil, err
+		}
+		ch.file, ch.offs, ch.off, ch.last = c.File, offs, off, last
+		ch.fidx = make([]int, n)
+		return ch, nil
+	}
+	ch.pOnline = c.Up / (c.Up + c.Down)
+	ch.cur = make([]cursor, n)
+	return ch, nil
+}
+
+// reset forgets every cursor (after a checkpoint restore; optional, since
+// a t before a cursor resets that cursor by itself).
+func (ch *churn) reset() {
+	clear(ch.cur)
+	clear(ch.fidx)
+}
+
+// first returns node k's cursor at t = 1.
+func (ch *churn) first(k int) cursor {
+	on := unit(rng.Hash(ch.domStart, uint64(k), 0)) < ch.pOnline
+	return cursor{start: 1, next: 1 + ch.length(k, 0, on), idx: 0, online: on}
+}
+
+// length draws the length of node k's session idx.
+func (ch *churn) length(k int, idx int64, online bool) int64 {
+	mean := ch.down
+	if online {
+		mean = ch.up
+	}
+	return sessionLength(ch.dist, mean, ch.sigma, rng.Hash(ch.dom, uint64(k), uint64(idx)))
+}
+
+// online reports whether node k is online at iteration t >= 1.
+func (ch *churn) online(k int, t int64) bool {
+	if ch.off != nil {
+		return ch.fileOnline(k, t)
+	}
+	c := &ch.cur[k]
+	if c.start == 0 || t < c.start {
+		*c = ch.first(k)
+	}
+	for t >= c.next {
+		c.idx++
+		c.online = !c.online
+		c.start = c.next
+		c.next += ch.length(k, c.idx, c.online)
+	}
+	return c.online
+}
+
+func (ch *churn) fileOnline(k int, t int64) bool {
+	iv := ch.off[ch.offs[k]:ch.offs[k+1]]
+	x := ch.fidx[k]
+	if x > 0 && t <= iv[x-1][1] {
+		x, _ = slices.BinarySearchFunc(iv, t, func(e [2]int64, t int64) int {
+			if e[1] < t {
+				return -1
+			}
+			return 1
+		})
+	}
+	for x < len(iv) && t > iv[x][1] {
+		x++
+	}
+	ch.fidx[k] = x
+	return !(x < len(iv) && t >= iv[x][0])
+}
+
+// pi returns node k's stationary probability of being online: up/(up+down)
+// for the distributions, and for a file the fraction of iterations
+// 1..last (the file's largest end) the node is online.
+func (ch *churn) pi(k int) float64 {
+	if ch.off == nil {
+		return ch.pOnline
+	}
+	var offline int64
+	for _, e := range ch.off[ch.offs[k]:ch.offs[k+1]] {
+		offline += e[1] - e[0] + 1
+	}
+	return 1 - float64(offline)/float64(ch.last)
+}
+
+// ReadSessions reads a churn file: lines `node start end` (0-based node,
+// 1-based iterations) saying that node is offline at every iteration t with
+// start <= t <= end; '#' starts a comment. A node's intervals may come in
+// any order but must not overlap. It returns the intervals grouped by node
+// (those of node k at off[offs[k]:offs[k+1]], sorted) and the largest end.
+// Errors name file:line. Memory: 16 bytes per interval and 8 per node.
+func ReadSessions(path string, n int) (offs []int, off [][2]int64, last int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("--churn: %w", err)
+	}
+	defer f.Close()
+	type rec struct {
+		k    int32
+		a, b int64
+		line int
+	}
+	var recs []rec
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		s, _, _ := strings.Cut(sc.Text(), "#")
+		fs := strings.Fields(s)
+		if len(fs) == 0 {
+			continue
+		}
+		if len(fs) != 3 {
+			return nil, nil, 0, fmt.Errorf("--churn: %s:%d: expected `node start end`, got %q", path, line, strings.TrimSpace(s))
+		}
+		k, e1 := strconv.ParseInt(fs[0], 10, 32)
+		a, e2 := strconv.ParseInt(fs[1], 10, 64)
+		b, e3 := strconv.ParseInt(fs[2], 10, 64)
+		switch {
+		case e1 != nil || e2 != nil || e3 != nil:
+			return nil, nil, 0, fmt.Errorf("--churn: %s:%d: expected three integers, got %q", path, line, strings.TrimSpace(s))
+		case k < 0 || int(k) >= n:
+			return nil, nil, 0, fmt.Errorf("--churn: %s:%d: node %d outside [0, %d)", path, line, k, n)
+		case a < 1 || b < a:
+			return nil, nil, 0, fmt.Errorf("--churn: %s:%d: interval %d..%d needs 1 <= start <= end", path, line, a, b)
+		}
+		recs = append(recs, rec{int32(k), a, b, line})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, 0, fmt.Errorf("--churn: %s:%d: %w", path, line+1, err)
+	}
+	slices.SortStableFunc(recs, func(x, y rec) int {
+		if x.k != y.k {
+			return int(x.k - y.k)
+		}
+		return compareInt64(x.a, y.a)
+	})
+	offs = make([]int, n+1)
+	off = make([][2]int64, len(recs))
+	for x, r := range recs {
+		if x > 0 && recs[x-1].k == r.k && recs[x-1].b >= r.a {
+			return nil, nil, 0, fmt.Errorf("--churn: %s:%d: node %d's interval %d..%d overlaps the one at line %d", path, r.line, r.k, r.a, r.b, recs[x-1].line)
+		}
+		off[x] = [2]int64{r.a, r.b}
+		offs[r.k+1]++
+		last = max(last, r.b)
+	}
+	for k := 0; k < n; k++ {
+		offs[k+1] += offs[k]
+	}
+	return offs, off, last, nil
+}
+
+func compareInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,309 @@
+package network
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/rng"
+)
+
+// TestSessionLengthMeans checks every churn distribution against its
+// documented mean and its bound (>= 1).
+func TestSessionLengthMeans(t *testing.T) {
+	const draws = 200000
+	for _, c := range []struct {
+		dist        string
+		mean        float64
+		want, slack float64
+	}{
+		{DistExponential, 10, 1 / (1 - math.Exp(-1.0/10)), 0.1},
+		{DistExponential, 1, 1 / (1 - math.Exp(-1.0)), 0.02},
+		{DistGeometric, 10, 10, 0.1},
+		{DistGeometric, 1, 1, 0},
+		{DistLognormal, 20, 20.5, 0.6}, // E⌈X⌉ ∈ [20, 21)
+	} {
+		sum := 0.0
+		for x := uint64(0); x < draws; x++ {
+			l := sessionLength(c.dist, c.mean, 1, rng.Hash(5, x, 0))
+			if l < 1 {
+				t.Fatalf("%s: length %d < 1", c.dist, l)
+			}
+			sum += float64(l)
+		}
+		if got := sum / draws; math.Abs(got-c.want) > c.slack {
+			t.Errorf("%s mean %g: sample mean %g, want %g ± %g", c.dist, c.mean, got, c.want, c.slack)
+		}
+	}
+}
+
+func churnNet(t testing.TB, dist string, up, down float64, n int, seed uint64) *Net {
+	return mustNet(t, Model{Churn: Churn{Dist: dist, Up: up, Down: down}}, mustGraph(t, graph.Spec{Kind: "cycle", N: n}), seed)
+}
+
+// bruteOnline recomputes node k's state at t from the definition: session 0
+// starts at 1, online with probability up/(up+down); lengths alternate.
+func bruteOnline(nt *Net, k int, t int64) bool {
+	ch := nt.churn
+	on := unit(rng.Hash(rng.Hash(nt.seed, hashChurnStart, 0), uint64(k), 0)) < ch.up/(ch.up+ch.down)
+	start := int64(1)
+	for idx := int64(0); ; idx++ {
+		mean := ch.down
+		if on {
+			mean = ch.up
+		}
+		start += sessionLength(ch.dist, mean, ch.sigma, rng.Hash(rng.Hash(nt.seed, hashChurn, 0), uint64(k), uint64(idx)))
+		if t < start {
+			return on
+		}
+		on = !on
+	}
+}
+
+func TestOnlineCursorMatchesBruteForce(t *testing.T) {
+	for _, dist := range []string{DistExponential, DistGeometric, DistLognormal} {
+		nt := churnNet(t, dist, 30, 10, 40, 9)
+		r := rand.New(rand.NewPCG(1, 2))
+		// increasing t per node, then random jumps (a restore)
+		for k := 0; k < 40; k++ {
+			for tt := int64(1); tt < 3000; tt += 1 + r.Int64N(20) {
+				if got, want := nt.Online(k, tt), bruteOnline(nt, k, tt); got != want {
+					t.Fatalf("%s node %d t %d: cursor %v, brute %v", dist, k, tt, got, want)
+				}
+			}
+		}
+		for x := 0; x < 2000; x++ {
+			k, tt := r.IntN(40), 1+r.Int64N(5000)
+			if got, want := nt.Online(k, tt), bruteOnline(nt, k, tt); got != want {
+				t.Fatalf("%s random access node %d t %d: cursor %v, brute %v", dist, k, tt, got, want)
+			}
+		}
+		nt.ResumeAt(100)
+		if nt.Online(3, 100) != bruteOnline(nt, 3, 100) {
+			t.Fatal("after ResumeAt")
+		}
+	}
+}
+
+// TestChurnStationary: the fraction online is up/(up+down) at the start
+// (stationary start) and later; a different seed gives other sessions.
+func TestChurnStationary(t *testing.T) {
+	const n = 20000
+	nt := churnNet(t, DistGeometric, 30, 10, n, 4)
+	for _, tt := range []int64{1, 500, 5000} {
+		if f := float64(nt.OnlineCount(tt)) / n; math.Abs(f-0.75) > 0.015 {
+			t.Errorf("t=%d: fraction online %g, want 0.75", tt, f)
+		}
+	}
+	other := churnNet(t, DistGeometric, 30, 10, n, 5)
+	same := 0
+	for k := 0; k < n; k++ {
+		if nt.Online(k, 777) == other.Online(k, 777) {
+			same++
+		}
+	}
+	if same == n {
+		t.Fatal("seeds 4 and 5 give the same churn")
+	}
+	// a node's time online over a long horizon
+	on := 0
+	for tt := int64(1); tt <= 400000; tt++ {
+		if nt.Online(17, tt) {
+			on++
+		}
+	}
+	if f := float64(on) / 400000; math.Abs(f-0.75) > 0.03 {
+		t.Errorf("node 17 online a fraction %g of the time, want 0.75", f)
+	}
+}
+
+func TestChurnFile(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 4})
+	p := writeFile(t, "s.txt", "# node start end\n2 10 12\n0 5 5\n2 3 4 # two intervals\n")
+	nt := mustNet(t, Model{Churn: Churn{Dist: DistFile, File: p}}, g, 1)
+	want := map[[2]int64]bool{{0, 4}: true, {0, 5}: false, {0, 6}: true, {2, 2}: true, {2, 3}: false, {2, 4}: false,
+		{2, 5}: true, {2, 9}: true, {2, 10}: false, {2, 12}: false, {2, 13}: true, {1, 7}: true}
+	for _, order := range [][2]int64{{0, 4}, {0, 5}, {0, 6}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 9}, {2, 10}, {2, 12}, {2, 13}, {2, 3}, {0, 5}, {1, 7}} {
+		if got := nt.Online(int(order[0]), order[1]); got != want[order] {
+			t.Errorf("node %d t %d: online %v", order[0], order[1], got)
+		}
+	}
+	if pi := nt.churn.pi(2); math.Abs(pi-(1-5.0/12)) > 1e-15 {
+		t.Errorf("pi(2) = %g", pi)
+	}
+	for content, msg := range map[string]string{
+		"0 1\n":           "s.txt:1: expected `node start end`",
+		"0 1 x\n":         "s.txt:1: expected three integers",
+		"# c\n9 1 2\n":    "s.txt:2: node 9 outside [0, 4)",
+		"0 0 2\n":         "s.txt:1: interval 0..2 needs 1 <= start <= end",
+		"0 5 2\n":         "interval 5..2",
+		"1 3 9\n1 9 10\n": "s.txt:2: node 1's interval 9..10 overlaps the one at line 1",
+	} {
+		_, err := New(Model{Churn: Churn{Dist: DistFile, File: writeFile(t, "s.txt", content)}}, g, 1)
+		if err == nil || !strings.Contains(err.Error(), msg) || !strings.HasPrefix(err.Error(), "--churn: ") {
+			t.Errorf("%q: %v, want %q", content, err, msg)
+		}
+	}
+}
+
+func TestLoss(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 10})
+	const iters = 200000
+	for _, oneway := range []bool{false, true} {
+		nt := mustNet(t, Model{Loss: 0.3, LossOneWay: oneway}, g, 7)
+		var toI, toJ, both, either int
+		for tt := int64(1); tt <= iters; tt++ {
+			a, b := nt.Delivered(tt, 2, 3)
+			if a2, b2 := nt.Delivered(tt, 5, 6); a2 != a || b2 != b {
+				t.Fatal("loss depends on the edge")
+			}
+			if a {
+				toI++
+			}
+			if b {
+				toJ++
+			}
+			if a && b {
+				both++
+			}
+			if a || b {
+				either++
+			}
+		}
+		for _, c := range []int{toI, toJ} {
+			if math.Abs(float64(c)/iters-0.7) > 0.005 {
+				t.Errorf("oneway %v: a direction delivered %g, want 0.7", oneway, float64(c)/iters)
+			}
+		}
+		wantBoth := 0.7
+		if oneway {
+			wantBoth = 0.49
+		}
+		if math.Abs(float64(both)/iters-wantBoth) > 0.005 {
+			t.Errorf("oneway %v: both delivered %g, want %g", oneway, float64(both)/iters, wantBoth)
+		}
+		if !oneway && both != either {
+			t.Error("two-way loss separated the directions")
+		}
+	}
+	for _, q := range []float64{0, 1} {
+		nt := mustNet(t, Model{Loss: q}, g, 7)
+		for tt := int64(1); tt < 10000; tt++ {
+			a, b := nt.Delivered(tt, 0, 1)
+			if a != (q == 0) || b != (q == 0) {
+				t.Fatalf("loss %g delivered %v %v at %d", q, a, b, tt)
+			}
+		}
+	}
+	if !Swap(true, true) || Swap(true, false) || Swap(false, true) {
+		t.Fatal("Swap is not a handshake")
+	}
+}
+
+// TestDrawsIndependentOfOrder: the same seed gives the same draws in any
+// call order and from a fresh Net; loss and delay draws are independent.
+func TestDrawsIndependentOfOrder(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 50, K: 4, P: 0.2, Seed: 1})
+	m := Model{Loss: 0.5, LossOneWay: true, Delay: Delay{Dist: DelayUniform, A: 0, B: 1},
+		Churn: Churn{Dist: DistExponential, Up: 5, Down: 5}, Activation: Activation{Kind: ActClocks}}
+	a, b := mustNet(t, m, g, 3), mustNet(t, m, g, 3)
+	type rec struct {
+		i, j, tau      int
+		ok, ti, tj, on bool
+	}
+	draw := func(nt *Net, tt int64) rec {
+		i, j, ok := nt.Edge(tt, nil, nil)
+		ti, tj := nt.Delivered(tt, i, j)
+		return rec{i, j, nt.Delay(tt, DirToI), ok, ti, tj, nt.Online(int(tt%50), tt)}
+	}
+	fwd := map[int64]rec{}
+	for tt := int64(1); tt <= 3000; tt++ {
+		fwd[tt] = draw(a, tt)
+	}
+	agree := 0
+	for tt := int64(3000); tt >= 1; tt-- {
+		r := draw(b, tt)
+		if r != fwd[tt] {
+			t.Fatalf("t=%d: forward %+v, backward %+v", tt, fwd[tt], r)
+		}
+		if r.tj == (r.tau == 1) {
+			agree++
+		}
+	}
+	if agree < 1350 || agree > 1650 {
+		t.Errorf("loss and delay draws agree %d/3000 times: not independent", agree)
+	}
+}
+
+func TestDelays(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 5})
+	const draws = 200000
+	for _, c := range []struct {
+		d        Delay
+		lo, hi   int
+		mean, sl float64
+	}{
+		{Delay{}, 0, 0, 0, 0},
+		{Delay{Dist: DelayConstant, C: 4}, 4, 4, 4, 0},
+		{Delay{Dist: DelayUniform, A: 2, B: 6}, 2, 6, 4, 0.02},
+		{Delay{Dist: DelayGeometric, Mean: 3, Max: 1000}, 0, 1000, 3, 0.05},
+		{Delay{Dist: DelayGeometric, Mean: 3, Max: 2}, 0, 2, -1, 0},
+	} {
+		nt := mustNet(t, Model{Delay: c.d}, g, 11)
+		if nt.MaxDelay() != c.hi {
+			t.Errorf("%v: MaxDelay %d, want %d", c.d, nt.MaxDelay(), c.hi)
+		}
+		sum, seen := 0.0, map[int]bool{}
+		for tt := int64(1); tt <= draws; tt++ {
+			for dir := 0; dir < 2; dir++ {
+				x := nt.Delay(tt, dir)
+				if x < c.lo || x > c.hi {
+					t.Fatalf("%v: delay %d outside [%d, %d]", c.d, x, c.lo, c.hi)
+				}
+				sum += float64(x)
+				seen[x] = true
+			}
+		}
+		if c.mean >= 0 && math.Abs(sum/(2*draws)-c.mean) > c.sl {
+			t.Errorf("%v: mean %g, want %g", c.d, sum/(2*draws), c.mean)
+		}
+		if c.d.Dist == DelayUniform && len(seen) != 5 || c.d.Dist == DelayGeometric && !seen[c.hi] && c.hi == 2 {
+			t.Errorf("%v: values seen %v", c.d, seen)
+		}
+	}
+}
+
+// TestOnlineConcurrentDisjointNodes: workers asking about disjoint nodes
+// get the serial answers (run under -race to check the sharing).
+func TestOnlineConcurrentDisjointNodes(t *testing.T) {
+	const n, iters = 64, 2000
+	serial := churnNet(t, DistLognormal, 20, 5, n, 3)
+	par := churnNet(t, DistLognormal, 20, 5, n, 3)
+	want := make([]bool, n*iters)
+	for tt := 1; tt <= iters; tt++ {
+		for k := 0; k < n; k++ {
+			want[(tt-1)*n+k] = serial.Online(k, int64(tt))
+		}
+	}
+	got := make([]bool, n*iters)
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			for tt := 1; tt <= iters; tt++ {
+				for k := w; k < n; k += 4 {
+					got[(tt-1)*n+k] = par.Online(k, int64(tt))
+				}
+			}
+			done <- struct{}{}
+		}(w)
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+	if !slices.Equal(got, want) {
+		t.Fatal("concurrent Online differs from serial")
+	}
+}

@@ -1,0 +1,260 @@
+package network
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/rng"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// Gap is the effective spectral gap of a network model: 1 − λ₂(W̄) for the
+// expected gossip matrix
+//
+//	W̄ = I − Σ_e s_e p_e (e_i − e_j)(e_i − e_j)ᵀ / 2
+//
+// (p_e the probability that an activation is e, s_e the probability that
+// its exchange happens; docs/networks.md), next to the perfect network's
+// gap on the run's graph.
+type Gap struct {
+	Value      float64 // 1 − λ₂(W̄)
+	Perfect    float64 // graph.SpectralGap of the run's graph (docs/design.md §2.2)
+	Method     string  // "dense" or "lanczos"
+	Residual   float64 // Lanczos: ‖L̄y − βy‖ of the returned unit Ritz vector; 0 for dense
+	Iterations int     // Lanczos: matrix–vector products; 0 for dense
+}
+
+// GapOptions controls EffectiveGap; the zero value selects the defaults of
+// graph.GapOptions (dense up to graph.DenseMaxN nodes, Lanczos beyond).
+type GapOptions struct {
+	Method  string // "", "auto", "dense" or "lanczos"
+	Tol     float64
+	MaxIter int
+	Seed    uint64
+}
+
+// streamGapLanczos identifies the Lanczos start vector's stream.
+const streamGapLanczos = 23
+
+// ExpectedWeights returns the edges of the weighted Laplacian L̄ = I − W̄
+// and their weights s_e·p_e/2, summed over the schedule's phases weighted by
+// their lengths (pairs that occur in several phases are listed once per
+// phase; L̄ is their sum):
+//
+//	s_e = (1 − q) · π_i π_j · a
+//
+// with q the loss (one-way loss: each direction's half averages with
+// probability 1 − q, the same expectation), π_k the probability that node k
+// is online (up/(up+down), or the fraction of a churn file's span), and a
+// the link-up probability. For a recorded stream p_e is the stream's
+// frequency per iteration (its count over its last iteration: iterations
+// without a line leave W unchanged). Delays do not enter W̄.
+func (nt *Net) ExpectedWeights() (pairs [][2]int32, w []float64) {
+	total := 0.0
+	for _, ph := range nt.phases {
+		if nt.cycle > 0 {
+			total += float64(ph.length)
+		}
+	}
+	var pi []float64
+	if nt.churn != nil {
+		pi = make([]float64, nt.n)
+		for k := range pi {
+			pi[k] = nt.churn.pi(k)
+		}
+	}
+	for _, ph := range nt.phases {
+		frac := 1.0
+		if total > 0 {
+			frac = float64(ph.length) / total
+		}
+		pp, pe := ph.pairs, ph.pe
+		if ph.gapPairs != nil {
+			pp, pe = ph.gapPairs, ph.gapPE
+		}
+		for x, e := range pp {
+			s := (1 - nt.loss) * nt.linkUp
+			if pi != nil {
+				s *= pi[e[0]] * pi[e[1]]
+			}
+			pairs = append(pairs, e)
+			w = append(w, frac*s*pe[x]/2)
+		}
+	}
+	return pairs, w
+}
+
+// EffectiveGap returns the effective spectral gap of the model (see Gap).
+func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
+	pg, err := graph.SpectralGap(nt.g)
+	if err != nil {
+		return Gap{}, fmt.Errorf("network: effective gap: %w", err)
+	}
+	pairs, w := nt.ExpectedWeights()
+	method := opt.Method
+	if method == "" || method == "auto" {
+		method = "dense"
+		if nt.n > graph.DenseMaxN {
+			method = "lanczos"
+		}
+	}
+	g := Gap{Perfect: pg.Value, Method: method}
+	switch method {
+	case "dense":
+		g.Value, err = denseLambda2(nt.n, pairs, w)
+	case "lanczos":
+		tol, maxIter := opt.Tol, opt.MaxIter
+		if tol == 0 {
+			tol = graph.DefaultGapTol
+		}
+		if maxIter == 0 {
+			maxIter = graph.DefaultGapMaxIter
+		}
+		g.Value, g.Residual, g.Iterations, err = lanczosLambda2(nt.n, pairs, w, tol, maxIter, opt.Seed)
+	default:
+		return Gap{}, fmt.Errorf("network: effective gap: unknown method %q; valid methods are auto, dense, lanczos", opt.Method)
+	}
+	if err != nil {
+		return Gap{}, err
+	}
+	return g, nil
+}
+
+// denseLambda2 returns the second-smallest eigenvalue of the weighted
+// Laplacian Σ w_e (e_i − e_j)(e_i − e_j)ᵀ.
+func denseLambda2(n int, pairs [][2]int32, w []float64) (float64, error) {
+	if n < 2 {
+		return 0, errors.New("network: effective gap: fewer than two nodes")
+	}
+	if float64(n)*float64(n) > 1<<31 {
+		return 0, fmt.Errorf("network: effective gap: n=%d is too large for the dense eigensolver; use lanczos", n)
+	}
+	a := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
+	for x, e := range pairs {
+		i, j := int(e[0]), int(e[1])
+		a.Data[i*n+i] += w[x]
+		a.Data[j*n+j] += w[x]
+		a.Data[min(i, j)*n+max(i, j)] -= w[x]
+	}
+	ev := make([]float64, n)
+	work := []float64{0}
+	lapack64.Syev(lapack.EVNone, a, ev, work, -1)
+	work = make([]float64, int(work[0]))
+	if !lapack64.Syev(lapack.EVNone, a, ev, work, len(work)) {
+		return 0, errors.New("network: effective gap: dense eigensolver failed to converge")
+	}
+	return ev[1], nil
+}
+
+// laplacianMul sets dst = L̄x.
+func laplacianMul(pairs [][2]int32, w, dst, x []float64) {
+	clear(dst)
+	for k, e := range pairs {
+		d := w[k] * (x[e[0]] - x[e[1]])
+		dst[e[0]] += d
+		dst[e[1]] -= d
+	}
+}
+
+// lanczosLambda2 computes the smallest eigenvalue of L̄ on the complement of
+// the all-ones vector by Lanczos with full reorthogonalisation (twice, as
+// in graph's solver) and explicit restarts from the current Ritz vector;
+// convergence is declared when the explicitly recomputed residual is at
+// most tol·θ. Reaching maxIter products is an error.
+func lanczosLambda2(n int, pairs [][2]int32, w []float64, tol float64, maxIter int, seed uint64) (theta, resid float64, iters int, err error) {
+	if n < 3 {
+		v, err := denseLambda2(n, pairs, w)
+		return v, 0, 0, err
+	}
+	m := min(64, n-1)
+	V := make([]float64, m*n)
+	H := make([]float64, m*m)
+	S := make([]float64, m*m)
+	th := make([]float64, m)
+	coef := make([]float64, m)
+	wv := make([]float64, n)
+	y := make([]float64, n)
+	vec := func(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
+	orth := func(x []float64, j int) float64 {
+		clear(coef)
+		for pass := 0; pass < 2; pass++ {
+			sum := 0.0
+			for _, v := range x {
+				sum += v
+			}
+			for i := range x {
+				x[i] -= sum / float64(n)
+			}
+			if j > 0 {
+				basis := blas64.General{Rows: j, Cols: n, Stride: n, Data: V[:j*n]}
+				c := make([]float64, j)
+				blas64.Gemv(blas.NoTrans, 1, basis, vec(x), 0, vec(c))
+				blas64.Gemv(blas.Trans, -1, basis, vec(c), 1, vec(x))
+				for i := range c {
+					coef[i] += c[i]
+				}
+			}
+		}
+		return blas64.Nrm2(vec(x))
+	}
+	st := rng.New(seed, streamGapLanczos)
+	for i := 0; i < n; i++ {
+		V[i] = st.Normal()
+	}
+	nrm := orth(V[:n], 0)
+	blas64.Scal(1/nrm, vec(V[:n]))
+	work := []float64{0}
+	lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: S}, th, work, -1)
+	work = make([]float64, int(work[0]))
+	for {
+		clear(H)
+		k := m
+		for j := 0; j < m; j++ {
+			laplacianMul(pairs, w, wv, V[j*n:(j+1)*n])
+			iters++
+			b := orth(wv, j+1)
+			for i := 0; i <= j; i++ {
+				H[i*m+j], H[j*m+i] = coef[i], coef[i]
+			}
+			if j+1 == m {
+				break
+			}
+			if b <= 1e-13*math.Max(1, math.Abs(H[j*m+j])) {
+				k = j + 1 // invariant subspace
+				break
+			}
+			row := V[(j+1)*n : (j+2)*n]
+			for i := range row {
+				row[i] = wv[i] / b
+			}
+			H[(j+1)*m+j], H[j*m+j+1] = b, b
+		}
+		// Rayleigh–Ritz on the leading k×k block.
+		for r := 0; r < k; r++ {
+			copy(S[r*k:(r+1)*k], H[r*m:r*m+k])
+		}
+		if !lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: k, Stride: k, Uplo: blas.Upper, Data: S[:k*k]}, th[:k], work, len(work)) {
+			return 0, 0, iters, errors.New("network: effective gap: Lanczos projected eigenproblem failed")
+		}
+		theta = th[0]
+		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: k, Cols: n, Stride: n, Data: V[:k*n]},
+			blas64.Vector{N: k, Inc: k, Data: S[:k*k]}, 0, vec(y))
+		blas64.Scal(1/blas64.Nrm2(vec(y)), vec(y))
+		laplacianMul(pairs, w, wv, y)
+		iters++
+		blas64.Axpy(-theta, vec(y), vec(wv))
+		resid = blas64.Nrm2(vec(wv))
+		if resid <= tol*theta || k < m && resid <= 1e-10*math.Max(theta, 1e-300) || m == n-1 {
+			return theta, resid, iters, nil
+		}
+		if iters >= maxIter {
+			return 0, 0, iters, fmt.Errorf("network: effective gap: %w after %d products (estimate %.6g, residual %.2g)", graph.ErrNotConverged, iters, theta, resid)
+		}
+		copy(V[:n], y)
+	}
+}
