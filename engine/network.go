@@ -567,14 +567,19 @@ func netTraceRecord(r Record) [4]int64 {
 
 // netStep is the reference executor's iteration t under a network model,
 // every rule literally (docs/networks.md).
-func (e *referenceExec) netStep(t int64) error {
+func (e *referenceExec) netStep() error {
 	s := e.s
+	t := s.t + 1
+	if s.cfg.Algorithm == Async {
+		s.deliverDue(t)
+	}
+	i, j, fl, err := s.activation(t)
+	if err != nil {
+		return err // s.t stays: iteration t did not happen
+	}
+	s.t = t
 	switch s.cfg.Algorithm {
 	case Sync:
-		i, j, fl, err := s.activation(t)
-		if err != nil {
-			return err
-		}
 		s.exchange(i, j, fl)
 		if fl&actOnline == 0 {
 			i, j = -1, -1
@@ -602,11 +607,6 @@ func (e *referenceExec) netStep(t int64) error {
 			return s.diverged(d)
 		}
 	case Async:
-		s.deliverDue(t)
-		i, j, fl, err := s.activation(t)
-		if err != nil {
-			return err
-		}
 		if fl&actOnline == 0 {
 			return nil // idle: an endpoint is offline, or no edge
 		}
