@@ -490,3 +490,233 @@ func writeFile(t *testing.T, name, text string) string {
 	}
 	return path
 }
+
+// netTiny is the hand-checked setting: six nodes on the complete graph,
+// nodes 1, 2, 4 and 5 of label −1 (a node of label −1 never has an AUC
+// gradient, so its z moves only by the exchanges), an edge stream among
+// them with gaps, and distinct initial z.
+func netTiny(t *testing.T, algo Algorithm, m network.Model, iters int64) *Sim {
+	t.Helper()
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 6, 2, 4)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 6})
+	if m.Stream == nil {
+		st := &network.Stream{Name: "tiny"}
+		pairs := [][2]int32{{1, 2}, {4, 5}, {2, 4}, {1, 5}, {5, 2}}
+		for t := int64(1); t <= iters; t++ {
+			if t%4 == 3 {
+				continue // a gap: an idle iteration
+			}
+			e := pairs[t%int64(len(pairs))]
+			st.T, st.I, st.J = append(st.T, t), append(st.I, e[0]), append(st.J, e[1])
+		}
+		m.Stream = st
+	}
+	s, err := New(p, g, Config{Algorithm: algo, Iters: iters, GammaC: 0.5, Seed: 11, Schedule: ScheduleReference, Workers: 1, Network: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 6; k++ {
+		z := s.Z.Row(k)
+		for a := range z {
+			z[a] = float64(1+k) * float64(a+1) * 0.25
+		}
+	}
+	return s
+}
+
+type tinySnap struct {
+	z, th, bar [][]float64
+	y          []int32
+	cnt        []int64
+}
+
+func tinyState(s *Sim) tinySnap {
+	var sn tinySnap
+	for k := 0; k < s.Z.Rows; k++ {
+		sn.z = append(sn.z, append([]float64(nil), s.Z.Row(k)...))
+		sn.th = append(sn.th, append([]float64(nil), s.Theta.Row(k)...))
+		sn.bar = append(sn.bar, append([]float64(nil), s.ThetaBar.Row(k)...))
+	}
+	sn.y = append(sn.y, s.Y...)
+	sn.cnt = append(sn.cnt, s.Count...)
+	return sn
+}
+
+func halfway(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = (a[i] + b[i]) / 2
+	}
+	return out
+}
+
+// TestNetworkSemanticsAsync checks the reference's Algorithm 3 event by
+// event against docs/networks.md: an idle event (no edge, or an endpoint
+// offline) changes nothing; otherwise z_i ← (z_i + z_j)/2 only if j → i
+// arrived and z_j likewise, from the old values, y swapped only if both
+// arrived, and both endpoints step (their clocks count) whatever arrived.
+func TestNetworkSemanticsAsync(t *testing.T) {
+	churn := writeFile(t, "sessions", "# node start end\n2 5 9\n4 20 22\n")
+	iters := int64(60)
+	s := netTiny(t, Async, network.Model{Loss: 0.5, LossOneWay: true, Churn: network.Churn{Dist: network.DistFile, File: churn}}, iters)
+	defer s.Close()
+	seen := map[string]int{}
+	for tt := int64(1); tt <= iters; tt++ {
+		before := tinyState(s)
+		if err := s.Advance(1); err != nil {
+			t.Fatal(err)
+		}
+		after := tinyState(s)
+		i, j, ok := s.cfg.Network.Stream.At(tt)
+		if !ok || !s.net.Online(i, tt) || !s.net.Online(j, tt) {
+			seen["idle"]++
+			if fmt.Sprint(before) != fmt.Sprint(after) {
+				t.Fatalf("t=%d: an idle event changed the state", tt)
+			}
+			continue
+		}
+		toI, toJ := s.net.Delivered(tt, i, j)
+		seen[fmt.Sprint(toI, toJ)]++
+		wantI, wantJ := before.z[i], before.z[j]
+		if toI {
+			wantI = halfway(before.z[i], before.z[j])
+		}
+		if toJ {
+			wantJ = halfway(before.z[j], before.z[i])
+		}
+		if !sameFloatBits(after.z[i], wantI) || !sameFloatBits(after.z[j], wantJ) {
+			t.Fatalf("t=%d (%v, %v): z_i %v z_j %v, want %v %v", tt, toI, toJ, after.z[i], after.z[j], wantI, wantJ)
+		}
+		swapped := after.y[i] == before.y[j] && after.y[j] == before.y[i]
+		if swapped != (toI && toJ) || !swapped && (after.y[i] != before.y[i] || after.y[j] != before.y[j]) {
+			t.Fatalf("t=%d (%v, %v): y %v → %v", tt, toI, toJ, before.y, after.y)
+		}
+		for k := 0; k < 6; k++ {
+			step := int64(0)
+			if k == i || k == j {
+				step = 1
+			}
+			if after.cnt[k] != before.cnt[k]+step {
+				t.Fatalf("t=%d: clock of node %d %d → %d", tt, k, before.cnt[k], after.cnt[k])
+			}
+			if step == 0 && fmt.Sprint(after.z[k], after.bar[k]) != fmt.Sprint(before.z[k], before.bar[k]) {
+				t.Fatalf("t=%d: node %d changed", tt, k)
+			}
+		}
+		// θ̄_k ← (1 − 1/c_k) θ̄_k + θ_k/c_k at the endpoints.
+		for _, k := range []int{i, j} {
+			bar := append([]float64(nil), before.bar[k]...)
+			avg(bar, after.th[k], float64(after.cnt[k]))
+			if !sameFloatBits(bar, after.bar[k]) {
+				t.Fatalf("t=%d: θ̄ of node %d", tt, k)
+			}
+		}
+	}
+	for _, k := range []string{"idle", "true true", "true false", "false true", "false false"} {
+		if seen[k] == 0 {
+			t.Fatalf("case %q never happened (%v): choose another seed", k, seen)
+		}
+	}
+	if c := s.NetCounts(); c.Attempted != iters-int64(seen["idle"]) || c.Delivered != int64(seen["true true"]) ||
+		c.OneWay != int64(seen["true false"]+seen["false true"]) {
+		t.Fatalf("counters %+v, seen %v", c, seen)
+	}
+}
+
+// TestNetworkSemanticsSync checks the reference's Algorithm 2 round by
+// round: the exchange per direction as in Algorithm 3, no exchange with an
+// offline endpoint, an offline node frozen (z, θ, θ̄), and an online node's
+// θ̄ averaged with its own count of online rounds c_k.
+func TestNetworkSemanticsSync(t *testing.T) {
+	churn := writeFile(t, "sessions", "2 5 9\n0 3 4\n3 10 30\n")
+	iters := int64(40)
+	s := netTiny(t, Sync, network.Model{Loss: 0.5, LossOneWay: true, Churn: network.Churn{Dist: network.DistFile, File: churn}}, iters)
+	defer s.Close()
+	online := make([]int64, 6)
+	seen := map[string]int{}
+	for tt := int64(1); tt <= iters; tt++ {
+		before := tinyState(s)
+		if err := s.Advance(1); err != nil {
+			t.Fatal(err)
+		}
+		after := tinyState(s)
+		i, j, ok := s.cfg.Network.Stream.At(tt)
+		exch := ok && s.net.Online(i, tt) && s.net.Online(j, tt)
+		var toI, toJ bool
+		if exch {
+			toI, toJ = s.net.Delivered(tt, i, j)
+			seen[fmt.Sprint(toI, toJ)]++
+			wantI, wantJ := before.z[i], before.z[j]
+			if toI {
+				wantI = halfway(before.z[i], before.z[j])
+			}
+			if toJ {
+				wantJ = halfway(before.z[j], before.z[i])
+			}
+			if !sameFloatBits(after.z[i], wantI) || !sameFloatBits(after.z[j], wantJ) {
+				t.Fatalf("t=%d (%v, %v): z of the endpoints", tt, toI, toJ)
+			}
+		} else if ok {
+			seen["offline endpoint"]++
+		}
+		if swapped := exch && toI && toJ; ok && swapped != (after.y[i] != before.y[i]) {
+			t.Fatalf("t=%d: y %v → %v (exchange %v, %v, %v)", tt, before.y, after.y, exch, toI, toJ)
+		}
+		for k := 0; k < 6; k++ {
+			if !s.net.Online(k, tt) {
+				seen["offline node"]++
+				if fmt.Sprint(after.z[k], after.th[k], after.bar[k]) != fmt.Sprint(before.z[k], before.th[k], before.bar[k]) {
+					t.Fatalf("t=%d: offline node %d changed", tt, k)
+				}
+				continue
+			}
+			online[k]++
+			bar := append([]float64(nil), before.bar[k]...)
+			avg(bar, after.th[k], float64(online[k]))
+			if !sameFloatBits(bar, after.bar[k]) {
+				t.Fatalf("t=%d: θ̄ of node %d not averaged with c_k = %d", tt, k, online[k])
+			}
+		}
+	}
+	if fmt.Sprint(online) != fmt.Sprint(s.nx.rounds) {
+		t.Fatalf("c_k %v, want %v", s.nx.rounds, online)
+	}
+	for _, k := range []string{"offline endpoint", "offline node", "true true", "true false", "false true", "false false"} {
+		if seen[k] == 0 {
+			t.Fatalf("case %q never happened (%v)", k, seen)
+		}
+	}
+	if g, _ := s.GradEvals(); g != online[0]+online[1]+online[2]+online[3]+online[4]+online[5] {
+		t.Fatalf("gradient evaluations %d, online node-rounds %v", g, online)
+	}
+}
+
+// TestNetworkSemanticsDelays: a message sent at event t with delay 2
+// arrives at the start of event t + 2: nothing is averaged at t, and at
+// t + 2 each side averages with the z the other sent and takes its y.
+func TestNetworkSemanticsDelays(t *testing.T) {
+	st := &network.Stream{Name: "delays", T: []int64{1, 5}, I: []int32{1, 4}, J: []int32{2, 5}}
+	s := netTiny(t, Async, network.Model{Stream: st, Delay: network.Delay{Dist: network.DelayConstant, C: 2}}, 6)
+	defer s.Close()
+	s0 := tinyState(s)
+	if err := s.Advance(1); err != nil {
+		t.Fatal(err)
+	}
+	s1 := tinyState(s)
+	if !sameFloatBits(s1.z[1], s0.z[1]) || !sameFloatBits(s1.z[2], s0.z[2]) || s1.y[1] != 1 || s1.cnt[1] != 1 || s1.cnt[2] != 1 {
+		t.Fatal("event 1 exchanged at once under a delay of 2")
+	}
+	if err := s.Advance(1); err != nil { // event 2: a gap
+		t.Fatal(err)
+	}
+	if s.nx.queue.Len() != 2 || !sameFloatBits(s.Z.Row(1), s0.z[1]) {
+		t.Fatalf("event 2: %d messages in flight", s.nx.queue.Len())
+	}
+	if err := s.Advance(1); err != nil { // event 3: the messages arrive
+		t.Fatal(err)
+	}
+	if !sameFloatBits(s.Z.Row(1), halfway(s0.z[1], s0.z[2])) || !sameFloatBits(s.Z.Row(2), halfway(s0.z[2], s0.z[1])) ||
+		s.Y[1] != 2 || s.Y[2] != 1 || s.nx.queue.Len() != 0 {
+		t.Fatalf("event 3: z_1 %v z_2 %v y %v", s.Z.Row(1), s.Z.Row(2), s.Y)
+	}
+}
