@@ -198,7 +198,7 @@ func TestNetworkExecutorsMatchReference(t *testing.T) {
 			if c.algo == Async {
 				want = "async"
 			}
-			if nm.m.Churn.Dist != "" && c.algo == Sync || nm.m.Delay.Dist != "" {
+			if nm.m.Delay.Dist != "" {
 				want = "reference"
 			}
 			for _, w := range []int{1, 2, 8} {
@@ -242,10 +242,10 @@ func TestNetworkRefusingRows(t *testing.T) {
 		}
 		s.Close()
 	}
-	if _, err := New(auc, g, Config{Algorithm: Sync, Iters: 10, GammaC: 1, Schedule: SchedulePlain,
-		Network: network.Model{Churn: network.Churn{Dist: network.DistGeometric, Up: 5, Down: 5}}}); err == nil ||
+	if _, err := New(auc, g, Config{Algorithm: Async, Iters: 10, GammaC: 1, Schedule: SchedulePlain,
+		Network: network.Model{Delay: network.Delay{Dist: network.DelayConstant, C: 1}}}); err == nil ||
 		!strings.Contains(err.Error(), "plain") {
-		t.Fatalf("plain with churn: %v", err)
+		t.Fatalf("the asynchronous fast path with delays: %v", err)
 	}
 	if _, err := New(auc, nil, Config{Algorithm: Centralized, Iters: 10, GammaC: 1, Network: m}); err == nil || !strings.Contains(err.Error(), "centralized") {
 		t.Fatalf("centralized: %v", err)
@@ -433,9 +433,7 @@ func TestNetworkEdgeSinkReplay(t *testing.T) {
 		for _, sched := range []Schedule{ScheduleAuto, ScheduleReference} {
 			iters := int64(1500)
 			m := network.Model{Loss: 0.3, LossOneWay: true}
-			if c.algo == Async || sched == ScheduleReference {
-				m.Churn = churn
-			}
+			m.Churn = churn
 			log := &edgeLog{Stream: network.Stream{Name: "recorded"}}
 			cfg := Config{Algorithm: c.algo, Estimator: c.est, Iters: iters, GammaC: 0.5, Seed: 7, LogPoints: 4, EvalNodes: -1,
 				Network: m, EdgeSink: log, Schedule: sched}
