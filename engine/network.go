@@ -80,6 +80,9 @@ type netRun struct {
 	// synchronous executor under churn: an offline node keeps its θ; nil
 	// otherwise).
 	cNode []float64
+	// shard is the synchronous executor's round under churn
+	// (netSyncShard, churnShard), bound once.
+	shard func(w int, r layout.Range, tk *task)
 }
 
 // netView is the engine's network.NodeView for an adaptive picker.
@@ -609,12 +612,18 @@ func (e *referenceExec) netStep() error {
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
 		fn := e.fn
 		if s.nx.churn {
-			fn = e.netSyncShard
+			if s.nx.shard == nil {
+				s.nx.shard = e.netSyncShard
+			}
+			fn = s.nx.shard
 		}
-		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
-			fn(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		} else {
+		switch {
+		case e.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork:
 			e.cr.pool.run(fn, tk)
+		case s.nx.churn: // static calls: tk stays on the stack
+			e.netSyncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
+		default:
+			e.syncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
 		}
 		if s.nx.churn {
 			for w, v := range s.nx.evals {
@@ -710,12 +719,18 @@ func (e *plainExec) netAdvance(stop int64) error {
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
 		fn := e.fn
 		if s.nx.cNode != nil {
-			fn = e.churnShard
+			if s.nx.shard == nil {
+				s.nx.shard = e.churnShard
+			}
+			fn = s.nx.shard
 		}
-		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
-			fn(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		} else {
+		switch {
+		case e.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork:
 			e.cr.pool.run(fn, tk)
+		case s.nx.cNode != nil: // static calls: tk stays on the stack
+			e.churnShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
+		default:
+			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
 		}
 		e.cPrev = s.linearScale(tk.gamma, float64(t))
 		if s.nx.cNode != nil {

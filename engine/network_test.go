@@ -718,3 +718,33 @@ func TestNetworkSemanticsDelays(t *testing.T) {
 		t.Fatalf("event 3: z_1 %v z_2 %v y %v", s.Z.Row(1), s.Z.Row(2), s.Y)
 	}
 }
+
+// TestNetworkNoAllocs: an iteration under a network model allocates
+// nothing, on the executors that honour it (the plain synchronous one on
+// the pool, the serial asynchronous one, the reference with delays).
+func TestNetworkNoAllocs(t *testing.T) {
+	forcePool(t)
+	n := 200
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 5})
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 4, 11)
+	churn := network.Churn{Dist: network.DistGeometric, Up: 300, Down: 100}
+	for _, c := range []struct {
+		algo  Algorithm
+		sched Schedule
+		m     network.Model
+	}{
+		{Sync, ScheduleAuto, network.Model{Loss: 0.3, LossOneWay: true, Churn: churn}},
+		{Async, ScheduleAuto, network.Model{Loss: 0.3, Churn: churn, Activation: network.Activation{Kind: network.ActClocks}}},
+		{Async, ScheduleReference, network.Model{Loss: 0.3, Churn: churn, Delay: network.Delay{Dist: network.DelayUniform, A: 0, B: 5}}},
+	} {
+		s, err := New(p, g, Config{Algorithm: c.algo, Iters: 1 << 40, GammaC: 1, Seed: 1, Workers: 2, Schedule: c.sched, Network: c.m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Advance(5000)
+		if a := testing.AllocsPerRun(50, func() { s.Advance(1) }); a != 0 {
+			t.Fatalf("%s %s: %v allocations per iteration", c.algo, s.kind.name, a)
+		}
+		s.Close()
+	}
+}
