@@ -11,8 +11,8 @@ import (
 )
 
 // The network model (docs/networks.md, issue #34). A run whose
-// Config.Network is the paper's network (Model.IsPerfect) has s.net == nil
-// and runs today's code, bit for bit. Otherwise state.net is the run's
+// Config.Network is the paper's network (Model.IsPerfect) and that has no
+// Config.EdgeSink has s.net == nil and runs today's code, bit for bit. Otherwise state.net is the run's
 // network.Net and state.nx what the engine keeps of it: counters, the
 // synchronous churn clocks c_k, the delay queue. Every executor draws
 // iteration t's activation here (state.activation, or its batch form
@@ -102,11 +102,11 @@ func (v *netView) Theta(k int) []float64 {
 
 // checkNetwork validates the network part of a configuration.
 func (c Config) checkNetwork() error {
-	if c.Network.IsPerfect() {
+	if c.Network.IsPerfect() && c.EdgeSink == nil {
 		return nil
 	}
 	if c.Algorithm == Centralized {
-		return fmt.Errorf("a network model (%s) applies to the gossip algorithms (sync, async), not centralized", c.Network)
+		return fmt.Errorf("a network model (%s) and an edge sink (--write-edges) apply to the gossip algorithms (sync, async), not centralized", c.Network)
 	}
 	if err := c.Network.Validate(); err != nil {
 		return err
@@ -115,20 +115,21 @@ func (c Config) checkNetwork() error {
 }
 
 // netFits reports whether an executor row that does not honour a network
-// model may run cfg: only with the paper's network.
-func netFits(cfg Config) bool { return cfg.Network.IsPerfect() }
+// model may run cfg: only with the paper's network and no edge sink (an
+// executor that draws its edges in bulk does not report them).
+func netFits(cfg Config) bool { return cfg.Network.IsPerfect() && cfg.EdgeSink == nil }
 
 // netRefusal explains why a named schedule has no row for cfg when a row of
 // it would run the paper's network: it does not honour the model yet.
 func netRefusal(sh Shape, cfg Config, want Schedule) error {
-	if cfg.Network.IsPerfect() {
+	if netFits(cfg) {
 		return nil
 	}
 	perfect := cfg
-	perfect.Network = network.Model{}
+	perfect.Network, perfect.EdgeSink = network.Model{}, nil
 	for _, e := range executors {
 		if e.schedule == want && e.fits(sh, perfect, false) {
-			return fmt.Errorf("engine: the %s schedule (%s) does not honour the network model %s yet (only the reference, plain synchronous without churn and serial asynchronous without delays do): use schedule auto or reference",
+			return fmt.Errorf("engine: the %s schedule (%s) does not honour the network model %s or an edge sink yet (only the reference, plain synchronous and serial asynchronous without delays do): use schedule auto or reference",
 				want, e.name, cfg.Network)
 		}
 	}
@@ -144,8 +145,8 @@ func netRefusal(sh Shape, cfg Config, want Schedule) error {
 // synchronous one), which under churn needs c per node.
 func (s *state) attachNetwork(workers int, linear bool) error {
 	m := s.cfg.Network
-	if m.IsPerfect() {
-		return nil
+	if m.IsPerfect() && s.cfg.EdgeSink == nil {
+		return nil // today's run
 	}
 	nt, err := network.New(m, s.g, s.cfg.Seed)
 	if err != nil {
@@ -209,9 +210,8 @@ func (s *state) activation(t int64) (i, j int, fl uint8, err error) {
 			view = &s.nx.view
 		}
 		if i, j, ok = s.net.Edge(t, s.edges, view); !ok {
-			if err := s.net.Err(); err != nil {
-				return -1, -1, 0, err
-			}
+			// Nothing activated; an adaptive picker's invalid pick is
+			// kept by Net.Err (Sim.Net).
 			return -1, -1, 0, nil
 		}
 	}

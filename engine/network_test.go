@@ -431,50 +431,85 @@ func TestNetworkEdgeSinkReplay(t *testing.T) {
 	churn := network.Churn{Dist: network.DistGeometric, Up: 40, Down: 15}
 	for _, c := range netCases {
 		for _, sched := range []Schedule{ScheduleAuto, ScheduleReference} {
-			iters := int64(1500)
-			m := network.Model{Loss: 0.3, LossOneWay: true}
-			m.Churn = churn
-			log := &edgeLog{Stream: network.Stream{Name: "recorded"}}
-			cfg := Config{Algorithm: c.algo, Estimator: c.est, Iters: iters, GammaC: 0.5, Seed: 7, LogPoints: 4, EvalNodes: -1,
-				Network: m, EdgeSink: log, Schedule: sched}
-			tr, s := runTrace(t, p, g, cfg)
-			want := snapNet(s, tr)
-			if int64(len(log.T)) != iters {
-				t.Fatalf("%s: the sink saw %d activations of %d", c.algo, len(log.T), iters)
-			}
-			for x, v := range log.T {
-				if v != int64(x+1) {
-					t.Fatalf("sink out of order at %d: %d", x, v)
+			for _, m := range []network.Model{{}, {Loss: 0.3, LossOneWay: true, Churn: churn}} {
+				iters := int64(1500)
+				log := &edgeLog{Stream: network.Stream{Name: "recorded"}}
+				cfg := Config{Algorithm: c.algo, Estimator: c.est, Iters: iters, GammaC: 0.5, Seed: 7, LogPoints: 4, EvalNodes: -1,
+					Network: m, EdgeSink: log, Schedule: sched}
+				tr, s := runTrace(t, p, g, cfg)
+				want := snapNet(s, tr)
+				if int64(len(log.T)) != iters {
+					t.Fatalf("%s: the sink saw %d activations of %d", c.algo, len(log.T), iters)
+				}
+				for x, v := range log.T {
+					if v != int64(x+1) {
+						t.Fatalf("sink out of order at %d: %d", x, v)
+					}
+				}
+				m.Stream = &log.Stream
+				cfg.EdgeSink, cfg.Network = nil, m
+				tr, s = runTrace(t, p, g, cfg)
+				if d := snapNet(s, tr).diff(want); d != "" {
+					t.Fatalf("%s/%s %s: the replay's %s differs", c.algo, c.est, sched, d)
+				}
+				// A run longer than the stream is refused.
+				cfg.Iters = iters + 1
+				s, err := New(p, g, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "--edge-stream") {
+					t.Fatalf("run past the stream: %v", err)
+				}
+				if err := s.Advance(iters + 1); err == nil {
+					t.Fatal("advance past the stream")
+				}
+				// A failing sink stops the run with its error.
+				cfg.Iters, cfg.Network.Stream = iters, nil
+				cfg.EdgeSink = &edgeLog{fail: 100}
+				s, err = New(p, g, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "disk full") || s.Iter() >= 100 {
+					t.Fatalf("failing sink: %v at %d", err, s.Iter())
 				}
 			}
-			m.Stream = &log.Stream
-			cfg.EdgeSink, cfg.Network = nil, m
-			tr, s = runTrace(t, p, g, cfg)
-			if d := snapNet(s, tr).diff(want); d != "" {
-				t.Fatalf("%s/%s %s: the replay's %s differs", c.algo, c.est, sched, d)
-			}
-			// A run longer than the stream is refused.
-			cfg.Iters = iters + 1
-			s, err := New(p, g, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "--edge-stream") {
-				t.Fatalf("run past the stream: %v", err)
-			}
-			if err := s.Advance(iters + 1); err == nil {
-				t.Fatal("advance past the stream")
-			}
-			// A failing sink stops the run with its error.
-			cfg.Iters, cfg.Network.Stream = iters, nil
-			cfg.EdgeSink = &edgeLog{fail: 100}
-			s, err = New(p, g, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "disk full") || s.Iter() >= 100 {
-				t.Fatalf("failing sink: %v at %d", err, s.Iter())
-			}
+		}
+	}
+}
+
+// badPicker picks a pair that is not an edge every fifth iteration; it
+// declares uniform probabilities (no pilot, which would refuse it).
+type badPicker struct{ g *graph.Graph }
+
+func (p badPicker) EdgeProbabilities(g *graph.Graph) []float64 {
+	pe := make([]float64, len(g.Edges))
+	for x := range pe {
+		pe[x] = 1 / float64(len(pe))
+	}
+	return pe
+}
+
+func (p badPicker) Next(t int64, d network.Draw, v network.NodeView) (int, int) {
+	if t%5 == 0 {
+		return 0, 0
+	}
+	e := p.g.Edges[d.IntN(0, len(p.g.Edges))]
+	return int(e[0]), int(e[1])
+}
+
+// TestNetworkInvalidPick: an adaptive picker's invalid pick activates
+// nothing (docs/networks.md §8) and is reported by the run's Net.
+func TestNetworkInvalidPick(t *testing.T) {
+	n := 20
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: n})
+	for _, algo := range []Algorithm{Sync, Async} {
+		m := network.Model{Activation: network.Activation{Kind: network.ActAdaptive, Picker: badPicker{g}}}
+		tr, s := runTrace(t, p, g, Config{Algorithm: algo, Iters: 100, GammaC: 1, Seed: 1, Network: m})
+		if s.Net().Err() == nil || tr[len(tr)-1].Attempted != 80 {
+			t.Fatalf("%s: err %v, attempted %d of 100 (20 invalid picks)", algo, s.Net().Err(), tr[len(tr)-1].Attempted)
 		}
 	}
 }
