@@ -12,21 +12,23 @@ import (
 
 // The network model (docs/networks.md, issue #34). A run whose
 // Config.Network is the paper's network (Model.IsPerfect) and that has no
-// Config.EdgeSink has s.net == nil and runs today's code, bit for bit. Otherwise state.net is the run's
-// network.Net and state.nx what the engine keeps of it: counters, the
-// synchronous churn clocks c_k, the delay queue. Every executor draws
-// iteration t's activation here (state.activation, or its batch form
-// state.activations), so the edge, the idle iterations, churn at the
-// endpoints, the deliveries, the counters and Config.EdgeSink are decided in
-// one place.
+// Config.EdgeSink has s.net == nil and runs today's code, bit for bit.
+// Otherwise state.net is the run's network.Net and state.nx what the engine
+// keeps of it: counters, the synchronous churn clocks c_k, the delay queue.
+// Every executor draws iteration t's activation here (state.activation, or
+// its batch form state.activations), so the edge, the idle iterations,
+// churn at the endpoints, the deliveries, the counters and Config.EdgeSink
+// are decided in one place.
 //
 // Which executors honour a model: the reference (every model, both
-// algorithms and estimators, delays and churn included), the asynchronous
-// serial fast path (exec_async.go: every model but delays) and the plain
-// synchronous fast path (exec_plain.go: every model but churn). The other
-// rows of the executor table refuse a model (netFits), so that auto falls
-// through to one that honours it; the parallel asynchronous executor does
-// not engage (parallelAsync).
+// algorithms and estimators, delays and churn included), the plain
+// synchronous fast path (exec_plain.go: every model; under churn θ_k =
+// c_k·z_k with the c of node k's last step) and the asynchronous serial
+// fast path (exec_async.go: every model but delays, which asyncFits
+// refuses: an arrival changes z_k of a node that does not step, so θ_k is
+// no longer c_k·z_k). The other rows of the executor table refuse a model
+// (netFits), so that auto falls through to one that honours it; the
+// parallel asynchronous executor does not engage (parallelAsync).
 
 // EdgeSink receives every activation of a run in order of t (lost or not,
 // with offline endpoints or not; not the idle iterations that activate no
