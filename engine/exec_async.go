@@ -21,10 +21,7 @@ import (
 // (exec_asyncpar.go) runs the same events as a dataflow over its workers.
 
 func asyncFits(sh Shape, cfg Config, _ bool) bool {
-	// Delays: not yet. A message arriving at a node that does not step
-	// changes z_k but not θ_k (docs/networks.md §5), and θ_k = c_k·z_k is
-	// implicit here (network.go).
-	return sh.linear() && cfg.Algorithm == Async && cfg.Network.Delay.Dist == ""
+	return sh.linear() && cfg.Algorithm == Async
 }
 
 func asyncBytes(sh Shape, cfg Config, _ int) int64 {
@@ -602,7 +599,11 @@ func (e *asyncExec) recordLines() []uintptr {
 func (e *asyncExec) touched() {}
 
 // theta sets dst = θ_k = c_k·z_k.
-func (e *asyncExec) theta(k int, dst []float64) { kernel.Scale(dst, e.s.Z.Row(k), e.nd[k].c) }
+func (e *asyncExec) theta(k int, dst []float64) {
+	if !e.heldTheta(k, dst) { // held apart under delays (network.go)
+		kernel.Scale(dst, e.s.Z.Row(k), e.nd[k].c)
+	}
+}
 
 // restore rebuilds the per-node scales from the clocks and reloads the
 // mirrored clocks and auxiliary indices from the state.

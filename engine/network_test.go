@@ -198,9 +198,6 @@ func TestNetworkExecutorsMatchReference(t *testing.T) {
 			if c.algo == Async {
 				want = "async"
 			}
-			if nm.m.Delay.Dist != "" {
-				want = "reference"
-			}
 			for _, w := range []int{1, 2, 8} {
 				cfg.Workers, cfg.Schedule = w, ScheduleAuto
 				tr, s := runTrace(t, p, g, cfg)
@@ -241,11 +238,6 @@ func TestNetworkRefusingRows(t *testing.T) {
 			t.Fatalf("%s %s: auto picked %s under a network model", c.p.Loss, c.algo, s.kind.name)
 		}
 		s.Close()
-	}
-	if _, err := New(auc, g, Config{Algorithm: Async, Iters: 10, GammaC: 1, Schedule: SchedulePlain,
-		Network: network.Model{Delay: network.Delay{Dist: network.DelayConstant, C: 1}}}); err == nil ||
-		!strings.Contains(err.Error(), "plain") {
-		t.Fatalf("the asynchronous fast path with delays: %v", err)
 	}
 	if _, err := New(auc, nil, Config{Algorithm: Centralized, Iters: 10, GammaC: 1, Network: m}); err == nil || !strings.Contains(err.Error(), "centralized") {
 		t.Fatalf("centralized: %v", err)
@@ -756,7 +748,8 @@ func TestNetworkSemanticsDelays(t *testing.T) {
 
 // TestNetworkNoAllocs: an iteration under a network model allocates
 // nothing, on the executors that honour it (the plain synchronous one on
-// the pool, the serial asynchronous one, the reference with delays).
+// the pool, the serial asynchronous one, with delays too, the reference
+// with delays).
 func TestNetworkNoAllocs(t *testing.T) {
 	forcePool(t)
 	n := 200
@@ -771,6 +764,7 @@ func TestNetworkNoAllocs(t *testing.T) {
 		{Sync, ScheduleAuto, network.Model{Loss: 0.3, LossOneWay: true, Churn: churn}},
 		{Async, ScheduleAuto, network.Model{Loss: 0.3, Churn: churn, Activation: network.Activation{Kind: network.ActClocks}}},
 		{Async, ScheduleReference, network.Model{Loss: 0.3, Churn: churn, Delay: network.Delay{Dist: network.DelayUniform, A: 0, B: 5}}},
+		{Async, ScheduleAuto, network.Model{Loss: 0.3, LossOneWay: true, Churn: churn, Delay: network.Delay{Dist: network.DelayUniform, A: 0, B: 5}}},
 	} {
 		s, err := New(p, g, Config{Algorithm: c.algo, Iters: 1 << 40, GammaC: 1, Seed: 1, Workers: 2, Schedule: c.sched, Network: c.m})
 		if err != nil {
