@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/pairgossip/pairgossip/output"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func singleProcess(t *testing.T, cfg pairgossip.Config) (trace []byte, sum map[s
 	b := ck.Bytes()
 	hl := binary.LittleEndian.Uint32(b[8:])
 	state = b[12+int(hl) : len(b)-32]
-	return pairgossip.TraceCSV(res.Trace), stripTimes(t, pairgossip.JSON(run.Summarize(res, nil))), state
+	return output.TraceCSV(res.Trace), stripTimes(t, output.JSON(output.Summarize(run, res, nil))), state
 }
 
 // stripTimes returns summary.json without what differs between two runs of
@@ -75,10 +76,10 @@ func TestOneRankIdentical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pairgossip.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+		if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
 			t.Fatalf("n = %d: trace differs\n got %s\nwant %s", n, got, wantTrace)
 		}
-		gotSum := stripTimes(t, pairgossip.JSON(r.Summary(trace, 0, 0, nil)))
+		gotSum := stripTimes(t, output.JSON(r.Summary(trace, 0, 0, nil)))
 		gj, _ := json.Marshal(gotSum)
 		wj, _ := json.Marshal(wantSum)
 		if !bytes.Equal(gj, wj) {
@@ -134,7 +135,7 @@ func TestOneRankResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pairgossip.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+	if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
 		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
 	}
 	var st bytes.Buffer

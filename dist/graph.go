@@ -2,10 +2,10 @@ package dist
 
 import (
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"slices"
 	"sort"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/mpi"
 )
@@ -25,7 +25,7 @@ const (
 // ranks (shareStats) — as one process's generator does: the same edges,
 // the same Tries. It sets the rank's edges and returns the graph's
 // description and warnings.
-func (l *local) drawShare(part *graph.Partial) (*pairgossip.GraphInfo, []string, error) {
+func (l *local) drawShare(part *graph.Partial) (*output.GraphInfo, []string, error) {
 	size := l.comm.Size()
 	bounds := make([]int, size+1)
 	for r := range size {
@@ -47,7 +47,7 @@ func (l *local) drawShare(part *graph.Partial) (*pairgossip.GraphInfo, []string,
 		if err := l.setEdges(edges, -1); err != nil {
 			return nil, nil, err
 		}
-		gi := &pairgossip.GraphInfo{Name: part.Name, Kind: part.Kind, N: l.n, UndirectedEdges: l.eStart[len(l.eStart)-1],
+		gi := &output.GraphInfo{Name: part.Name, Kind: part.Kind, N: l.n, UndirectedEdges: l.eStart[len(l.eStart)-1],
 			MinDegree: st.minDeg, MaxDegree: st.maxDeg, Tries: t + 1}
 		var warn []string
 		if st.bipartite {

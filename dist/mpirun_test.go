@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -366,8 +367,8 @@ func TestRankWorker(t *testing.T) {
 		fail(err)
 	}
 	if c.Rank() == 0 {
-		os.WriteFile(filepath.Join(dir, "trace.csv"), pairgossip.TraceCSV(trace), 0o644)
-		os.WriteFile(filepath.Join(dir, "summary.json"), pairgossip.JSON(r.Summary(trace, 0, 0, nil)), 0o644)
+		os.WriteFile(filepath.Join(dir, "trace.csv"), output.TraceCSV(trace), 0o644)
+		os.WriteFile(filepath.Join(dir, "summary.json"), output.JSON(r.Summary(trace, 0, 0, nil)), 0o644)
 	}
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
@@ -454,7 +455,7 @@ func checkLocalEdges(c mpi.Comm, r *Run) error {
 	if !slices.Equal(r.l.myEdges, want) {
 		return fmt.Errorf("rank %d holds %d edges, not the graph's %d edges whose lower end is in [%d, %d) (of %d)", c.Rank(), r.LocalEdges(), len(want), r.Lo(), r.Hi(), len(g.Edges))
 	}
-	info := pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+	info := output.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
 		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	if *r.Graph != info {
 		return fmt.Errorf("rank %d: graph %+v, one process's %+v", c.Rank(), *r.Graph, info)

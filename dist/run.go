@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"math"
 	"runtime/debug"
 	"time"
@@ -44,7 +45,7 @@ type Run struct {
 	Comm   mpi.Comm
 	// Graph describes the whole graph (what summary.json reports); a rank
 	// keeps only its share of the edges (LocalEdges).
-	Graph    *pairgossip.GraphInfo
+	Graph    *output.GraphInfo
 	Setup    pairgossip.SetupTimes
 	Warnings []string
 	ecfg     engine.Config
@@ -263,7 +264,7 @@ func (r *Run) buildWhole(l *local, spec graph.Spec) error {
 	if len(g.Edges) == 0 || !g.Connected() {
 		return fmt.Errorf("engine: graph %s is not connected", g.Name)
 	}
-	r.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+	r.Graph = &output.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
 		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	r.Warnings = warn
 	return l.shareEdges(g)
@@ -430,9 +431,9 @@ func (r *Run) checkpointOrStop(save func() error) error {
 
 // Summary returns summary.json's content for the trace (what one process
 // writes for the same run, timings apart).
-func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err error) pairgossip.Summary {
+func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err error) output.Summary {
 	cfg := r.Config
-	s := pairgossip.Summary{Status: "complete", Config: cfg, Seed: cfg.Seed}
+	s := output.Summary{Status: "complete", Config: cfg, Seed: cfg.Seed}
 	if err != nil {
 		s.Status = "failed"
 		if _, ok := err.(*engine.DivergenceError); ok {
@@ -445,14 +446,14 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 	gi := *r.Graph
 	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)
-	s.Execution = pairgossip.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(),
+	s.Execution = output.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(),
 		LAPACK: problem.LAPACK, BLASCore: problem.BLASCore(), Workers: r.workers, PinNote: "not asked (Config.Pin)"}
 	s.Warnings = r.Warnings
 	st := r.Setup
-	s.Timing = pairgossip.Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),
+	s.Timing = output.Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),
 		SetupEngine: st.Engine.Seconds(), Setup: st.Total().Seconds()}
-	s.OptimumObjective = pairgossip.Float(math.NaN())
-	nan := pairgossip.Float(math.NaN())
+	s.OptimumObjective = output.Float(math.NaN())
+	nan := output.Float(math.NaN())
 	if len(trace) == 0 {
 		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = nan, nan, nan, nan
 		s.AUCMean, s.Bias, s.Consensus = nan, nan, nan
@@ -460,9 +461,9 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 	} else {
 		f := trace[len(trace)-1]
 		s.Iter, s.GradEvals, s.GradEvalsNonzero = f.Iter, f.GradEvals, f.GradEvalsNonzero
-		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = pairgossip.Float(f.ObjMean), pairgossip.Float(f.ObjStd), pairgossip.Float(f.ObjMin), pairgossip.Float(f.ObjMax)
-		s.AUCMean, s.Bias, s.Consensus = pairgossip.Float(f.AUCMean), pairgossip.Float(f.Bias), pairgossip.Float(f.Consensus)
-		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = pairgossip.Float(f.ObjStdErr), pairgossip.Float(f.AUCStdErr), pairgossip.Float(f.BiasStdErr)
+		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = output.Float(f.ObjMean), output.Float(f.ObjStd), output.Float(f.ObjMin), output.Float(f.ObjMax)
+		s.AUCMean, s.Bias, s.Consensus = output.Float(f.AUCMean), output.Float(f.Bias), output.Float(f.Consensus)
+		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = output.Float(f.ObjStdErr), output.Float(f.AUCStdErr), output.Float(f.BiasStdErr)
 		s.MeasurePairs = f.MeasurePairs
 		s.MeasureMode, s.MeasureModeAUC, s.MeasureModeBias = f.Measure.Obj.String(), f.Measure.AUC.String(), f.Measure.Bias.String()
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/output"
 	"io"
 	"os"
 	"os/signal"
@@ -11,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/dist"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
@@ -106,7 +107,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	}
 	if runErr != nil && !isDivergence(runErr) && ctx.Err() == nil {
 		// A failed collective leaves the other ranks waiting: end them all.
-		fmt.Fprintf(stderr, "pairgossip run: rank %d: %s\n", comm.Rank(), pairgossip.FlagMessage(runErr))
+		fmt.Fprintf(stderr, "pairgossip run: rank %d: %s\n", comm.Rank(), config.FlagMessage(runErr))
 		mpi.Abort(1)
 	}
 	stats, err := gatherRankStats(comm, r, wall)
@@ -120,13 +121,13 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSVOptimum(trace, float64(sum.OptimumObjective))); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVOptimum(trace, float64(sum.OptimumObjective))); err != nil {
 		return true, err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), output.JSON(sum)); err != nil {
 		return true, err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), pairgossip.JSON(stats)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), output.JSON(stats)); err != nil {
 		return true, err
 	}
 	if err := removeStale(a.out, []string{"trace.csv", "summary.json", "mpi.json"}, stderr); err != nil {
@@ -143,7 +144,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		}
 	}()
 	if a.asJSON {
-		stdout.Write(pairgossip.JSON(sum))
+		stdout.Write(output.JSON(sum))
 		return true, nil
 	}
 	fmt.Fprintf(stdout, "%s %s on %s (%d nodes) over %d ranks, %d iterations in %.2fs\n", r.Config.Algorithm, r.Config.Problem,

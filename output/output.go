@@ -1,4 +1,9 @@
-package pairgossip
+// Package output writes what a run produces: trace.csv (TraceCSV, read
+// back by ReadTraceCSV), nodes.csv (NodesCSV), summary.json (Summarize,
+// JSON) and the model's .npy files (SaveModel, through package npy, the
+// codec the data reader uses too). The run itself is package pairgossip's;
+// nothing here changes results.
+package output
 
 import (
 	"bytes"
@@ -11,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/problem"
@@ -120,16 +127,6 @@ func TraceCSVOptimum(trace []engine.Record, optimum float64) []byte {
 	return b.Bytes()
 }
 
-// NodeRecord is one evaluated node's values at one measurement
-// (ExecOptions.TraceNodes; nodes.csv).
-type NodeRecord struct {
-	Iter      int64
-	Node      int     // the node's index, 0-based (as in theta_bar.npy's rows)
-	Degree    int     // its degree in the run's graph (0: centralized)
-	Objective float64 // R_n(θ̄_k), exact or, for a sampled measurement, estimated on the record's pair sample
-	AUC       float64 // the AUC of θ̄_k (NaN: metric learning, none)
-}
-
 // NodesColumns is nodes.csv's header: long format, one row per
 // (measurement, evaluated node), measurements in order and nodes
 // ascending within each.
@@ -137,7 +134,7 @@ var NodesColumns = []string{"iter", "node", "degree", "objective", "auc"}
 
 // NodesCSV renders the per-node trace as CSV (the formatting of
 // TraceCSV: an empty field for no value).
-func NodesCSV(nodes []NodeRecord) []byte {
+func NodesCSV(nodes []pairgossip.NodeRecord) []byte {
 	var b bytes.Buffer
 	b.WriteString(strings.Join(NodesColumns, ","))
 	b.WriteByte('\n')
@@ -167,10 +164,10 @@ func measureModes(r engine.Record) (obj, auc, bias string) {
 
 // Summary is the content of summary.json.
 type Summary struct {
-	Status string `json:"status"` // complete, diverged, cancelled
-	Error  string `json:"error,omitempty"`
-	Config Config `json:"config"`
-	Seed   uint64 `json:"seed"`
+	Status string        `json:"status"` // complete, diverged, cancelled
+	Error  string        `json:"error,omitempty"`
+	Config config.Config `json:"config"`
+	Seed   uint64        `json:"seed"`
 	Data   struct {
 		Name    string `json:"name"`
 		N       int    `json:"n"`
@@ -282,7 +279,7 @@ type GraphInfo struct {
 
 // Summarize builds the summary of a run. res may be partial; err is the
 // error that stopped the run, if any.
-func (r *Run) Summarize(res *Result, err error) Summary {
+func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
 	s := Summary{Status: "complete", Config: r.Config, Seed: r.Config.Seed}
 	if err != nil {
 		s.Status = "failed"
@@ -331,7 +328,7 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			s.OptimumConverged = res.Optimum.Converged
 			s.OptimumCached = res.OptimumCached
 		}
-		if w := r.precisionMissed(res.Trace); w != "" {
+		if w := precisionMissed(r.Config, res.Trace); w != "" {
 			s.Warnings = append(append([]string(nil), s.Warnings...), w)
 		}
 		if r.Config.StopAt > 0 {
@@ -353,8 +350,8 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 // every one reached it. The plan sizes the sample from a pilot's estimate
 // of the variance, so a quarter over the target is still counted as
 // reached.
-func (r *Run) precisionMissed(trace []engine.Record) string {
-	want := r.Config.MeasurePrecision
+func precisionMissed(c config.Config, trace []engine.Record) string {
+	want := c.MeasurePrecision
 	if !(want > 0) {
 		want = problem.DefaultPrecision
 	}
