@@ -248,13 +248,9 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 	// Validate has parsed these names already (an objective's name is not a
 	// Loss: objectiveName says so).
 	loss, _ := problem.ParseLoss(cfg.Problem)
-	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
-	est, _ := engine.ParseEstimator(cfg.Baseline)
 	rk, _ := problem.ParseReg(cfg.Reg)
-	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
-		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, Pin: cfg.Pin, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
-		Schedule: engine.Schedule(cfg.Schedule), MeasurePrecision: cfg.MeasurePrecision, StopChecks: cfg.StopAt > 0}
-	ecfg.Measure, _ = engine.ParseMeasureMode(cfg.Measure)
+	ecfg := cfg.EngineConfig()
+	algo := ecfg.Algorithm
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@
 package config
 
 import (
+	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -131,4 +132,19 @@ func (c Config) WithDefaults() Config {
 		}
 	}
 	return c
+}
+
+// EngineConfig is the engine's configuration of a run of c: the parsed
+// names (algorithm, estimator, schedule, measurement mode) and the numbers
+// the engine takes. It is the one conversion from Config to engine.Config,
+// which pairgossip.Prepare and the run over MPI ranks (package dist) both
+// use. c is expected valid (Validate): a name it does not parse is left at
+// its zero value, which engine.Config.Validate reports.
+func (c Config) EngineConfig() engine.Config {
+	algo, _ := engine.ParseAlgorithm(c.Algorithm)
+	est, _ := engine.ParseEstimator(c.Baseline)
+	mode, _ := engine.ParseMeasureMode(c.Measure)
+	return engine.Config{Algorithm: algo, Estimator: est, Iters: c.Iters, GammaC: c.GammaC,
+		GammaAlpha: c.GammaAlpha, Seed: c.Seed, Workers: c.Workers, Pin: c.Pin, LogPoints: c.LogPoints, EvalNodes: c.EvalNodes,
+		Schedule: engine.Schedule(c.Schedule), Measure: mode, MeasurePrecision: c.MeasurePrecision, StopChecks: c.StopAt > 0}
 }

@@ -168,3 +168,36 @@ func TestDataLimitPerRank(t *testing.T) {
 		t.Fatalf("Prepare: %v", err)
 	}
 }
+
+// TestPinNoted: a run over ranks takes Config.Pin through the one
+// Config → engine.Config conversion and says in summary.json that it does
+// not pin its workers; not asked, its note is the engine's own, so that one
+// rank's summary stays one process's.
+func TestPinNoted(t *testing.T) {
+	cfg := testConfig(3000, 10)
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, engineNote := run.Sim.Pinned()
+	run.Close()
+	for _, pin := range []bool{false, true} {
+		cfg.Pin = pin
+		r, err := Prepare(mpi.Self(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ecfg.Pin != pin {
+			t.Errorf("--pin %v: the engine's configuration has Pin %v", pin, r.ecfg.Pin)
+		}
+		ex := r.Summary(nil, 0, 0, nil).Execution
+		switch {
+		case ex.PinnedCPUs != nil:
+			t.Errorf("--pin %v: pinned CPUs %v reported", pin, ex.PinnedCPUs)
+		case !pin && ex.PinNote != engineNote:
+			t.Errorf("not asked: note %q, the engine's %q", ex.PinNote, engineNote)
+		case pin && !strings.Contains(ex.PinNote, "bind the ranks"):
+			t.Errorf("asked: note %q", ex.PinNote)
+		}
+	}
+}

@@ -91,16 +91,9 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	// which have no distributed form: refuse it here, by name, rather than
 	// run the zero Loss (the AUC logistic) under its label.
 	loss, lossErr := problem.ParseLoss(cfg.Problem)
-	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
-	est, _ := engine.ParseEstimator(cfg.Baseline)
 	rk, _ := problem.ParseReg(cfg.Reg)
-	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
-		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
-		Schedule: engine.Schedule(cfg.Schedule), MeasurePrecision: cfg.MeasurePrecision}
-	ecfg.Measure, _ = engine.ParseMeasureMode(cfg.Measure)
-	if ecfg.LogPoints == 0 {
-		ecfg.LogPoints = 30
-	}
+	ecfg := cfg.EngineConfig()
+	algo, est := ecfg.Algorithm, ecfg.Estimator
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -154,7 +147,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 			hi0-lo0, d, float64(hi0-lo0)*float64(d), dataset.DefaultMaxElements, need)
 	}
 	l := &local{comm: c, n: n, d: d, P: d, lo: lo, hi: hi, loss: loss,
-		reg: problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, gammaC: cfg.GammaC, galp: cfg.GammaAlpha,
+		reg: problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, step: ecfg,
 		workers: r.workers}
 	l.x = make([]float64, nl*d)
 	l.lab = make([]int32, nl)
@@ -447,7 +440,7 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)
 	s.Execution = output.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(),
-		LAPACK: problem.LAPACK, BLASCore: problem.BLASCore(), Workers: r.workers, PinNote: "not asked (Config.Pin)"}
+		LAPACK: problem.LAPACK, BLASCore: problem.BLASCore(), Workers: r.workers, PinNote: pinNote(cfg.Pin)}
 	s.Warnings = r.Warnings
 	st := r.Setup
 	s.Timing = output.Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),
@@ -473,6 +466,15 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 	s.WallSeconds = wall.Seconds()
 	s.Timing.Iterations, s.Timing.Measurement = (wall - measure).Seconds(), measure.Seconds()
 	return s
+}
+
+// pinNote is summary.json's pin_note: a rank's workers are goroutines of
+// each pass (par.Blocks), not a pinned pool, so --pin is noted, not done.
+func pinNote(asked bool) string {
+	if asked {
+		return "not done over MPI ranks: a rank's workers are started for each pass; bind the ranks instead (mpirun --bind-to core)"
+	}
+	return "not asked (Config.Pin)"
 }
 
 func optimumOutOfReachText(n, npos int) string {
