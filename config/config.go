@@ -137,7 +137,7 @@ func (c Config) WithDefaults() Config {
 // EngineConfig is the engine's configuration of a run of c: the parsed
 // names (algorithm, estimator, schedule, measurement mode) and the numbers
 // the engine takes. It is the one conversion from Config to engine.Config,
-// which pairgossip.Prepare and the run over MPI ranks (package dist) both
+// which pairgossip.Prepare and the run over MPI ranks (package ranks) both
 // use. c is expected valid (Validate): a name it does not parse is left at
 // its zero value, which engine.Config.Validate reports.
 func (c Config) EngineConfig() engine.Config {

@@ -1,4 +1,4 @@
-package dist
+package ranks
 
 import (
 	"fmt"
@@ -233,7 +233,7 @@ func (l *local) shareEdges(g *graph.Graph) error {
 		return err
 	}
 	if l.eStart[l.comm.Rank()] != a {
-		return fmt.Errorf("dist: rank %d's edges start at %d in the graph's list, not %d", l.comm.Rank(), a, l.eStart[l.comm.Rank()])
+		return fmt.Errorf("ranks: rank %d's edges start at %d in the graph's list, not %d", l.comm.Rank(), a, l.eStart[l.comm.Rank()])
 	}
 	return nil
 }

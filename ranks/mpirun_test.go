@@ -1,4 +1,4 @@
-package dist
+package ranks
 
 import (
 	"bytes"
@@ -99,7 +99,7 @@ func workerConfig(c distCase) pairgossip.Config {
 
 func TestRanksIdentical(t *testing.T) {
 	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
 	}
 	for _, tc := range identityCases {
 		n := tc.n
@@ -160,7 +160,7 @@ var graphCases = []struct {
 // process's.
 func TestRanksGraphShares(t *testing.T) {
 	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
 	}
 	for np := 1; np <= 4; np++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -218,7 +218,7 @@ func TestRankGraphWorker(t *testing.T) {
 // refused with a message naming the manifest and both numbers.
 func TestRanksResume(t *testing.T) {
 	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
 	}
 	tc := distCase{20000, "auto", "auc-hinge", ""}
 	wantTrace, wantSum, wantState := singleProcess(t, workerConfig(tc))
@@ -382,7 +382,7 @@ func TestRankWorker(t *testing.T) {
 // message carries its hint.
 func TestRanksCSVError(t *testing.T) {
 	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
 	}
 	const n, np = 3000, 3
 	dir := filepath.Dir(writeAUCData(t, t.TempDir(), n))

@@ -3,8 +3,8 @@ package engine
 import "github.com/pairgossip/pairgossip/problem"
 
 // The engine's arithmetic that the synchronous run over MPI ranks (package
-// dist) repeats on its share of the nodes, bit for bit: exported here so
-// that dist calls the engine's own code instead of keeping copies of it.
+// ranks) repeats on its share of the nodes, bit for bit: exported here so
+// that ranks calls the engine's own code instead of keeping copies of it.
 
 // MarginScaled returns Σ (x[i] − y[i])·(c·z[i]), the margin at θ = c·z,
 // with the reference's rounding (the synchronous executors' marginScaled).

@@ -1,4 +1,4 @@
-package dist
+package ranks
 
 import (
 	"fmt"
@@ -312,7 +312,7 @@ func (l *local) shareStats(edges [][2]int32) (shareResult, error) {
 				for i := 0; i < len(msg); i += 2 {
 					x := int32(msg[i] >> 32)
 					if int(x) < lo || int(x) >= hi {
-						return shareResult{}, fmt.Errorf("dist: rank %d sent node %d to rank %d, which holds [%d, %d)", a, x, me, lo, hi)
+						return shareResult{}, fmt.Errorf("ranks: rank %d sent node %d to rank %d, which holds [%d, %d)", a, x, me, lo, hi)
 					}
 					deg[int(x)-lo] += int32(uint32(msg[i]))
 					rs, ps := repOf(x - int32(lo))
@@ -408,7 +408,7 @@ func (l *local) setEdges(edges [][2]int32, total int) error {
 		l.eStart[r+1] = l.eStart[r] + int(c)
 	}
 	if total >= 0 && l.eStart[size] != total {
-		return fmt.Errorf("dist: the ranks' edge ranges do not cover the graph's %d edges (%d)", total, l.eStart[size])
+		return fmt.Errorf("ranks: the ranks' edge ranges do not cover the graph's %d edges (%d)", total, l.eStart[size])
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-// Package dist runs the synchronous simulation over the ranks of an MPI
+// Package ranks runs the synchronous simulation over the ranks of an MPI
 // job (issue #17): nodes partitioned in contiguous blocks, every rank
 // drawing the same seeded edge stream, the records of a block's touched
 // nodes gathered, run in event order and written back, the untouched ones
@@ -16,7 +16,7 @@
 // method of the evaluator's AUC losses: sampled, streamed, and the exact
 // ones (pairwise, sorted) by gathering one vector's scores to one rank at a
 // time (measure_exact.go). Prepare says what is missing for anything else.
-package dist
+package ranks
 
 import (
 	"context"
@@ -74,7 +74,7 @@ type Run struct {
 }
 
 // ErrStopped is Execute's error when it stopped at Run.StopAt.
-var ErrStopped = errors.New("dist: stopped at the requested iteration (StopAt)")
+var ErrStopped = errors.New("ranks: stopped at the requested iteration (StopAt)")
 
 // Prepare checks that cfg runs distributed, generates this rank's rows,
 // builds the graph and the rank's state.
@@ -99,7 +99,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	}
 	var why []string
 	if lossErr != nil {
-		return nil, fmt.Errorf("dist: --problem %s does not run over MPI ranks: a run over ranks needs an AUC loss (auc, auc-hinge or auc-squared-hinge); run it as one process (without mpirun, or with mpirun -np 1)", cfg.Problem)
+		return nil, fmt.Errorf("ranks: --problem %s does not run over MPI ranks: a run over ranks needs an AUC loss (auc, auc-hinge or auc-squared-hinge); run it as one process (without mpirun, or with mpirun -np 1)", cfg.Problem)
 	}
 	if algo != engine.Sync || est != engine.Gossip {
 		why = append(why, "the synchronous algorithm with the gossip estimator (--algo sync --baseline gossip); the asynchronous one is not distributed yet")
@@ -121,7 +121,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		why = append(why, "no --stop-at (the optimum of a run over ranks is solved after it, not before)")
 	}
 	if len(why) > 0 {
-		return nil, fmt.Errorf("dist: a run over MPI ranks needs %s", joinAnd(why))
+		return nil, fmt.Errorf("ranks: a run over MPI ranks needs %s", joinAnd(why))
 	}
 	r := &Run{Config: cfg, Comm: c, ecfg: ecfg, workers: par.Workers(cfg.Workers)}
 	t0 := time.Now()
@@ -131,7 +131,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	}
 	n, d := src.size()
 	if n < 64*c.Size() {
-		return nil, fmt.Errorf("dist: %d nodes over %d ranks: each rank needs at least 64 nodes (n >= %d)", n, c.Size(), 64*c.Size())
+		return nil, fmt.Errorf("ranks: %d nodes over %d ranks: each rank needs at least 64 nodes (n >= %d)", n, c.Size(), 64*c.Size())
 	}
 	lo, hi := partition(n, c.Size(), c.Rank())
 	nl := hi - lo
@@ -143,7 +143,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 				break
 			}
 		}
-		return nil, fmt.Errorf("dist: data too large: a rank would hold up to %d rows × %d features = %.3g values (the limit is %d a process): use at least %d ranks",
+		return nil, fmt.Errorf("ranks: data too large: a rank would hold up to %d rows × %d features = %.3g values (the limit is %d a process): use at least %d ranks",
 			hi0-lo0, d, float64(hi0-lo0)*float64(d), dataset.DefaultMaxElements, need)
 	}
 	l := &local{comm: c, n: n, d: d, P: d, lo: lo, hi: hi, loss: loss,
@@ -162,7 +162,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		return nil, fmt.Errorf("problem: AUC needs both classes")
 	}
 	if float64(l.labels.npos)*float64(n-l.labels.npos) <= 1e9 && !cfg.SkipOptimum {
-		return nil, fmt.Errorf("dist: the centralized optimum is not solved over ranks (one process solves it at this size): add --no-optimum")
+		return nil, fmt.Errorf("ranks: the centralized optimum is not solved over ranks (one process solves it at this size): add --no-optimum")
 	}
 	t1 := time.Now()
 	spec := graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,

@@ -7,9 +7,9 @@ import (
 	"github.com/pairgossip/pairgossip/problem"
 )
 
-// TestExportDist: the exported forms give the engine's own values (the
+// TestExportRanks: the exported forms give the engine's own values (the
 // run over ranks relies on them for its bits).
-func TestExportDist(t *testing.T) {
+func TestExportRanks(t *testing.T) {
 	x, y, z := []float64{1, -2, 0.5}, []float64{0.25, 3, -1}, []float64{0.1, 0.7, -0.3}
 	if a, b := MarginScaled(x, y, z, -0.3), marginScaled(x, y, z, -0.3); math.Float64bits(a) != math.Float64bits(b) {
 		t.Errorf("MarginScaled %v, marginScaled %v", a, b)
