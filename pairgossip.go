@@ -117,8 +117,9 @@ type Result struct {
 // optimumPairBudget bounds the pair losses of one evaluation of the
 // full-batch objective that the centralized solver is run on. The solver
 // evaluates R_n about a hundred times (L-BFGS) to thousands (FISTA through
-// the smoothing stages), and an AUC pair loss costs 10–40 ns here, so 10⁸
-// pairs already mean minutes: beyond, the solve would dwarf the simulation.
+// the smoothing stages), so 10⁸ pairs already mean minutes (the cost of a
+// pair loss: bench/RESULTS.md, "Measurements cited by comments outside the
+// engine"): beyond, the solve would dwarf the simulation.
 const optimumPairBudget = 1e8
 
 // optimumOutOfReach returns why the centralized optimum is not solved for
