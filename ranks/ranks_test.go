@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/mpi"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 // testConfig is a run the distributed executor supports, small enough for
@@ -199,5 +201,24 @@ func TestPinNoted(t *testing.T) {
 		case pin && !strings.Contains(ex.PinNote, "bind the ranks"):
 			t.Errorf("asked: note %q", ex.PinNote)
 		}
+	}
+}
+
+// TestSummaryPrecisionWarning: a run over ranks builds its summary.json
+// with one process's code (output.Summary.SetTrace), so a sampled
+// measurement that missed the precision asked for is warned of there too.
+func TestSummaryPrecisionWarning(t *testing.T) {
+	r, err := Prepare(mpi.Self(), testConfig(3000, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := engine.Record{Iter: 10, ObjMean: 0.5, ObjStdErr: 0.05, MeasurePairs: 1 << 20,
+		Measure: engine.MeasureMethods{Obj: problem.MethodSampled, AUC: problem.MethodSampled, Bias: problem.MethodSampled}}
+	s := r.Summary([]engine.Record{rec}, 0, 0, nil)
+	if len(s.Warnings) == 0 || !strings.Contains(s.Warnings[len(s.Warnings)-1], "did not reach the relative standard error") {
+		t.Fatalf("warnings %q", s.Warnings)
+	}
+	if s.Iter != 10 || s.ObjectiveMean != 0.5 || s.MeasureMode != problem.MethodSampled.String() {
+		t.Fatalf("final values: iter %d, objective %v, mode %q", s.Iter, s.ObjectiveMean, s.MeasureMode)
 	}
 }

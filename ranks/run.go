@@ -34,7 +34,6 @@ import (
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/internal/rng"
-	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/mpi"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -426,45 +425,20 @@ func (r *Run) checkpointOrStop(save func() error) error {
 // writes for the same run, timings apart).
 func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err error) output.Summary {
 	cfg := r.Config
-	s := output.Summary{Status: "complete", Config: cfg, Seed: cfg.Seed}
-	if err != nil {
-		s.Status = "failed"
-		if _, ok := err.(*engine.DivergenceError); ok {
-			s.Status = "diverged"
-		}
-		s.Error = err.Error()
-	}
+	s := output.NewSummary(cfg, err)
 	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.data.name(), r.l.n, r.l.d, 2
 	s.Data.PositiveClass = r.positive
 	gi := *r.Graph
 	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)
-	s.Execution = output.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(),
-		LAPACK: problem.LAPACK, BLASCore: problem.BLASCore(), Workers: r.workers, PinNote: pinNote(cfg.Pin)}
+	s.Execution = output.NewExecution(string(engine.ScheduleReduced), r.workers)
+	s.Execution.PinNote = pinNote(cfg.Pin)
 	s.Warnings = r.Warnings
-	st := r.Setup
-	s.Timing = output.Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),
-		SetupEngine: st.Engine.Seconds(), Setup: st.Total().Seconds()}
-	s.OptimumObjective = output.Float(math.NaN())
-	nan := output.Float(math.NaN())
-	if len(trace) == 0 {
-		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = nan, nan, nan, nan
-		s.AUCMean, s.Bias, s.Consensus = nan, nan, nan
-		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = nan, nan, nan
-	} else {
-		f := trace[len(trace)-1]
-		s.Iter, s.GradEvals, s.GradEvalsNonzero = f.Iter, f.GradEvals, f.GradEvalsNonzero
-		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = output.Float(f.ObjMean), output.Float(f.ObjStd), output.Float(f.ObjMin), output.Float(f.ObjMax)
-		s.AUCMean, s.Bias, s.Consensus = output.Float(f.AUCMean), output.Float(f.Bias), output.Float(f.Consensus)
-		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = output.Float(f.ObjStdErr), output.Float(f.AUCStdErr), output.Float(f.BiasStdErr)
-		s.MeasurePairs = f.MeasurePairs
-		s.MeasureMode, s.MeasureModeAUC, s.MeasureModeBias = f.Measure.Obj.String(), f.Measure.AUC.String(), f.Measure.Bias.String()
-	}
+	s.SetTrace(trace)
 	if !cfg.SkipOptimum {
 		s.OptimumMethod = optimumOutOfReachText(r.l.n, r.l.labels.npos)
 	}
-	s.WallSeconds = wall.Seconds()
-	s.Timing.Iterations, s.Timing.Measurement = (wall - measure).Seconds(), measure.Seconds()
+	s.SetTimes(r.Setup, wall, measure)
 	return s
 }
 
