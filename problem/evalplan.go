@@ -195,6 +195,14 @@ type EvalPlan struct {
 	MaxPairs, BiasSamples int64
 	// Bytes is the memory of the evaluator's buffers.
 	Bytes int64
+	// Distinct: when the plan samples, the buffers of the exact methods
+	// for one vector are there too, so that a measurement whose m vectors
+	// hold u < m distinct values takes the plan for u vectors on one
+	// worker when that one is exact (the sorted forms or the fast sums,
+	// with the AUC by sorting) and measures each distinct value once. The
+	// first measurement of a run, where every θ̄_k is 0, is then exact at
+	// any n the one-vector plan affords (Evaluator.Estimate).
+	Distinct bool
 }
 
 // evalShape is what planEval needs to know of a problem.
@@ -381,8 +389,19 @@ func planEval(sh evalShape, m, workers int, o EvalOptions) EvalPlan {
 		pl.BiasSamples = min(pairsFor(o.Budget/4, c.perBiasJ), maxBiasSamples)
 		pl.BiasCost = float64(pl.BiasSamples) * c.perBiasJ
 	}
+	if m > 1 && !metric && o.Mode == EvalAuto && (pl.Obj == MethodSampled || pl.AUC == MethodSampled) {
+		pl.Distinct = distinctExact(planEval(sh, 1, 1, o))
+	}
 	pl.Bytes = planBytes(sh, m, workers, pl, c)
 	return pl
+}
+
+// distinctExact reports whether a plan for the distinct vectors of a
+// measurement is one Estimate may take instead of the sampling plan: the
+// objective by the sorted forms or the fast sums, the AUC by sorting (the
+// buffers allocLarge adds for EvalPlan.Distinct).
+func distinctExact(pl EvalPlan) bool {
+	return (pl.Obj == MethodSorted || pl.Obj == MethodExactFast) && pl.AUC == MethodSorted
 }
 
 // planBytes is the memory of the buffers the plan needs.
@@ -393,12 +412,12 @@ func planBytes(sh evalShape, m, workers int, pl EvalPlan, c planCosts) int64 {
 	w := int64(workers)
 	n, d := int64(sh.n), int64(sh.d)
 	b := int64(m)*int64(sh.p)*8 + int64(m)*8*4 // θ rows, per-vector results
-	if pl.Obj == MethodExactFast {
+	if pl.Obj == MethodExactFast || pl.Distinct && sh.loss == AUCLogistic {
 		// Per worker the grid's moments, outputs and spectra at a few
 		// thousand bins (the value alone keeps nothing per point).
 		b += w * (5 << 20)
 	}
-	if pl.Obj == MethodSorted || pl.AUC == MethodSorted || pl.Obj == MethodStreamed || pl.Obj == MethodExactFast {
+	if pl.Obj == MethodSorted || pl.AUC == MethodSorted || pl.Obj == MethodStreamed || pl.Obj == MethodExactFast || pl.Distinct {
 		if sh.loss.IsMetric() {
 			// q, the tile's X·θs by transposed blocks and its row sums.
 			b += w * (n + metricTile*d + metricTile) * 8

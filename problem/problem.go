@@ -424,6 +424,8 @@ type Evaluator struct {
 	labF   []float64   // metric learning: the labels as float64 (kernel.MetricHinge8)
 
 	fastBound []float64 // MethodExactFast: each vector's bound on its objective
+	rep       []int     // EvalPlan.Distinct: the first vector equal to each one
+	reps      []int     // EvalPlan.Distinct: the distinct vectors' indices
 
 	stop *atomic.Bool // SetStop's flag (nil: none)
 }

@@ -203,10 +203,15 @@ func (e *Evaluator) allocLarge() {
 	p, m, pl := e.p, e.m, e.plan
 	e.scratch = make([]evalScratch, e.workers)
 	e.per = make([]float64, 3*m)
-	if pl.Obj == MethodExactFast {
+	fast := pl.Obj == MethodExactFast || pl.Distinct && p.Loss == AUCLogistic
+	if fast {
 		e.fastBound = make([]float64, m)
 	}
-	sorted := pl.Obj == MethodSorted || pl.Obj == MethodStreamed || pl.AUC == MethodSorted || pl.Obj == MethodExactFast
+	if pl.Distinct {
+		e.rep = make([]int, m)
+		e.reps = make([]int, 0, m)
+	}
+	sorted := pl.Obj == MethodSorted || pl.Obj == MethodStreamed || pl.AUC == MethodSorted || pl.Obj == MethodExactFast || pl.Distinct
 	sampled := pl.Obj == MethodSampled || pl.AUC == MethodSampled || pl.Bias != MethodPairwise
 	if !p.Loss.IsMetric() {
 		e.thetaT = layout.New(p.D, m)
@@ -236,7 +241,7 @@ func (e *Evaluator) allocLarge() {
 				if p.Loss == AUCLogistic && pl.Obj == MethodStreamed {
 					sc.en = make([]float64, len(p.neg))
 				}
-				if pl.Obj == MethodExactFast {
+				if fast {
 					sc.fast = newFastPlan(1)
 				}
 			}
@@ -455,6 +460,11 @@ func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []f
 		}
 		return est
 	}
+	if pl.Distinct {
+		if est, ok := e.estimateDistinct(m, obj, auc); ok {
+			return est
+		}
+	}
 	exactObj := pl.Obj != MethodSampled
 	exactAUC := auc != nil && pl.AUC == MethodSorted
 	if exactObj || exactAUC {
@@ -490,4 +500,74 @@ func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []f
 		}
 	}
 	return est
+}
+
+// estimateDistinct measures the m gathered vectors by their distinct values
+// when there are fewer of them than m and the plan for that many on one
+// worker (so that the choice does not depend on the worker count) is exact
+// (EvalPlan.Distinct): each distinct value once, by the sorted forms or the
+// fast sums, its results copied to the vectors equal to it bit for bit.
+// ok is false when it did not apply.
+func (e *Evaluator) estimateDistinct(m int, obj, auc []float64) (est Estimate, ok bool) {
+	p := e.p
+	e.reps = e.reps[:0]
+	for c := range m {
+		e.rep[c] = c
+		row := e.theta.Row(c)
+		for _, r := range e.reps {
+			if sameRowBits(row, e.theta.Row(r)) {
+				e.rep[c] = r
+				break
+			}
+		}
+		if e.rep[c] == c {
+			e.reps = append(e.reps, c)
+		}
+	}
+	u := len(e.reps)
+	if u == m {
+		return Estimate{}, false
+	}
+	pl := planEval(p.shape(), u, 1, e.opt)
+	if !distinctExact(pl) {
+		return Estimate{}, false
+	}
+	n2 := float64(p.N) * float64(p.N)
+	wantAUC := auc != nil
+	par.For(u, e.workers, func(w, x int) {
+		if e.stopped() {
+			return
+		}
+		c := e.reps[x]
+		sum, a, bound := e.sortedEval(&e.scratch[w], e.theta.Row(c), true, wantAUC)
+		obj[c] = sum/n2 + p.Reg.Value(e.theta.Row(c))
+		if e.fastBound != nil {
+			e.fastBound[c] = bound / n2
+		}
+		if wantAUC {
+			auc[c] = a
+		}
+	})
+	est = Estimate{Obj: pl.Obj, AUC: pl.AUC}
+	for c := range m {
+		r := e.rep[c]
+		obj[c] = obj[r]
+		if wantAUC {
+			auc[c] = auc[r]
+		}
+		if pl.Obj == MethodExactFast {
+			est.ObjBound = max(est.ObjBound, e.fastBound[r])
+		}
+	}
+	return est, true
+}
+
+// sameRowBits reports whether a and b hold the same float64 bits.
+func sameRowBits(a, b []float64) bool {
+	for i, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
