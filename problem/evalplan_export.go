@@ -5,7 +5,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// What a measurement split over processes (package dist, issue #17) needs
+// What a measurement split over processes (package ranks, issue #17) needs
 // to reproduce the Evaluator's sampled and streamed methods bit for bit
 // without a Problem holding every row: the plan, the block sizes, the
 // stream keys and the serial product.

@@ -1,8 +1,7 @@
-package pairgossip
+package config
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"math"
@@ -25,7 +24,7 @@ import (
 // the names it goes by (the flag of pairgossip run, the key of a sweep file,
 // the name in Config's JSON form), its help text, its default (the field of
 // DefaultConfig), its kind (the field's type) and its validation. The flags
-// of pairgossip run and gap are bound from the table (BindFlags), the sweep
+// of pairgossip run and gap are bound from the table (cli.BindFlags), the sweep
 // keys come from it (package sweep), and Config.Validate runs its checks.
 type Param struct {
 	Field string // the Config field
@@ -224,21 +223,21 @@ func init() {
 	for _, p := range params {
 		f, ok := t.FieldByName(p.Field)
 		if !ok {
-			panic("pairgossip: params names no field " + p.Field)
+			panic("config: params names no field " + p.Field)
 		}
 		switch f.Type.Kind() {
 		case reflect.String, reflect.Int, reflect.Int64, reflect.Uint64, reflect.Float64, reflect.Bool:
 		default:
-			panic("pairgossip: unsupported Config field type " + f.Type.String())
+			panic("config: unsupported Config field type " + f.Type.String())
 		}
 	}
 }
 
-// BaseConfig is the configuration the command line and sweep files start
+// Base is the configuration the command line and sweep files start
 // from: DefaultConfig with Reg left empty, so that WithDefaults chooses it
 // from the problem (psd for metric learning, none otherwise).
-func BaseConfig() Config {
-	c := DefaultConfig()
+func Base() Config {
+	c := Default()
 	c.Reg = ""
 	return c
 }
@@ -271,14 +270,15 @@ func ParamByJSON(name string) *Param {
 	return nil
 }
 
-// ptr returns a pointer to the parameter's field of c.
-func (p *Param) ptr(c *Config) any {
+// Ptr returns a pointer to the parameter's field of c (*string, *int,
+// *int64, *uint64, *float64 or *bool): what a flag binds to.
+func (p *Param) Ptr(c *Config) any {
 	return reflect.ValueOf(c).Elem().FieldByName(p.Field).Addr().Interface()
 }
 
 // Kind is the kind of the parameter's value.
 func (p *Param) Kind() Kind {
-	switch p.ptr(&Config{}).(type) {
+	switch p.Ptr(&Config{}).(type) {
 	case *string:
 		return KindString
 	case *int, *int64:
@@ -294,7 +294,7 @@ func (p *Param) Kind() Kind {
 // Get returns the parameter's value in c, as a string, int64, uint64,
 // float64 or bool (by Kind).
 func (p *Param) Get(c *Config) any {
-	switch f := p.ptr(c).(type) {
+	switch f := p.Ptr(c).(type) {
 	case *string:
 		return *f
 	case *int:
@@ -313,7 +313,7 @@ func (p *Param) Get(c *Config) any {
 
 // Set sets the parameter's value in c; v is of the type Get returns.
 func (p *Param) Set(c *Config, v any) {
-	switch f := p.ptr(c).(type) {
+	switch f := p.Ptr(c).(type) {
 	case *string:
 		*f = v.(string)
 	case *int:
@@ -440,7 +440,7 @@ func named(name, msg string) string {
 // baseline. The error is a *ParamError naming the parameter at fault by its
 // Config field (ParamError.FlagMessage names its flag, KeyMessage its sweep
 // key). Reg may be empty (it
-// is chosen by WithDefaults). Prepare calls Validate; the command line
+// is chosen by WithDefaults). pairgossip.Prepare calls Validate; the command line
 // calls it before any work, and pairgossip sweep plan --check for every run.
 func (c Config) Validate() error {
 	for _, p := range params {
@@ -455,7 +455,7 @@ func (c Config) Validate() error {
 		return paramErrorf("Graph", "algorithm %s needs a graph", algo)
 	case algo == engine.Centralized && est == engine.Unbiased:
 		return paramErrorf("Baseline", "unbiased applies to the gossip algorithms (sync, async), not centralized")
-	case int64(c.LogPoints) > c.Iters && c.LogPoints > DefaultConfig().LogPoints:
+	case int64(c.LogPoints) > c.Iters && c.LogPoints > Default().LogPoints:
 		return paramErrorf("LogPoints", "must be <= the iterations (%d), got %d: a run measures at most once an iteration", c.Iters, c.LogPoints)
 	}
 	if err := c.validateGraphFile(); err != nil {
@@ -470,7 +470,7 @@ func (c Config) Validate() error {
 // (Param.only). The seeds are not in the rule: one seed often drives a
 // whole series of runs, some of which draw nothing with it.
 func (c Config) validateApplies(which func(*Param) bool) error {
-	def := DefaultConfig()
+	def := Default()
 	for _, p := range params {
 		if p.only == nil || !which(p) {
 			continue
@@ -604,7 +604,7 @@ func paramErrorf(field, format string, a ...any) error {
 			return &ParamError{Param: p, Err: fmt.Errorf(format, a...)}
 		}
 	}
-	panic("pairgossip: no parameter " + field)
+	panic("config: no parameter " + field)
 }
 
 // toFloat returns a numeric value (int64, uint64 or float64) as a float64.
@@ -760,7 +760,7 @@ func dropList(v any) error {
 }
 
 // LoadOptions are the options of dataset.Load for c's data: the sizes of
-// the synthetic sets, and how a CSV or LIBSVM file is read (Prepare uses
+// the synthetic sets, and how a CSV or LIBSVM file is read (pairgossip.Prepare uses
 // them; so should anything else that loads a run's data, so that it reads
 // the same data).
 func (c Config) LoadOptions() dataset.LoadOptions {
@@ -793,75 +793,6 @@ func fileExists(v any) error {
 			return fmt.Errorf("%q: no such file", s)
 		}
 	}
-	return nil
-}
-
-// BindFlags defines on fs a flag for each parameter that has one and that
-// which selects (nil: all), bound to c's field with c's value as the
-// default, and the deprecated spellings of those flags. Call
-// DeprecatedFlags after parsing to warn of the old spellings used.
-func BindFlags(fs *flag.FlagSet, c *Config, which func(*Param) bool) {
-	for _, p := range params {
-		if p.Flag == "" || (which != nil && !which(p)) {
-			continue
-		}
-		switch f := p.ptr(c).(type) {
-		case *string:
-			if p.Auto != "" {
-				fs.Var(&autoString{f, p.Auto}, p.Flag, p.Help)
-			} else {
-				fs.StringVar(f, p.Flag, *f, p.Help)
-			}
-		case *int:
-			fs.IntVar(f, p.Flag, *f, p.Help)
-		case *int64:
-			fs.Int64Var(f, p.Flag, *f, p.Help)
-		case *uint64:
-			fs.Uint64Var(f, p.Flag, *f, p.Help)
-		case *float64:
-			fs.Float64Var(f, p.Flag, *f, p.Help)
-		case *bool:
-			fs.BoolVar(f, p.Flag, *f, p.Help)
-		}
-		for _, old := range p.OldFlags {
-			fs.Var(fs.Lookup(p.Flag).Value, old, "deprecated: the old name of --"+p.Flag+" (same meaning)")
-		}
-	}
-}
-
-// DeprecatedFlags returns a warning for each deprecated flag spelling set
-// in fs (after Parse).
-func DeprecatedFlags(fs *flag.FlagSet) []string {
-	var out []string
-	fs.Visit(func(f *flag.Flag) {
-		for _, p := range params {
-			if slices.Contains(p.OldFlags, f.Name) {
-				out = append(out, fmt.Sprintf("--%s is deprecated: use --%s (the same parameter)", f.Name, p.Flag))
-			}
-		}
-	})
-	return out
-}
-
-// autoString is a string flag whose empty value is called Auto on the
-// command line ("auto" for the schedule): --schedule auto stores "".
-type autoString struct {
-	p    *string
-	auto string
-}
-
-func (a *autoString) String() string {
-	if a.p == nil || *a.p == "" {
-		return a.auto
-	}
-	return *a.p
-}
-
-func (a *autoString) Set(s string) error {
-	if s == a.auto {
-		s = ""
-	}
-	*a.p = s
 	return nil
 }
 

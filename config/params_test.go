@@ -1,17 +1,17 @@
-package pairgossip
+package config_test
 
 import (
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/pairgossip/pairgossip"
+	. "github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/dataset"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/problem"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -89,10 +89,10 @@ func TestParamsCoverConfig(t *testing.T) {
 		}
 		// Get and Set reach the field named.
 		var c Config
-		def := DefaultConfig()
+		def := Default()
 		p.Set(&c, p.Get(&def))
 		got := reflect.ValueOf(c).FieldByName(p.Field).Interface()
-		want := reflect.ValueOf(DefaultConfig()).FieldByName(p.Field).Interface()
+		want := reflect.ValueOf(Default()).FieldByName(p.Field).Interface()
 		if got != want {
 			t.Errorf("%s: Set(Get(DefaultConfig)) gave %v, want %v", p.Field, got, want)
 		}
@@ -140,60 +140,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// TestBindFlags: the flags' defaults are DefaultConfig's (Reg: chosen by
-// the problem), they set the fields, --schedule auto is the empty schedule,
-// and the deprecated --radius sets the graph's radius with a warning.
-func TestBindFlags(t *testing.T) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	c := BaseConfig()
-	BindFlags(fs, &c, nil)
-	def := DefaultConfig()
-	for _, p := range Params() {
-		f := fs.Lookup(p.Flag)
-		if f == nil {
-			t.Errorf("no flag --%s", p.Flag)
-			continue
-		}
-		want := fmt.Sprint(p.Get(&def))
-		switch p.Field {
-		case "Reg":
-			want = "" // chosen by WithDefaults from the problem
-		}
-		if p.Auto != "" {
-			want = p.Auto // the empty value's name
-		}
-		if f.DefValue != want {
-			t.Errorf("--%s: default %q, want %q (DefaultConfig)", p.Flag, f.DefValue, want)
-		}
-	}
-	if err := fs.Parse([]string{"--iters", "77", "--graph", "cycle", "--radius", "0.25", "--ball-radius", "3",
-		"--schedule", "auto", "--pin", "--gamma-c", "0.5", "--seed", "9"}); err != nil {
-		t.Fatal(err)
-	}
-	if c.Iters != 77 || c.Graph != "cycle" || c.GraphR != 0.25 || c.Radius != 3 || c.Schedule != "" || !c.Pin || c.GammaC != 0.5 || c.Seed != 9 {
-		t.Fatalf("parsed %+v", c)
-	}
-	if w := DeprecatedFlags(fs); len(w) != 1 || !strings.Contains(w[0], "--radius is deprecated: use --graph-radius") {
-		t.Fatalf("warnings %q", w)
-	}
-	if err := fs.Parse([]string{"--schedule", "reduced"}); err != nil || c.Schedule != "reduced" {
-		t.Fatalf("--schedule reduced: %v %q", err, c.Schedule)
-	}
-
-	// The graph group, as pairgossip gap binds it.
-	gs := flag.NewFlagSet("gap", flag.ContinueOnError)
-	BindFlags(gs, &c, func(p *Param) bool { return p.Group == "graph" })
-	var names []string
-	gs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if got := strings.Join(names, " "); got != "cols graph graph-file graph-radius graph-seed k p points-per-node radius rows" {
-		t.Errorf("graph flags: %s", got)
-	}
-}
-
 // TestValidate: one message per parameter, naming its flag, or its key.
 func TestValidate(t *testing.T) {
-	for _, c := range []Config{DefaultConfig(), BaseConfig()} {
+	for _, c := range []Config{Default(), Base()} {
 		if err := c.Validate(); err != nil {
 			t.Fatalf("the defaults are invalid: %v", err)
 		}
@@ -236,7 +185,7 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Lambda = 0.1 }, "--lambda: does not apply: it applies to the regulariser l2 or l1, but the regulariser is none", `key "lambda": does not apply`},
 	}
 	for _, tc := range cases {
-		c := DefaultConfig()
+		c := Default()
 		tc.set(&c)
 		err := c.Validate()
 		var pe *ParamError
@@ -254,7 +203,7 @@ func TestValidate(t *testing.T) {
 			t.Errorf("got %q, want %q, without a flag", err, field)
 		}
 		// Prepare refuses it with the same message, before loading anything.
-		if run, perr := Prepare(c); perr == nil || perr.Error() != err.Error() {
+		if run, perr := pairgossip.Prepare(c); perr == nil || perr.Error() != err.Error() {
 			t.Errorf("Prepare: %v, want %v", perr, err)
 			if run != nil {
 				run.Close()
@@ -262,17 +211,17 @@ func TestValidate(t *testing.T) {
 		}
 	}
 	// Valid extremes.
-	c := DefaultConfig()
+	c := Default()
 	c.Iters, c.Workers = 10, MaxWorkers // the default 30 log points are lowered to the iterations
 	if err := c.Validate(); err != nil {
 		t.Errorf("10 iterations with the default log points: %v", err)
 	}
-	c = DefaultConfig()
+	c = Default()
 	c.Graph, c.Algorithm, c.Schedule, c.GraphP, c.GammaAlpha = "", "centralized", "auto", 1, 0.499
 	if err := c.Validate(); err != nil {
 		t.Errorf("centralized without a graph: %v", err)
 	}
-	c = DefaultConfig()
+	c = Default()
 	c.Graph = ""
 	if err := c.ValidateGraph(); err == nil || !strings.Contains(FlagMessage(err), "--graph must be given") || !strings.Contains(err.Error(), "Config.Graph must be given") {
 		t.Errorf("ValidateGraph without a graph: %v", err)
@@ -302,7 +251,7 @@ func TestDivergenceNames(t *testing.T) {
 // use), so that they cannot fall behind again.
 func TestConfigDocListsValues(t *testing.T) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "pairgossip.go", nil, parser.ParseComments)
+	f, err := parser.ParseFile(fset, "config.go", nil, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,9 +307,9 @@ func TestNPYLabelsFileMessage(t *testing.T) {
 	dir := t.TempDir()
 	xPath := filepath.Join(dir, "X.npy")
 	writeNPY(t, xPath, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 4, 2)
-	c := DefaultConfig()
+	c := Default()
 	c.Data, c.Iters, c.SkipOptimum = xPath, 10, true
-	_, err := Prepare(c)
+	_, err := pairgossip.Prepare(c)
 	if err == nil || !strings.Contains(err.Error(), "give the labels file (Config.LabelsFile) otherwise") ||
 		!strings.Contains(FlagMessage(err), "give the labels file (--labels-file) otherwise") {
 		t.Fatalf("got %v", err)
@@ -368,7 +317,7 @@ func TestNPYLabelsFileMessage(t *testing.T) {
 	yPath := filepath.Join(dir, "classes.npy")
 	writeNPY(t, yPath, []float64{0, 1, 0, 1}, 4, 0)
 	c.LabelsFile, c.Graph = yPath, "cycle"
-	run, err := Prepare(c)
+	run, err := pairgossip.Prepare(c)
 	if err != nil {
 		t.Fatal(err)
 	}

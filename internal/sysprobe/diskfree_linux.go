@@ -1,12 +1,12 @@
 //go:build linux
 
-package pairgossip
+package sysprobe
 
 import "syscall"
 
-// diskFree returns the bytes available to an unprivileged user on dir's
+// DiskFree returns the bytes available to an unprivileged user on dir's
 // file system (statfs: f_bavail × f_bsize).
-func diskFree(dir string) (uint64, bool) {
+func DiskFree(dir string) (uint64, bool) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return 0, false

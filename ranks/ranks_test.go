@@ -1,17 +1,20 @@
-package dist
+package ranks
 
 import (
 	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/pairgossip/pairgossip/output"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/mpi"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 // testConfig is a run the distributed executor supports, small enough for
@@ -46,7 +49,7 @@ func singleProcess(t *testing.T, cfg pairgossip.Config) (trace []byte, sum map[s
 	b := ck.Bytes()
 	hl := binary.LittleEndian.Uint32(b[8:])
 	state = b[12+int(hl) : len(b)-32]
-	return pairgossip.TraceCSV(res.Trace), stripTimes(t, pairgossip.JSON(run.Summarize(res, nil))), state
+	return output.TraceCSV(res.Trace), stripTimes(t, output.JSON(output.Summarize(run, res, nil))), state
 }
 
 // stripTimes returns summary.json without what differs between two runs of
@@ -75,10 +78,10 @@ func TestOneRankIdentical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pairgossip.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+		if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
 			t.Fatalf("n = %d: trace differs\n got %s\nwant %s", n, got, wantTrace)
 		}
-		gotSum := stripTimes(t, pairgossip.JSON(r.Summary(trace, 0, 0, nil)))
+		gotSum := stripTimes(t, output.JSON(r.Summary(trace, 0, 0, nil)))
 		gj, _ := json.Marshal(gotSum)
 		wj, _ := json.Marshal(wantSum)
 		if !bytes.Equal(gj, wj) {
@@ -134,7 +137,7 @@ func TestOneRankResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pairgossip.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+	if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
 		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
 	}
 	var st bytes.Buffer
@@ -165,5 +168,57 @@ func TestDataLimitPerRank(t *testing.T) {
 	_, err := Prepare(mpi.Self(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "data too large") || !strings.Contains(err.Error(), "use at least 2 ranks") {
 		t.Fatalf("Prepare: %v", err)
+	}
+}
+
+// TestPinNoted: a run over ranks takes Config.Pin through the one
+// Config → engine.Config conversion and says in summary.json that it does
+// not pin its workers; not asked, its note is the engine's own, so that one
+// rank's summary stays one process's.
+func TestPinNoted(t *testing.T) {
+	cfg := testConfig(3000, 10)
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, engineNote := run.Sim.Pinned()
+	run.Close()
+	for _, pin := range []bool{false, true} {
+		cfg.Pin = pin
+		r, err := Prepare(mpi.Self(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ecfg.Pin != pin {
+			t.Errorf("--pin %v: the engine's configuration has Pin %v", pin, r.ecfg.Pin)
+		}
+		ex := r.Summary(nil, 0, 0, nil).Execution
+		switch {
+		case ex.PinnedCPUs != nil:
+			t.Errorf("--pin %v: pinned CPUs %v reported", pin, ex.PinnedCPUs)
+		case !pin && ex.PinNote != engineNote:
+			t.Errorf("not asked: note %q, the engine's %q", ex.PinNote, engineNote)
+		case pin && !strings.Contains(ex.PinNote, "bind the ranks"):
+			t.Errorf("asked: note %q", ex.PinNote)
+		}
+	}
+}
+
+// TestSummaryPrecisionWarning: a run over ranks builds its summary.json
+// with one process's code (output.Summary.SetTrace), so a sampled
+// measurement that missed the precision asked for is warned of there too.
+func TestSummaryPrecisionWarning(t *testing.T) {
+	r, err := Prepare(mpi.Self(), testConfig(3000, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := engine.Record{Iter: 10, ObjMean: 0.5, ObjStdErr: 0.05, MeasurePairs: 1 << 20,
+		Measure: engine.MeasureMethods{Obj: problem.MethodSampled, AUC: problem.MethodSampled, Bias: problem.MethodSampled}}
+	s := r.Summary([]engine.Record{rec}, 0, 0, nil)
+	if len(s.Warnings) == 0 || !strings.Contains(s.Warnings[len(s.Warnings)-1], "did not reach the relative standard error") {
+		t.Fatalf("warnings %q", s.Warnings)
+	}
+	if s.Iter != 10 || s.ObjectiveMean != 0.5 || s.MeasureMode != problem.MethodSampled.String() {
+		t.Fatalf("final values: iter %d, objective %v, mode %q", s.Iter, s.ObjectiveMean, s.MeasureMode)
 	}
 }

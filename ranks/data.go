@@ -1,4 +1,4 @@
-package dist
+package ranks
 
 import (
 	"errors"
@@ -93,7 +93,7 @@ func agree(c mpi.Comm, err error) error {
 		return err
 	}
 	if f[0] != 0 {
-		return errors.New("dist: another rank failed reading its data rows (its error is in its output)")
+		return errors.New("ranks: another rank failed reading its data rows (its error is in its output)")
 	}
 	return nil
 }
@@ -178,7 +178,7 @@ func (s npyRows) read(c mpi.Comm, lo, hi int, x []float64, lab []int32, _ int) (
 		if len(all) > 2 {
 			k = "more than 2"
 		}
-		return "", fmt.Errorf("dist: dataset %q (%s): ±1 labels (AUC) need exactly 2 classes, it has %s", s.r.Name, s.r.LabelsPath, k)
+		return "", fmt.Errorf("ranks: dataset %q (%s): ±1 labels (AUC) need exactly 2 classes, it has %s", s.r.Name, s.r.LabelsPath, k)
 	}
 	pos := math.Max(all[0], all[1])
 	for i, y := range v {

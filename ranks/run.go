@@ -1,4 +1,4 @@
-// Package dist runs the synchronous simulation over the ranks of an MPI
+// Package ranks runs the synchronous simulation over the ranks of an MPI
 // job (issue #17): nodes partitioned in contiguous blocks, every rank
 // drawing the same seeded edge stream, the records of a block's touched
 // nodes gathered, run in event order and written back, the untouched ones
@@ -16,12 +16,13 @@
 // method of the evaluator's AUC losses: sampled, streamed, and the exact
 // ones (pairwise, sorted) by gathering one vector's scores to one rank at a
 // time (measure_exact.go). Prepare says what is missing for anything else.
-package dist
+package ranks
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"math"
 	"runtime/debug"
 	"time"
@@ -33,7 +34,6 @@ import (
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/internal/rng"
-	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/mpi"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -44,7 +44,7 @@ type Run struct {
 	Comm   mpi.Comm
 	// Graph describes the whole graph (what summary.json reports); a rank
 	// keeps only its share of the edges (LocalEdges).
-	Graph    *pairgossip.GraphInfo
+	Graph    *output.GraphInfo
 	Setup    pairgossip.SetupTimes
 	Warnings []string
 	ecfg     engine.Config
@@ -73,7 +73,7 @@ type Run struct {
 }
 
 // ErrStopped is Execute's error when it stopped at Run.StopAt.
-var ErrStopped = errors.New("dist: stopped at the requested iteration (StopAt)")
+var ErrStopped = errors.New("ranks: stopped at the requested iteration (StopAt)")
 
 // Prepare checks that cfg runs distributed, generates this rank's rows,
 // builds the graph and the rank's state.
@@ -90,22 +90,15 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	// which have no distributed form: refuse it here, by name, rather than
 	// run the zero Loss (the AUC logistic) under its label.
 	loss, lossErr := problem.ParseLoss(cfg.Problem)
-	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
-	est, _ := engine.ParseEstimator(cfg.Baseline)
 	rk, _ := problem.ParseReg(cfg.Reg)
-	ecfg := engine.Config{Algorithm: algo, Estimator: est, Iters: cfg.Iters, GammaC: cfg.GammaC,
-		GammaAlpha: cfg.GammaAlpha, Seed: cfg.Seed, Workers: cfg.Workers, LogPoints: cfg.LogPoints, EvalNodes: cfg.EvalNodes,
-		Schedule: engine.Schedule(cfg.Schedule), MeasurePrecision: cfg.MeasurePrecision}
-	ecfg.Measure, _ = engine.ParseMeasureMode(cfg.Measure)
-	if ecfg.LogPoints == 0 {
-		ecfg.LogPoints = 30
-	}
+	ecfg := cfg.EngineConfig()
+	algo, est := ecfg.Algorithm, ecfg.Estimator
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
 	}
 	var why []string
 	if lossErr != nil {
-		return nil, fmt.Errorf("dist: --problem %s does not run over MPI ranks: a run over ranks needs an AUC loss (auc, auc-hinge or auc-squared-hinge); run it as one process (without mpirun, or with mpirun -np 1)", cfg.Problem)
+		return nil, fmt.Errorf("ranks: --problem %s does not run over MPI ranks: a run over ranks needs an AUC loss (auc, auc-hinge or auc-squared-hinge); run it as one process (without mpirun, or with mpirun -np 1)", cfg.Problem)
 	}
 	if algo != engine.Sync || est != engine.Gossip {
 		why = append(why, "the synchronous algorithm with the gossip estimator (--algo sync --baseline gossip); the asynchronous one is not distributed yet")
@@ -127,7 +120,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		why = append(why, "no --stop-at (the optimum of a run over ranks is solved after it, not before)")
 	}
 	if len(why) > 0 {
-		return nil, fmt.Errorf("dist: a run over MPI ranks needs %s", joinAnd(why))
+		return nil, fmt.Errorf("ranks: a run over MPI ranks needs %s", joinAnd(why))
 	}
 	r := &Run{Config: cfg, Comm: c, ecfg: ecfg, workers: par.Workers(cfg.Workers)}
 	t0 := time.Now()
@@ -137,7 +130,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	}
 	n, d := src.size()
 	if n < 64*c.Size() {
-		return nil, fmt.Errorf("dist: %d nodes over %d ranks: each rank needs at least 64 nodes (n >= %d)", n, c.Size(), 64*c.Size())
+		return nil, fmt.Errorf("ranks: %d nodes over %d ranks: each rank needs at least 64 nodes (n >= %d)", n, c.Size(), 64*c.Size())
 	}
 	lo, hi := partition(n, c.Size(), c.Rank())
 	nl := hi - lo
@@ -149,11 +142,11 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 				break
 			}
 		}
-		return nil, fmt.Errorf("dist: data too large: a rank would hold up to %d rows × %d features = %.3g values (the limit is %d a process): use at least %d ranks",
+		return nil, fmt.Errorf("ranks: data too large: a rank would hold up to %d rows × %d features = %.3g values (the limit is %d a process): use at least %d ranks",
 			hi0-lo0, d, float64(hi0-lo0)*float64(d), dataset.DefaultMaxElements, need)
 	}
 	l := &local{comm: c, n: n, d: d, P: d, lo: lo, hi: hi, loss: loss,
-		reg: problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, gammaC: cfg.GammaC, galp: cfg.GammaAlpha,
+		reg: problem.Regularizer{Kind: rk, Lambda: cfg.Lambda, Radius: cfg.Radius}, step: ecfg,
 		workers: r.workers}
 	l.x = make([]float64, nl*d)
 	l.lab = make([]int32, nl)
@@ -168,7 +161,7 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		return nil, fmt.Errorf("problem: AUC needs both classes")
 	}
 	if float64(l.labels.npos)*float64(n-l.labels.npos) <= 1e9 && !cfg.SkipOptimum {
-		return nil, fmt.Errorf("dist: the centralized optimum is not solved over ranks (one process solves it at this size): add --no-optimum")
+		return nil, fmt.Errorf("ranks: the centralized optimum is not solved over ranks (one process solves it at this size): add --no-optimum")
 	}
 	t1 := time.Now()
 	spec := graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR,
@@ -263,7 +256,7 @@ func (r *Run) buildWhole(l *local, spec graph.Spec) error {
 	if len(g.Edges) == 0 || !g.Connected() {
 		return fmt.Errorf("engine: graph %s is not connected", g.Name)
 	}
-	r.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+	r.Graph = &output.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
 		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	r.Warnings = warn
 	return l.shareEdges(g)
@@ -430,48 +423,32 @@ func (r *Run) checkpointOrStop(save func() error) error {
 
 // Summary returns summary.json's content for the trace (what one process
 // writes for the same run, timings apart).
-func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err error) pairgossip.Summary {
+func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err error) output.Summary {
 	cfg := r.Config
-	s := pairgossip.Summary{Status: "complete", Config: cfg, Seed: cfg.Seed}
-	if err != nil {
-		s.Status = "failed"
-		if _, ok := err.(*engine.DivergenceError); ok {
-			s.Status = "diverged"
-		}
-		s.Error = err.Error()
-	}
+	s := output.NewSummary(cfg, err)
 	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.data.name(), r.l.n, r.l.d, 2
 	s.Data.PositiveClass = r.positive
 	gi := *r.Graph
 	s.Graph = &gi
 	s.EvalNodes = len(r.ms.rows)
-	s.Execution = pairgossip.Execution{Schedule: string(engine.ScheduleReduced), Kernel: kernel.Active(),
-		LAPACK: problem.LAPACK, BLASCore: problem.BLASCore(), Workers: r.workers, PinNote: "not asked (Config.Pin)"}
+	s.Execution = output.NewExecution(string(engine.ScheduleReduced), r.workers)
+	s.Execution.PinNote = pinNote(cfg.Pin)
 	s.Warnings = r.Warnings
-	st := r.Setup
-	s.Timing = pairgossip.Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),
-		SetupEngine: st.Engine.Seconds(), Setup: st.Total().Seconds()}
-	s.OptimumObjective = pairgossip.Float(math.NaN())
-	nan := pairgossip.Float(math.NaN())
-	if len(trace) == 0 {
-		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = nan, nan, nan, nan
-		s.AUCMean, s.Bias, s.Consensus = nan, nan, nan
-		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = nan, nan, nan
-	} else {
-		f := trace[len(trace)-1]
-		s.Iter, s.GradEvals, s.GradEvalsNonzero = f.Iter, f.GradEvals, f.GradEvalsNonzero
-		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = pairgossip.Float(f.ObjMean), pairgossip.Float(f.ObjStd), pairgossip.Float(f.ObjMin), pairgossip.Float(f.ObjMax)
-		s.AUCMean, s.Bias, s.Consensus = pairgossip.Float(f.AUCMean), pairgossip.Float(f.Bias), pairgossip.Float(f.Consensus)
-		s.ObjectiveStdErr, s.AUCStdErr, s.BiasStdErr = pairgossip.Float(f.ObjStdErr), pairgossip.Float(f.AUCStdErr), pairgossip.Float(f.BiasStdErr)
-		s.MeasurePairs = f.MeasurePairs
-		s.MeasureMode, s.MeasureModeAUC, s.MeasureModeBias = f.Measure.Obj.String(), f.Measure.AUC.String(), f.Measure.Bias.String()
-	}
+	s.SetTrace(trace)
 	if !cfg.SkipOptimum {
 		s.OptimumMethod = optimumOutOfReachText(r.l.n, r.l.labels.npos)
 	}
-	s.WallSeconds = wall.Seconds()
-	s.Timing.Iterations, s.Timing.Measurement = (wall - measure).Seconds(), measure.Seconds()
+	s.SetTimes(r.Setup, wall, measure)
 	return s
+}
+
+// pinNote is summary.json's pin_note: a rank's workers are goroutines of
+// each pass (par.Blocks), not a pinned pool, so --pin is noted, not done.
+func pinNote(asked bool) string {
+	if asked {
+		return "not done over MPI ranks: a rank's workers are started for each pass; bind the ranks instead (mpirun --bind-to core)"
+	}
+	return "not asked (Config.Pin)"
 }
 
 func optimumOutOfReachText(n, npos int) string {

@@ -1,13 +1,13 @@
-package dist
+package ranks
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"time"
 	"unsafe"
 
+	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/internal/rng"
@@ -73,17 +73,17 @@ type local struct {
 	// The graph's edges are held by their owners: edge e (global index in
 	// the sorted edge list) belongs to the rank of its lower end, and rank
 	// r's edges are [eStart[r], eStart[r+1]); this rank holds myEdges.
-	myEdges      [][2]int32
-	eStart       []int
-	drawIdx      []int
-	drawOwner    []int32
-	eSend        []int64
-	eRecv        []int64
-	eCounts      []int
-	loss         problem.Loss
-	reg          problem.Regularizer
-	gammaC, galp float64
-	workers      int
+	myEdges   [][2]int32
+	eStart    []int
+	drawIdx   []int
+	drawOwner []int32
+	eSend     []int64
+	eRecv     []int64
+	eCounts   []int
+	loss      problem.Loss
+	reg       problem.Regularizer
+	step      engine.Config // γ(t) (Config.Gamma)
+	workers   int
 	// block
 	maxB                 int
 	bEdges               [][2]int32
@@ -116,21 +116,6 @@ type local struct {
 }
 
 type coef struct{ c, a, b, cPrev float64 }
-
-func (l *local) gamma(t float64) float64 {
-	if l.galp == 0 {
-		return l.gammaC / math.Sqrt(t)
-	}
-	return l.gammaC / math.Pow(t, 0.5+l.galp)
-}
-
-// linearScale is engine's state.linearScale.
-func (l *local) linearScale(gamma, t float64) float64 {
-	if l.reg.Kind == problem.RegL2Sq {
-		return -gamma / (1 + float64(2*t*gamma*l.reg.Lambda))
-	}
-	return -gamma
-}
 
 func (l *local) own(k int) bool { return k >= l.lo && k < l.hi }
 
@@ -175,8 +160,8 @@ func (l *local) begin(stop int64) (int, error) {
 			}
 		}
 		tf := float64(l.t + int64(r))
-		g := l.gamma(tf)
-		l.coef[r] = coef{c: l.linearScale(g, tf), a: 1 - 1/tf, b: 1 / tf, cPrev: l.coef[r-1].c}
+		g := l.step.Gamma(tf)
+		l.coef[r] = coef{c: engine.LinearScale(l.reg, g, tf), a: 1 - 1/tf, b: 1 / tf, cPrev: l.coef[r-1].c}
 	}
 	for r := 1; r <= B; r++ {
 		l.cSum[r] = l.cSum[r-1] + l.coef[r].c
@@ -248,25 +233,28 @@ func (l *local) shareEdges(g *graph.Graph) error {
 		return err
 	}
 	if l.eStart[l.comm.Rank()] != a {
-		return fmt.Errorf("dist: rank %d's edges start at %d in the graph's list, not %d", l.comm.Rank(), a, l.eStart[l.comm.Rank()])
+		return fmt.Errorf("ranks: rank %d's edges start at %d in the graph's list, not %d", l.comm.Rank(), a, l.eStart[l.comm.Rank()])
 	}
 	return nil
 }
 
-// segAvg is engine's reducedExec.segAvg for a block starting after t0.
+// segAvg returns the averaging coefficients of the rounds first..last of
+// a block starting after t0: redpack.SegAvg, the code the engine's reduced
+// executor calls too.
 func (l *local) segAvg(t0 int64, first, last int) (alpha, beta float64) {
 	return redpack.SegAvg(t0, l.cSum, first, last)
 }
 
-// segment returns s₀ = δᵀz and q = δᵀδ, δ = x − y (redpack.Segment, as
-// engine's reducedExec.segment).
+// segment returns s₀ = δᵀz and q = δᵀδ, δ = x − y: redpack.Segment, the
+// code the engine's reduced executor calls too.
 func segment(x, y, z []float64) (s0, q float64) {
 	n := len(x)
 	y, z = y[:n], z[:n]
 	return redpack.Segment(ptr(x), ptr(y), ptr(z), n)
 }
 
-// write is engine's reducedExec.write (redpack.Write).
+// write writes a node's row back after its segment: redpack.Write, the
+// code the engine's reduced executor calls too.
 func write(x, y, z, bar []float64, al, be, W, eta float64) {
 	n := len(z)
 	x, y, bar = x[:n], y[:n], bar[:n]
@@ -276,16 +264,6 @@ func write(x, y, z, bar []float64, al, be, W, eta float64) {
 // ptr is the address of v's first element (for the redpack loops, which
 // read len(v) elements from it).
 func ptr(v []float64) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(v)) }
-
-// marginScaled is engine's marginScaled.
-func marginScaled(x, y, z []float64, c float64) float64 {
-	y, z = y[:len(x)], z[:len(x)]
-	var m float64
-	for i := range x {
-		m += float64((x[i] - y[i]) * (c * z[i]))
-	}
-	return m
-}
 
 // advance runs one block towards stop.
 func (l *local) advance(stop int64) error {
@@ -432,7 +410,7 @@ func (l *local) touchedRounds(t0 int64, B int) {
 		ti[2], tj[2] = tj[2], ti[2]
 		var m [2]float64
 		for x, v := range [2][]float64{vi, vj} {
-			m[x] = marginScaled(rc.x(v), rc.y(v), rc.z(v), cf.cPrev)
+			m[x] = engine.MarginScaled(rc.x(v), rc.y(v), rc.z(v), cf.cPrev)
 		}
 		zi, zj := rc.z(vi), rc.z(vj)
 		for a := range zi {

@@ -1,10 +1,11 @@
-package dist
+package ranks
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,7 +99,7 @@ func workerConfig(c distCase) pairgossip.Config {
 
 func TestRanksIdentical(t *testing.T) {
 	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
 	}
 	for _, tc := range identityCases {
 		n := tc.n
@@ -159,7 +160,7 @@ var graphCases = []struct {
 // process's.
 func TestRanksGraphShares(t *testing.T) {
 	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
 	}
 	for np := 1; np <= 4; np++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -217,7 +218,7 @@ func TestRankGraphWorker(t *testing.T) {
 // refused with a message naming the manifest and both numbers.
 func TestRanksResume(t *testing.T) {
 	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
 	}
 	tc := distCase{20000, "auto", "auc-hinge", ""}
 	wantTrace, wantSum, wantState := singleProcess(t, workerConfig(tc))
@@ -366,8 +367,8 @@ func TestRankWorker(t *testing.T) {
 		fail(err)
 	}
 	if c.Rank() == 0 {
-		os.WriteFile(filepath.Join(dir, "trace.csv"), pairgossip.TraceCSV(trace), 0o644)
-		os.WriteFile(filepath.Join(dir, "summary.json"), pairgossip.JSON(r.Summary(trace, 0, 0, nil)), 0o644)
+		os.WriteFile(filepath.Join(dir, "trace.csv"), output.TraceCSV(trace), 0o644)
+		os.WriteFile(filepath.Join(dir, "summary.json"), output.JSON(r.Summary(trace, 0, 0, nil)), 0o644)
 	}
 	if err := c.Finalize(); err != nil {
 		t.Fatal(err)
@@ -381,7 +382,7 @@ func TestRankWorker(t *testing.T) {
 // message carries its hint.
 func TestRanksCSVError(t *testing.T) {
 	if !mpi.Compiled {
-		t.Skip("built without MPI: go test -tags mpi ./dist runs this test")
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
 	}
 	const n, np = 3000, 3
 	dir := filepath.Dir(writeAUCData(t, t.TempDir(), n))
@@ -454,7 +455,7 @@ func checkLocalEdges(c mpi.Comm, r *Run) error {
 	if !slices.Equal(r.l.myEdges, want) {
 		return fmt.Errorf("rank %d holds %d edges, not the graph's %d edges whose lower end is in [%d, %d) (of %d)", c.Rank(), r.LocalEdges(), len(want), r.Lo(), r.Hi(), len(g.Edges))
 	}
-	info := pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+	info := output.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
 		MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	if *r.Graph != info {
 		return fmt.Errorf("rank %d: graph %+v, one process's %+v", c.Rank(), *r.Graph, info)

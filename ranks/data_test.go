@@ -1,4 +1,4 @@
-package dist
+package ranks
 
 import (
 	"bytes"
@@ -6,13 +6,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/dataset"
 	"github.com/pairgossip/pairgossip/mpi"
 )
@@ -107,10 +107,10 @@ func TestOneRankNPY(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pairgossip.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+		if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
 			t.Fatalf("%s: trace differs\n got %s\nwant %s", tc, got, wantTrace)
 		}
-		gj, _ := json.Marshal(stripTimes(t, pairgossip.JSON(r.Summary(trace, 0, 0, nil))))
+		gj, _ := json.Marshal(stripTimes(t, output.JSON(r.Summary(trace, 0, 0, nil))))
 		wj, _ := json.Marshal(wantSum)
 		if !bytes.Equal(gj, wj) {
 			t.Fatalf("%s: summary differs\n got %s\nwant %s", tc, gj, wj)

@@ -1,11 +1,11 @@
-package dist
+package ranks
 
 import (
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"slices"
 	"sort"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/mpi"
 )
@@ -25,7 +25,7 @@ const (
 // ranks (shareStats) — as one process's generator does: the same edges,
 // the same Tries. It sets the rank's edges and returns the graph's
 // description and warnings.
-func (l *local) drawShare(part *graph.Partial) (*pairgossip.GraphInfo, []string, error) {
+func (l *local) drawShare(part *graph.Partial) (*output.GraphInfo, []string, error) {
 	size := l.comm.Size()
 	bounds := make([]int, size+1)
 	for r := range size {
@@ -47,7 +47,7 @@ func (l *local) drawShare(part *graph.Partial) (*pairgossip.GraphInfo, []string,
 		if err := l.setEdges(edges, -1); err != nil {
 			return nil, nil, err
 		}
-		gi := &pairgossip.GraphInfo{Name: part.Name, Kind: part.Kind, N: l.n, UndirectedEdges: l.eStart[len(l.eStart)-1],
+		gi := &output.GraphInfo{Name: part.Name, Kind: part.Kind, N: l.n, UndirectedEdges: l.eStart[len(l.eStart)-1],
 			MinDegree: st.minDeg, MaxDegree: st.maxDeg, Tries: t + 1}
 		var warn []string
 		if st.bipartite {
@@ -312,7 +312,7 @@ func (l *local) shareStats(edges [][2]int32) (shareResult, error) {
 				for i := 0; i < len(msg); i += 2 {
 					x := int32(msg[i] >> 32)
 					if int(x) < lo || int(x) >= hi {
-						return shareResult{}, fmt.Errorf("dist: rank %d sent node %d to rank %d, which holds [%d, %d)", a, x, me, lo, hi)
+						return shareResult{}, fmt.Errorf("ranks: rank %d sent node %d to rank %d, which holds [%d, %d)", a, x, me, lo, hi)
 					}
 					deg[int(x)-lo] += int32(uint32(msg[i]))
 					rs, ps := repOf(x - int32(lo))
@@ -408,7 +408,7 @@ func (l *local) setEdges(edges [][2]int32, total int) error {
 		l.eStart[r+1] = l.eStart[r] + int(c)
 	}
 	if total >= 0 && l.eStart[size] != total {
-		return fmt.Errorf("dist: the ranks' edge ranges do not cover the graph's %d edges (%d)", total, l.eStart[size])
+		return fmt.Errorf("ranks: the ranks' edge ranges do not cover the graph's %d edges (%d)", total, l.eStart[size])
 	}
 	return nil
 }

@@ -1,4 +1,9 @@
-package pairgossip
+// Package output writes what a run produces: trace.csv (TraceCSV, read
+// back by ReadTraceCSV), nodes.csv (NodesCSV), summary.json (Summarize,
+// JSON) and the model's .npy files (SaveModel, through package npy, the
+// codec the data reader uses too). The run itself is package pairgossip's;
+// nothing here changes results.
+package output
 
 import (
 	"bytes"
@@ -10,7 +15,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/problem"
@@ -120,16 +128,6 @@ func TraceCSVOptimum(trace []engine.Record, optimum float64) []byte {
 	return b.Bytes()
 }
 
-// NodeRecord is one evaluated node's values at one measurement
-// (ExecOptions.TraceNodes; nodes.csv).
-type NodeRecord struct {
-	Iter      int64
-	Node      int     // the node's index, 0-based (as in theta_bar.npy's rows)
-	Degree    int     // its degree in the run's graph (0: centralized)
-	Objective float64 // R_n(θ̄_k), exact or, for a sampled measurement, estimated on the record's pair sample
-	AUC       float64 // the AUC of θ̄_k (NaN: metric learning, none)
-}
-
 // NodesColumns is nodes.csv's header: long format, one row per
 // (measurement, evaluated node), measurements in order and nodes
 // ascending within each.
@@ -137,7 +135,7 @@ var NodesColumns = []string{"iter", "node", "degree", "objective", "auc"}
 
 // NodesCSV renders the per-node trace as CSV (the formatting of
 // TraceCSV: an empty field for no value).
-func NodesCSV(nodes []NodeRecord) []byte {
+func NodesCSV(nodes []pairgossip.NodeRecord) []byte {
 	var b bytes.Buffer
 	b.WriteString(strings.Join(NodesColumns, ","))
 	b.WriteByte('\n')
@@ -167,10 +165,10 @@ func measureModes(r engine.Record) (obj, auc, bias string) {
 
 // Summary is the content of summary.json.
 type Summary struct {
-	Status string `json:"status"` // complete, diverged, cancelled
-	Error  string `json:"error,omitempty"`
-	Config Config `json:"config"`
-	Seed   uint64 `json:"seed"`
+	Status string        `json:"status"` // complete, diverged, cancelled
+	Error  string        `json:"error,omitempty"`
+	Config config.Config `json:"config"`
+	Seed   uint64        `json:"seed"`
 	Data   struct {
 		Name    string `json:"name"`
 		N       int    `json:"n"`
@@ -282,15 +280,8 @@ type GraphInfo struct {
 
 // Summarize builds the summary of a run. res may be partial; err is the
 // error that stopped the run, if any.
-func (r *Run) Summarize(res *Result, err error) Summary {
-	s := Summary{Status: "complete", Config: r.Config, Seed: r.Config.Seed}
-	if err != nil {
-		s.Status = "failed"
-		if _, ok := err.(*engine.DivergenceError); ok {
-			s.Status = "diverged"
-		}
-		s.Error = err.Error()
-	}
+func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
+	s := NewSummary(r.Config, err)
 	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.Data.Name, r.Data.N, r.Data.D, r.Data.NumClasses()
 	if l, err := problem.ParseLoss(r.Config.Problem); err == nil && !l.IsMetric() && len(r.Data.ClassNames) == 2 {
 		if c := r.Data.PositiveClass(); c >= 0 {
@@ -302,49 +293,90 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	}
 	s.EvalNodes = len(r.Sim.EvalNodes())
-	s.Execution = Execution{Schedule: string(r.Sim.Schedule()), Kernel: kernel.Active(),
-		LAPACK: problem.LAPACK, BLASCore: problem.BLASCore(), Workers: r.Sim.Workers()}
+	s.Execution = NewExecution(string(r.Sim.Schedule()), r.Sim.Workers())
 	s.Execution.PinnedCPUs, s.Execution.PinNote = r.Sim.Pinned()
 	s.Warnings = r.Warnings
-	st := r.Setup
-	s.Timing = Timing{SetupData: st.Data.Seconds(), SetupProblem: st.Problem.Seconds(), SetupGraph: st.Graph.Seconds(),
-		SetupEngine: st.Engine.Seconds(), Setup: st.Total().Seconds()}
-	s.OptimumObjective = Float(math.NaN())
-	if res != nil {
-		f := res.Final
-		s.Iter, s.GradEvals, s.GradEvalsNonzero = f.Iter, f.GradEvals, f.GradEvalsNonzero
-		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = Float(f.ObjMean), Float(f.ObjStd), Float(f.ObjMin), Float(f.ObjMax)
-		s.AUCMean, s.Bias, s.Consensus = Float(f.AUCMean), Float(f.Bias), Float(f.Consensus)
-		s.setMeasure(f, len(res.Trace))
-		if len(res.Trace) == 0 {
-			s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = Float(math.NaN()), Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
-			s.AUCMean, s.Bias, s.Consensus = Float(math.NaN()), Float(math.NaN()), Float(math.NaN())
+	if res == nil {
+		s.SetTimes(r.Setup, 0, 0)
+		return s
+	}
+	s.SetTrace(res.Trace)
+	if res.OptimumSkipped != "" {
+		s.OptimumMethod = res.OptimumSkipped
+	}
+	if res.Optimum != nil {
+		s.OptimumObjective = Float(res.Optimum.Value)
+		s.OptimumMethod = res.Optimum.Method
+		s.OptimumErrorBound = res.Optimum.ErrorBound
+		s.OptimumStdErr = res.Optimum.StdErr
+		s.OptimumConverged = res.Optimum.Converged
+		s.OptimumCached = res.OptimumCached
+	}
+	if r.Config.StopAt > 0 {
+		s.StopAt, s.Stop, s.Reached = r.Config.StopAt, StopNotReached, &res.Reached
+		if res.Reached {
+			s.Stop = StopReached
 		}
-		if res.OptimumSkipped != "" {
-			s.OptimumMethod = res.OptimumSkipped
+	}
+	s.SetTimes(r.Setup, res.Wall, res.Measure)
+	s.Timing.OptimumSolver = res.OptimumTime.Seconds()
+	return s
+}
+
+// NewSummary begins the summary of a run of cfg that err ended (nil: it
+// completed): its status (complete, failed or diverged), error and
+// configuration; the optimum unknown (null) until set. Summarize, and the
+// run over MPI ranks (package ranks), fill in the rest.
+func NewSummary(cfg config.Config, err error) Summary {
+	s := Summary{Status: "complete", Config: cfg, Seed: cfg.Seed, OptimumObjective: Float(math.NaN())}
+	if err != nil {
+		s.Status = "failed"
+		if _, ok := err.(*engine.DivergenceError); ok {
+			s.Status = "diverged"
 		}
-		if res.Optimum != nil {
-			s.OptimumObjective = Float(res.Optimum.Value)
-			s.OptimumMethod = res.Optimum.Method
-			s.OptimumErrorBound = res.Optimum.ErrorBound
-			s.OptimumStdErr = res.Optimum.StdErr
-			s.OptimumConverged = res.Optimum.Converged
-			s.OptimumCached = res.OptimumCached
-		}
-		if w := r.precisionMissed(res.Trace); w != "" {
-			s.Warnings = append(append([]string(nil), s.Warnings...), w)
-		}
-		if r.Config.StopAt > 0 {
-			s.StopAt, s.Stop, s.Reached = r.Config.StopAt, StopNotReached, &res.Reached
-			if res.Reached {
-				s.Stop = StopReached
-			}
-		}
-		s.WallSeconds = res.Wall.Seconds()
-		s.Timing.Iterations, s.Timing.Measurement = (res.Wall - res.Measure).Seconds(), res.Measure.Seconds()
-		s.Timing.OptimumSolver = res.OptimumTime.Seconds()
+		s.Error = err.Error()
 	}
 	return s
+}
+
+// NewExecution describes an execution on this process: the schedule run,
+// the workers, the kernels and the BLAS/LAPACK in use (pinning unset).
+func NewExecution(schedule string, workers int) Execution {
+	return Execution{Schedule: schedule, Kernel: kernel.Active(), LAPACK: problem.LAPACK,
+		BLASCore: problem.BLASCore(), Workers: workers}
+}
+
+// SetTrace sets the final values of the trace columns and how they were
+// measured from the trace's last record (null values for an empty trace),
+// and adds a warning where a sampled measurement missed the precision
+// s.Config asked for.
+func (s *Summary) SetTrace(trace []engine.Record) {
+	var f engine.Record
+	if len(trace) > 0 {
+		f = trace[len(trace)-1]
+	}
+	s.Iter, s.GradEvals, s.GradEvalsNonzero = f.Iter, f.GradEvals, f.GradEvalsNonzero
+	s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = Float(f.ObjMean), Float(f.ObjStd), Float(f.ObjMin), Float(f.ObjMax)
+	s.AUCMean, s.Bias, s.Consensus = Float(f.AUCMean), Float(f.Bias), Float(f.Consensus)
+	s.setMeasure(f, len(trace))
+	if len(trace) == 0 {
+		nan := Float(math.NaN())
+		s.ObjectiveMean, s.ObjectiveStd, s.ObjectiveMin, s.ObjectiveMax = nan, nan, nan, nan
+		s.AUCMean, s.Bias, s.Consensus = nan, nan, nan
+	}
+	if w := precisionMissed(s.Config, trace); w != "" {
+		s.Warnings = append(slices.Clip(s.Warnings), w)
+	}
+}
+
+// SetTimes sets where the run's time went: the set-up by part, and wall,
+// the iterations and the measurements together, of which measure the
+// measurements.
+func (s *Summary) SetTimes(setup pairgossip.SetupTimes, wall, measure time.Duration) {
+	s.Timing = Timing{SetupData: setup.Data.Seconds(), SetupProblem: setup.Problem.Seconds(), SetupGraph: setup.Graph.Seconds(),
+		SetupEngine: setup.Engine.Seconds(), Setup: setup.Total().Seconds(),
+		Iterations: (wall - measure).Seconds(), Measurement: measure.Seconds()}
+	s.WallSeconds = wall.Seconds()
 }
 
 // precisionMissed says, when a sampled measurement of the trace ended with
@@ -353,8 +385,8 @@ func (r *Run) Summarize(res *Result, err error) Summary {
 // every one reached it. The plan sizes the sample from a pilot's estimate
 // of the variance, so a quarter over the target is still counted as
 // reached.
-func (r *Run) precisionMissed(trace []engine.Record) string {
-	want := r.Config.MeasurePrecision
+func precisionMissed(c config.Config, trace []engine.Record) string {
+	want := c.MeasurePrecision
 	if !(want > 0) {
 		want = problem.DefaultPrecision
 	}

@@ -1,4 +1,4 @@
-package dist
+package ranks
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ const maxExactN = 1<<31 - 1
 func checkExactOverRanks(n int, pl problem.EvalPlan) error {
 	exact := pl.Obj != problem.MethodSampled || pl.AUC != problem.MethodSampled || pl.Bias == problem.MethodPairwise
 	if exact && n > maxExactN {
-		return fmt.Errorf("dist: at n = %d the measurement would take the %s/%s/%s methods, whose exact parts gather a vector's n scores to one rank (at most %d): add --measure sampled",
+		return fmt.Errorf("ranks: at n = %d the measurement would take the %s/%s/%s methods, whose exact parts gather a vector's n scores to one rank (at most %d): add --measure sampled",
 			n, pl.Obj, pl.AUC, pl.Bias, maxExactN)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package pairgossip
+package output
 
 import (
 	"bytes"

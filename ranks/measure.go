@@ -1,4 +1,4 @@
-package dist
+package ranks
 
 import (
 	"math"
@@ -34,7 +34,6 @@ const (
 	parallelRows   = 1 << 16 // engine/measure.go
 	reduceSegments = 64
 	hashMeasure    = 0x6d656173
-	autoEvalCost   = 8e6
 	tagCarry       = 11
 )
 
@@ -53,23 +52,8 @@ type measurer struct {
 	f, fa  []float64
 }
 
-// evalCount is engine's evalCountShape for the AUC losses.
-func evalCount(n, npos int, cfg engine.Config) int {
-	m := n
-	switch {
-	case cfg.EvalNodes > 0:
-		m = min(cfg.EvalNodes, n)
-	case cfg.EvalNodes == 0:
-		per := float64(npos) * float64(n-npos)
-		if float64(n)*per > autoEvalCost {
-			m = max(16, min(n, int(autoEvalCost/per)))
-		}
-	}
-	return m
-}
-
 func newMeasurer(l *local, cfg engine.Config, gen rowSource, workers int) (*measurer, error) {
-	m := evalCount(l.n, l.labels.npos, cfg)
+	m := engine.EvalCount(l.loss, l.n, l.labels.npos, l.d, cfg)
 	ms := &measurer{l: l, rows: engine.MeasuredRows(cfg.Seed, l.n, m), gen: gen}
 	ms.opt = problem.EvalOptions{Mode: cfg.Measure, Precision: cfg.MeasurePrecision, Seed: rng.Hash(cfg.Seed, hashMeasure, 0)}
 	ms.plan = problem.PlanEval(l.loss, l.n, l.labels.npos, l.d, m, workers, ms.opt)
@@ -289,7 +273,7 @@ func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 		}
 		tf := float64(l.t)
 		omega := make([]float64, P)
-		l.reg.Smooth(omega, zbar, l.gamma(tf), tf, nil)
+		l.reg.Smooth(omega, zbar, l.step.Gamma(tf), tf, nil)
 		// θ_k = c·z_k and y_k of the evaluated nodes.
 		th, err := ms.gatherRows(P+1, func(k int, dst []float64) {
 			kernel.Scale(dst[:P], l.zRow(k), l.cPrev)
