@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"io"
 	"math"
 	"unsafe"
 
@@ -20,7 +19,9 @@ import (
 // the events ahead prefetched (gossipWindow). The parallel executor
 // (exec_asyncpar.go) runs the same events as a dataflow over its workers.
 
-func asyncFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Async }
+func asyncFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Async), needLinear(sh))
+}
 
 func asyncBytes(sh Shape, cfg Config, _ int) int64 {
 	return int64(sh.rows(cfg.Algorithm))*int64(unsafe.Sizeof(asyncNode{})) + int64(2*asyncSerialWindow)*4
@@ -36,12 +37,16 @@ type eventRunner interface {
 	event(i, j int, t int64, w int) (nonzero int64, bad int)
 	// serialTo runs events in stream order until s.t reaches stop.
 	serialTo(stop int64) error
-	// prefetching reports whether prefetch is worth calling; prefetch asks
-	// the memory system for what event t on (i, j) will read.
+}
+
+// prefetcher is an eventRunner that can ask the memory system ahead for
+// what an event will read (the fast path's gossip loop), an optional
+// capability the parallel executor checks once: prefetching reports
+// whether prefetch is worth calling on this run, prefetch asks for what
+// event t on (i, j) will read.
+type prefetcher interface {
 	prefetching() bool
 	prefetch(w, i, j int, t int64)
-	// touched records that events ran outside serialTo.
-	touched()
 }
 
 // asyncExec is the serial asynchronous loop of the fast path.
@@ -591,8 +596,6 @@ func (e *asyncExec) recordLines() []uintptr {
 	return off
 }
 
-func (e *asyncExec) touched() {}
-
 // theta sets dst = θ_k = c_k·z_k.
 func (e *asyncExec) theta(k int, dst []float64) { kernel.Scale(dst, e.s.Z.Row(k), e.nd[k].c) }
 
@@ -633,8 +636,4 @@ func (e *asyncExec) flushNode(k int) {
 	}
 }
 
-func (e *asyncExec) savedLen() int                           { return 0 }
-func (e *asyncExec) writeSaved(io.Writer, *floatCodec) error { return nil }
-func (e *asyncExec) checkSaved([]float64) error              { return nil }
-func (e *asyncExec) applySaved([]float64)                    {}
-func (e *asyncExec) close()                                  { e.flush(nil) }
+func (e *asyncExec) close() { e.flush(nil) }

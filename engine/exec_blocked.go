@@ -29,8 +29,8 @@ func blockRounds(n int) int {
 	return max(1, min(blockMax, n/16))
 }
 
-func blockedFits(sh Shape, cfg Config, auto bool) bool {
-	return sh.linear() && cfg.Algorithm == Sync && (!auto || blockRounds(sh.N) > 1)
+func blockedFits(sh Shape, cfg Config, auto bool) error {
+	return reasons(needAlgo(cfg, Sync), needLinear(sh), needBlocks(sh, auto))
 }
 
 func blockedBytes(sh Shape, cfg Config, _ int) int64 {

@@ -87,10 +87,8 @@ type coneExec struct {
 const coneGrad = 1 << 31
 
 // coneFits reports whether the reduced metric schedule can run the problem.
-func coneFits(sh Shape, cfg Config, _ bool) bool {
-	r := sh.Reg
-	return sh.Loss.IsMetric() && cfg.Algorithm == Sync && cfg.Estimator == Gossip && !cfg.ExactPSD &&
-		(r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq)
+func coneFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Sync), needGossip(cfg), needMetricCone(sh, cfg))
 }
 
 func coneBytes(sh Shape, _ Config, workers int) int64 {
@@ -406,5 +404,3 @@ func (cs *coneExec) applySaved(v []float64) {
 		cs.upd[k] = uint8(v[k])
 	}
 }
-
-func (cs *coneExec) close() {}

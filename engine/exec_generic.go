@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"io"
-
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -26,8 +24,8 @@ import (
 // reference's bit for bit; it saves the reference's n×P matrix Θ and its
 // memory traffic. A round allocates nothing.
 
-func genericFits(sh Shape, cfg Config, _ bool) bool {
-	return sh.Loss == problem.Custom && separable(sh.Reg) && (cfg.Algorithm == Sync || cfg.Algorithm == Async)
+func genericFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(fitCheck{cfg.Algorithm == Sync || cfg.Algorithm == Async, "the synchronous or asynchronous algorithm"}, needCustom(sh))
 }
 
 func separable(r problem.RegKind) bool { return r != problem.RegPSD }
@@ -203,13 +201,3 @@ func (e *genericExec) theta(k int, dst []float64) {
 	}
 	e.smoothAt(dst, e.s.Z.Row(k), tau, 0)
 }
-
-func (e *genericExec) prefetching() bool                       { return false }
-func (e *genericExec) prefetch(w, i, j int, t int64)           {}
-func (e *genericExec) touched()                                {}
-func (e *genericExec) savedLen() int                           { return 0 }
-func (e *genericExec) writeSaved(io.Writer, *floatCodec) error { return nil }
-func (e *genericExec) checkSaved([]float64) error              { return nil }
-func (e *genericExec) applySaved([]float64)                    {}
-func (e *genericExec) restore()                                {}
-func (e *genericExec) close()                                  {}

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip/layout"
-	"github.com/pairgossip/pairgossip/problem"
 )
 
 // The temporally blocked synchronous schedule for a user objective
@@ -39,8 +38,8 @@ import (
 // genericBlockedFits: a user objective with a separable ψ on the
 // synchronous algorithm; auto takes it when a block has more than one
 // round (n ≥ 32), as for the built-in blocked schedule.
-func genericBlockedFits(sh Shape, cfg Config, auto bool) bool {
-	return sh.Loss == problem.Custom && separable(sh.Reg) && cfg.Algorithm == Sync && (!auto || blockRounds(sh.N) > 1)
+func genericBlockedFits(sh Shape, cfg Config, auto bool) error {
+	return reasons(needAlgo(cfg, Sync), needCustom(sh), needBlocks(sh, auto))
 }
 
 func genericBlockedBytes(sh Shape, cfg Config, workers int) int64 {

@@ -31,7 +31,9 @@ import (
 // without FMA), and squared ℓ2 folds its factor into c: both change
 // rounding only.
 
-func plainFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Sync }
+func plainFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Sync), needLinear(sh))
+}
 
 func plainBytes(sh Shape, cfg Config, _ int) int64 { return linearSyncBytes(sh, cfg) }
 
@@ -165,8 +167,6 @@ func (l *linearSync) restore() {
 		l.cPrev = s.linearScale(s.cfg.Gamma(float64(s.t)), float64(s.t))
 	}
 }
-
-func (l *linearSync) close() {}
 
 // plainExec is the plain schedule: every round, every node's fused update,
 // node after node, over the crew's row shards.

@@ -48,8 +48,8 @@ import (
 // W = 1 and 2 over n from 4096 to 65 536.
 var reducedMinPoolWork = 1 << 18
 
-func reducedFits(sh Shape, cfg Config, _ bool) bool {
-	return sh.linear() && cfg.Algorithm == Sync && cfg.Estimator == Gossip
+func reducedFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Sync), needGossip(cfg), needLinear(sh))
 }
 
 func reducedBytes(sh Shape, cfg Config, workers int) int64 {

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"io"
-
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -200,13 +198,4 @@ func (e *referenceExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 	return nonzero, bad
 }
 
-func (e *referenceExec) prefetching() bool                       { return false }
-func (e *referenceExec) touched()                                {}
-func (e *referenceExec) prefetch(w, i, j int, t int64)           {}
-func (e *referenceExec) theta(k int, dst []float64)              { copy(dst, e.s.Theta.Row(k)) }
-func (e *referenceExec) savedLen() int                           { return 0 }
-func (e *referenceExec) writeSaved(io.Writer, *floatCodec) error { return nil }
-func (e *referenceExec) checkSaved([]float64) error              { return nil }
-func (e *referenceExec) applySaved([]float64)                    {}
-func (e *referenceExec) restore()                                {}
-func (e *referenceExec) close()                                  {}
+func (e *referenceExec) theta(k int, dst []float64) { copy(dst, e.s.Theta.Row(k)) }

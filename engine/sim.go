@@ -20,7 +20,8 @@ import (
 // through the iterations, the run's workers and the measurement.
 type Sim struct {
 	*state
-	exec  executor
+	exec  executor // caps.run
+	caps  execCaps
 	kind  execKind
 	crew  *crew
 	meas  *measurer
@@ -86,11 +87,8 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	workers := par.Workers(cfg.Workers)
 	st := newState(p, g, cfg, kind.compact, kind.storesTheta)
 	cr := newCrew(p, cfg, st.rows(), workers)
-	ex := kind.build(st, cr)
-	if parallelAsync(sh, cfg, workers) {
-		ex = newAsyncParExec(ex.(eventRunner), st, cr)
-	}
-	s := &Sim{state: st, exec: ex, kind: kind, crew: cr, sched: cfg.schedule()}
+	caps := kind.newExecutor(sh, cfg, st, cr)
+	s := &Sim{state: st, exec: caps.run, caps: caps, kind: kind, crew: cr, sched: cfg.schedule()}
 	s.meas = newMeasurer(st, workers, cr.ws[0])
 	return s, nil
 }
@@ -98,7 +96,9 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 // Close releases the workers. A Sim must not be used after Close.
 func (s *Sim) Close() {
 	s.crew.close()
-	s.exec.close()
+	for _, c := range s.caps.closers {
+		c.close()
+	}
 }
 
 // Pinned returns the CPU of each worker when the run's workers are pinned
@@ -144,14 +144,10 @@ func (s *Sim) Eigendecompositions() int64 {
 // RankOneUpdates returns the number of rank-one eigen-updates done in place
 // of full eigendecompositions (the metric schedules on the PSD cone).
 func (s *Sim) RankOneUpdates() int64 {
-	ex := s.exec
-	if a, ok := ex.(*asyncParExec); ok {
-		ex = a.eventRunner
+	if s.caps.rankOne == nil {
+		return 0
 	}
-	if c, ok := ex.(interface{ rankOne() int64 }); ok {
-		return c.rankOne()
-	}
-	return 0
+	return s.caps.rankOne.rankOne()
 }
 
 // Profile is where a run's time went. Serial and Parallel: the
