@@ -67,8 +67,8 @@ func (s *Sim) memoryCeilingWith(events int64, group, ahead int) error {
 }
 
 func (s *Sim) ceilingExec() (*asyncExec, error) {
-	e, ok := s.exec.(*asyncExec)
-	if !ok || s.cfg.Estimator != Gossip || s.YX.Rows == 0 {
+	e := s.caps.serialGossip
+	if e == nil || s.cfg.Estimator != Gossip || s.YX.Rows == 0 {
 		return nil, errors.New("engine: MemoryCeiling needs the serial asynchronous gossip fast path")
 	}
 	return e, nil

@@ -46,7 +46,10 @@ type genericExec struct {
 	fn      func(w int, r layout.Range, tk *task)
 }
 
-func newGenericExec(s *state, cr *crew) executor {
+func newGenericExec(s *state, cr *crew) executor { return newGeneric(s, cr) }
+
+// newGeneric is newGenericExec, typed (the blocked schedule embeds it).
+func newGeneric(s *state, cr *crew) *genericExec {
 	e := &genericExec{s: s, cr: cr, obj: s.prob.Obj}
 	nw := len(cr.ws)
 	e.th = make([]layout.Matrix, nw)

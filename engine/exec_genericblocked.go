@@ -82,7 +82,7 @@ type genericBlockedExec struct {
 
 func newGenericBlockedExec(s *state, cr *crew) executor {
 	e := &genericBlockedExec{
-		genericExec: newGenericExec(s, cr).(*genericExec),
+		genericExec: newGeneric(s, cr),
 		bl:          newGenericBlock(s.rows(), blockRounds(s.rows())),
 	}
 	e.fn = e.untouched

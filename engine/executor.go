@@ -64,6 +64,9 @@ type execCaps struct {
 	restore restorer
 	rankOne rankOneCounter
 	closers []closer
+	// serialGossip is the fast path's serial loop when it runs the events
+	// itself (for the lab's memory ceiling, async_ceiling.go), else nil.
+	serialGossip *asyncExec
 }
 
 // capsOf finds the capabilities of inner, run through outer (outer ==
@@ -263,7 +266,9 @@ func (k execKind) newExecutor(sh Shape, cfg Config, s *state, cr *crew) execCaps
 	ex := k.build(s, cr)
 	pl, ok := k.parallel(sh, cfg, cr.n)
 	if !ok {
-		return capsOf(ex, ex)
+		c := capsOf(ex, ex)
+		c.serialGossip, _ = ex.(*asyncExec)
+		return c
 	}
 	var flow *asyncExec
 	if pl.dataflow {
