@@ -111,11 +111,8 @@ func (e *asyncConeExec) serialTo(stop int64) error {
 		i, j := s.drawEdge()
 		t := s.t + 1
 		nz, bad := e.event(i, j, t, 0)
-		s.t = t
-		s.gradEvals += 2
-		s.nonzero += nz
-		if bad >= 0 {
-			return s.diverged(divergence{t: t, node: bad})
+		if err := s.endIters(t-1, t, 2, nz, eventDivergence(t, bad)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -423,30 +423,21 @@ func (a *asyncParExec) takeNonzero() int64 {
 // endWindow ends window w: the divergence first if found, else s.t past
 // the window and its counts (nonzero: its non-zero gradients).
 func (a *asyncParExec) endWindow(w *asyncWindow, first divergence, nonzero int64) error {
-	s := a.s
-	if first.found() {
-		return s.diverged(first)
-	}
-	s.t = w.t0 + int64(w.m)
-	s.gradEvals += 2 * int64(w.m)
-	s.nonzero += nonzero
-	return nil
+	return a.s.endIters(w.t0, w.t0+int64(w.m), 2, nonzero, first)
 }
 
 // runWindowSerially runs window w's events in stream order.
 func (a *asyncParExec) runWindowSerially(w *asyncWindow) error {
-	s := a.s
+	var nonzero int64
 	for e := 0; e < w.m; e++ {
 		t := w.t0 + 1 + int64(e)
 		nz, bad := a.event(int(w.ev[2*e]), int(w.ev[2*e+1]), t, 0)
-		s.gradEvals += 2
-		s.nonzero += nz
+		nonzero += nz
 		if bad >= 0 {
-			return s.diverged(divergence{t: t, node: bad})
+			return a.s.endIters(w.t0, t, 2, nonzero, eventDivergence(t, bad))
 		}
 	}
-	s.t = w.t0 + int64(w.m)
-	return nil
+	return a.s.endIters(w.t0, w.t0+int64(w.m), 2, nonzero, divergence{})
 }
 
 // level is worker w's part of the level tk: worker 0 first builds the next
@@ -518,9 +509,8 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 // once, then only the owner's while the worker waits). A worker publishes its
 // progress at the end of each chunk and before it waits, not after every
 // event: the store is a locked exchange on a line the others read
-// (measured side by side at n = 10⁴, d = 16, bench async --workers 2:
-// 137 CPU ns an event against 159 with a store an event and the owner
-// looked up for every dependency, 1.38e7 events/s against 1.21e7).
+// (bench/results/engine-tuning.md: a store an event cost a seventh more
+// CPU time an event).
 // Every node thus sees the serial loop's operations in the serial order,
 // as with levels, and the final state is the serial loop's, bit for bit.
 // It cannot deadlock: every event that ran is published in finite time

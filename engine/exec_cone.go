@@ -186,23 +186,16 @@ func (cs *coneExec) round() error {
 	}
 	cs.act = act
 	d := p.D
-	tk := task{t: t, i: i, j: j}
-	if cs.cr.pool != nil && len(act) >= 2 && len(act)*d*d*d >= coneMinPoolWork {
-		cs.cr.pool.run(cs.fn, tk)
-	} else {
-		cs.nodes(0, 1, &tk)
-	}
+	cs.cr.pass(len(act) >= 2 && len(act)*d*d*d >= coneMinPoolWork, cs.fn, task{t: t, i: i, j: j}, p.N)
 	cs.c = cs.cNow
-	s.gradEvals += int64(p.N)
-	s.nonzero += nz
-	if bad := firstOf(cs.cr.bad); bad.found() {
+	_, bad := cs.cr.workers() // the non-zero gradients are counted above
+	if bad.found() {
 		bad.field = fieldOf(s.Z.Row(bad.node), cs.U.Row(bad.node))
-		return s.diverged(bad)
 	}
-	return nil
+	return s.endIters(t-1, t, int64(p.N), nz, bad)
 }
 
-func (cs *coneExec) work(w int, _ layout.Range, tk *task) { cs.nodes(w, cs.cr.pool.size(), tk) }
+func (cs *coneExec) work(w int, _ layout.Range, tk *task) { cs.nodes(w, tk.ways, tk) }
 
 // nodes updates the nodes act[w], act[w+W], … of round tk: θ̄ written
 // with the old U, the rank-one gradient added to z, U = Proj(−z), q.
@@ -286,11 +279,7 @@ func (cs *coneExec) end(w int, r layout.Range, _ *task) {
 // writeBars writes every node's θ̄ into its record.
 func (cs *coneExec) writeBars() error {
 	s := cs.s
-	if cs.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork {
-		cs.cr.pool.run(cs.endFn, task{})
-	} else {
-		cs.end(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
-	}
+	cs.cr.pass(s.prob.N*s.prob.P >= poolMinWork, cs.endFn, task{}, s.prob.N)
 	if bad := firstOf(cs.cr.bad); bad.found() {
 		return s.diverged(bad)
 	}
@@ -301,6 +290,8 @@ func (cs *coneExec) writeBars() error {
 func (cs *coneExec) advance(stop int64) error {
 	s := cs.s
 	end := min(stop, s.t+coneChunk)
+	cs.cr.sw.start(false)
+	defer cs.cr.sw.lap(PhaseSerial)
 	for s.t < end {
 		if err := cs.round(); err != nil {
 			t := s.t

@@ -78,6 +78,9 @@ func (e *genericExec) advance(stop int64) error {
 		return e.serialTo(min(stop, s.t+int64(asyncSerialWindow)))
 	}
 	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
+	big := s.prob.N*s.prob.P >= poolMinWork
+	e.cr.sw.start(false)
+	defer e.cr.sw.lap(PhaseSerial)
 	for s.t < end {
 		s.t++
 		t := s.t
@@ -90,15 +93,10 @@ func (e *genericExec) advance(stop int64) error {
 		s.average(i, j)
 		s.swapY(i, j)
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
-		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
-			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		} else {
-			e.cr.pool.run(e.fn, tk)
-		}
-		s.gradEvals += int64(s.prob.N)
-		s.nonzero += e.cr.nonzero()
-		if d := firstOf(e.cr.bad); d.found() {
-			return s.diverged(d)
+		e.cr.pass(big, e.fn, tk, s.prob.N)
+		nz, first := e.cr.workers()
+		if err := s.endIters(t-1, t, int64(s.prob.N), nz, first); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -187,10 +185,8 @@ func (e *genericExec) serialTo(stop int64) error {
 		t := s.t
 		i, j := s.drawEdge()
 		nz, bad := e.event(i, j, t, 0)
-		s.gradEvals += 2
-		s.nonzero += nz
-		if bad >= 0 {
-			return s.diverged(divergence{t: t, node: bad})
+		if err := s.endIters(t-1, t, 2, nz, eventDivergence(t, bad)); err != nil {
+			return err
 		}
 	}
 	return nil

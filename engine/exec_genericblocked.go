@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"time"
 
 	"github.com/pairgossip/pairgossip/layout"
 )
@@ -122,16 +121,15 @@ func (e *genericBlockedExec) begin(stop int64) int {
 // advance runs one block of rounds, at most stop − s.t.
 func (e *genericBlockedExec) advance(stop int64) error {
 	s, bl := e.s, e.bl
-	tBegin := time.Now()
+	e.cr.sw.start(false)
+	defer e.cr.sw.lap(PhaseSerial)
 	B := e.begin(stop)
 	// Untouched nodes: B rounds each, in parallel where the plain schedule
 	// runs a round in parallel (once a block instead of once a round; a
 	// block of a few rounds of a small problem is not worth a barrier:
 	// BenchmarkGenericBlockedSmall, bench/results/generic.md).
-	t1 := e.cr.timedPass(tBegin, s.prob.N*s.prob.P >= poolMinWork, e.fn, s.prob.N)
-	defer func() { e.cr.serial += time.Since(t1) }()
-	nonzero := e.cr.nonzero()
-	first := firstOf(e.cr.bad)
+	e.cr.pass(s.prob.N*s.prob.P >= poolMinWork, e.fn, task{}, s.prob.N)
+	nonzero, first := e.cr.workers()
 	// Touched nodes: round by round, in event order, as the plain schedule
 	// does (exec_generic.go: the endpoints' θ from z before the averaging,
 	// then the averaging, the swap of y, and every touched node's step).
@@ -170,13 +168,7 @@ func (e *genericBlockedExec) advance(stop int64) error {
 			break
 		}
 	}
-	if first.found() {
-		return s.diverged(first)
-	}
-	s.t = bl.t0 + int64(B)
-	s.gradEvals += int64(s.prob.N) * int64(B)
-	s.nonzero += nonzero
-	return nil
+	return s.endIters(bl.t0, bl.t0+int64(B), int64(s.prob.N), nonzero, first)
 }
 
 // step is node k's update of round t with step γ, as worker w, at θ = th

@@ -75,13 +75,11 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 // advances side by side through a block (a pack run): their five scalars
 // (44 bytes a node) stay in the core's L1 cache for the B rounds. A run is
 // the unit of the pass's work that cannot be shared, so it also bounds how
-// unevenly the workers finish the pass: with runs of 4096 nodes the two
-// workers of `bench sync --n 1000000 --d 16 --iters 65536 --workers 2`
-// finished their passes 50–107 ms apart over 16 blocks (of 0.81–0.92 s),
-// with runs of 256, 7–9 ms; and the kernel's time a node and round is
-// lowest at 256 and 512 (BenchmarkLogisticRound, AVX-512, medians of 3:
-// 1.46 and 1.42 ns, against 1.59 at 1024 and 1.62 at 4096). (A variable so
-// that tests can make the runs small.)
+// unevenly the workers finish the pass: runs of a few hundred nodes keep
+// the workers' finishing times close, and the kernel's time a node and
+// round is lowest at 256 and 512 (BenchmarkLogisticRound; the figures are
+// in bench/results/engine-tuning.md). (A variable so that tests can make
+// the runs small.)
 var reducedChunk = 512
 
 // reducedSmall is the largest problem whose blocks run as one loop over the
@@ -721,19 +719,18 @@ func (e *reducedExec) packDiverged(w int, p *redpack.Pack, n int, t int64) {
 // packed until then), and a parallel pass over the touched nodes from
 // their last touch to the block's end (tail).
 func (e *reducedExec) advance(stop int64) error {
-	s, bl, rs := e.s, e.bl, e.rs
-	tBegin := time.Now()
+	s, bl, rs, sw := e.s, e.bl, e.rs, &e.cr.sw
 	big := s.prob.N*s.prob.P >= reducedMinPoolWork
-	var cpuBegin time.Duration
 	if big {
-		// The caller's thread CPU time at the phase boundaries (Profile),
-		// on large blocks only (a few system calls a block).
+		// The caller's thread CPU time at the phase marks (Profile), on
+		// large blocks only (a few system calls a block).
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		cpuBegin, _ = threadCPU()
 	}
+	sw.start(big)
+	defer sw.lap(PhaseSerial)
 	B := bl.begin(e.linearSync, stop, nil)
-	e.cr.touches += int64(B)
+	sw.prof.Touches += int64(B)
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
 		rs.start[sl] = 0
@@ -745,9 +742,7 @@ func (e *reducedExec) advance(stop int64) error {
 	if !big && s.prob.N <= reducedSmall {
 		// blockSmall follows the touched nodes through the pack's
 		// positions (Pos), not their first and last touches.
-		nonzero := e.blockSmall()
-		e.cr.serial += time.Since(tBegin)
-		return e.endBlock(nonzero)
+		return e.endBlock(e.blockSmall())
 	}
 	for _, k := range bl.touched {
 		rs.first[rs.slot[k]] = 0
@@ -777,16 +772,8 @@ func (e *reducedExec) advance(stop int64) error {
 			}
 		}
 	}
-	var cpu [4]time.Duration
-	if big {
-		cpu[0], _ = threadCPU()
-		e.cr.serialCPU += cpu[0] - cpuBegin
-	}
+	sw.lap(PhaseSerial, PhaseSetup)
 	var nonzero int64
-	var t1 time.Time
-	ph := &e.cr.reduced
-	tPass := time.Now()
-	ph.Setup += tPass.Sub(tBegin)
 	if e.stride > 1 {
 		// The pool's pass, the serial work overlapped (shardOverlap). Its
 		// event loop and the touched nodes' pre-advance count as serial
@@ -794,47 +781,23 @@ func (e *reducedExec) advance(stop int64) error {
 		// Amdahl figures of bench sync stay an upper bound.
 		e.claim.Store(0)
 		e.evNonzero = 0
-		t1 = e.cr.timedPass(tBegin, true, e.shOver, s.prob.N)
-		cpu[1], _ = threadCPU()
-		cpu[2] = cpu[1]
-		ev := e.evWall + e.evPreWall
-		e.cr.parallel -= ev
-		e.cr.serial += ev
-		e.cr.serialCPU += e.evCPU + e.evPreCPU
-		e.cr.parallelCPU -= e.evCPU + e.evPreCPU
+		e.cr.pass(true, e.shOver, task{}, s.prob.N, PhasePass)
+		ev := PhaseTime{Wall: e.evWall + e.evPreWall, CPU: e.evCPU + e.evPreCPU}
+		sw.move(ev, PhaseParallel, PhaseSerial)
+		sw.add(PhaseEventLoop, PhaseTime{Wall: ev.Wall})
 		nonzero = e.evNonzero
-		ph.EventLoop += ev
 	} else {
-		t1 = e.cr.timedPass(tBegin, big, e.fn, s.prob.N)
-		if big {
-			cpu[1], _ = threadCPU()
-		}
+		e.cr.pass(big, e.fn, task{}, s.prob.N, PhasePass)
 		nonzero = e.eventLoop()
-		if big {
-			cpu[2], _ = threadCPU()
-		}
-		tl := time.Now()
-		ph.EventLoop += tl.Sub(t1)
-		// The event loop counts as serial (timedPass below adds the time
-		// since t1), its pass as one with it.
-		ph.Pass += tl.Sub(t1)
+		// The event loop counts as serial, its pass as one with it.
+		d := sw.lap(PhaseSerial, PhasePass)
+		sw.add(PhaseEventLoop, PhaseTime{Wall: d.Wall})
 	}
-	ph.Pass += t1.Sub(tPass)
 	if len(rs.indep) > 0 {
-		t0 := time.Now()
-		t1 = e.cr.timedPass(t1, true, e.indFn, s.prob.N)
-		ph.Independent += t1.Sub(t0)
-		e.cr.parTouches += int64(len(rs.indep))
+		e.cr.pass(true, e.indFn, task{}, s.prob.N, PhaseIndependent)
+		sw.prof.ParallelTouches += int64(len(rs.indep))
 	}
-	tTail := time.Now()
-	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
-	ph.Tail += t2.Sub(tTail)
-	if big {
-		cpu[3], _ = threadCPU()
-		e.cr.parallelCPU += cpu[1] - cpu[0] + cpu[3] - cpu[2]
-		e.cr.serialCPU += cpu[2] - cpu[1]
-	}
-	defer func() { e.cr.serial += time.Since(t2) }()
+	e.cr.pass(big, e.tailFn, task{}, s.prob.N, PhaseTail)
 	return e.endBlock(nonzero)
 }
 
@@ -918,17 +881,12 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 func (e *reducedExec) endBlock(nonzero int64) error {
 	s, bl := e.s, e.bl
 	B := bl.rounds
-	nonzero += e.cr.nonzero()
-	first := firstOf(e.cr.bad)
+	nz, first := e.cr.workers()
 	e.cPrev = bl.coef[B].c
 	if first.found() {
 		first.field = "z (dual variable)"
-		return s.diverged(first)
 	}
-	s.t = bl.t0 + int64(B)
-	s.gradEvals += int64(s.prob.N) * int64(B)
-	s.nonzero += nonzero
-	return nil
+	return s.endIters(bl.t0, bl.t0+int64(B), int64(s.prob.N), nonzero+nz, first)
 }
 
 // blockSmall runs a block of a small problem (on the caller alone, every

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/pairgossip/pairgossip/affinity"
 	"github.com/pairgossip/pairgossip/graph"
@@ -326,31 +325,18 @@ func needBlocks(sh Shape, auto bool) fitCheck {
 // the problem's workspaces, non-zero gradient counts and divergence
 // records.
 type crew struct {
-	// serial and parallel: wall time the executor spent with the caller
-	// alone, and with the pool's workers (Sim.Profile).
-	serial, parallel time.Duration
-	measure          time.Duration // in Sim.Measure
-	n                int
-	cpus             []int  // CPU of each worker (nil: not pinned)
-	why              string // why not pinned
-	pool             *pool
-	pooled           bool  // a pool (this one or an executor's own) was started
-	runs             int64 // rounds the pool ran before close (for tests)
-	ws               []*problem.Workspace
-	nz               []int64
-	bad              []divergence
-
-	// serialCPU and parallelCPU: the caller's thread CPU time in the same
-	// phases as serial and parallel, where an executor measures it (the
-	// reduced schedule's pooled blocks, on Linux): unlike wall time, not
-	// inflated by other processes.
-	serialCPU, parallelCPU time.Duration
-
-	// touches and parTouches: the reduced schedule's touches (one a
-	// round) and those of them its parallel pass ran (Profile).
-	touches, parTouches int64
-	// reduced: the reduced schedule's blocks by phase (Profile).
-	reduced ReducedPhases
+	// sw is the run's stopwatch (Sim.Profile), which the executors mark.
+	sw     stopwatch
+	n      int
+	cpus   []int  // CPU of each worker (nil: not pinned)
+	why    string // why not pinned
+	pool   *pool
+	pooled bool  // a pool (this one or an executor's own) was started
+	runs   int64 // rounds the pool ran before close (for tests)
+	ws     []*problem.Workspace
+	nz     []int64
+	bad    []divergence
+	tk     task // pass's task when the caller runs it
 }
 
 func newCrew(p *problem.Problem, cfg Config, rows, workers int) *crew {
@@ -385,21 +371,30 @@ func (cr *crew) nonzero() int64 {
 	return n
 }
 
-// timedPass runs fn over every shard of rows — on the pool when there is one
-// and big says the work is worth it, else on the caller as one shard — and
-// counts its time as parallel and the time since begin as serial (Profile).
-// It returns when it ended: the caller counts its time after that as serial.
-func (cr *crew) timedPass(begin time.Time, big bool, fn func(w int, r layout.Range, tk *task), rows int) time.Time {
-	t0 := time.Now()
-	cr.serial += t0.Sub(begin)
+// pass runs fn over every shard of rows for task tk: on the pool when
+// there is one and big says the work is worth it (each executor's
+// threshold: poolMinWork of coordinate updates, or its own), else on the
+// caller as one shard, worker 0 with every row. It is the one place an
+// executor hands work to the pool. tk.ways is the number of workers the
+// pass runs on. The stopwatch charges the time since its last mark to
+// PhaseSerial and the pass's to PhaseParallel and the phases in also.
+func (cr *crew) pass(big bool, fn func(w int, r layout.Range, tk *task), tk task, rows int, also ...Phase) PhaseTime {
+	cr.sw.lap(PhaseSerial)
 	if cr.pool != nil && big {
-		cr.pool.run(fn, task{})
+		tk.ways = cr.pool.size()
+		cr.pool.run(fn, tk)
 	} else {
-		fn(0, layout.Range{Lo: 0, Hi: rows}, nil)
+		tk.ways = 1
+		cr.tk = tk // the caller's copy, as the pool keeps its own (no allocation)
+		fn(0, layout.Range{Lo: 0, Hi: rows}, &cr.tk)
 	}
-	t1 := time.Now()
-	cr.parallel += t1.Sub(t0)
-	return t1
+	return cr.sw.lap(PhaseParallel, also...)
+}
+
+// workers returns the workers' non-zero gradient counts and their first
+// divergence since the last call, and clears them.
+func (cr *crew) workers() (nonzero int64, first divergence) {
+	return cr.nonzero(), firstOf(cr.bad)
 }
 
 // close stops the pool's workers.

@@ -150,67 +150,15 @@ func (s *Sim) RankOneUpdates() int64 {
 	return s.caps.rankOne.rankOne()
 }
 
-// Profile is where a run's time went. Serial and Parallel: the
-// executor's time with the caller alone (drawing a block's edges, the
-// touched nodes in event order) and with the pool's workers (the per-node
-// passes); only the blocked and reduced executors keep them, for the others
-// both are zero. Measure: the time in Measure.
-type Profile struct {
-	Serial, Parallel, Measure time.Duration
-	// SerialCPU and ParallelCPU are the calling thread's CPU time in the
-	// serial and parallel phases, where the executor measures it (the
-	// reduced AUC schedule's pooled blocks, on Linux; zero elsewhere).
-	SerialCPU, ParallelCPU time.Duration
-	// Touches counts the reduced AUC schedule's touches (a round's edge on
-	// its two endpoints) and ParallelTouches those the workers ran side by
-	// side instead of the serial event loop: the touches that are both
-	// endpoints' only one in their block, when the pool runs the block
-	// (zero for the other schedules).
-	Touches, ParallelTouches int64
-	// Reduced is the reduced AUC schedule's time by phase of its blocks
-	// (zero for the other schedules and for a small problem's blocks, which
-	// run as one loop).
-	Reduced ReducedPhases
-}
-
-// ReducedPhases is the wall time of the reduced AUC schedule's blocks by
-// phase, summed over the blocks; a block's phases follow one another, so
-// that Setup + Pass + Independent + Tail is its time but for the end of
-// block's few scalar operations.
-type ReducedPhases struct {
-	// Setup draws the block's edges, lists its touched nodes and finds
-	// their first and last touches and the independent touches: serial.
-	Setup time.Duration
-	// Pass is the pass over every record (the untouched nodes through the
-	// whole block) and, with it, the touched nodes' advance to their first
-	// touch and the event loop: on worker 0 while the other workers take
-	// the untouched nodes when a pool runs the block, after the pass on one
-	// worker.
-	Pass time.Duration
-	// EventLoop is the part of Pass that worker 0 spends on the touched
-	// nodes' advance and the touches in event order (the serial work).
-	EventLoop time.Duration
-	// Independent is the touches that are both endpoints' only one in the
-	// block, which the workers run side by side (with a pool only).
-	Independent time.Duration
-	// Tail is the touched nodes' advance from their last touch to the
-	// block's end and their writes, the workers side by side.
-	Tail time.Duration
-}
-
 // Profile returns where the run's time went so far (see Profile).
-func (s *Sim) Profile() Profile {
-	return Profile{Serial: s.crew.serial, Parallel: s.crew.parallel, Measure: s.crew.measure,
-		SerialCPU: s.crew.serialCPU, ParallelCPU: s.crew.parallelCPU,
-		Touches: s.crew.touches, ParallelTouches: s.crew.parTouches, Reduced: s.crew.reduced}
-}
+func (s *Sim) Profile() Profile { return s.crew.sw.prof }
 
 // Measure evaluates the current state.
 func (s *Sim) Measure() Record {
-	t0 := time.Now()
+	s.crew.sw.start(false)
 	s.materialize(s.meas.rows)
 	r := s.meas.measure(s.state)
-	s.crew.measure += time.Since(t0)
+	s.crew.sw.lap(PhaseMeasure)
 	return r
 }
 
