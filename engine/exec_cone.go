@@ -153,8 +153,7 @@ func (cs *coneExec) round() error {
 	s.t++
 	t := s.t
 	i, j := s.drawEdge()
-	s.average(i, j)
-	s.swapY(i, j)
+	s.exchange(i, j)
 	for _, k := range [2]int{i, j} {
 		cs.q[k] = p.Dist(cs.U.Row(k), s.X.Row(k), s.YX.Row(k))
 	}

@@ -90,8 +90,7 @@ func (e *genericExec) advance(stop int64) error {
 		tp := float64(t - 1)
 		e.smoothAt(e.endPrev[0], s.Z.Row(i), tp, 0)
 		e.smoothAt(e.endPrev[1], s.Z.Row(j), tp, 0)
-		s.average(i, j)
-		s.swapY(i, j)
+		s.exchange(i, j)
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
 		e.cr.pass(big, e.fn, tk, s.prob.N)
 		nz, first := e.cr.workers()

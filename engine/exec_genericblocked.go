@@ -139,8 +139,7 @@ func (e *genericBlockedExec) advance(stop int64) error {
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		e.smoothAt(e.endPrev[0], s.Z.Row(i), tp, 0)
 		e.smoothAt(e.endPrev[1], s.Z.Row(j), tp, 0)
-		s.average(i, j)
-		s.swapY(i, j)
+		s.exchange(i, j)
 		for _, k32 := range bl.touched {
 			k := int(k32)
 			th := prev

@@ -74,8 +74,7 @@ func (e *referenceExec) step() error {
 	switch s.cfg.Algorithm {
 	case Sync:
 		i, j := s.drawEdge()
-		s.average(i, j)
-		s.swapY(i, j)
+		s.exchange(i, j)
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
 		e.cr.pass(s.prob.N*s.prob.P >= poolMinWork, e.fn, tk, s.prob.N)
 		nz, first := e.cr.workers()
@@ -85,7 +84,7 @@ func (e *referenceExec) step() error {
 		nz, bad := e.event(i, j, t, 0)
 		return s.endIters(t-1, t, 2, nz, eventDivergence(t, bad))
 	case Centralized:
-		i, j := s.edges.IntN(s.prob.N), s.edges.IntN(s.prob.N)
+		i, j := s.drawPair()
 		z, th := s.Z.Row(0), s.Theta.Row(0)
 		var nz int64
 		if s.prob.PairGrad(z, 1, th, i, j) {
@@ -176,8 +175,7 @@ func (e *referenceExec) node(k int, t int64, w int) (nonzero, ok bool) {
 // non-finite (−1: none).
 func (e *referenceExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 	s := e.s
-	s.swapY(i, j)
-	s.average(i, j)
+	s.exchange(i, j)
 	bad = -1
 	for _, k := range [2]int{i, j} {
 		nz, ok := e.node(k, t, w)
