@@ -26,6 +26,13 @@ func init() {
 		return s.memoryCeilingWith(events, group, ahead)
 	}
 	lab.AsyncPrefetch = func() (group, ahead int) { return asyncGroup, asyncGroupAhead }
+	lab.EigenCounts = func(sim any) (eigs, rankOne int64, err error) {
+		s, err := labSim(sim)
+		if err != nil {
+			return 0, 0, err
+		}
+		return s.eigendecompositions(), s.rankOneUpdates(), nil
+	}
 }
 
 func labSim(sim any) (*Sim, error) {

@@ -388,10 +388,10 @@ func TestPSDConeSkip(t *testing.T) {
 		if d := relDiff(s.ThetaBar, exact.ThetaBar); !(d <= 1e-10) {
 			t.Fatalf("variant %d (%s): relative difference %g from the exact projections", i+1, s.Schedule(), d)
 		}
-		if s.Eigendecompositions() >= exact.Eigendecompositions() {
-			t.Fatalf("%s: no eigendecomposition saved: %d vs %d", s.Schedule(), s.Eigendecompositions(), exact.Eigendecompositions())
+		if s.eigendecompositions() >= exact.eigendecompositions() {
+			t.Fatalf("%s: no eigendecomposition saved: %d vs %d", s.Schedule(), s.eigendecompositions(), exact.eigendecompositions())
 		}
-		t.Logf("%s: eigendecompositions %d (exact %d)", s.Schedule(), s.Eigendecompositions(), exact.Eigendecompositions())
+		t.Logf("%s: eigendecompositions %d (exact %d)", s.Schedule(), s.eigendecompositions(), exact.eigendecompositions())
 	}
 }
 

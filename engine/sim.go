@@ -132,8 +132,9 @@ func (s *Sim) GradEvals() (all, nonzero int64) { return s.gradEvals, s.nonzero }
 // Schedule returns the schedule in use (plain, blocked, reduced or reference).
 func (s *Sim) Schedule() Schedule { return s.kind.schedule }
 
-// Eigendecompositions returns the number of PSD projections done so far.
-func (s *Sim) Eigendecompositions() int64 {
+// eigendecompositions returns the number of PSD projections done so far
+// (lab.EigenCounts).
+func (s *Sim) eigendecompositions() int64 {
 	var n int64
 	for _, w := range s.crew.ws {
 		n += w.Eigs
@@ -141,9 +142,10 @@ func (s *Sim) Eigendecompositions() int64 {
 	return n
 }
 
-// RankOneUpdates returns the number of rank-one eigen-updates done in place
-// of full eigendecompositions (the metric schedules on the PSD cone).
-func (s *Sim) RankOneUpdates() int64 {
+// rankOneUpdates returns the number of rank-one eigen-updates done in place
+// of full eigendecompositions (the metric schedules on the PSD cone; an
+// optional capability of the executor, rankOneCounter; lab.EigenCounts).
+func (s *Sim) rankOneUpdates() int64 {
 	if s.caps.rankOne == nil {
 		return 0
 	}

@@ -27,4 +27,8 @@ var (
 	// prefetching on a state that outgrows the caches (MemoryCeilingWith's
 	// group and ahead).
 	AsyncPrefetch func() (group, ahead int)
+	// EigenCounts returns the PSD projections (eigendecompositions) a
+	// metric-learning run did so far, and the rank-one eigen-updates done in
+	// place of full ones (zero for the schedules that do none).
+	EigenCounts func(sim any) (eigs, rankOne int64, err error)
 )
