@@ -22,7 +22,7 @@ import (
 //	uint32 header length, header JSON (checkpointHeader)
 //	Z, Θ, Θ̄ as rows×P float64 each
 //	Y as rows int32; Count as rows int64 (Async only); what the executor
-//	saves (executor.writeSaved: the margins as rows float64 on the
+//	saves (saver.writeSaved: the margins as rows float64 on the
 //	synchronous fast path, the cached eigendecompositions of the reduced
 //	metric schedule)
 //	trace: TraceLen records of 5 int64 (iteration, gradient counts, pairs
