@@ -4,7 +4,6 @@ import (
 	"io"
 	"runtime"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/redpack"
@@ -111,11 +110,9 @@ type reducedExec struct {
 	shOver func(w int, r layout.Range, tk *task) // shardOverlap, bound once
 	indFn  func(w int, r layout.Range, tk *task) // indepTouches, bound once
 	claim  atomic.Int64                          // the next untouched node to claim (shardOverlap)
-	// What shardOverlap's worker 0 measured of the serial work it overlapped
-	// with the others: the touched nodes' pre-advance and the event loop,
-	// wall and thread CPU time; and the event loop's non-zero gradients.
-	evWall, evPreWall, evCPU, evPreCPU time.Duration
-	evNonzero                          int64
+	// evNonzero is the non-zero gradients of the event loop that
+	// shardOverlap's worker 0 ran.
+	evNonzero int64
 	pf                                 [][]uintptr // per worker: the addresses prefetchTouch asks for
 	pfOn                               bool        // the records outgrow the caches: prefetch
 	kinds                              []int32     // blockSmall's nodes by kind, 4 lists of n (kindsOf)
@@ -432,15 +429,15 @@ const reducedClaim = 4096
 func (e *reducedExec) shardOverlap(w int, _ layout.Range, _ *task) {
 	var nz int64
 	if w == 0 {
-		t0 := time.Now()
-		c0, _ := threadCPU()
+		// Worker 0 is the caller: its marks split the pass. The touched
+		// nodes' pre-advance and the event loop count as serial (in wall
+		// and CPU time) as if they were not overlapped, so that the Amdahl
+		// figures of bench sync stay an upper bound.
+		sw := &e.cr.sw
+		sw.lap(PhaseParallel, PhasePass) // the pool's start
 		nz += e.runPack(0, &e.tpack[0], 1)
-		t1 := time.Now()
-		c1, _ := threadCPU()
 		e.evNonzero = e.eventLoop()
-		c2, _ := threadCPU()
-		e.evWall, e.evPreWall = time.Since(t1), t1.Sub(t0)
-		e.evCPU, e.evPreCPU = c2-c1, c1-c0
+		sw.lap(PhaseSerial, PhasePass, PhaseEventLoop)
 	}
 	p := &e.pack[w]
 	N := e.s.prob.N
@@ -775,23 +772,17 @@ func (e *reducedExec) advance(stop int64) error {
 	sw.lap(PhaseSerial, PhaseSetup)
 	var nonzero int64
 	if e.stride > 1 {
-		// The pool's pass, the serial work overlapped (shardOverlap). Its
-		// event loop and the touched nodes' pre-advance count as serial
-		// (in wall and CPU time) as if they were not overlapped: the
-		// Amdahl figures of bench sync stay an upper bound.
+		// The pool's pass, the serial work overlapped (shardOverlap, whose
+		// worker 0 marks the serial part).
 		e.claim.Store(0)
 		e.evNonzero = 0
 		e.cr.pass(true, e.shOver, task{}, s.prob.N, PhasePass)
-		ev := PhaseTime{Wall: e.evWall + e.evPreWall, CPU: e.evCPU + e.evPreCPU}
-		sw.move(ev, PhaseParallel, PhaseSerial)
-		sw.add(PhaseEventLoop, PhaseTime{Wall: ev.Wall})
 		nonzero = e.evNonzero
 	} else {
 		e.cr.pass(big, e.fn, task{}, s.prob.N, PhasePass)
 		nonzero = e.eventLoop()
 		// The event loop counts as serial, its pass as one with it.
-		d := sw.lap(PhaseSerial, PhasePass)
-		sw.add(PhaseEventLoop, PhaseTime{Wall: d.Wall})
+		sw.lap(PhaseSerial, PhasePass, PhaseEventLoop)
 	}
 	if len(rs.indep) > 0 {
 		e.cr.pass(true, e.indFn, task{}, s.prob.N, PhaseIndependent)

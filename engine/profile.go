@@ -130,11 +130,3 @@ func (sw *stopwatch) add(p Phase, d PhaseTime) {
 	sw.prof.Phases[p].Wall += d.Wall
 	sw.prof.Phases[p].CPU += d.CPU
 }
-
-// move charges d to phase to instead of from (the reduced schedule's
-// event loop, which runs on worker 0 during a pooled pass, counts as
-// serial).
-func (sw *stopwatch) move(d PhaseTime, from, to Phase) {
-	sw.add(from, PhaseTime{Wall: -d.Wall, CPU: -d.CPU})
-	sw.add(to, d)
-}
