@@ -503,12 +503,12 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 			onRecord(rec)
 		}
 	}
-	m0 := r.Sim.Profile().Measure
+	m0 := r.Sim.Profile().Wall(engine.PhaseMeasure)
 	trace, err := r.Sim.RunWith(ctx, ro, opt.Trace)
 	if nanErr != nil {
 		err = nanErr
 	}
-	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0, run: r, Nodes: nodeRecs,
+	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Wall(engine.PhaseMeasure) - m0, run: r, Nodes: nodeRecs,
 		OptimumTime: optTime, OptimumCached: optCached}
 	res.Reached = reached && err == nil && nanErr == nil
 	out = res

@@ -22,7 +22,7 @@ import (
 //	uint32 header length, header JSON (checkpointHeader)
 //	Z, Θ, Θ̄ as rows×P float64 each
 //	Y as rows int32; Count as rows int64 (Async only); what the executor
-//	saves (executor.writeSaved: the margins as rows float64 on the
+//	saves (saver.writeSaved: the margins as rows float64 on the
 //	synchronous fast path, the cached eigendecompositions of the reduced
 //	metric schedule)
 //	trace: TraceLen records of 5 int64 (iteration, gradient counts, pairs
@@ -138,8 +138,8 @@ func (s *Sim) writeState(w io.Writer) error {
 	if err := s.writeCommon(w, fc, s.exec.theta); err != nil {
 		return err
 	}
-	if s.exec.savedLen() > 0 {
-		return s.exec.writeSaved(w, fc)
+	if sv := s.caps.saver; sv != nil && sv.savedLen() > 0 {
+		return sv.writeSaved(w, fc)
 	}
 	return nil
 }
@@ -241,7 +241,7 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		}
 	}
 	var extra []float64
-	if n := s.exec.savedLen(); n > 0 {
+	if n := s.savedLen(); n > 0 {
 		extra = make([]float64, n)
 		if err := fc.read(tr, extra); err != nil {
 			return nil, ckptErr("truncated state")
@@ -276,7 +276,7 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		}
 	}
 	if extra != nil {
-		if err := s.exec.checkSaved(extra); err != nil {
+		if err := s.caps.saver.checkSaved(extra); err != nil {
 			return nil, err
 		}
 	}
@@ -293,10 +293,21 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		s.Count = count
 	}
 	if extra != nil {
-		s.exec.applySaved(extra)
+		s.caps.saver.applySaved(extra)
 	}
 	s.t, s.gradEvals, s.nonzero = hdr.Iter, hdr.GradEvals, hdr.Nonzero
 	s.restoreAux()
-	s.exec.restore()
+	if s.caps.restore != nil {
+		s.caps.restore.restore()
+	}
 	return trace, nil
+}
+
+// savedLen is the number of floats the executor adds to a checkpoint (0:
+// none; see saver).
+func (s *Sim) savedLen() int {
+	if s.caps.saver == nil {
+		return 0
+	}
+	return s.caps.saver.savedLen()
 }
