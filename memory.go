@@ -1,14 +1,12 @@
 package pairgossip
 
 import (
-	"bufio"
 	"fmt"
 	"math"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/internal/sysprobe"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -163,38 +161,8 @@ func estimateMemory(cfg Config, n, d, workers int, obj problem.Objective) Memory
 	return m
 }
 
-// availableMemory is AvailableMemory, replaceable in tests.
-var availableMemory = AvailableMemory
-
-// AvailableMemory returns the memory this process may still use: the
-// smaller of /proc/meminfo's MemAvailable and a cgroup v2 limit, or 0 when
-// neither can be read (then no check is made).
-func AvailableMemory() int64 {
-	var avail int64
-	if f, err := os.Open("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if fs := strings.Fields(sc.Text()); len(fs) >= 2 && fs[0] == "MemAvailable:" {
-				if kb, err := strconv.ParseInt(fs[1], 10, 64); err == nil {
-					avail = kb * 1024
-				}
-			}
-		}
-		f.Close()
-	}
-	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if lim, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
-			cur := int64(0)
-			if c, err := os.ReadFile("/sys/fs/cgroup/memory.current"); err == nil {
-				cur, _ = strconv.ParseInt(strings.TrimSpace(string(c)), 10, 64)
-			}
-			if free := lim - cur; avail == 0 || free < avail {
-				avail = free
-			}
-		}
-	}
-	return avail
-}
+// availableMemory is sysprobe.AvailableMemory, replaceable in tests.
+var availableMemory = sysprobe.AvailableMemory
 
 // checkMemory refuses a run that would not fit; obj is the run's
 // Input.Objective (nil: the problem cfg names).

@@ -1,41 +1,12 @@
 package pairgossip
 
-import (
-	"fmt"
-	"github.com/pairgossip/pairgossip/layout"
-	"github.com/pairgossip/pairgossip/npy"
-	"os"
-	"path/filepath"
-
-	"github.com/pairgossip/pairgossip/internal/atomicfile"
-)
-
-// Models out (issue #20, item 4): the final θ̄_k of every node and their
-// mean, as NumPy .npy files written by package npy (format version 1.0,
-// little-endian float64 in C order, the data on a 64-byte boundary), which
-// numpy.load(path, mmap_mode="r") maps and npy.ReadFile reads back; in
-// memory, Run.Model. A matrix parameter (metric
-// or similarity learning, θ = W ∈ R^{d×d}) is stored flattened row-major:
-// row k of the nodes' file is W_k reshaped to d·d.
-
-// Model file names in the directory SaveModel writes.
-const (
-	ModelNodesFile = "theta_bar.npy"      // n×P: θ̄_k of node k in row k
-	ModelMeanFile  = "theta_bar_mean.npy" // P: the mean over the nodes
-)
-
-// ModelFiles is what SaveModel wrote.
-type ModelFiles struct {
-	Nodes, Mean string // paths
-	Rows, P     int
-	Bytes       int64 // both files
-}
+import "github.com/pairgossip/pairgossip/layout"
 
 // Model is the nodes' running averages θ̄_k, the paper's output, copied
 // out of a run: row k of Data (Rows×P, row-major) is θ̄_k of node k (one
 // row for the centralized algorithm), a matrix parameter flattened
-// row-major as in the saved files; Mean is their mean over the nodes,
-// summed in node order (the bits of ModelMeanFile).
+// row-major as in the saved files (output.SaveModel); Mean is their mean over the nodes,
+// summed in node order (the bits of the saved mean, output.ModelMeanFile).
 type Model struct {
 	Rows, P int
 	Data    []float64
@@ -46,9 +17,9 @@ type Model struct {
 func (m *Model) Row(k int) []float64 { return m.Data[k*m.P : (k+1)*m.P] }
 
 // Model copies the nodes' current θ̄_k and their mean out of the run: after
-// Execute, the final model — the values SaveModel writes, bit for bit. It
+// Execute, the final model — the values output.SaveModel writes, bit for bit. It
 // must be called before Close. It holds Rows·P float64 (n = 10⁷ nodes of
-// d = 16 is 1.28 GB): at such sizes, SaveModel and a memory map of the file
+// d = 16 is 1.28 GB): at such sizes, output.SaveModel and a memory map of the file
 // cost less.
 func (r *Run) Model() *Model {
 	bar := r.Sim.ThetaBar
@@ -84,86 +55,20 @@ func modelMean(mean []float64, bar layout.Matrix, rows, P int) {
 	}
 }
 
-// ModelBytes returns the size of the files SaveModel writes.
-func (r *Run) ModelBytes() int64 {
-	rows, P := r.Sim.ThetaBar.Rows, r.Problem.P
-	return npy.Size(rows, P) + npy.Size(P)
+// ModelMean is the mean of the nodes' current θ̄_k over the nodes, summed in
+// node order (Model.Mean, without copying the rows).
+func (r *Run) ModelMean() []float64 {
+	mean := make([]float64, r.Problem.P)
+	modelMean(mean, r.Sim.ThetaBar, r.Sim.ThetaBar.Rows, r.Problem.P)
+	return mean
 }
 
-// CheckModelSpace returns an error when the files SaveModel writes would
-// not fit the free space of dir's file system (dir, or its nearest existing
-// ancestor when it is yet to be created), with 1% and 64 MiB to spare. The
-// command line calls it before the run, so that a model that cannot be
-// saved is refused before the work it would end.
-func (r *Run) CheckModelSpace(dir string) error {
-	d := filepath.Clean(dir)
-	for {
-		if _, err := os.Stat(d); err == nil {
-			break
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return nil
-		}
-		d = up
-	}
-	free, ok := freeDisk(d)
-	if !ok {
-		return nil
-	}
-	b := r.ModelBytes()
-	if need := b + b/100 + 64<<20; uint64(need) > free {
-		return fmt.Errorf("model: %s of θ̄ (%d nodes × %d) does not fit the %s free in %s", byteSize(b), r.Sim.ThetaBar.Rows, r.Problem.P, byteSize(int64(free)), dir)
-	}
-	return nil
-}
-
-// freeDisk is diskFree, replaceable in tests.
-var freeDisk = diskFree
-
-// SaveModel writes the nodes' final θ̄_k (ModelNodesFile, shape (n, P); (1,
-// P) for the centralized algorithm) and their mean (ModelMeanFile, (P,))
-// into dir, each atomically (a temporary file, fsync, rename), after
-// checking that they fit the free space of dir's file system (with 1% and
-// 64 MiB to spare), which it refuses otherwise.
-func (r *Run) SaveModel(dir string) (ModelFiles, error) {
-	bar := r.Sim.ThetaBar
-	rows, P := bar.Rows, r.Problem.P
-	mf := ModelFiles{Nodes: filepath.Join(dir, ModelNodesFile), Mean: filepath.Join(dir, ModelMeanFile), Rows: rows, P: P, Bytes: r.ModelBytes()}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return mf, fmt.Errorf("model: %w", err)
-	}
-	if err := r.CheckModelSpace(dir); err != nil {
-		return mf, err
-	}
-	mean := make([]float64, P)
-	modelMean(mean, bar, rows, P)
-	err := atomicfile.Write(mf.Nodes, func(f *os.File) error {
-		return npy.WriteRows(f, []int{rows, P}, func(yield func([]float64) error) error {
-			for k := 0; k < rows; k++ {
-				if err := yield(bar.Row(k)[:P]); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return mf, fmt.Errorf("model: %w", err)
-	}
-	err = atomicfile.Write(mf.Mean, func(f *os.File) error { return npy.Write(f, []int{P}, mean) })
-	if err != nil {
-		return mf, fmt.Errorf("model: %w", err)
-	}
-	return mf, nil
-}
-
-func byteSize(b int64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", b)
+// NodeRecord is one evaluated node's values at one measurement
+// (ExecOptions.TraceNodes; nodes.csv).
+type NodeRecord struct {
+	Iter      int64
+	Node      int     // the node's index, 0-based (as in theta_bar.npy's rows)
+	Degree    int     // its degree in the run's graph (0: centralized)
+	Objective float64 // R_n(θ̄_k), exact or, for a sampled measurement, estimated on the record's pair sample
+	AUC       float64 // the AUC of θ̄_k (NaN: metric learning, none)
 }

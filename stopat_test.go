@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/pairgossip/pairgossip/config"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,45 +35,6 @@ func execStop(t *testing.T, c Config, opt ExecOptions) (*Run, *Result) {
 }
 
 func relGap(rec engine.Record, opt float64) float64 { return (rec.ObjMean - opt) / opt }
-
-// TestStopAt: a run with StopAt stops at its first measurement within the
-// target (the trace's last; the one before is not), reports the optimum
-// solved before it, and a run whose cap comes first says "not reached"; the
-// same seed stops at the same iteration with the same bits for 1 and 2
-// workers.
-func TestStopAt(t *testing.T) {
-	var want []engine.Record
-	var sum [32]byte
-	for _, w := range []int{1, 2} {
-		r, res := execStop(t, stopConfig(1, 20000, w), ExecOptions{})
-		if !res.Reached || res.Optimum == nil {
-			t.Fatalf("not reached (optimum %v)", res.Optimum)
-		}
-		tr, opt := res.Trace, res.Optimum.Value
-		if g := relGap(tr[len(tr)-1], opt); g > 1 {
-			t.Fatalf("stopped at %d, %g above the optimum", res.Final.Iter, g)
-		}
-		if g := relGap(tr[len(tr)-2], opt); g <= 1 {
-			t.Fatalf("the measurement before the stop, %d, met the target already (%g)", tr[len(tr)-2].Iter, g)
-		}
-		if res.Final.Iter >= 20000 || r.Sim.Iter() != res.Final.Iter {
-			t.Fatalf("stopped at %d (sim %d)", res.Final.Iter, r.Sim.Iter())
-		}
-		s := r.Summarize(res, nil)
-		if s.Stop != StopReached || s.Reached == nil || !*s.Reached || s.StopAt != 1 || s.Status != "complete" {
-			t.Fatalf("summary: stop %q reached %v stop_at %v status %q", s.Stop, s.Reached, s.StopAt, s.Status)
-		}
-		if want == nil {
-			want, sum = tr, r.Sim.StateChecksum()
-		} else if !slices.Equal(tr, want) || r.Sim.StateChecksum() != sum {
-			t.Fatalf("%d workers: stopped at %d, want %d, or other bits", w, res.Final.Iter, want[len(want)-1].Iter)
-		}
-	}
-	r, res := execStop(t, stopConfig(0.01, 300, 1), ExecOptions{})
-	if s := r.Summarize(res, nil); res.Reached || s.Stop != StopNotReached || *s.Reached || s.Iter != 300 {
-		t.Fatalf("a cap before the target: stop %q, iteration %d", s.Stop, s.Iter)
-	}
-}
 
 // TestStopAtOvershoot: the run stops at most engine.StopCheckRatio past the
 // first iteration at which a measurement meets the target (found by
@@ -163,7 +125,7 @@ func TestStopAtIdentity(t *testing.T) {
 func TestStopAtRefused(t *testing.T) {
 	c := stopConfig(0.1, 100, 1)
 	c.SkipOptimum = true
-	if _, err := Prepare(c); err == nil || !strings.Contains(FlagMessage(err), "--stop-at") {
+	if _, err := Prepare(c); err == nil || !strings.Contains(config.FlagMessage(err), "--stop-at") {
 		t.Fatalf("with SkipOptimum: %v", err)
 	}
 	// An AUC problem out of the solver's reach today, if it still is.
@@ -179,7 +141,7 @@ func TestStopAtRefused(t *testing.T) {
 		t.Skip("the optimum at n = 30000 is within reach: nothing to refuse")
 	}
 	big.SkipOptimum, big.StopAt = false, 0.1
-	if _, err := Prepare(big); err == nil || !strings.Contains(FlagMessage(err), "--stop-at") || !strings.Contains(err.Error(), "out of reach") {
+	if _, err := Prepare(big); err == nil || !strings.Contains(config.FlagMessage(err), "--stop-at") || !strings.Contains(err.Error(), "out of reach") {
 		t.Fatalf("out of reach: %v", err)
 	}
 }

@@ -6,7 +6,8 @@
 // Calling convention: a kernel takes the base pointer of each array, then
 // the element count n, then its float64 scalars (pointers and a count
 // rather than slices: fewer argument words make a call of a short row
-// about 10 ns cheaper). The exported Go wrappers in kernel/ check the
+// measurably cheaper, bench/RESULTS.md "Measurements cited by comments
+// outside the engine"). The exported Go wrappers in kernel/ check the
 // slices' lengths once and split n into bounded chunks.
 //
 // One run writes one kernel, in one function per target (scaleAVX2,
@@ -379,9 +380,9 @@ func length() Register { return Load(Param("n"), GP64()) }
 // broadcast loads float64 parameter name into every lane of a vector
 // register of the target, straight from its stack slot. (Not Load into an XMM register:
 // that emits the legacy-SSE MOVSD, and a legacy-SSE instruction while the
-// upper halves of the YMM registers are dirty costs hundreds of
-// nanoseconds per call on some CPUs, this project's virtualised EPYC
-// among them.)
+// upper halves of the YMM registers are dirty costs a state transition on
+// some CPUs, far more than the kernel's work on a short row: bench/RESULTS.md,
+// "Measurements cited by comments outside the engine".)
 func broadcast(name string) VecVirtual {
 	v := T.vec()
 	VBROADCASTSD(paramAddr(name), v)

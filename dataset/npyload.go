@@ -176,8 +176,9 @@ func LoadNPY(path string, opt NPYOptions) (*Dataset, error) {
 // start at a multiple of 8 bytes in the archive (otherwise they are read);
 // their zip checksums are not verified. Compressed arrays
 // (numpy.savez_compressed: deflate) are decompressed as a stream into their
-// final place, with the checksum verified; that is much slower (one core,
-// about 0.1–0.3 GB/s). Element types, labels and errors are as for LoadNPY;
+// final place, with the checksum verified; that is much slower (one core;
+// bench/RESULTS.md, "Measurements cited by comments outside the engine").
+// Element types, labels and errors are as for LoadNPY;
 // errors name the archive and the array.
 func LoadNPZ(path string, opt NPYOptions) (*Dataset, error) {
 	f, err := openNPYFile(path)

@@ -10,7 +10,7 @@ import (
 
 // NPYRows reads a NumPy data set (the features and labels files LoadNPY
 // reads) a range of rows at a time, without reading the whole arrays: what
-// an MPI rank holding some of the nodes reads (package dist). The values are
+// an MPI rank holding some of the nodes reads (package ranks). The values are
 // those LoadNPY gives (the same decoding, any dtype LoadNPY accepts); the
 // features must be stored in C order (row-major: NumPy's default), so
 // that a row range is one contiguous stretch of the file.

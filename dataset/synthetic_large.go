@@ -248,8 +248,9 @@ func syntheticMetric(cfg SyntheticConfig) (ds *Dataset, u, means []float64, err 
 
 // newMatrix allocates the float64 array of a data set. (No huge-page hint:
 // on a machine whose memory is fragmented, MADV_HUGEPAGE makes first-touch
-// faults stall in compaction; measured at 10⁷×16, system time 0.8–2.6 s with
-// the hint against 0.55 s without. The engine copies X into its own layout,
+// faults stall in compaction, several times the system time of the plain
+// pages at 10⁷×16: bench/RESULTS.md, "Measurements cited by comments outside
+// the engine". The engine copies X into its own layout,
 // so X's page size does not matter later.)
 func newMatrix(n int) []float64 {
 	return make([]float64, n)

@@ -130,21 +130,11 @@ func (c Config) checkNetwork() error {
 // executor that draws its edges in bulk does not report them).
 func netFits(cfg Config) bool { return cfg.Network.IsPerfect() && cfg.EdgeSink == nil }
 
-// netRefusal explains why a named schedule has no row for cfg when a row of
-// it would run the paper's network: it does not honour the model yet.
-func netRefusal(sh Shape, cfg Config, want Schedule) error {
-	if netFits(cfg) {
-		return nil
-	}
-	perfect := cfg
-	perfect.Network, perfect.EdgeSink = network.Model{}, nil
-	for _, e := range executors {
-		if e.schedule == want && e.fits(sh, perfect, false) {
-			return fmt.Errorf("engine: the %s schedule (%s) does not honour the network model %s or an edge sink yet (only the reference, plain synchronous and serial asynchronous executors do): use schedule auto or reference",
-				want, e.name, cfg.Network)
-		}
-	}
-	return nil
+// needPerfectNet is the rule of the rows that do not honour a network
+// model or an edge sink yet (see netFits).
+func needPerfectNet(cfg Config) fitCheck {
+	return fitCheck{netFits(cfg), "the paper's network and no edge sink (a network model, " +
+		"or --write-edges, runs on the plain, async and reference rows for now)"}
 }
 
 // attachNetwork builds the run's network on s (nothing for the paper's
@@ -310,18 +300,17 @@ func (s *state) settle(t int64, i, j int) (uint8, error) {
 	return fl, nil
 }
 
-// exchange applies the deliveries fl of an exchange on (i, j) from the old
-// values: z_i ← (z_i + z_j)/2 if j → i arrived, z_j ← (z_j + z_i)/2 if
+// netExchange applies the deliveries fl of an exchange on (i, j) from the
+// old values: z_i ← (z_i + z_j)/2 if j → i arrived, z_j ← (z_j + z_i)/2 if
 // i → j arrived, y_i ↔ y_j if both did (network.Swap). With both it is
-// today's average and swap.
-func (s *state) exchange(i, j int, fl uint8) {
+// today's exchange.
+func (s *state) netExchange(i, j int, fl uint8) {
 	if fl&actOnline == 0 {
 		return
 	}
 	toI, toJ := fl&actToI != 0, fl&actToJ != 0
 	if network.Swap(toI, toJ) {
-		s.swapY(i, j)
-		s.average(i, j)
+		s.exchange(i, j)
 		return
 	}
 	switch {
@@ -417,7 +406,7 @@ func (s *state) sendDelayed(t int64, i, j int, fl uint8) error {
 		tauI = s.net.Delay(t, network.DirToI)
 	}
 	if tauJ == 0 && tauI == 0 {
-		s.exchange(i, j, fl)
+		s.netExchange(i, j, fl)
 		return nil
 	}
 	swap := network.Swap(toI, toJ)
@@ -688,7 +677,7 @@ func (e *referenceExec) netStep() error {
 	s.t = t
 	switch s.cfg.Algorithm {
 	case Sync:
-		s.exchange(i, j, fl)
+		s.netExchange(i, j, fl)
 		if fl&actOnline == 0 {
 			i, j = -1, -1
 		}
@@ -700,14 +689,7 @@ func (e *referenceExec) netStep() error {
 			}
 			fn = s.nx.shard
 		}
-		switch {
-		case e.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork:
-			e.cr.pool.run(fn, tk)
-		case s.nx.churn: // static calls: tk stays on the stack
-			e.netSyncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		default:
-			e.syncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		}
+		e.cr.pass(s.prob.N*s.prob.P >= poolMinWork, fn, tk, s.prob.N)
 		if s.nx.churn {
 			for w, v := range s.nx.evals {
 				s.gradEvals += v
@@ -729,7 +711,7 @@ func (e *referenceExec) netStep() error {
 				return err
 			}
 		} else {
-			s.exchange(i, j, fl)
+			s.netExchange(i, j, fl)
 		}
 		s.setInvP(t, i, j)
 		bad := -1
@@ -787,6 +769,9 @@ func (e *referenceExec) netSyncShard(w int, r layout.Range, tk *task) {
 func (e *plainExec) netAdvance(stop int64) error {
 	s := e.s
 	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
+	big := s.prob.N*s.prob.P >= poolMinWork
+	e.cr.sw.start(false)
+	defer e.cr.sw.lap(PhaseSerial)
 	for s.t < end {
 		t := s.t + 1
 		i, j, fl, err := s.activation(t)
@@ -807,14 +792,7 @@ func (e *plainExec) netAdvance(stop int64) error {
 			}
 			fn = s.nx.shard
 		}
-		switch {
-		case e.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork:
-			e.cr.pool.run(fn, tk)
-		case s.nx.cNode != nil: // static calls: tk stays on the stack
-			e.churnShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		default:
-			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		}
+		e.cr.pass(big, fn, tk, s.prob.N)
 		e.cPrev = s.linearScale(tk.gamma, float64(t))
 		if s.nx.cNode != nil {
 			for w, v := range s.nx.evals {
@@ -867,7 +845,7 @@ func (l *linearSync) netPre(i, j int, fl uint8) {
 		s.average(i, j)
 		return
 	}
-	s.exchange(i, j, fl)
+	s.netExchange(i, j, fl)
 }
 
 // churnShard is round tk.t over the nodes of r under churn: an offline node
@@ -974,7 +952,7 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 func (e *asyncExec) partialEvent(i, j int, t int64, fl uint8) (nonzero int64, bad int) {
 	var pe pendingSteps
 	e.margins(&pe, i, j, t)
-	e.s.exchange(i, j, fl)
+	e.s.netExchange(i, j, fl)
 	return e.steps(&pe, i, j)
 }
 

@@ -227,7 +227,7 @@ func TestNetworkRefusingRows(t *testing.T) {
 		sched Schedule
 	}{{auc, Sync, ScheduleReduced}, {auc, Sync, ScheduleBlocked}, {metric, Sync, ScheduleReduced}, {metric, Async, SchedulePlain}} {
 		_, err := New(c.p, g, Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Schedule: c.sched, Network: m})
-		if err == nil || !strings.Contains(err.Error(), "does not honour the network model --loss 0.1") {
+		if err == nil || !strings.Contains(err.Error(), "needs the paper's network and no edge sink") {
 			t.Fatalf("%s %s %s: %v", c.p.Loss, c.algo, c.sched, err)
 		}
 		s, err := New(c.p, g, Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Network: m})

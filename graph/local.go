@@ -11,7 +11,7 @@ import (
 // Graph.Edges, so that the shares of a partition of [0, n) laid end to end
 // are the edge list Build returns (same edges, same order) — without any
 // share drawing the whole graph. It is what an MPI rank holding the nodes
-// [lo, hi) builds (package dist), for the counter-based generators: Watts–
+// [lo, hi) builds (package ranks), for the counter-based generators: Watts–
 // Strogatz and Erdős–Rényi (p < 1) from n = 131072 on.
 //
 // Connectivity, which decides Build's redraws, is a property of the whole
@@ -66,7 +66,7 @@ func (p *Partial) NoneConnected() error {
 }
 
 // Collectives is what a share's draw needs from the other shares of the
-// same attempt (over MPI ranks: package dist implements it; every share
+// same attempt (over MPI ranks: package ranks implements it; every share
 // calls the same methods in the same order).
 type Collectives interface {
 	// Allgather returns the concatenation of every share's list (in any

@@ -79,11 +79,9 @@ func LazyFloats(n int) []float64 {
 // translation of every CPU the process runs on: an inter-processor
 // interrupt, costly in a virtual machine. When an executor's workers
 // touch the state first (a metric-learning run reads z before it writes
-// it), those faults cost the process about 14 µs each against 2.5 µs for
-// a fault by one thread writing (measured with /usr/bin/time on the 2-vCPU
-// development machine: `pairgossip run --problem metric --data synthetic
-// --algo async --iters 4000`, 19.6 thousand faults without huge pages,
-// 0.28 s of system time with two workers, 0.05 s with one).
+// it), each of those faults costs the process several times a fault by one
+// thread writing (bench/RESULTS.md, "Measurements cited by comments outside
+// the engine").
 func Prefault(buf []float64) {
 	const perPage = 4096 / 8
 	if len(buf) == 0 {
@@ -107,13 +105,11 @@ const prefaultSplit = 2 << 20
 // writing one contiguous part of buf (parts on 2 MiB boundaries), for
 // buffers of more than a few MiB. Each page is still written before it is
 // read, so the faults are the cheap ones of Prefault; what they cost is
-// then spread over the cores (BenchmarkPrefault, fresh mappings of 256 MiB
-// on the 2-vCPU development machine, a virtual machine: 2.6 GB/s by one
-// goroutine, 4.1 by two). In a virtual machine whose host backs the
-// guest's memory only on its first touch, faulting in the state is most
-// of a large run's set-up (bench e2e at n = 10⁷ on a fresh machine: 6.1 s
-// of a 10.9 s set-up, the engine's allocation against 1.2 s once the
-// memory had been touched by an earlier run).
+// then spread over the cores (BenchmarkPrefault). In a virtual machine
+// whose host backs the guest's memory only on its first touch, faulting in
+// the state is most of a large run's set-up (bench e2e at n = 10⁷; both
+// measurements: bench/RESULTS.md, "Measurements cited by comments outside
+// the engine").
 func PrefaultWorkers(buf []float64, workers int) {
 	if len(buf) == 0 {
 		return

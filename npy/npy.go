@@ -2,7 +2,7 @@
 // header (versions 1.0, 2.0 and 3.0, the dtypes of ParseDtype, C or
 // Fortran order) and the element decoding, which dataset loading uses
 // (memory-mapped and in parallel, in package dataset), and Read and Write,
-// which `run --save-model` (pairgossip.Run.SaveModel) and programs that
+// which `run --save-model` (output.SaveModel) and programs that
 // read a saved model back use. Write writes little-endian float64 in C
 // order, format version 1.0 (the data on a 64-byte boundary), which
 // numpy.load(path, mmap_mode="r") maps.

@@ -3,13 +3,12 @@ package paper
 import (
 	"bytes"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"math"
-
-	"github.com/pairgossip/pairgossip"
 )
 
 // F is shorthand for the JSON float (NaN and ±Inf become null).
-type F = pairgossip.Float
+type F = output.Float
 
 // Point is one log-spaced measurement averaged over the runs of a setting.
 // All runs of a setting share the schedule (equal Iters and LogPoints).
@@ -102,7 +101,7 @@ func meanCSV(pts []Point, runs int) []byte {
 		b.WriteString(c)
 	}
 	b.WriteByte('\n')
-	g := func(v F) string { return pairgossip.CSVFloat(float64(v)) }
+	g := func(v F) string { return output.CSVFloat(float64(v)) }
 	for _, p := range pts {
 		fmt.Fprintf(&b, "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", p.Iter, g(p.GradEvals), g(p.GradEvalsNonzero),
 			g(p.Objective), g(p.ObjectiveNodeStd), g(p.ObjectiveSeedStd), g(p.ObjectiveMin), g(p.ObjectiveMax),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"io/fs"
 	"math"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 )
@@ -53,15 +53,15 @@ type Results struct {
 // SettingResult is a setting with its averaged trace.
 type SettingResult struct {
 	Setting
-	RunsOK      int                   `json:"runs_ok"`
-	Failures    []string              `json:"failures,omitempty"`
-	EvalNodes   int                   `json:"eval_nodes"`
-	GraphInfo   *pairgossip.GraphInfo `json:"graph_info,omitempty"`
-	Optimum     F                     `json:"optimum"`
-	WallSeconds float64               `json:"run_wall_seconds_total"`
-	TraceCSV    string                `json:"trace_csv"`
-	RunCSVs     []string              `json:"run_csvs"`
-	Trace       []Point               `json:"trace"`
+	RunsOK      int               `json:"runs_ok"`
+	Failures    []string          `json:"failures,omitempty"`
+	EvalNodes   int               `json:"eval_nodes"`
+	GraphInfo   *output.GraphInfo `json:"graph_info,omitempty"`
+	Optimum     F                 `json:"optimum"`
+	WallSeconds float64           `json:"run_wall_seconds_total"`
+	TraceCSV    string            `json:"trace_csv"`
+	RunCSVs     []string          `json:"run_csvs"`
+	Trace       []Point           `json:"trace"`
 	runs        []runResult
 }
 
@@ -254,7 +254,7 @@ func reproduce(ctx context.Context, opt Options, plan Plan) (*Results, error) {
 				s.GraphInfo = rr.Graph
 			}
 			name := filepath.ToSlash(filepath.Join("traces", "runs", fmt.Sprintf("%s-seed%d.csv", s.ID, rr.Seed)))
-			if err := writeFile(filepath.Join(opt.Out, name), pairgossip.TraceCSVOptimum(rr.Trace, float64(s.Optimum))); err != nil {
+			if err := writeFile(filepath.Join(opt.Out, name), output.TraceCSVOptimum(rr.Trace, float64(s.Optimum))); err != nil {
 				return nil, err
 			}
 			s.RunCSVs = append(s.RunCSVs, name)
@@ -300,7 +300,7 @@ func reproduce(ctx context.Context, opt Options, plan Plan) (*Results, error) {
 	}
 	res.Files = append(res.Files, "table1.csv", "results.json", "report.html")
 	res.WallSeconds = time.Since(t0).Seconds()
-	if err := writeFile(filepath.Join(opt.Out, "results.json"), pairgossip.JSON(res)); err != nil {
+	if err := writeFile(filepath.Join(opt.Out, "results.json"), output.JSON(res)); err != nil {
 		return nil, err
 	}
 	html, err := renderHTML(res)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"time"
 
 	"github.com/pairgossip/pairgossip"
@@ -54,7 +55,7 @@ type runResult struct {
 	Seed      uint64
 	Trace     []engine.Record
 	EvalNodes int
-	Graph     *pairgossip.GraphInfo
+	Graph     *output.GraphInfo
 	Wall      time.Duration
 	Err       string // divergence or other failure of the run itself
 }
@@ -71,7 +72,7 @@ func simulate(ctx context.Context, cfg pairgossip.Config) (runResult, error) {
 	defer run.Close()
 	rr.EvalNodes = len(run.Sim.EvalNodes())
 	if g := run.Graph; g != nil {
-		rr.Graph = &pairgossip.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
+		rr.Graph = &output.GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
 			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	}
 	res, err := run.Execute(ctx, nil)
@@ -94,21 +95,21 @@ func simulate(ctx context.Context, cfg pairgossip.Config) (runResult, error) {
 
 // OptimumResult is the centralized optimum R_n(θ*) of one problem.
 type OptimumResult struct {
-	Problem    string           `json:"problem"`
-	Title      string           `json:"title"`
-	Value      pairgossip.Float `json:"value"`
-	Method     string           `json:"method"`
-	FinalMu    pairgossip.Float `json:"final_mu,omitempty"`
-	Iterations int              `json:"iterations"`
-	MaxIter    int              `json:"max_iter_per_stage"`
-	Converged  bool             `json:"converged"`
-	Seconds    float64          `json:"seconds"`
+	Problem    string       `json:"problem"`
+	Title      string       `json:"title"`
+	Value      output.Float `json:"value"`
+	Method     string       `json:"method"`
+	FinalMu    output.Float `json:"final_mu,omitempty"`
+	Iterations int          `json:"iterations"`
+	MaxIter    int          `json:"max_iter_per_stage"`
+	Converged  bool         `json:"converged"`
+	Seconds    float64      `json:"seconds"`
 	// Cached: the optimum came from the cache of optima
 	// (pairgossip.Run.SolveOptimum); Seconds is then the lookup's time
 	// (and R_n(0)'s evaluation).
 	Cached bool `json:"cached"`
 	// Objective at θ = 0, for scale.
-	AtZero pairgossip.Float `json:"objective_at_zero"`
+	AtZero output.Float `json:"objective_at_zero"`
 }
 
 // solveOptimum prepares the problem of cfg and solves it centrally.
@@ -138,9 +139,9 @@ func solveOptimum(ctx context.Context, key string, cfg pairgossip.Config, maxIte
 	// learning, not n² pair distances).
 	var at0 [1]float64
 	run.Problem.NewEvaluator(1, 1).Eval(layout.New(1, run.Problem.P), []int{0}, at0[:], nil)
-	return OptimumResult{Problem: key, Title: problemTitles[key], Value: pairgossip.Float(o.Value), Method: o.Method,
-		FinalMu: pairgossip.Float(o.FinalMu), Iterations: o.Iterations, MaxIter: mi, Converged: o.Converged,
-		Seconds: time.Since(t0).Seconds(), Cached: cached, AtZero: pairgossip.Float(at0[0])}, nil
+	return OptimumResult{Problem: key, Title: problemTitles[key], Value: output.Float(o.Value), Method: o.Method,
+		FinalMu: output.Float(o.FinalMu), Iterations: o.Iterations, MaxIter: mi, Converged: o.Converged,
+		Seconds: time.Since(t0).Seconds(), Cached: cached, AtZero: output.Float(at0[0])}, nil
 }
 
 // gapResult is one spectral gap of Table 1.

@@ -2,7 +2,7 @@ package problem
 
 import "math"
 
-// What a measurement split over processes (package dist, issue #17) needs
+// What a measurement split over processes (package ranks, issue #17) needs
 // to reproduce the Evaluator's exact AUC-loss methods (pairwise, sorted,
 // streamed) bit for bit once one vector's scores have been brought to one
 // process: the pair sums and the AUC from the scores, by the Evaluator's

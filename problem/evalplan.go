@@ -115,8 +115,7 @@ const (
 	// DefaultMaxPairs caps the pairs of one sample.
 	DefaultMaxPairs = 1 << 20
 	// DefaultBudget is the time one measurement may take when it is chosen
-	// automatically, in cost units (about 1 ns each on the development
-	// machine: see the cost constants).
+	// automatically, in cost units (see the cost constants).
 	DefaultBudget = 2.5e8
 	// DefaultMemBudget bounds the buffers of the pairwise method (the m×n
 	// score matrix; metric learning's tiles are small).
@@ -159,17 +158,17 @@ func (o EvalOptions) withDefaults() EvalOptions {
 	return o
 }
 
-// Cost model, in units of about 1 ns of CPU time on the development machine
-// (2 shared cores of a Xeon VM; "about 1 ns per flop-equivalent"), measured
-// with BenchmarkMeasureLarge (engine), BenchmarkEvalPairwise and
-// BenchmarkRadixSort (problem), in CPU time:
+// Cost model, in cost units of CPU time (about a flop-equivalent each, as
+// calibrated with BenchmarkMeasureLarge (engine), BenchmarkEvalPairwise and
+// BenchmarkRadixSort (problem): bench/RESULTS.md, "Measurements cited by
+// comments outside the engine"):
 // a multiply-add streamed from X (the scores, memory-bound), of a
 // cache-resident block product, a pair of the pairwise method, a score
 // radix-sorted and swept, a row of X gathered at random, a loss or
 // derivative evaluated. Estimates are per measurement of m vectors divided
 // by the workers (the vectors, blocks or segments are shared out among
-// them), so the budget of 10⁹ units is about one second of wall time on
-// two idle cores. They are estimates: a loaded machine takes longer.
+// them); the budget is a wall time on idle cores as the calibration
+// gives it. They are estimates: a loaded machine takes longer.
 const (
 	costScore       = 0.8 // per multiply-add of X·θ, streaming X
 	costGemm        = 0.4 // per multiply-add of a cache-resident block product

@@ -5,7 +5,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// What a measurement split over processes (package dist, issue #17) needs
+// What a measurement split over processes (package ranks, issue #17) needs
 // to reproduce the Evaluator's sampled and streamed methods bit for bit
 // without a Problem holding every row: the plan, the block sizes, the
 // stream keys and the serial product.
@@ -30,6 +30,12 @@ func PlanEval(loss Loss, n, npos, d, m, workers int, o EvalOptions) EvalPlan {
 	}
 	return planEval(sh, m, max(workers, 1), o.withDefaults())
 }
+
+// DistinctExact reports whether pl, the plan for a measurement's distinct
+// vectors on one worker, is one that replaces a sampling plan (see
+// EvalPlan.Distinct): exact by the sorted forms or the fast sums, the AUC by
+// sorting.
+func DistinctExact(pl EvalPlan) bool { return distinctExact(pl) }
 
 // EvalPrecision is the precision a sampled measurement with options o aims
 // at (o.Precision, or DefaultPrecision).

@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,15 +34,15 @@ func (k keyKind) String() string {
 }
 
 // key is one parameter of pairgossip.Config that a sweep file may set, by
-// its sweep key (pairgossip.Param.Key).
+// its sweep key (config.Param.Key).
 type key struct {
 	Name  string
 	Kind  keyKind
-	param *pairgossip.Param
+	param *config.Param
 }
 
 // Keys are the configuration keys a sweep file may set, in the order of
-// pairgossip.Config (the table pairgossip.Params).
+// pairgossip.Config (the table config.Params).
 var Keys []*key
 
 // keyByName finds a key by its name or by a deprecated spelling.
@@ -93,19 +94,19 @@ func jsonName(name string) string {
 }
 
 func init() {
-	for _, p := range pairgossip.Params() {
+	for _, p := range config.Params() {
 		if p.Key == "" {
 			continue
 		}
 		k := &key{Name: p.Key, param: p}
 		switch p.Kind() {
-		case pairgossip.KindString:
+		case config.KindString:
 			k.Kind = kString
-		case pairgossip.KindInt:
+		case config.KindInt:
 			k.Kind = kInt
-		case pairgossip.KindUint:
+		case config.KindUint:
 			k.Kind = kUint
-		case pairgossip.KindFloat:
+		case config.KindFloat:
 			k.Kind = kFloat
 		default:
 			panic("sweep: unsupported kind of key " + p.Key)
@@ -163,7 +164,7 @@ func formatValue(v any) string {
 // KeyError returns err with an invalid parameter named by its sweep key
 // (`key "iters": ...`) instead of its flag; other errors as they are.
 func KeyError(err error) error {
-	var pe *pairgossip.ParamError
+	var pe *config.ParamError
 	if errors.As(err, &pe) {
 		return errors.New(pe.KeyMessage())
 	}

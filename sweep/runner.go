@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/output"
 	"math"
 	"os"
 	"runtime"
@@ -332,8 +334,8 @@ func runJobs(sw *Sweep, todo []Run, st *Store, cs *claimSession, cores, workers 
 func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc *optimumCache) (o *Outcome) {
 	o = &Outcome{Run: r, Axes: sw.LabelsJSON(r), Optimum: math.NaN(), Host: host}
 	fail := func(err error) *Outcome {
-		o.Status, o.Error = StatusFailed, pairgossip.FlagMessage(err) // a sweep is the command line's
-		o.Summary = pairgossip.JSON(struct {
+		o.Status, o.Error = StatusFailed, config.FlagMessage(err) // a sweep is the command line's
+		o.Summary = output.JSON(struct {
 			Status string            `json:"status"`
 			Error  string            `json:"error"`
 			Config pairgossip.Config `json:"config"`
@@ -390,7 +392,7 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 			res.Optimum, res.OptimumCached, res.OptimumTime = &opt, cached, time.Since(t0)
 		}
 	}
-	sum := run.Summarize(res, runErr)
+	sum := output.Summarize(run, res, runErr)
 	sum.Config = r.Config // paths as written, as in the run id
 	sum.Warnings = append(sum.Warnings, warn...)
 	o.Status, o.Error = sum.Status, sum.Error
@@ -407,6 +409,6 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 	}
 	o.Eval = sum.EvalNodes
 	o.Trace = res.Trace
-	o.Summary = pairgossip.JSON(sum)
+	o.Summary = output.JSON(sum)
 	return o
 }

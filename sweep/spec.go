@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
 	"io"
 	"math"
 	"math/big"
@@ -315,7 +316,7 @@ func Parse(name string, data []byte) (*Sweep, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, p.errf(root, "expected a mapping with the keys %s, got %s", strings.Join(topKeys, ", "), describe(root))
 	}
-	base := pairgossip.BaseConfig() // Reg is resolved per run from the problem unless set
+	base := config.Base() // Reg is resolved per run from the problem unless set
 	s := &Sweep{File: name, Dir: p.dir, Optimum: true,
 		Name: strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))}
 	ks, vs, err := p.pairs(root)

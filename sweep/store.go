@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"math"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func Done(status string) bool { return status == StatusComplete || status == Sta
 
 // MetricColumns are the final-metric columns of the runs table, which are
 // also the columns of the traces table after run_id.
-var MetricColumns = pairgossip.TraceColumns
+var MetricColumns = output.TraceColumns
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);

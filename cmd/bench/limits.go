@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/internal/sysprobe"
 
 	"github.com/pairgossip/pairgossip"
 )
 
-// availableMemory is pairgossip.AvailableMemory, replaceable in tests.
-var availableMemory = pairgossip.AvailableMemory
+// availableMemory is sysprobe.AvailableMemory, replaceable in tests.
+var availableMemory = sysprobe.AvailableMemory
 
 // checkSize refuses, before anything is allocated, a benchmark whose
 // workers exceed pairgossip's bound or whose data, graph and engine state
@@ -17,8 +19,8 @@ var availableMemory = pairgossip.AvailableMemory
 // a huge --n, --d or --triad-n was an out-of-memory crash with a stack
 // trace.
 func checkSize(problem, graphKind string, n, d, workers, copies int, extra float64) error {
-	if workers > pairgossip.MaxWorkers {
-		return usageError{Err: fmt.Errorf("--workers must be <= %d, got %d", pairgossip.MaxWorkers, workers)}
+	if workers > config.MaxWorkers {
+		return usageError{Err: fmt.Errorf("--workers must be <= %d, got %d", config.MaxWorkers, workers)}
 	}
 	p := float64(d)
 	if problem == "metric" {

@@ -45,7 +45,7 @@ Usage:
   bench e2e --n N --d D --iters T --workers W --json     the whole job of pairgossip run at large n: set-up,
                                                           rounds and measurements timed apart, peak RSS
   mpirun -np P bench mpi --n N | --n-per-rank N --d D --iters T --workers W --json
-                                                          the synchronous run over MPI ranks (package dist; a build
+                                                          the synchronous run over MPI ranks (package ranks; a build
                                                           with -tags mpi): per-rank time, bytes sent per round, RSS
   bench tta [--n LIST] [--algo sync,async] [--targets 0.10,0.02] [--max-wall D] [--runs R] --json
                                                           time to accuracy: synthetic-auc run until its mean objective is

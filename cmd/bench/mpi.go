@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip"
-	"github.com/pairgossip/pairgossip/dist"
+	"github.com/pairgossip/pairgossip/ranks"
 	"github.com/pairgossip/pairgossip/mpi"
 )
 
 // cmdMPI is `bench mpi`: the synchronous simulation over the ranks of an
-// MPI job (package dist), one run, timed per rank. Started by mpirun (a
+// MPI job (package ranks), one run, timed per rank. Started by mpirun (a
 // build with -tags mpi) it runs as that many ranks; started alone, as one
 // rank (the same code, communicator Self): the baseline of the scaling
 // figures. Rank 0 prints the result.
@@ -52,7 +52,7 @@ func cmdMPI(args []string, stdout, stderr io.Writer) error {
 	cfg.Seed, cfg.DataSeed, cfg.GraphSeed = *seed, *seed, *seed
 	cfg.Workers, cfg.LogPoints, cfg.Measure = *workers, *logPoints, "sampled"
 	t0, c0 := time.Now(), processCPU()
-	r, err := dist.Prepare(c, cfg)
+	r, err := ranks.Prepare(c, cfg)
 	if err != nil {
 		return usageError{Err: err}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -74,8 +75,8 @@ func cmdTTA(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	switch {
-	case *workers < 1 || *workers > pairgossip.MaxWorkers:
-		return usageError{Err: fmt.Errorf("--workers must be in [1, %d], got %d", pairgossip.MaxWorkers, *workers)}
+	case *workers < 1 || *workers > config.MaxWorkers:
+		return usageError{Err: fmt.Errorf("--workers must be in [1, %d], got %d", config.MaxWorkers, *workers)}
 	case *runs < 1:
 		return usageError{Err: fmt.Errorf("--runs must be >= 1, got %d", *runs)}
 	case *maxWall <= 0:
@@ -237,9 +238,9 @@ func runMedians(rs []map[string]any) map[string]any {
 // or not solved within maxWall.
 func ttaOptimum(cfg pairgossip.Config, maxWall time.Duration) (opt *problem.Optimum, dt time.Duration, why string, err error) {
 	run, err := pairgossip.Prepare(cfg)
-	var pe *pairgossip.ParamError
+	var pe *config.ParamError
 	if errors.As(err, &pe) && pe.Param.JSON == "stop_at" {
-		return nil, 0, pairgossip.FlagMessage(err), nil
+		return nil, 0, config.FlagMessage(err), nil
 	}
 	if err != nil {
 		return nil, 0, "", err
@@ -275,7 +276,7 @@ func ttaRun(cfg pairgossip.Config, targets []float64, maxWall, plainFor time.Dur
 	var pts []ttaPoint
 	start := time.Now()
 	res, err := run.ExecuteWith(ctx, pairgossip.ExecOptions{Optimum: known, OnRecord: func(r engine.Record) {
-		pts = append(pts, ttaPoint{rec: r, at: time.Now(), measure: run.Sim.Profile().Measure})
+		pts = append(pts, ttaPoint{rec: r, at: time.Now(), measure: run.Sim.Profile().Wall(engine.PhaseMeasure)})
 	}})
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err

@@ -31,6 +31,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/internal/sysprobe"
+	"github.com/pairgossip/pairgossip/output"
 	"io"
 	"math"
 	"os"
@@ -119,7 +122,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pairgossip: interrupted")
 		return 130
 	}
-	fmt.Fprintf(stderr, "pairgossip %s: %s\n", args[0], pairgossip.FlagMessage(err))
+	fmt.Fprintf(stderr, "pairgossip %s: %s\n", args[0], config.FlagMessage(err))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
@@ -133,7 +136,7 @@ var (
 )
 
 // isGraphParam selects the graph's parameters, the flags run and gap share.
-func isGraphParam(p *pairgossip.Param) bool { return p.Group == "graph" }
+func isGraphParam(p *config.Param) bool { return p.Group == "graph" }
 
 // parseConfigFlags parses args into the configuration whose flags
 // BindFlags defined on fs, warns of deprecated flag spellings, and calls
@@ -143,7 +146,7 @@ func parseConfigFlags(fs *flag.FlagSet, args []string, stderr io.Writer, validat
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	for _, w := range pairgossip.DeprecatedFlags(fs) {
+	for _, w := range cli.DeprecatedFlags(fs) {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if err := validate(); err != nil {
@@ -157,8 +160,8 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		"counting ordered pairs (twice the undirected edges). Closed forms for complete, cycle, star,\n"+
 		"path, grid and torus; a dense eigensolver for n ≤ 1024; Lanczos beyond.\n\n"+
 		"Example (Table 1 of the paper): pairgossip gap --graph cycle --n 699 --json", stderr)
-	cfg := pairgossip.BaseConfig()
-	pairgossip.BindFlags(fs, &cfg, isGraphParam)
+	cfg := config.Base()
+	cli.BindFlags(fs, &cfg, isGraphParam)
 	n := fs.Int("n", 699, "number of (physical) nodes")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseConfigFlags(fs, args, stderr, func() error { return cfg.ValidateGraph() }); err != nil {
@@ -220,7 +223,7 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	}{cfg.Graph, sh.Name, sh.N, sh.UndirectedEdges, 2 * sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree,
 		gap.Value, gap.Lambda2L, gap.Method, tries, time.Since(t0).Seconds(), warn}
 	if *asJSON {
-		_, err := stdout.Write(pairgossip.JSON(out))
+		_, err := stdout.Write(output.JSON(out))
 		return err
 	}
 	for _, w := range warn {
@@ -231,8 +234,8 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// availableMemory is pairgossip.AvailableMemory, replaceable in tests.
-var availableMemory = pairgossip.AvailableMemory
+// availableMemory is sysprobe.AvailableMemory, replaceable in tests.
+var availableMemory = sysprobe.AvailableMemory
 
 // checkGapMemory refuses, before building, a graph whose edges and
 // eigensolver would not fit in the memory available (k points per node:
@@ -272,8 +275,8 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 		"for --rows/--cols, algorithm for --algo; see pairgossip sweep --help). --radius is the deprecated\n"+
 		"name of --graph-radius (the geometric graph's); the ℓ2 ball's radius is --ball-radius.\n\n"+
 		"Example: pairgossip run --problem auc --data breast-cancer --graph watts-strogatz --algo sync --iters 5000 --out out", stderr)
-	a := runArgs{cfg: pairgossip.BaseConfig()}
-	pairgossip.BindFlags(fs, &a.cfg, nil)
+	a := runArgs{cfg: config.Base()}
+	cli.BindFlags(fs, &a.cfg, nil)
 	fs.StringVar(&a.out, "out", "", "output directory (created if missing) [required]")
 	fs.BoolVar(&a.asJSON, "json", false, "also print summary.json on stdout")
 	fs.BoolVar(&a.traceNodes, "trace-nodes", false, "also write DIR/nodes.csv: each evaluated node's objective R_n(θ̄_k), AUC and degree at every\nmeasurement (long format: iter,node,degree,objective,auc); results do not depend on it")
@@ -403,8 +406,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 		// The model's size is said, and checked against the disk, before
 		// the run: a model that cannot be saved is refused before the work.
 		fmt.Fprintf(stderr, "model: θ̄ of %d nodes × %d parameters, %.1f MiB, will be written to %s\n",
-			run.Sim.ThetaBar.Rows, run.Problem.P, float64(run.ModelBytes())/(1<<20), modelDir)
-		if err := run.CheckModelSpace(modelDir); err != nil {
+			run.Sim.ThetaBar.Rows, run.Problem.P, float64(output.ModelBytes(run))/(1<<20), modelDir)
+		if err := output.CheckModelSpace(run, modelDir); err != nil {
 			return usagef("--save-model: %v", err)
 		}
 	}
@@ -421,12 +424,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, OnProgress: prog.update,
 		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace, TraceNodes: a.traceNodes})
 	prog.close()
-	sum := run.Summarize(res, runErr)
+	sum := output.Summarize(run, res, runErr)
 	for _, w := range sum.Warnings[min(len(run.Warnings), len(sum.Warnings)):] {
 		fmt.Fprintln(stderr, "warning:", w) // what the run found (the set-up's were said before it)
 	}
 	if runErr != nil {
-		sum.Error = pairgossip.FlagMessage(runErr) // as stderr says it
+		sum.Error = config.FlagMessage(runErr) // as stderr says it
 	}
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
@@ -438,10 +441,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if errors.As(runErr, &de) && a.ckpt != "" {
 		fmt.Fprintf(stderr, "the last good state is in %s\n", a.ckpt)
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSVOptimum(res.Trace, float64(sum.OptimumObjective))); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVOptimum(res.Trace, float64(sum.OptimumObjective))); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), output.JSON(sum)); err != nil {
 		return err
 	}
 	// The files of an earlier run into the same --out that this one does
@@ -451,13 +454,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 		if a.resume != "" && len(trace) > 0 {
 			fmt.Fprintf(stderr, "warning: nodes.csv holds the measurements taken since the resume (after iteration %d); the checkpoint keeps no per-node values\n", trace[len(trace)-1].Iter)
 		}
-		if err := atomicfile.WriteBytes(filepath.Join(a.out, "nodes.csv"), pairgossip.NodesCSV(res.Nodes)); err != nil {
+		if err := atomicfile.WriteBytes(filepath.Join(a.out, "nodes.csv"), output.NodesCSV(res.Nodes)); err != nil {
 			return err
 		}
 		wrote = append(wrote, "nodes.csv")
 	}
 	if a.model.set && runErr == nil && sameFile(modelDir, a.out) {
-		wrote = append(wrote, pairgossip.ModelNodesFile, pairgossip.ModelMeanFile)
+		wrote = append(wrote, output.ModelNodesFile, output.ModelMeanFile)
 	}
 	if err := removeStale(a.out, wrote, stderr); err != nil {
 		return err
@@ -473,7 +476,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if a.asJSON {
 		// Also for a run that diverged or was interrupted: its status and
 		// error are in the summary.
-		stdout.Write(pairgossip.JSON(sum))
+		stdout.Write(output.JSON(sum))
 	}
 	if runErr != nil {
 		return runErr

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"io"
 
 	"github.com/pairgossip/pairgossip"
@@ -52,7 +53,7 @@ func saveModel(run *pairgossip.Run, m modelFlag, out string, stdout, stderr io.W
 	if dir == "" {
 		dir = out
 	}
-	mf, err := run.SaveModel(dir)
+	mf, err := output.SaveModel(run, dir)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/output"
 	"io"
 	"os"
 	"os/signal"
@@ -11,8 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pairgossip/pairgossip"
-	"github.com/pairgossip/pairgossip/dist"
+	"github.com/pairgossip/pairgossip/ranks"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/mpi"
@@ -20,7 +21,7 @@ import (
 
 // runOverMPI runs `pairgossip run` as one rank of an MPI job when the
 // process was started by an MPI launcher with more than one rank (package
-// dist; docs/mpi.md). It reports whether it handled the command. A build
+// ranks; docs/mpi.md). It reports whether it handled the command. A build
 // without the mpi tag refuses a job of several ranks (each would run the
 // whole simulation alone); a job of one rank runs as usual.
 func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) {
@@ -29,7 +30,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		if a.resume == "" {
 			return nil
 		}
-		if np, ok := dist.IsManifest(a.resume); ok {
+		if np, ok := ranks.IsManifest(a.resume); ok {
 			return usagef("--resume: checkpoint %s was written by %d ranks; this run has 1: resume it with mpirun -np %d (a checkpoint is split by the ranks that wrote it)", a.resume, np, np)
 		}
 		return nil
@@ -61,12 +62,12 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		// statistics reach rank 0: refused rather than a run without nodes.csv.
 		return true, usagef("--trace-nodes: not available over MPI ranks yet (each rank measures its own nodes; they are not gathered); run without --trace-nodes, or as one process")
 	}
-	r, err := dist.Prepare(comm, a.cfg)
+	r, err := ranks.Prepare(comm, a.cfg)
 	if err != nil {
 		return true, usageError{Err: err}
 	}
 	// Checkpoints: a manifest at --checkpoint (or --resume) and one file
-	// per rank beside it (dist/checkpoint.go), each rank holding the lock
+	// per rank beside it (ranks/checkpoint.go), each rank holding the lock
 	// of its files.
 	if a.ckpt != "" {
 		unlock, err := r.LockCheckpoint(a.ckpt)
@@ -106,7 +107,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	}
 	if runErr != nil && !isDivergence(runErr) && ctx.Err() == nil {
 		// A failed collective leaves the other ranks waiting: end them all.
-		fmt.Fprintf(stderr, "pairgossip run: rank %d: %s\n", comm.Rank(), pairgossip.FlagMessage(runErr))
+		fmt.Fprintf(stderr, "pairgossip run: rank %d: %s\n", comm.Rank(), config.FlagMessage(runErr))
 		mpi.Abort(1)
 	}
 	stats, err := gatherRankStats(comm, r, wall)
@@ -120,13 +121,13 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), pairgossip.TraceCSVOptimum(trace, float64(sum.OptimumObjective))); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVOptimum(trace, float64(sum.OptimumObjective))); err != nil {
 		return true, err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), pairgossip.JSON(sum)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), output.JSON(sum)); err != nil {
 		return true, err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), pairgossip.JSON(stats)); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), output.JSON(stats)); err != nil {
 		return true, err
 	}
 	if err := removeStale(a.out, []string{"trace.csv", "summary.json", "mpi.json"}, stderr); err != nil {
@@ -143,7 +144,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		}
 	}()
 	if a.asJSON {
-		stdout.Write(pairgossip.JSON(sum))
+		stdout.Write(output.JSON(sum))
 		return true, nil
 	}
 	fmt.Fprintf(stdout, "%s %s on %s (%d nodes) over %d ranks, %d iterations in %.2fs\n", r.Config.Algorithm, r.Config.Problem,
@@ -176,7 +177,7 @@ type rankStat struct {
 	MaxRSSKiB      int64   `json:"max_rss_kib"`     // VmHWM
 }
 
-func gatherRankStats(c mpi.Comm, r *dist.Run, wall time.Duration) (rankStats, error) {
+func gatherRankStats(c mpi.Comm, r *ranks.Run, wall time.Duration) (rankStats, error) {
 	rec, all := r.BytesSent()
 	rounds := max(r.Iter(), 1)
 	mine := []float64{float64(r.Hi() - r.Lo()), wall.Seconds(), r.RoundTime.Seconds(), r.MeasureTime.Seconds(), r.Setup.Total().Seconds(),

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"io"
 	"io/fs"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/dataset"
 )
 
@@ -132,7 +132,7 @@ func runPaths(a *runArgs) []namedPath {
 		if dir == "" {
 			dir = a.out
 		}
-		for _, f := range []string{pairgossip.ModelNodesFile, pairgossip.ModelMeanFile} {
+		for _, f := range []string{output.ModelNodesFile, output.ModelMeanFile} {
 			ps = append(ps, namedPath{"--save-model's " + f, filepath.Join(dir, f), false})
 		}
 	}
@@ -214,7 +214,7 @@ func canonical(path string) string {
 // MPI statistics left beside the new trace and summary would read as this
 // run's. It says what it removed on stderr.
 func removeStale(dir string, wrote []string, stderr io.Writer) error {
-	owned := append(append([]string(nil), runOutFiles...), pairgossip.ModelNodesFile, pairgossip.ModelMeanFile)
+	owned := append(append([]string(nil), runOutFiles...), output.ModelNodesFile, output.ModelMeanFile)
 	for _, f := range owned {
 		if slices.Contains(wrote, f) {
 			continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"html/template"
 	"io"
 	"math"
@@ -12,7 +13,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/figure"
@@ -38,7 +38,7 @@ type plotRun struct {
 	dir     string
 	label   string
 	cfg     map[string]any // summary.json's config
-	sum     pairgossip.Summary
+	sum     output.Summary
 	trace   []engine.Record
 	optimum float64 // NaN: unknown
 }
@@ -124,7 +124,7 @@ func readPlotRun(dir string) (*plotRun, error) {
 		return nil, fmt.Errorf("%s: %w", tp, err)
 	}
 	defer f.Close()
-	if r.trace, err = pairgossip.ReadTraceCSV(f); err != nil {
+	if r.trace, err = output.ReadTraceCSV(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", tp, err)
 	}
 	return r, nil
@@ -365,7 +365,7 @@ Written by <code>pairgossip plot</code> from each folder's <code>trace.csv</code
 </html>
 `))
 
-func plotNum(v pairgossip.Float) string {
+func plotNum(v output.Float) string {
 	f := float64(v)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "—"
@@ -401,11 +401,11 @@ func plotPage(runs []*plotRun, diff []string, figs []plotFigure) ([]byte, error)
 		if s.OptimumCached {
 			method += " (cached)"
 		}
-		sub := pairgossip.Float(math.NaN())
+		sub := output.Float(math.NaN())
 		if !math.IsNaN(r.optimum) {
-			sub = pairgossip.Float(float64(s.ObjectiveMean) - r.optimum)
+			sub = output.Float(float64(s.ObjectiveMean) - r.optimum)
 		}
-		opt := pairgossip.Float(r.optimum)
+		opt := output.Float(r.optimum)
 		data.Rows = append(data.Rows, row{Label: r.label, Dir: r.dir, Status: s.Status, Iter: s.Iter, Obj: plotNum(s.ObjectiveMean),
 			Std: plotNum(s.ObjectiveStd), Opt: plotNum(opt), Method: method, Sub: plotNum(sub), AUC: plotNum(s.AUCMean),
 			Cons: plotNum(s.Consensus), Bias: plotNum(s.Bias), Eval: s.EvalNodes, Wall: fmt.Sprintf("%.2f", s.WallSeconds)})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/pairgossip/pairgossip/config"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func TestETAClock(t *testing.T) {
 func TestETAHugeRun(t *testing.T) {
 	var c etaClock
 	t0 := time.Unix(1000, 0)
-	iters := int64(pairgossip.MaxIters)
+	iters := int64(config.MaxIters)
 	c.update(pairgossip.Progress{Phase: pairgossip.PhaseMeasure, Iter: 0, Iters: iters, Measures: 30}, t0)
 	c.update(pairgossip.Progress{Phase: pairgossip.PhaseRounds, Iter: 0, Iters: iters, Measured: 1, Measures: 30}, t0.Add(time.Hour))
 	st := pairgossip.Progress{Phase: pairgossip.PhaseRounds, Iter: 3, Iters: iters, Measured: 1, Measures: 30}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"io"
 	"os"
 	"os/signal"
@@ -11,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/internal/progress"
 	"github.com/pairgossip/pairgossip/paper"
 )
@@ -99,7 +99,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 		for _, c := range claims {
 			sum.Claims = append(sum.Claims, claimSummary{c.ID, c.Verdict, c.Measured})
 		}
-		_, err := stdout.Write(pairgossip.JSON(sum))
+		_, err := stdout.Write(output.JSON(sum))
 		return err
 	}
 	fmt.Fprintf(stdout, "reproduced %d experiments (%s plan, %d runs per setting) in %.1fs\n", len(res.Experiments), plan.Mode, plan.Runs, res.WallSeconds)

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/pairgossip/pairgossip"
 )
 
 // The issue "Nothing silent, nothing lost": each case below ran and said
@@ -64,13 +63,13 @@ func TestPandasIndexColumn(t *testing.T) {
 	}
 }
 
-func readSummary(t *testing.T, out string) pairgossip.Summary {
+func readSummary(t *testing.T, out string) output.Summary {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s pairgossip.Summary
+	var s output.Summary
 	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +149,7 @@ func TestStaleModelRemoved(t *testing.T) {
 	if code, _, stderr := runCLI(append(base, "--save-model")...); code != 0 {
 		t.Fatalf("first run: %d %s", code, stderr)
 	}
-	for _, f := range []string{pairgossip.ModelNodesFile, pairgossip.ModelMeanFile} {
+	for _, f := range []string{output.ModelNodesFile, output.ModelMeanFile} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Fatalf("first run wrote no %s", f)
 		}
@@ -159,7 +158,7 @@ func TestStaleModelRemoved(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("second run: %d %s", code, stderr)
 	}
-	for _, f := range []string{pairgossip.ModelNodesFile, pairgossip.ModelMeanFile} {
+	for _, f := range []string{output.ModelNodesFile, output.ModelMeanFile} {
 		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
 			t.Errorf("%s of the first run left beside the second's summary", f)
 		}
@@ -171,7 +170,7 @@ func TestStaleModelRemoved(t *testing.T) {
 	if code, _, stderr := runCLI(append(base, "--save-model")...); code != 0 || strings.Contains(stderr, "removed") {
 		t.Fatalf("third run: %d %s", code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(out, pairgossip.ModelNodesFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, output.ModelNodesFile)); err != nil {
 		t.Error("the third run's model is missing")
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -32,7 +33,7 @@ func sweepPlan(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *asJSON {
-		_, err := stdout.Write(pairgossip.JSON(sweepPlanJSON(sw)))
+		_, err := stdout.Write(output.JSON(sweepPlanJSON(sw)))
 		return err
 	}
 	fmt.Fprintf(stdout, "sweep %s: %d runs (%s), plan %s\n", sw.Name, len(sw.Runs), sweepAxesSummary(sw), sw.PlanHash())

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/pairgossip/pairgossip/output"
 	"io"
 
-	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/sweep"
 )
 
@@ -55,7 +55,7 @@ func sweepStatus(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		_, err := stdout.Write(pairgossip.JSON(s))
+		_, err := stdout.Write(output.JSON(s))
 		return err
 	}
 	fmt.Fprintln(stdout, sweepStatusLine(s))

@@ -10,19 +10,17 @@ package hugepage
 import "unsafe"
 
 // MinBytes is the size below which Advise does nothing. Below it, huge
-// pages bring nothing measurable and may cost a fresh process dearly:
+// pages bring nothing measurable and may cost a fresh process dearly
+// (the measurements: bench/RESULTS.md, "Measurements cited by comments
+// outside the engine"):
 //
 //   - the serial and parallel asynchronous loops ran alike with and without
-//     them at n = 3·10⁴ and 10⁵ (15 and 51 MB of records, within this
-//     machine's 260 MiB L3, whose page walks hit in the caches): medians of
-//     5 of `bench async --n N --events 4000000 --workers 2`, 8.14 against
-//     8.31 M events/s serial at 3·10⁴, 7.72 against 7.66 at 10⁵;
+//     them at n = 3·10⁴ and 10⁵ (records that fit the last-level cache,
+//     whose page walks hit in the caches);
 //   - a huge page is zeroed by the kernel whole at its first touch, which
 //     in a virtual machine whose host has not backed the memory yet is
-//     slow and uneven: 26 MB of metric-learning state (`pairgossip run --problem metric --data
-//     synthetic --algo async --iters 4000`) cost 0.00–0.18 s of system time
-//     per run, against a steady 0.02 s with 4 KiB pages (/usr/bin/time,
-//     each run just after a build, 2-vCPU development machine).
+//     slow and uneven: a small metric-learning state cost a run several
+//     times the system time it costs with 4 KiB pages, and unevenly.
 //
 // At 10⁶ nodes and more the records outgrow the caches and the hint pays
 // (a page walk per random access otherwise goes to memory).

@@ -2,7 +2,7 @@
 // contributing nodes of a block whose scalar recurrences (s₀, q, W, η,
 // next margin) are advanced side by side, round after round. The engine's
 // reduced executor (engine/exec_reduced.go) and its form over MPI ranks
-// (package dist) both run their packs with it, so that the two stay one
+// (package ranks) both run their packs with it, so that the two stay one
 // arithmetic, bit for bit.
 //
 // What an entry stands for (a node or a slot of the block's touched nodes)
@@ -32,7 +32,7 @@ const blockMax = 4096
 // `bench sync --n N --d 9 --workers 1 --schedule reduced --json` at a few n
 // from 200 to 30 000 (it changes how the schedule rounds: the golden
 // sync-reduced keys move). The engine and its form over ranks (package
-// dist) both take it from here, so that their blocks end at the same rounds.
+// ranks) both take it from here, so that their blocks end at the same rounds.
 func Rounds(n int) int {
 	return max(1, min(blockMax, int(16*math.Sqrt(float64(n)))))
 }

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+
+	"github.com/pairgossip/pairgossip/config"
+)
+
+// BindFlags defines on fs a flag for each parameter of config.Params that has one and that
+// which selects (nil: all), bound to c's field with c's value as the
+// default, and the deprecated spellings of those flags. Call
+// DeprecatedFlags after parsing to warn of the old spellings used.
+func BindFlags(fs *flag.FlagSet, c *config.Config, which func(*config.Param) bool) {
+	for _, p := range config.Params() {
+		if p.Flag == "" || (which != nil && !which(p)) {
+			continue
+		}
+		switch f := p.Ptr(c).(type) {
+		case *string:
+			if p.Auto != "" {
+				fs.Var(&autoString{f, p.Auto}, p.Flag, p.Help)
+			} else {
+				fs.StringVar(f, p.Flag, *f, p.Help)
+			}
+		case *int:
+			fs.IntVar(f, p.Flag, *f, p.Help)
+		case *int64:
+			fs.Int64Var(f, p.Flag, *f, p.Help)
+		case *uint64:
+			fs.Uint64Var(f, p.Flag, *f, p.Help)
+		case *float64:
+			fs.Float64Var(f, p.Flag, *f, p.Help)
+		case *bool:
+			fs.BoolVar(f, p.Flag, *f, p.Help)
+		}
+		for _, old := range p.OldFlags {
+			fs.Var(fs.Lookup(p.Flag).Value, old, "deprecated: the old name of --"+p.Flag+" (same meaning)")
+		}
+	}
+}
+
+// DeprecatedFlags returns a warning for each deprecated flag spelling set
+// in fs (after Parse).
+func DeprecatedFlags(fs *flag.FlagSet) []string {
+	var out []string
+	fs.Visit(func(f *flag.Flag) {
+		for _, p := range config.Params() {
+			if slices.Contains(p.OldFlags, f.Name) {
+				out = append(out, fmt.Sprintf("--%s is deprecated: use --%s (the same parameter)", f.Name, p.Flag))
+			}
+		}
+	})
+	return out
+}
+
+// autoString is a string flag whose empty value is called Auto on the
+// command line ("auto" for the schedule): --schedule auto stores "".
+type autoString struct {
+	p    *string
+	auto string
+}
+
+func (a *autoString) String() string {
+	if a.p == nil || *a.p == "" {
+		return a.auto
+	}
+	return *a.p
+}
+
+func (a *autoString) Set(s string) error {
+	if s == a.auto {
+		s = ""
+	}
+	*a.p = s
+	return nil
+}

@@ -1,0 +1,228 @@
+package ranks
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"github.com/pairgossip/pairgossip/output"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/mpi"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// testConfig is a run the distributed executor supports, small enough for
+// a unit test, large enough for several blocks and a sampled measurement.
+func testConfig(n int, iters int64) pairgossip.Config {
+	cfg := pairgossip.DefaultConfig()
+	cfg.Data, cfg.N, cfg.Dim = "synthetic-auc", n, 16
+	cfg.Iters, cfg.Measure, cfg.SkipOptimum = iters, "sampled", true
+	cfg.Workers = 2
+	cfg.LogPoints = 6
+	return cfg
+}
+
+// singleProcess runs cfg on one process (pairgossip.Prepare) and returns
+// its trace.csv, its summary without timings, and the state sections of
+// its checkpoint (Z, Θ, Θ̄, Y, margins).
+func singleProcess(t *testing.T, cfg pairgossip.Config) (trace []byte, sum map[string]any, state []byte) {
+	t.Helper()
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	res, err := run.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck bytes.Buffer
+	if err := run.Sim.WriteCheckpoint(&ck, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := ck.Bytes()
+	hl := binary.LittleEndian.Uint32(b[8:])
+	state = b[12+int(hl) : len(b)-32]
+	return output.TraceCSV(res.Trace), stripTimes(t, output.JSON(output.Summarize(run, res, nil))), state
+}
+
+// stripTimes returns summary.json without what differs between two runs of
+// the same configuration (wall time and timings).
+func stripTimes(t *testing.T, b []byte) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "wall_seconds")
+	delete(m, "timing")
+	return m
+}
+
+func TestOneRankIdentical(t *testing.T) {
+	for _, tc := range []distCase{{3000, "sampled", "auc", ""}, {70000, "sampled", "auc", ""}, {3000, "auto", "auc", ""}, {3000, "auto", "auc-hinge", ""}, {20000, "auto", "auc", ""},
+		// The plan for 16 vectors samples, the one for one vector is exact
+		// (EvalPlan.Distinct): the first rows, where the measured θ̄_k are
+		// equal, are exact over ranks as in one process.
+		{200000, "auto", "auc", ""}} {
+		n := tc.n
+		cfg := testConfig(n, 3000)
+		cfg.Measure, cfg.Problem = tc.measure, tc.problem
+		wantTrace, wantSum, wantState := singleProcess(t, cfg)
+		r, err := Prepare(mpi.Self(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trace, err := r.Execute(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+			t.Fatalf("n = %d: trace differs\n got %s\nwant %s", n, got, wantTrace)
+		}
+		gotSum := stripTimes(t, output.JSON(r.Summary(trace, 0, 0, nil)))
+		gj, _ := json.Marshal(gotSum)
+		wj, _ := json.Marshal(wantSum)
+		if !bytes.Equal(gj, wj) {
+			t.Fatalf("n = %d: summary differs\n got %s\nwant %s", n, gj, wj)
+		}
+		var st bytes.Buffer
+		if err := r.WriteState(&st); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(st.Bytes(), wantState) {
+			t.Fatalf("n = %d: final state differs (%d vs %d bytes)", n, st.Len(), len(wantState))
+		}
+	}
+}
+
+// TestOneRankResume: stop at an iteration with a checkpoint, resume in a
+// new Run, and get one process's uninterrupted trace and state; a damaged
+// rank file is refused.
+func TestOneRankResume(t *testing.T) {
+	cfg := testConfig(20000, 3000)
+	cfg.Measure, cfg.Problem = "auto", "auc-hinge"
+	wantTrace, _, wantState := singleProcess(t, cfg)
+	ck := filepath.Join(t.TempDir(), "ckpt")
+	r, err := Prepare(mpi.Self(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := r.LockCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Checkpoint, r.StopAt = ck, 1200
+	if _, err := r.Execute(context.Background(), nil); err != ErrStopped {
+		t.Fatalf("Execute: %v, want ErrStopped", err)
+	}
+	unlock()
+	resume := func() (*Run, error) {
+		r, err := Prepare(mpi.Self(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.Resume(ck)
+		return r, err
+	}
+	r2, err := resume()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Iter() < 1200 || r2.Iter() >= 3000 {
+		t.Fatalf("resumed at iteration %d", r2.Iter())
+	}
+	trace, err := r2.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
+	}
+	var st bytes.Buffer
+	if err := r2.WriteState(&st); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(st.Bytes(), wantState) {
+		t.Fatal("resumed final state differs")
+	}
+	// One byte of the rank file changed: refused.
+	rf := ck + ".g1.rank0"
+	b, err := os.ReadFile(rf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	os.WriteFile(rf, b, 0o644)
+	if _, err := resume(); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("damaged rank file: %v", err)
+	}
+}
+
+// TestDataLimitPerRank: the data limit applies to a rank's rows: one rank
+// of n = 2·10⁷, d = 16 (3.2·10⁸ values) is refused before allocating,
+// naming the ranks that would do.
+func TestDataLimitPerRank(t *testing.T) {
+	cfg := testConfig(20_000_000, 100)
+	_, err := Prepare(mpi.Self(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "data too large") || !strings.Contains(err.Error(), "use at least 2 ranks") {
+		t.Fatalf("Prepare: %v", err)
+	}
+}
+
+// TestPinNoted: a run over ranks takes Config.Pin through the one
+// Config → engine.Config conversion and says in summary.json that it does
+// not pin its workers; not asked, its note is the engine's own, so that one
+// rank's summary stays one process's.
+func TestPinNoted(t *testing.T) {
+	cfg := testConfig(3000, 10)
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, engineNote := run.Sim.Pinned()
+	run.Close()
+	for _, pin := range []bool{false, true} {
+		cfg.Pin = pin
+		r, err := Prepare(mpi.Self(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ecfg.Pin != pin {
+			t.Errorf("--pin %v: the engine's configuration has Pin %v", pin, r.ecfg.Pin)
+		}
+		ex := r.Summary(nil, 0, 0, nil).Execution
+		switch {
+		case ex.PinnedCPUs != nil:
+			t.Errorf("--pin %v: pinned CPUs %v reported", pin, ex.PinnedCPUs)
+		case !pin && ex.PinNote != engineNote:
+			t.Errorf("not asked: note %q, the engine's %q", ex.PinNote, engineNote)
+		case pin && !strings.Contains(ex.PinNote, "bind the ranks"):
+			t.Errorf("asked: note %q", ex.PinNote)
+		}
+	}
+}
+
+// TestSummaryPrecisionWarning: a run over ranks builds its summary.json
+// with one process's code (output.Summary.SetTrace), so a sampled
+// measurement that missed the precision asked for is warned of there too.
+func TestSummaryPrecisionWarning(t *testing.T) {
+	r, err := Prepare(mpi.Self(), testConfig(3000, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := engine.Record{Iter: 10, ObjMean: 0.5, ObjStdErr: 0.05, MeasurePairs: 1 << 20,
+		Measure: engine.MeasureMethods{Obj: problem.MethodSampled, AUC: problem.MethodSampled, Bias: problem.MethodSampled}}
+	s := r.Summary([]engine.Record{rec}, 0, 0, nil)
+	if len(s.Warnings) == 0 || !strings.Contains(s.Warnings[len(s.Warnings)-1], "did not reach the relative standard error") {
+		t.Fatalf("warnings %q", s.Warnings)
+	}
+	if s.Iter != 10 || s.ObjectiveMean != 0.5 || s.MeasureMode != problem.MethodSampled.String() {
+		t.Fatalf("final values: iter %d, objective %v, mode %q", s.Iter, s.ObjectiveMean, s.MeasureMode)
+	}
+}
