@@ -113,9 +113,9 @@ type reducedExec struct {
 	// evNonzero is the non-zero gradients of the event loop that
 	// shardOverlap's worker 0 ran.
 	evNonzero int64
-	pf                                 [][]uintptr // per worker: the addresses prefetchTouch asks for
-	pfOn                               bool        // the records outgrow the caches: prefetch
-	kinds                              []int32     // blockSmall's nodes by kind, 4 lists of n (kindsOf)
+	pf        [][]uintptr // per worker: the addresses prefetchTouch asks for
+	pfOn      bool        // the records outgrow the caches: prefetch
+	kinds     []int32     // blockSmall's nodes by kind, 4 lists of n (kindsOf)
 	// The records blockSmall writes at a block's end, and their α, β, W, η
 	// (kernel.WriteRecords).
 	endNodes []int32
