@@ -131,3 +131,24 @@ func TestEvalDistinctLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanIndependentOfWorkers: the automatic plan — methods, sample sizes,
+// the Distinct rule — is the same for any worker count (so is the trace);
+// only the buffers' bytes grow with the workers.
+func TestPlanIndependentOfWorkers(t *testing.T) {
+	for _, loss := range []Loss{AUCLogistic, AUCHinge, AUCSquaredHinge, MetricHinge} {
+		for _, n := range []int{700, 20000, 150000, 1_000_000, 10_000_000} {
+			for _, m := range []int{1, 2, 16, 200} {
+				npos := n / 3
+				want := PlanEval(loss, n, npos, 16, m, 1, EvalOptions{})
+				for _, w := range []int{2, 4, 16} {
+					got := PlanEval(loss, n, npos, 16, m, w, EvalOptions{})
+					got.Bytes = want.Bytes
+					if got != want {
+						t.Errorf("%s n=%d m=%d: %d workers plan %+v, 1 worker %+v", loss, n, m, w, got, want)
+					}
+				}
+			}
+		}
+	}
+}

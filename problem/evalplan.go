@@ -114,9 +114,11 @@ const (
 	DefaultPrecision = 0.01
 	// DefaultMaxPairs caps the pairs of one sample.
 	DefaultMaxPairs = 1 << 20
-	// DefaultBudget is the time one measurement may take when it is chosen
-	// automatically, in cost units (see the cost constants).
-	DefaultBudget = 2.5e8
+	// DefaultBudget is the time one measurement may take on one worker
+	// when it is chosen automatically, in cost units (see the cost
+	// constants). It is what a budget of half as much on two workers chose
+	// before the plan stopped depending on the worker count.
+	DefaultBudget = 5e8
 	// DefaultMemBudget bounds the buffers of the pairwise method (the m×n
 	// score matrix; metric learning's tiles are small).
 	DefaultMemBudget = 256 << 20
@@ -188,7 +190,7 @@ const (
 type EvalPlan struct {
 	Obj, AUC, Bias EvalMethod
 	// Cost is the estimated time of one measurement of the objective and
-	// AUC (cost units, per worker); BiasCost that of the bias term.
+	// AUC (cost units, on one worker); BiasCost that of the bias term.
 	Cost, BiasCost float64
 	// MaxPairs is the largest sample the budget affords (0 when nothing is
 	// sampled); BiasSamples the j's of a sampled bias term.
@@ -289,8 +291,7 @@ func (sh evalShape) costs(m, workers int) planCosts {
 //  2. Otherwise, for the hinge and squared-hinge losses, the sorted exact
 //     form when its time is within the budget, and for the logistic loss
 //     the fast sums (MethodExactFast, exact to their bound) with the AUC by
-//     sorting when both fit on one worker (a choice that does not depend
-//     on the worker count); the AUC of every AUC loss likewise by sorting
+//     sorting when both fit; the AUC of every AUC loss likewise by sorting
 //     when that fits beside what the objective takes.
 //  3. Otherwise sampled, with as many pairs as the budget affords (at most
 //     MaxPairs, at least the pilot).
@@ -304,10 +305,15 @@ func (sh evalShape) costs(m, workers int) planCosts {
 // state (mean θ̄, consensus, z̄: three reads of n·P values, most of a
 // measurement at n = 10⁷ in BenchmarkMeasureLarge) come on top.
 //
+// Every time is one worker's: the choice, the sample sizes and so the
+// trace never depend on the worker count (workers sizes the buffers only).
+// A run on many workers measures faster than the budget says, never
+// differently.
+//
 // EvalExact takes the pairwise method when its buffers fit, else the sorted
 // or streamed forms; EvalSampled samples everything.
 func planEval(sh evalShape, m, workers int, o EvalOptions) EvalPlan {
-	c := sh.costs(m, workers)
+	c := sh.costs(m, 1)
 	metric := sh.loss.IsMetric()
 	hinge := sh.loss == AUCHinge || sh.loss == AUCSquaredHinge
 	var pl EvalPlan

@@ -252,7 +252,7 @@ func TestSampledDeterministic(t *testing.T) {
 
 // TestEvalPlan: the automatic rule picks the pairwise method at small n
 // (today's numbers, the paper's sizes), sampling at n = 10⁶ and 10⁷ under
-// the default budget, and — under a budget of 10⁹ units — the sorted forms
+// the default budget, and — under a budget of 2·10⁹ units — the sorted forms
 // at n = 10⁶ for the hinge losses and the AUC; the buffers never hold m×n
 // scores outside the pairwise method.
 func TestEvalPlan(t *testing.T) {
@@ -267,20 +267,20 @@ func TestEvalPlan(t *testing.T) {
 		{AUCLogistic, 683, 75, MethodPairwise, MethodPairwise, MethodPairwise, 1, 0},
 		{AUCHinge, 5000, 16, MethodPairwise, MethodPairwise, MethodPairwise, 1, 0},
 		{MetricHinge, 1000, 16, MethodPairwise, MethodPairwise, MethodPairwise, 1, 0},
-		{AUCHinge, 1_000_000, 16, MethodSampled, MethodSampled, MethodStreamed, 0.3, 0},
-		{AUCLogistic, 1_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 0.3, 0},
-		{AUCHinge, 1_000_000, 16, MethodSorted, MethodSorted, MethodStreamed, 1.5, 1e9},
-		{AUCSquaredHinge, 1_000_000, 16, MethodSorted, MethodSorted, MethodStreamed, 1.5, 1e9},
-		{AUCLogistic, 1_000_000, 16, MethodSampled, MethodSorted, MethodStreamed, 1.5, 1e9},
-		{AUCHinge, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 1, 1e9},
-		{AUCLogistic, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 1, 1e9},
-		{AUCLogistic, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 0.3, 0},
-		{MetricHinge, 10_000_000, 16, MethodSampled, MethodPairwise, MethodSampled, 1, 1e9},
+		{AUCHinge, 1_000_000, 16, MethodSampled, MethodSampled, MethodStreamed, 0.6, 0},
+		{AUCLogistic, 1_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 0.6, 0},
+		{AUCHinge, 1_000_000, 16, MethodSorted, MethodSorted, MethodStreamed, 3, 2e9},
+		{AUCSquaredHinge, 1_000_000, 16, MethodSorted, MethodSorted, MethodStreamed, 3, 2e9},
+		{AUCLogistic, 1_000_000, 16, MethodSampled, MethodSorted, MethodStreamed, 3, 2e9},
+		{AUCHinge, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 2, 2e9},
+		{AUCLogistic, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 2, 2e9},
+		{AUCLogistic, 10_000_000, 16, MethodSampled, MethodSampled, MethodSampled, 0.6, 0},
+		{MetricHinge, 10_000_000, 16, MethodSampled, MethodPairwise, MethodSampled, 2, 2e9},
 		// The fast logistic sums where one or two vectors are measured
 		// (the centralized algorithm, --eval-nodes 1).
 		{AUCLogistic, 100_000, 1, MethodExactFast, MethodSorted, MethodStreamed, 0.3, 0},
 		{AUCLogistic, 1_000_000, 1, MethodExactFast, MethodSorted, MethodStreamed, 0.3, 0},
-		{AUCLogistic, 1_000_000, 16, MethodExactFast, MethodSorted, MethodStreamed, 1.5, 4e9},
+		{AUCLogistic, 1_000_000, 16, MethodExactFast, MethodSorted, MethodStreamed, 3, 4e9},
 	} {
 		sh := evalShape{c.loss, c.n, c.n / 2, c.n - c.n/2, 16, c.loss.ParamDim(16)}
 		pl := planEval(sh, c.m, 2, EvalOptions{Budget: c.budget}.withDefaults())
