@@ -58,6 +58,9 @@ type checkpointHeader struct {
 	RNG       []byte `json:"rng"`
 	TraceLen  int    `json:"trace_len"`
 	HasCount  bool   `json:"has_count"`
+	// Network is the network model's String (Config.Network; empty for
+	// the paper's network): a run resumes only with the same model.
+	Network string `json:"network,omitempty"`
 }
 
 // identity hashes what must match for a checkpoint to be resumed: the
@@ -84,6 +87,10 @@ func (s *Sim) identity(caller []byte) []byte {
 		// Another measurement schedule (the default keeps the identity).
 		fmt.Fprintf(h, "|stopchecks")
 	}
+	if !c.Network.IsPerfect() {
+		// Another network (the paper's keeps the identity).
+		fmt.Fprintf(h, "|network %s", c.Network)
+	}
 	return h.Sum(nil)
 }
 
@@ -107,7 +114,7 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 	}
 	hdr := checkpointHeader{Version: CheckpointVersion, Identity: s.identity(identity), Algorithm: s.cfg.Algorithm.String(),
 		Rows: s.Z.Rows, P: s.Z.Cols, Iter: s.t, GradEvals: s.gradEvals, Nonzero: s.nonzero,
-		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil}
+		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil, Network: s.netName()}
 	hj, err := json.Marshal(hdr)
 	if err != nil {
 		return err
@@ -125,6 +132,11 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 		binary.Write(hw, binary.LittleEndian, [10]float64{r.ObjMean, r.ObjStd, r.ObjMin, r.ObjMax, r.AUCMean, r.Bias, r.Consensus,
 			r.ObjStdErr, r.AUCStdErr, r.BiasStdErr})
 	}
+	if s.net != nil {
+		for _, r := range trace {
+			binary.Write(hw, binary.LittleEndian, netTraceRecord(r))
+		}
+	}
 	if _, err := bw.Write(hw.h.Sum(nil)); err != nil {
 		return err
 	}
@@ -139,7 +151,12 @@ func (s *Sim) writeState(w io.Writer) error {
 		return err
 	}
 	if s.exec.savedLen() > 0 {
-		return s.exec.writeSaved(w, fc)
+		if err := s.exec.writeSaved(w, fc); err != nil {
+			return err
+		}
+	}
+	if s.net != nil {
+		return s.writeNet(w, fc) // network.go
 	}
 	return nil
 }
@@ -210,6 +227,9 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	if hdr.Version != int(magic[7]) || hdr.Version < 1 || hdr.Version > CheckpointVersion {
 		return nil, ckptErr("format version %d, this program reads versions 1 to %d", hdr.Version, CheckpointVersion)
 	}
+	if hdr.Network != s.netName() {
+		return nil, ckptErr("written by a run with the network model %q, this run has %q", netLabel(hdr.Network), netLabel(s.netName()))
+	}
 	if !bytes.Equal(hdr.Identity, s.identity(identity)) {
 		return nil, ckptErr("written by a run with another configuration, data or graph (resume needs the same flags)")
 	}
@@ -247,6 +267,13 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 			return nil, ckptErr("truncated state")
 		}
 	}
+	var nv *netSaved
+	if s.net != nil {
+		var err error
+		if nv, err = s.readNet(tr, fc); err != nil {
+			return nil, err
+		}
+	}
 	trace := make([]Record, hdr.TraceLen)
 	ni, nf := 5, 10
 	if hdr.Version == 1 {
@@ -261,6 +288,16 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		trace[i] = Record{Iter: ints[0], GradEvals: ints[1], GradEvalsNonzero: ints[2], ObjMean: fl[0], ObjStd: fl[1],
 			ObjMin: fl[2], ObjMax: fl[3], AUCMean: fl[4], Bias: fl[5], Consensus: fl[6],
 			MeasurePairs: ints[3], Measure: UnpackMeasureMethods(ints[4]), ObjStdErr: fl[7], AUCStdErr: fl[8], BiasStdErr: fl[9]}
+	}
+	for i := range trace {
+		trace[i].Online = -1
+		if s.net != nil {
+			var v [4]int64
+			if binary.Read(tr, binary.LittleEndian, v[:]) != nil {
+				return nil, ckptErr("truncated trace")
+			}
+			trace[i].Attempted, trace[i].Delivered, trace[i].OneWay, trace[i].Online = v[0], v[1], v[2], int(v[3])
+		}
 	}
 	sum := h.Sum(nil)
 	var stored [32]byte
@@ -296,6 +333,9 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		s.exec.applySaved(extra)
 	}
 	s.t, s.gradEvals, s.nonzero = hdr.Iter, hdr.GradEvals, hdr.Nonzero
+	if nv != nil {
+		s.applyNet(nv, hdr.Iter)
+	}
 	s.restoreAux()
 	s.exec.restore()
 	return trace, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/pairgossip/pairgossip/network"
 )
 
 // Algorithm selects the method.
@@ -121,6 +123,14 @@ type Config struct {
 	// (RunOptions.Stop): a target reached between two log points is then
 	// seen at most that factor late. It changes the trace, never the state.
 	StopChecks bool
+	// Network is the network model (docs/networks.md): message loss,
+	// churn, delays (Async), graph schedules and link failures, a recorded
+	// edge stream, activation models. The zero value is the paper's
+	// network, today's run bit for bit. Not for Centralized.
+	Network network.Model
+	// EdgeSink, if not nil, is given every activation in order of t
+	// (--write-edges; see EdgeSink).
+	EdgeSink EdgeSink
 }
 
 // StopCheckRatio bounds the ratio of two consecutive measured iterations
@@ -191,7 +201,7 @@ func (c Config) Validate() error {
 	if math.IsNaN(c.MeasurePrecision) || math.IsInf(c.MeasurePrecision, 0) || c.MeasurePrecision < 0 {
 		return fmt.Errorf("measurement precision must be finite and >= 0, got %g", c.MeasurePrecision)
 	}
-	return nil
+	return c.checkNetwork()
 }
 
 // Gamma returns γ(t) = c / t^(1/2+α).

@@ -20,7 +20,9 @@ import (
 // the events ahead prefetched (gossipWindow). The parallel executor
 // (exec_asyncpar.go) runs the same events as a dataflow over its workers.
 
-func asyncFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Async }
+func asyncFits(sh Shape, cfg Config, _ bool) bool {
+	return sh.linear() && cfg.Algorithm == Async && cfg.Network.Delay.Dist == "" // delays: not yet (network.go)
+}
 
 func asyncBytes(sh Shape, cfg Config, _ int) int64 {
 	return int64(sh.rows(cfg.Algorithm))*int64(unsafe.Sizeof(asyncNode{})) + int64(2*asyncSerialWindow)*4
@@ -316,6 +318,9 @@ var (
 // serialTo runs events until s.t reaches stop.
 func (e *asyncExec) serialTo(stop int64) error {
 	s, ev := e.s, e.ev
+	if s.net != nil {
+		return e.netSerialTo(stop) // network.go
+	}
 	for s.t < stop {
 		m := int(min(int64(asyncSerialWindow), stop-s.t))
 		s.drawEdges(ev[:2*m])

@@ -68,7 +68,7 @@ type asyncConeExec struct {
 // problem.
 func asyncConeFits(sh Shape, cfg Config, _ bool) bool {
 	r := sh.Reg
-	return sh.Loss.IsMetric() && cfg.Algorithm == Async && !cfg.ExactPSD &&
+	return sh.Loss.IsMetric() && cfg.Algorithm == Async && !cfg.ExactPSD && netFits(cfg) &&
 		(r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq)
 }
 

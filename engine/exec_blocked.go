@@ -30,7 +30,7 @@ func blockRounds(n int) int {
 }
 
 func blockedFits(sh Shape, cfg Config, auto bool) bool {
-	return sh.linear() && cfg.Algorithm == Sync && (!auto || blockRounds(sh.N) > 1)
+	return sh.linear() && cfg.Algorithm == Sync && netFits(cfg) && (!auto || blockRounds(sh.N) > 1)
 }
 
 func blockedBytes(sh Shape, cfg Config, _ int) int64 {

@@ -89,7 +89,7 @@ const coneGrad = 1 << 31
 // coneFits reports whether the reduced metric schedule can run the problem.
 func coneFits(sh Shape, cfg Config, _ bool) bool {
 	r := sh.Reg
-	return sh.Loss.IsMetric() && cfg.Algorithm == Sync && cfg.Estimator == Gossip && !cfg.ExactPSD &&
+	return sh.Loss.IsMetric() && cfg.Algorithm == Sync && cfg.Estimator == Gossip && !cfg.ExactPSD && netFits(cfg) &&
 		(r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq)
 }
 

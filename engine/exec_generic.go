@@ -27,7 +27,7 @@ import (
 // memory traffic. A round allocates nothing.
 
 func genericFits(sh Shape, cfg Config, _ bool) bool {
-	return sh.Loss == problem.Custom && separable(sh.Reg) && (cfg.Algorithm == Sync || cfg.Algorithm == Async)
+	return sh.Loss == problem.Custom && separable(sh.Reg) && (cfg.Algorithm == Sync || cfg.Algorithm == Async) && netFits(cfg)
 }
 
 func separable(r problem.RegKind) bool { return r != problem.RegPSD }

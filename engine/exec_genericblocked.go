@@ -40,7 +40,7 @@ import (
 // synchronous algorithm; auto takes it when a block has more than one
 // round (n ≥ 32), as for the built-in blocked schedule.
 func genericBlockedFits(sh Shape, cfg Config, auto bool) bool {
-	return sh.Loss == problem.Custom && separable(sh.Reg) && cfg.Algorithm == Sync && (!auto || blockRounds(sh.N) > 1)
+	return sh.Loss == problem.Custom && separable(sh.Reg) && cfg.Algorithm == Sync && netFits(cfg) && (!auto || blockRounds(sh.N) > 1)
 }
 
 func genericBlockedBytes(sh Shape, cfg Config, workers int) int64 {

@@ -31,7 +31,9 @@ import (
 // without FMA), and squared ℓ2 folds its factor into c: both change
 // rounding only.
 
-func plainFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Sync }
+func plainFits(sh Shape, cfg Config, _ bool) bool {
+	return sh.linear() && cfg.Algorithm == Sync && cfg.Network.Churn.Dist == "" // churn: not yet (network.go)
+}
 
 func plainBytes(sh Shape, cfg Config, _ int) int64 { return linearSyncBytes(sh, cfg) }
 
@@ -185,6 +187,9 @@ func newPlainExec(s *state, cr *crew) executor {
 // most 256 rounds) per call.
 func (e *plainExec) advance(stop int64) error {
 	s := e.s
+	if s.net != nil {
+		return e.netAdvance(stop) // network.go
+	}
 	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
 	for s.t < end {
 		s.t++

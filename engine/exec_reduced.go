@@ -49,7 +49,7 @@ import (
 var reducedMinPoolWork = 1 << 18
 
 func reducedFits(sh Shape, cfg Config, _ bool) bool {
-	return sh.linear() && cfg.Algorithm == Sync && cfg.Estimator == Gossip
+	return sh.linear() && cfg.Algorithm == Sync && cfg.Estimator == Gossip && netFits(cfg)
 }
 
 func reducedBytes(sh Shape, cfg Config, workers int) int64 {

@@ -71,6 +71,9 @@ func (e *referenceExec) step() error {
 	s := e.s
 	s.t++
 	t := s.t
+	if s.net != nil {
+		return e.netStep(t) // network.go: the same rules under a network model
+	}
 	switch s.cfg.Algorithm {
 	case Sync:
 		i, j := s.drawEdge()

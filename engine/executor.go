@@ -179,6 +179,9 @@ func choose(sh Shape, cfg Config) (execKind, error) {
 			return e, nil
 		}
 	}
+	if err := netRefusal(sh, cfg, want); err != nil {
+		return execKind{}, err
+	}
 	return execKind{}, fmt.Errorf("engine: the %s schedule needs %s (got %s, %s, %s, %s)", want, requirement[want],
 		cfg.Algorithm, cfg.Estimator, sh.Loss, sh.Reg)
 }
@@ -186,8 +189,8 @@ func choose(sh Shape, cfg Config) (execKind, error) {
 // parallelAsync reports whether an asynchronous run goes to the parallel
 // executor.
 func parallelAsync(sh Shape, cfg Config, workers int) bool {
-	if cfg.Algorithm != Async || workers < 2 {
-		return false
+	if cfg.Algorithm != Async || workers < 2 || !netFits(cfg) {
+		return false // (the parallel executor does not honour a network model yet)
 	}
 	rows := sh.rows(cfg.Algorithm)
 	return rows >= asyncMinNodes || rows >= asyncHeavyMinNodes && heavyAsync(sh, cfg)
@@ -311,7 +314,7 @@ func EstimateMemory(sh Shape, cfg Config) (Memory, error) {
 	}
 	workers := par.Workers(cfg.Workers)
 	rows := sh.rows(cfg.Algorithm)
-	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact, kind.storesTheta), Executor: kind.bytes(sh, cfg, workers)}
+	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact, kind.storesTheta) + netBytes(sh, cfg), Executor: kind.bytes(sh, cfg, workers)}
 	if parallelAsync(sh, cfg, workers) {
 		// The gossip fast path runs the dataflow schedule (newAsyncParExec).
 		m.Executor += asyncParBytes(rows, kind.name == "async" && cfg.Estimator == Gossip)

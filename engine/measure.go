@@ -40,6 +40,15 @@ type Record struct {
 	// Measure is how the values were computed; the zero value is exact
 	// pair by pair, the small-n method.
 	Measure MeasureMethods
+
+	// The network model's counters (docs/networks.md), cumulative up to
+	// Iter: Attempted activations with both endpoints online, of which
+	// both messages arrived (Delivered: a handshake) or exactly one
+	// (OneWay). Online is the number of nodes online at Iter (all of them
+	// without churn). Without a network model (Config.Network perfect) the
+	// counters are 0 and Online is -1.
+	Attempted, Delivered, OneWay int64
+	Online                       int
 }
 
 // MeasureMethods says how a record's objective, AUC and bias term were

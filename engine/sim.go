@@ -85,10 +85,16 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	}
 	workers := par.Workers(cfg.Workers)
 	st := newState(p, g, cfg, kind.compact, kind.storesTheta)
+	if err := st.attachNetwork(workers); err != nil {
+		return nil, err
+	}
 	cr := newCrew(p, cfg, st.rows(), workers)
 	ex := kind.build(st, cr)
 	if parallelAsync(sh, cfg, workers) {
 		ex = newAsyncParExec(ex.(eventRunner), st, cr)
+	}
+	if st.nx != nil {
+		st.nx.view.theta = ex.theta
 	}
 	s := &Sim{state: st, exec: ex, kind: kind, crew: cr, sched: cfg.schedule()}
 	s.meas = newMeasurer(st, workers, cr.ws[0])
@@ -214,6 +220,7 @@ func (s *Sim) Measure() Record {
 	t0 := time.Now()
 	s.materialize(s.meas.rows)
 	r := s.meas.measure(s.state)
+	s.netRecord(&r)
 	s.crew.measure += time.Since(t0)
 	return r
 }
@@ -307,6 +314,9 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) (out 
 	// The measurements done: those before s.t, and the one at s.t if the
 	// trace holds it (a measurement that an interrupt cut short is not in
 	// the trace, and is taken again on resuming).
+	if err := s.checkHorizon(s.cfg.Iters); err != nil {
+		return trace, err
+	}
 	if opt.Stop != nil && len(trace) > 0 && opt.Stop(trace[len(trace)-1]) {
 		return trace, nil // resumed from the state at which the run stopped
 	}
@@ -388,6 +398,9 @@ func (s *Sim) Advance(n int64) (err error) {
 	}
 	defer s.recoverRun(&err)
 	stop := min(s.cfg.Iters, s.t+n)
+	if err := s.checkHorizon(stop); err != nil {
+		return err
+	}
 	for s.t < stop {
 		if err := s.advance(stop); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"github.com/pairgossip/pairgossip/internal/hugepage"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -75,6 +76,12 @@ type state struct {
 	edges              *rng.Stream
 	edgeList           [][2]int32 // the graph's edges (a huge-page copy when large)
 	gradEvals, nonzero int64
+
+	// net is the run's network model and nx what the engine keeps of it
+	// (network.go); both nil for the paper's network (Config.Network
+	// perfect), which runs exactly as before the model existed.
+	net *network.Net
+	nx  *netRun
 }
 
 func newState(p *problem.Problem, g *graph.Graph, cfg Config, compact, storesTheta bool) *state {

@@ -1,0 +1,828 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/network"
+)
+
+// The network model (docs/networks.md, issue #34). A run whose
+// Config.Network is the paper's network (Model.IsPerfect) has s.net == nil
+// and runs today's code, bit for bit. Otherwise state.net is the run's
+// network.Net and state.nx what the engine keeps of it: counters, the
+// synchronous churn clocks c_k, the delay queue. Every executor draws
+// iteration t's activation here (state.activation, or its batch form
+// state.activations), so the edge, the idle iterations, churn at the
+// endpoints, the deliveries, the counters and Config.EdgeSink are decided in
+// one place.
+//
+// Which executors honour a model: the reference (every model, both
+// algorithms and estimators, delays and churn included), the asynchronous
+// serial fast path (exec_async.go: every model but delays) and the plain
+// synchronous fast path (exec_plain.go: every model but churn). The other
+// rows of the executor table refuse a model (netFits), so that auto falls
+// through to one that honours it; the parallel asynchronous executor does
+// not engage (parallelAsync).
+
+// EdgeSink receives every activation of a run in order of t (lost or not,
+// with offline endpoints or not; not the idle iterations that activate no
+// edge): the recorder behind --write-edges (network.StreamWriter has this
+// method). An error stops the run and is returned by Run, RunWith or
+// Advance.
+type EdgeSink interface {
+	Edge(t int64, i, j int) error
+}
+
+// The flags of an iteration's activation.
+const (
+	actEdge   uint8 = 1 << iota // an edge was activated
+	actOnline                   // both endpoints are online: the exchange is attempted
+	actToI                      // the message j → i arrives
+	actToJ                      // the message i → j arrives
+	actBoth   = actToI | actToJ
+	actAll    = actEdge | actOnline | actBoth
+)
+
+// netRun is what the engine keeps of a non-perfect network besides the
+// network.Net.
+type netRun struct {
+	defaultEdges bool // the engine's edge stream (Net.DefaultEdges)
+	churn        bool // Net.Churn
+	multiPhase   bool // 1/p_k changes with t (a schedule of several phases)
+	adaptive     bool // an adaptive picker: edges depend on the state, no drawing ahead
+	sink         EdgeSink
+
+	// attempted counts the activations whose endpoints were both online;
+	// delivered those whose two messages arrived (a handshake: the swap of
+	// y), oneWay those of which exactly one arrived (docs/networks.md §3).
+	attempted, delivered, oneWay int64
+
+	// rounds[k] is c_k, node k's count of online rounds (Algorithm 2 with
+	// churn; nil otherwise: c_k = t).
+	rounds []int64
+	// acts[k] counts the activations of node k with both endpoints online
+	// (an adaptive picker's NodeView.Activations; nil otherwise).
+	acts []int64
+	// queue holds the messages in flight under delays (Algorithm 3).
+	queue *network.Queue
+	qbuf  []int32
+	view  netView
+	// evals[w] counts worker w's gradient evaluations of a synchronous
+	// round under churn (only the online nodes step).
+	evals []int64
+	// fl is the flags of the asynchronous fast path's window.
+	fl []uint8
+}
+
+// netView is the engine's network.NodeView for an adaptive picker.
+type netView struct {
+	s     *state
+	theta func(k int, dst []float64) // the executor's θ_k
+	th    []float64
+}
+
+func (v *netView) N() int                  { return v.s.rows() }
+func (v *netView) Z(k int) []float64       { return v.s.Z.Row(k) }
+func (v *netView) Activations(k int) int64 { return v.s.nx.acts[k] }
+func (v *netView) Theta(k int) []float64 {
+	v.theta(k, v.th)
+	return v.th
+}
+
+// checkNetwork validates the network part of a configuration.
+func (c Config) checkNetwork() error {
+	if c.Network.IsPerfect() {
+		return nil
+	}
+	if c.Algorithm == Centralized {
+		return fmt.Errorf("a network model (%s) applies to the gossip algorithms (sync, async), not centralized", c.Network)
+	}
+	if err := c.Network.Validate(); err != nil {
+		return err
+	}
+	return c.Network.CheckAlgorithm(c.Algorithm == Async)
+}
+
+// netFits reports whether an executor row that does not honour a network
+// model may run cfg: only with the paper's network.
+func netFits(cfg Config) bool { return cfg.Network.IsPerfect() }
+
+// netRefusal explains why a named schedule has no row for cfg when a row of
+// it would run the paper's network: it does not honour the model yet.
+func netRefusal(sh Shape, cfg Config, want Schedule) error {
+	if cfg.Network.IsPerfect() {
+		return nil
+	}
+	perfect := cfg
+	perfect.Network = network.Model{}
+	for _, e := range executors {
+		if e.schedule == want && e.fits(sh, perfect, false) {
+			return fmt.Errorf("engine: the %s schedule (%s) does not honour the network model %s yet (only the reference, plain synchronous without churn and serial asynchronous without delays do): use schedule auto or reference",
+				want, e.name, cfg.Network)
+		}
+	}
+	return nil
+}
+
+// attachNetwork builds the run's network on s (nothing for the paper's
+// network). For Algorithm 3 with one phase the model's 1/p_k replace the
+// graph's in s.invP (the same values for uniform edges); with several phases
+// s.invP[k] is set at each activation of k to the phase's (setInvP).
+func (s *state) attachNetwork(workers int) error {
+	m := s.cfg.Network
+	if m.IsPerfect() {
+		return nil
+	}
+	nt, err := network.New(m, s.g, s.cfg.Seed)
+	if err != nil {
+		return err
+	}
+	s.net = nt
+	nx := &netRun{defaultEdges: nt.DefaultEdges(), churn: nt.Churn(), multiPhase: nt.Phases() > 1,
+		adaptive: m.Activation.Kind == network.ActAdaptive, sink: s.cfg.EdgeSink}
+	nx.view = netView{s: s, th: make([]float64, s.prob.P)}
+	nx.evals = make([]int64, max(1, workers))
+	if s.cfg.Algorithm == Sync && nx.churn {
+		nx.rounds = make([]int64, s.rows())
+	}
+	if nx.adaptive {
+		nx.acts = make([]int64, s.rows())
+	}
+	if s.cfg.Algorithm == Async {
+		copy(s.invP, nt.InvP(1))
+		if d := nt.MaxDelay(); d > 0 {
+			nx.queue = network.NewQueue(s.prob.P, d)
+		}
+	}
+	s.nx = nx
+	return nil
+}
+
+// netBytes is the memory of a run's network besides its graphs.
+func netBytes(sh Shape, cfg Config) int64 {
+	if cfg.Network.IsPerfect() {
+		return 0
+	}
+	b := int64(0)
+	if cfg.Algorithm == Sync && cfg.Network.Churn.Dist != "" {
+		b += int64(sh.N) * 8
+	}
+	if cfg.Network.Activation.Kind == network.ActAdaptive {
+		b += int64(sh.N) * 8
+	}
+	return b
+}
+
+// activation draws iteration t's activation: its edge (i, j) and flags
+// (actEdge, actOnline, actToI, actToJ). Without a network model it is
+// drawEdge with every flag. An iteration that activates nothing returns
+// flags 0 (i = j = −1): a stream gap, a woken node without neighbours. It
+// records the edge to the EdgeSink and counts the exchange.
+func (s *state) activation(t int64) (i, j int, fl uint8, err error) {
+	if s.net == nil {
+		i, j = s.drawEdge()
+		return i, j, actAll, nil
+	}
+	if s.nx.defaultEdges {
+		i, j = s.drawEdge()
+	} else {
+		var ok bool
+		var view network.NodeView
+		if s.nx.adaptive {
+			view = &s.nx.view
+		}
+		if i, j, ok = s.net.Edge(t, s.edges, view); !ok {
+			if err := s.net.Err(); err != nil {
+				return -1, -1, 0, err
+			}
+			return -1, -1, 0, nil
+		}
+	}
+	fl, err = s.settle(t, i, j)
+	return i, j, fl, err
+}
+
+// activations is activation's batch form for the iterations t0+1 …
+// t0+len(fl): edges into ev (ev[2x], ev[2x+1]; −1 for none) and flags into
+// fl, caller-owned, allocating nothing. Without a network model, or with
+// uniform edges, the edges are drawEdges'. An adaptive picker's edges
+// depend on the state: callers then use activation, one iteration at a time.
+func (s *state) activations(t0 int64, ev []int32, fl []uint8) error {
+	m := len(fl)
+	if s.net == nil || s.nx.defaultEdges {
+		s.drawEdges(ev[:2*m])
+		if s.net == nil {
+			for x := range fl {
+				fl[x] = actAll
+			}
+			return nil
+		}
+		for x := 0; x < m; x++ {
+			f, err := s.settle(t0+1+int64(x), int(ev[2*x]), int(ev[2*x+1]))
+			if err != nil {
+				return err
+			}
+			fl[x] = f
+		}
+		return nil
+	}
+	for x := 0; x < m; x++ {
+		i, j, f, err := s.activation(t0 + 1 + int64(x))
+		if err != nil {
+			return err
+		}
+		ev[2*x], ev[2*x+1], fl[x] = int32(i), int32(j), f
+	}
+	return nil
+}
+
+// settle decides what happens on the activated edge (i, j) at iteration t:
+// the sink sees it, churn may leave it idle, Delivered decides the messages.
+func (s *state) settle(t int64, i, j int) (uint8, error) {
+	nx := s.nx
+	if nx.sink != nil {
+		if err := nx.sink.Edge(t, i, j); err != nil {
+			return 0, fmt.Errorf("engine: recording the edge of iteration %d: %w", t, err)
+		}
+	}
+	fl := actEdge
+	if nx.churn && (!s.net.Online(i, t) || !s.net.Online(j, t)) {
+		return fl, nil
+	}
+	fl |= actOnline
+	nx.attempted++
+	if nx.acts != nil {
+		nx.acts[i]++
+		nx.acts[j]++
+	}
+	toI, toJ := s.net.Delivered(t, i, j)
+	if toI {
+		fl |= actToI
+	}
+	if toJ {
+		fl |= actToJ
+	}
+	switch {
+	case toI && toJ:
+		nx.delivered++
+	case toI || toJ:
+		nx.oneWay++
+	}
+	return fl, nil
+}
+
+// exchange applies the deliveries fl of an exchange on (i, j) from the old
+// values: z_i ← (z_i + z_j)/2 if j → i arrived, z_j ← (z_j + z_i)/2 if
+// i → j arrived, y_i ↔ y_j if both did (network.Swap). With both it is
+// today's average and swap.
+func (s *state) exchange(i, j int, fl uint8) {
+	if fl&actOnline == 0 {
+		return
+	}
+	toI, toJ := fl&actToI != 0, fl&actToJ != 0
+	if network.Swap(toI, toJ) {
+		s.swapY(i, j)
+		s.average(i, j)
+		return
+	}
+	switch {
+	case toI:
+		s.averageInto(i, j)
+	case toJ:
+		s.averageInto(j, i)
+	}
+}
+
+// averageInto sets z_r ← (z_r + z_f)/2 (a one-way delivery from f to r),
+// with average's arithmetic.
+func (s *state) averageInto(r, f int) {
+	averageRow(s.Z.Row(r), s.Z.Row(f))
+}
+
+func averageRow(zr, zf []float64) {
+	zf = zf[:len(zr)]
+	for a := range zr {
+		zr[a] = (zr[a] + zf[a]) / 2
+	}
+}
+
+// online reports whether node k takes its step at iteration t (always
+// without churn).
+func (s *state) online(k int, t int64) bool {
+	return s.net == nil || !s.nx.churn || s.net.Online(k, t)
+}
+
+// setInvP sets 1/p_k of the endpoints of an activation at iteration t to
+// the phase's, when it changes with t (several phases).
+func (s *state) setInvP(t int64, i, j int) {
+	if s.net == nil || !s.nx.multiPhase {
+		return
+	}
+	inv := s.net.InvP(t)
+	s.invP[i], s.invP[j] = inv[i], inv[j]
+}
+
+// deliverDue applies the delayed messages arriving at event t (Algorithm 3
+// with delays), in send order: the receiver, if online, averages with the
+// z that was sent and, after a handshake, takes the observation sent.
+func (s *state) deliverDue(t int64) {
+	nx := s.nx
+	if s.net == nil || nx.queue == nil {
+		return
+	}
+	nx.qbuf = nx.queue.Deliver(t, nx.qbuf[:0])
+	for _, slot := range nx.qbuf {
+		_, to, y, swap, z := nx.queue.Message(slot)
+		if !s.online(to, t) {
+			continue
+		}
+		averageRow(s.Z.Row(to), z)
+		if swap {
+			s.takeY(to, int(y))
+		}
+	}
+}
+
+// takeY makes x_y node k's auxiliary observation.
+func (s *state) takeY(k, y int) {
+	s.Y[k] = int32(y)
+	s.ylab[k] = s.prob.Label[y]
+	if s.YX.Rows > 0 {
+		copy(s.YX.Row(k), s.X.Row(y))
+	}
+}
+
+// sendDelayed is the exchange of event t on (i, j) under delays: the
+// directions with τ > 0 are queued with the sender's z and y before the
+// exchange, those with τ = 0 applied at once from the old values.
+func (s *state) sendDelayed(t int64, i, j int, fl uint8) error {
+	if fl&actOnline == 0 {
+		return nil
+	}
+	toI, toJ := fl&actToI != 0, fl&actToJ != 0
+	tauJ, tauI := 0, 0
+	if toJ {
+		tauJ = s.net.Delay(t, network.DirToJ)
+	}
+	if toI {
+		tauI = s.net.Delay(t, network.DirToI)
+	}
+	if tauJ == 0 && tauI == 0 {
+		s.exchange(i, j, fl)
+		return nil
+	}
+	swap := network.Swap(toI, toJ)
+	q := s.nx.queue
+	if toJ && tauJ > 0 {
+		if err := q.Push(t, network.DirToJ, tauJ, i, j, s.Y[i], swap, s.Z.Row(i)); err != nil {
+			return err
+		}
+	}
+	if toI && tauI > 0 {
+		if err := q.Push(t, network.DirToI, tauI, j, i, s.Y[j], swap, s.Z.Row(j)); err != nil {
+			return err
+		}
+	}
+	// At most one direction is immediate here; its sender is unchanged by
+	// the event's exchange, so it reads the old values.
+	if toJ && tauJ == 0 {
+		averageRow(s.Z.Row(j), s.Z.Row(i))
+		if swap {
+			s.takeY(j, int(s.Y[i]))
+		}
+	}
+	if toI && tauI == 0 {
+		averageRow(s.Z.Row(i), s.Z.Row(j))
+		if swap {
+			s.takeY(i, int(s.Y[j]))
+		}
+	}
+	return nil
+}
+
+// NetCounts are a run's network counters so far (docs/networks.md): the
+// activations whose endpoints were both online (an exchange attempted), of
+// which both messages arrived (Delivered) or exactly one (OneWay).
+type NetCounts struct {
+	Attempted, Delivered, OneWay int64
+}
+
+// NetCounts returns the network counters so far (zero without a network
+// model).
+func (s *Sim) NetCounts() NetCounts {
+	if s.nx == nil {
+		return NetCounts{}
+	}
+	return NetCounts{s.nx.attempted, s.nx.delivered, s.nx.oneWay}
+}
+
+// Net returns the run's network, nil for the paper's network.
+func (s *Sim) Net() *network.Net { return s.net }
+
+// netRecord fills a measurement's network fields at iteration s.t.
+func (s *Sim) netRecord(r *Record) {
+	if s.net == nil {
+		r.Online = -1
+		return
+	}
+	r.Attempted, r.Delivered, r.OneWay = s.nx.attempted, s.nx.delivered, s.nx.oneWay
+	r.Online = s.rows()
+	if s.nx.churn && s.t > 0 {
+		r.Online = s.net.OnlineCount(s.t)
+	}
+}
+
+// checkHorizon refuses a run up to stop that a recorded stream does not
+// cover.
+func (s *Sim) checkHorizon(stop int64) error {
+	if s.net == nil {
+		return nil
+	}
+	return s.net.CheckHorizon(stop)
+}
+
+// writeNet writes the network's state after the state's sections (a
+// checkpoint, a checksum): the counters, c_k (synchronous churn), 1/p_k
+// (Algorithm 3), the adaptive activation counts and the queue in flight.
+func (s *state) writeNet(w io.Writer, fc *floatCodec) error {
+	nx := s.nx
+	if err := binary.Write(w, binary.LittleEndian, [3]int64{nx.attempted, nx.delivered, nx.oneWay}); err != nil {
+		return err
+	}
+	if nx.rounds != nil {
+		if err := binary.Write(w, binary.LittleEndian, nx.rounds); err != nil {
+			return err
+		}
+	}
+	if nx.acts != nil {
+		if err := binary.Write(w, binary.LittleEndian, nx.acts); err != nil {
+			return err
+		}
+	}
+	if s.cfg.Algorithm == Async {
+		if err := fc.write(w, s.invP); err != nil {
+			return err
+		}
+	}
+	if nx.queue != nil {
+		b, err := nx.queue.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		if err := binary.Write(w, binary.LittleEndian, uint64(len(b))); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// netSaved is the network's state read from a checkpoint, applied only
+// after the whole file is verified.
+type netSaved struct {
+	counts  [3]int64
+	rounds  []int64
+	acts    []int64
+	invP    []float64
+	queue   *network.Queue
+	network string
+}
+
+// readNet reads what writeNet wrote.
+func (s *state) readNet(r io.Reader, fc *floatCodec) (*netSaved, error) {
+	nx := s.nx
+	v := &netSaved{}
+	if err := binary.Read(r, binary.LittleEndian, &v.counts); err != nil {
+		return nil, ckptErr("truncated network state")
+	}
+	if nx.rounds != nil {
+		v.rounds = make([]int64, len(nx.rounds))
+		if err := binary.Read(r, binary.LittleEndian, v.rounds); err != nil {
+			return nil, ckptErr("truncated network state")
+		}
+	}
+	if nx.acts != nil {
+		v.acts = make([]int64, len(nx.acts))
+		if err := binary.Read(r, binary.LittleEndian, v.acts); err != nil {
+			return nil, ckptErr("truncated network state")
+		}
+	}
+	if s.cfg.Algorithm == Async {
+		v.invP = make([]float64, len(s.invP))
+		if err := fc.read(r, v.invP); err != nil {
+			return nil, ckptErr("truncated network state")
+		}
+	}
+	if nx.queue != nil {
+		var n uint64
+		if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > 1<<40 {
+			return nil, ckptErr("truncated network state")
+		}
+		b := make([]byte, 0, min(n, 1<<20))
+		for len(b) < int(n) {
+			k := min(int(n)-len(b), 1<<20)
+			chunk := make([]byte, k)
+			if _, err := io.ReadFull(r, chunk); err != nil {
+				return nil, ckptErr("truncated network state")
+			}
+			b = append(b, chunk...)
+		}
+		v.queue = network.NewQueue(s.prob.P, s.net.MaxDelay())
+		if err := v.queue.UnmarshalBinary(b); err != nil {
+			return nil, ckptErr("network delay queue: %v", err)
+		}
+	}
+	return v, nil
+}
+
+// applyNet applies a network state read by readNet, and prepares the
+// network's cursors for iteration t.
+func (s *state) applyNet(v *netSaved, t int64) {
+	nx := s.nx
+	nx.attempted, nx.delivered, nx.oneWay = v.counts[0], v.counts[1], v.counts[2]
+	copy(nx.rounds, v.rounds)
+	copy(nx.acts, v.acts)
+	if v.invP != nil {
+		copy(s.invP, v.invP)
+	}
+	if v.queue != nil {
+		nx.queue = v.queue
+	}
+	s.net.ResumeAt(t)
+}
+
+// netTraceRecord is the part of a trace record that a checkpoint of a run
+// with a network model adds after the trace.
+func netTraceRecord(r Record) [4]int64 {
+	return [4]int64{r.Attempted, r.Delivered, r.OneWay, int64(r.Online)}
+}
+
+// ---- The reference executor (exec_reference.go) ----
+
+// netStep is the reference executor's iteration t under a network model,
+// every rule literally (docs/networks.md).
+func (e *referenceExec) netStep(t int64) error {
+	s := e.s
+	switch s.cfg.Algorithm {
+	case Sync:
+		i, j, fl, err := s.activation(t)
+		if err != nil {
+			return err
+		}
+		s.exchange(i, j, fl)
+		if fl&actOnline == 0 {
+			i, j = -1, -1
+		}
+		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
+		fn := e.fn
+		if s.nx.churn {
+			fn = e.netSyncShard
+		}
+		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
+			fn(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
+		} else {
+			e.cr.pool.run(fn, tk)
+		}
+		if s.nx.churn {
+			for w, v := range s.nx.evals {
+				s.gradEvals += v
+				s.nx.evals[w] = 0
+			}
+		} else {
+			s.gradEvals += int64(s.prob.N)
+		}
+		s.nonzero += e.cr.nonzero()
+		if d := firstOf(e.cr.bad); d.found() {
+			return s.diverged(d)
+		}
+	case Async:
+		s.deliverDue(t)
+		i, j, fl, err := s.activation(t)
+		if err != nil {
+			return err
+		}
+		if fl&actOnline == 0 {
+			return nil // idle: an endpoint is offline, or no edge
+		}
+		if s.nx.queue != nil {
+			if err := s.sendDelayed(t, i, j, fl); err != nil {
+				return err
+			}
+		} else {
+			s.exchange(i, j, fl)
+		}
+		s.setInvP(t, i, j)
+		bad := -1
+		for _, k := range [2]int{i, j} {
+			nz, ok := e.node(k, t, 0)
+			if nz {
+				s.nonzero++
+			}
+			if !ok && bad < 0 {
+				bad = k
+			}
+		}
+		s.gradEvals += 2
+		if bad >= 0 {
+			return s.diverged(divergence{t: t, node: bad})
+		}
+	}
+	return nil
+}
+
+// netSyncShard is syncShard under churn: an offline node is frozen (z, θ,
+// θ̄); an online node steps with the global γ(t) and averages θ̄ with its
+// own count of online rounds c_k.
+func (e *referenceExec) netSyncShard(w int, r layout.Range, tk *task) {
+	s := e.s
+	p, ws := s.prob, e.cr.ws[w]
+	t, gamma := tk.t, tk.gamma
+	tf := float64(t)
+	var nz, evals int64
+	for k := r.Lo; k < r.Hi; k++ {
+		if !s.net.Online(k, t) {
+			continue
+		}
+		evals++
+		s.nx.rounds[k]++
+		z, th := s.Z.Row(k), s.Theta.Row(k)
+		if p.PairGrad(z, 1, th, k, s.aux(k, t)) {
+			nz++
+		}
+		p.Reg.Smooth(th, z, gamma, tf, ws)
+		bar := s.ThetaBar.Row(k)
+		avg(bar, th, float64(s.nx.rounds[k]))
+		if !finite(bar) {
+			e.cr.bad[w].note(t, k, "")
+		}
+	}
+	e.cr.nz[w] += nz
+	s.nx.evals[w] += evals
+}
+
+// ---- The plain synchronous executor (exec_plain.go) ----
+
+// netAdvance is plainExec.advance under a network model (not churn, which
+// plainFits refuses: its θ_k = c·z_k has one c for every node).
+func (e *plainExec) netAdvance(stop int64) error {
+	s := e.s
+	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
+	for s.t < end {
+		t := s.t + 1
+		i, j, fl, err := s.activation(t)
+		if err != nil {
+			return err
+		}
+		s.t = t
+		if fl&actOnline != 0 && fl&actBoth != 0 {
+			e.netPre(i, j, fl)
+		} else {
+			i, j = -1, -1 // no exchange: every node's margin stands
+		}
+		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
+		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
+			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
+		} else {
+			e.cr.pool.run(e.fn, tk)
+		}
+		e.cPrev = s.linearScale(tk.gamma, float64(t))
+		s.gradEvals += int64(s.prob.N)
+		s.nonzero += e.cr.nonzero()
+		if d := firstOf(e.cr.bad); d.found() {
+			return s.diverged(d)
+		}
+	}
+	return nil
+}
+
+// netPre is pre for the deliveries fl: the paper's exchange when both
+// messages arrived; otherwise no swap (the gossip margins, at θ before the
+// averaging with y unchanged, stand) and the averaging of the receiving
+// side, the unbiased endpoints keeping their θ before it.
+func (l *linearSync) netPre(i, j int, fl uint8) {
+	if fl&actBoth == actBoth {
+		l.pre(i, j)
+		return
+	}
+	s := l.s
+	if s.cfg.Estimator == Unbiased {
+		for e, k := range [2]int{i, j} {
+			z, th := s.Z.Row(k), l.endTheta[e]
+			for a := range th {
+				th[a] = l.cPrev * z[a]
+			}
+		}
+	}
+	s.exchange(i, j, fl)
+}
+
+// ---- The serial asynchronous executor (exec_async.go) ----
+
+// netSerialTo is asyncExec.serialTo under a network model (not delays,
+// which asyncFits refuses): events in order, an idle event (an endpoint
+// offline, no edge) changing nothing, a partial delivery through
+// partialEvent, a whole one through the fast event.
+func (e *asyncExec) netSerialTo(stop int64) error {
+	s, nx := e.s, e.s.nx
+	if nx.fl == nil {
+		nx.fl = make([]uint8, asyncSerialWindow)
+	}
+	for s.t < stop {
+		m := int(min(int64(asyncSerialWindow), stop-s.t))
+		if nx.adaptive {
+			m = 1 // the picker reads the state the previous event left
+		}
+		if err := s.activations(s.t, e.ev[:2*m], nx.fl[:m]); err != nil {
+			return err
+		}
+		t0 := s.t
+		for x := 0; x < m; x++ {
+			t, fl := t0+1+int64(x), nx.fl[x]
+			s.t = t
+			if fl&actOnline == 0 {
+				continue
+			}
+			i, j := int(e.ev[2*x]), int(e.ev[2*x+1])
+			if nx.multiPhase {
+				s.setInvP(t, i, j)
+				e.nd[i].invP, e.nd[j].invP = s.invP[i], s.invP[j]
+			}
+			var nz int64
+			var bad int
+			if fl&actBoth == actBoth {
+				nz, bad = e.event(i, j, t, 0)
+			} else {
+				nz, bad = e.partialEvent(i, j, t, fl)
+			}
+			s.gradEvals += 2
+			s.nonzero += nz
+			if bad >= 0 {
+				return s.diverged(divergence{t: t, node: bad})
+			}
+		}
+	}
+	return nil
+}
+
+// partialEvent is event t on (i, j) when at most one message arrived: no
+// swap, the receiving side's averaging, both endpoints' steps (the
+// unbiased path's arithmetic for either estimator).
+func (e *asyncExec) partialEvent(i, j int, t int64, fl uint8) (nonzero int64, bad int) {
+	s := e.s
+	lab := s.prob.Label
+	gossip := s.cfg.Estimator == Gossip
+	ends := [2]int{i, j}
+	var ys [2][]float64
+	var ms [2]float64
+	var contrib [2]bool
+	for x, k := range ends {
+		var ly int32
+		if gossip {
+			ys[x], ly = s.YX.Row(k), int32(e.nd[k].ylab)
+		} else {
+			ys[x], ly = s.auxRow(k, t)
+		}
+		if contrib[x] = lab[k] > ly; contrib[x] {
+			ms[x] = marginScaled(s.X.Row(k), ys[x], s.Z.Row(k), e.nd[k].c)
+		}
+	}
+	s.exchange(i, j, fl)
+	bad = -1
+	for x, k := range ends {
+		var wt float64
+		if contrib[x] {
+			wt = s.invP[k] * s.prob.Loss.MarginDeriv(ms[x])
+			if wt != 0 {
+				nonzero++
+			}
+		}
+		c, a, b := e.tick(k)
+		m := kernel.SyncLinear(s.Z.Row(k), s.ThetaBar.Row(k), s.X.Row(k), ys[x], wt, c, a, b)
+		if !isFinite(m) && bad < 0 {
+			bad = k
+		}
+	}
+	return nonzero, bad
+}
+
+// netName is the network model's String for a checkpoint's header, empty
+// for the paper's network.
+func (s *state) netName() string {
+	if s.net == nil {
+		return ""
+	}
+	return s.cfg.Network.String()
+}
+
+func netLabel(name string) string {
+	if name == "" {
+		return "perfect"
+	}
+	return name
+}
