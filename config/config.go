@@ -158,8 +158,8 @@ func (c Config) WithDefaults() Config {
 }
 
 // EngineConfig is the engine's configuration of a run of c: the parsed
-// names (algorithm, estimator, schedule, measurement mode) and the numbers
-// the engine takes. It is the one conversion from Config to engine.Config,
+// names (algorithm, estimator, schedule, measurement mode), the numbers
+// the engine takes and the network model (NetworkModel). It is the one conversion from Config to engine.Config,
 // which pairgossip.Prepare and the run over MPI ranks (package ranks) both
 // use. c is expected valid (Validate): a name it does not parse is left at
 // its zero value, which engine.Config.Validate reports.
@@ -167,7 +167,10 @@ func (c Config) EngineConfig() engine.Config {
 	algo, _ := engine.ParseAlgorithm(c.Algorithm)
 	est, _ := engine.ParseEstimator(c.Baseline)
 	mode, _ := engine.ParseMeasureMode(c.Measure)
-	return engine.Config{Algorithm: algo, Estimator: est, Iters: c.Iters, GammaC: c.GammaC,
+	// The network's knobs (a schedule phase without n is given it by
+	// pairgossip.Prepare, which knows the graph: NetworkModel(n)).
+	net, _ := c.NetworkModel(0)
+	return engine.Config{Network: net, Algorithm: algo, Estimator: est, Iters: c.Iters, GammaC: c.GammaC,
 		GammaAlpha: c.GammaAlpha, Seed: c.Seed, Workers: c.Workers, Pin: c.Pin, LogPoints: c.LogPoints, EvalNodes: c.EvalNodes,
 		Schedule: engine.Schedule(c.Schedule), Measure: mode, MeasurePrecision: c.MeasurePrecision, StopChecks: c.StopAt > 0}
 }

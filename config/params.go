@@ -262,6 +262,17 @@ func ParamByKey(key string) (p *Param, deprecated bool) {
 	return nil, false
 }
 
+// ParamByFlag returns the parameter with the given flag (without the
+// dashes), nil if none.
+func ParamByFlag(flag string) *Param {
+	for _, p := range params {
+		if p.Flag == flag {
+			return p
+		}
+	}
+	return nil
+}
+
 // ParamByJSON returns the parameter with the given JSON name.
 func ParamByJSON(name string) *Param {
 	for _, p := range params {

@@ -451,7 +451,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if errors.As(runErr, &de) && a.ckpt != "" {
 		fmt.Fprintf(stderr, "the last good state is in %s\n", a.ckpt)
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVOptimum(res.Trace, float64(sum.OptimumObjective))); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVNetwork(res.Trace, float64(sum.OptimumObjective), !run.Network.IsPerfect())); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), output.JSON(sum)); err != nil {
