@@ -360,6 +360,14 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if net := r.Sim.Net(); net != nil {
+		// A recorded stream shorter than the run is refused before any
+		// work, as a bad input (the engine checks it again at the start).
+		if err := net.CheckHorizon(cfg.Iters); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	r.Setup = SetupTimes{Data: t1.Sub(t0), Problem: t2.Sub(t1), Graph: t3.Sub(t2), Engine: time.Since(t3)}
 	if cfg.StopAt > 0 {
 		if why := r.optimumOutOfReach(); why != "" {

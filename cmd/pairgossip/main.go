@@ -306,6 +306,9 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	if a.out == "" {
 		return nil, usagef("--out DIR is required")
 	}
+	if a.cfg.WriteEdges != "" && a.resume != "" {
+		return nil, usagef("--write-edges with --resume: a stream is written by one run from its first iteration, and the activations before the checkpoint are not in it; run again from the start without --resume (the same seed gives the same stream), or drop --write-edges")
+	}
 	return &a, nil
 }
 
@@ -344,6 +347,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	// --checkpoint found after the run would lose it.
 	if err := checkOutDir("--out", a.out); err != nil {
 		return err
+	}
+	if a.cfg.WriteEdges != "" {
+		if err := checkOutFile("--write-edges", a.cfg.WriteEdges); err != nil {
+			return err
+		}
 	}
 	// Issue #17: one rank of an MPI job (cmd/pairgossip/mpi_run.go).
 	if handled, err := runOverMPI(a, stdout, stderr); handled {
