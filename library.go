@@ -1,9 +1,9 @@
 package pairgossip
 
 import (
+	"fmt"
 	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/network"
-	"fmt"
 	"slices"
 	"strings"
 
