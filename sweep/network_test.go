@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +67,30 @@ func TestSweepNetworkFiles(t *testing.T) {
 	}
 	if s.Runs[0].Config.EdgeStream != "edges.txt" {
 		t.Errorf("the run keeps the path as written, got %q", s.Runs[0].Config.EdgeStream)
+	}
+}
+
+// TestSweepOverLoss: a sweep over loss 0, 0.1, 0.3 runs (both algorithms),
+// and the loss reaches the engine: the runs' results differ.
+func TestSweepOverLoss(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, "name: loss\nbase:\n  iters: 300\n  eval_nodes: 4\n  log_points: 4\n  graph: cycle\noptimum: false\naxes:\n  algorithm: [sync, async]\n  loss: [0, 0.1, 0.3]\n")
+	st := open(t, filepath.Join(dir, "r.db"))
+	rep, err := Execute(context.Background(), sw, sw.Runs, st, Options{Cores: 1})
+	if err != nil || rep.Ran != 6 || rep.Complete != 6 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	rows, err := st.resultRows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := 0; a < 2; a++ {
+		seen := map[string]bool{}
+		for l := 0; l < 3; l++ {
+			seen[fmt.Sprint(rows[sw.Runs[3*a+l].ID])] = true
+		}
+		if len(seen) != 3 {
+			t.Errorf("%s: the three losses give %d distinct results", sw.Runs[3*a].Config.Algorithm, len(seen))
+		}
 	}
 }
