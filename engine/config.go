@@ -129,7 +129,11 @@ type Config struct {
 	// network, today's run bit for bit. Not for Centralized.
 	Network network.Model
 	// EdgeSink, if not nil, is given every activation in order of t
-	// (--write-edges; see EdgeSink).
+	// (--write-edges; see EdgeSink). Like a network model, it restricts
+	// the run to the executors that draw through the network hook
+	// (network.go): with the paper's network a synchronous AUC run then
+	// takes the plain schedule instead of the reduced one (the same run up
+	// to rounding).
 	EdgeSink EdgeSink
 }
 

@@ -21,7 +21,10 @@ import (
 // (exec_asyncpar.go) runs the same events as a dataflow over its workers.
 
 func asyncFits(sh Shape, cfg Config, _ bool) bool {
-	return sh.linear() && cfg.Algorithm == Async && cfg.Network.Delay.Dist == "" // delays: not yet (network.go)
+	// Delays: not yet. A message arriving at a node that does not step
+	// changes z_k but not θ_k (docs/networks.md §5), and θ_k = c_k·z_k is
+	// implicit here (network.go).
+	return sh.linear() && cfg.Algorithm == Async && cfg.Network.Delay.Dist == ""
 }
 
 func asyncBytes(sh Shape, cfg Config, _ int) int64 {

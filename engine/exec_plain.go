@@ -31,9 +31,7 @@ import (
 // without FMA), and squared ℓ2 folds its factor into c: both change
 // rounding only.
 
-func plainFits(sh Shape, cfg Config, _ bool) bool {
-	return sh.linear() && cfg.Algorithm == Sync && cfg.Network.Churn.Dist == "" // churn: not yet (network.go)
-}
+func plainFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Sync }
 
 func plainBytes(sh Shape, cfg Config, _ int) int64 { return linearSyncBytes(sh, cfg) }
 

@@ -69,11 +69,11 @@ func (e *referenceExec) serialTo(stop int64) error {
 // step performs one iteration.
 func (e *referenceExec) step() error {
 	s := e.s
+	if s.net != nil {
+		return e.netStep() // network.go: the same rules under a network model
+	}
 	s.t++
 	t := s.t
-	if s.net != nil {
-		return e.netStep(t) // network.go: the same rules under a network model
-	}
 	switch s.cfg.Algorithm {
 	case Sync:
 		i, j := s.drawEdge()

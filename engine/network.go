@@ -11,8 +11,8 @@ import (
 )
 
 // The network model (docs/networks.md, issue #34). A run whose
-// Config.Network is the paper's network (Model.IsPerfect) has s.net == nil
-// and runs today's code, bit for bit. Otherwise state.net is the run's
+// Config.Network is the paper's network (Model.IsPerfect) and that has no
+// Config.EdgeSink has s.net == nil and runs today's code, bit for bit. Otherwise state.net is the run's
 // network.Net and state.nx what the engine keeps of it: counters, the
 // synchronous churn clocks c_k, the delay queue. Every executor draws
 // iteration t's activation here (state.activation, or its batch form
@@ -76,6 +76,13 @@ type netRun struct {
 	evals []int64
 	// fl is the flags of the asynchronous fast path's window.
 	fl []uint8
+	// cNode[k] is the c of θ_k = c·z_k at node k's last step (the plain
+	// synchronous executor under churn: an offline node keeps its θ; nil
+	// otherwise).
+	cNode []float64
+	// shard is the synchronous executor's round under churn
+	// (netSyncShard, churnShard), bound once.
+	shard func(w int, r layout.Range, tk *task)
 }
 
 // netView is the engine's network.NodeView for an adaptive picker.
@@ -95,11 +102,11 @@ func (v *netView) Theta(k int) []float64 {
 
 // checkNetwork validates the network part of a configuration.
 func (c Config) checkNetwork() error {
-	if c.Network.IsPerfect() {
+	if c.Network.IsPerfect() && c.EdgeSink == nil {
 		return nil
 	}
 	if c.Algorithm == Centralized {
-		return fmt.Errorf("a network model (%s) applies to the gossip algorithms (sync, async), not centralized", c.Network)
+		return fmt.Errorf("a network model (%s) and an edge sink (--write-edges) apply to the gossip algorithms (sync, async), not centralized", c.Network)
 	}
 	if err := c.Network.Validate(); err != nil {
 		return err
@@ -108,20 +115,21 @@ func (c Config) checkNetwork() error {
 }
 
 // netFits reports whether an executor row that does not honour a network
-// model may run cfg: only with the paper's network.
-func netFits(cfg Config) bool { return cfg.Network.IsPerfect() }
+// model may run cfg: only with the paper's network and no edge sink (an
+// executor that draws its edges in bulk does not report them).
+func netFits(cfg Config) bool { return cfg.Network.IsPerfect() && cfg.EdgeSink == nil }
 
 // netRefusal explains why a named schedule has no row for cfg when a row of
 // it would run the paper's network: it does not honour the model yet.
 func netRefusal(sh Shape, cfg Config, want Schedule) error {
-	if cfg.Network.IsPerfect() {
+	if netFits(cfg) {
 		return nil
 	}
 	perfect := cfg
-	perfect.Network = network.Model{}
+	perfect.Network, perfect.EdgeSink = network.Model{}, nil
 	for _, e := range executors {
 		if e.schedule == want && e.fits(sh, perfect, false) {
-			return fmt.Errorf("engine: the %s schedule (%s) does not honour the network model %s yet (only the reference, plain synchronous without churn and serial asynchronous without delays do): use schedule auto or reference",
+			return fmt.Errorf("engine: the %s schedule (%s) does not honour the network model %s or an edge sink yet (only the reference, plain synchronous and serial asynchronous without delays do): use schedule auto or reference",
 				want, e.name, cfg.Network)
 		}
 	}
@@ -132,10 +140,13 @@ func netRefusal(sh Shape, cfg Config, want Schedule) error {
 // network). For Algorithm 3 with one phase the model's 1/p_k replace the
 // graph's in s.invP (the same values for uniform edges); with several phases
 // s.invP[k] is set at each activation of k to the phase's (setInvP).
-func (s *state) attachNetwork(workers int) error {
+//
+// linear says that the executor keeps θ_k = c·z_k implicit (the plain
+// synchronous one), which under churn needs c per node.
+func (s *state) attachNetwork(workers int, linear bool) error {
 	m := s.cfg.Network
-	if m.IsPerfect() {
-		return nil
+	if m.IsPerfect() && s.cfg.EdgeSink == nil {
+		return nil // today's run
 	}
 	nt, err := network.New(m, s.g, s.cfg.Seed)
 	if err != nil {
@@ -148,6 +159,9 @@ func (s *state) attachNetwork(workers int) error {
 	nx.evals = make([]int64, max(1, workers))
 	if s.cfg.Algorithm == Sync && nx.churn {
 		nx.rounds = make([]int64, s.rows())
+		if linear {
+			nx.cNode = make([]float64, s.rows())
+		}
 	}
 	if nx.adaptive {
 		nx.acts = make([]int64, s.rows())
@@ -169,7 +183,7 @@ func netBytes(sh Shape, cfg Config) int64 {
 	}
 	b := int64(0)
 	if cfg.Algorithm == Sync && cfg.Network.Churn.Dist != "" {
-		b += int64(sh.N) * 8
+		b += int64(sh.N) * 16 // c_k, and the plain executor's c per node
 	}
 	if cfg.Network.Activation.Kind == network.ActAdaptive {
 		b += int64(sh.N) * 8
@@ -196,9 +210,8 @@ func (s *state) activation(t int64) (i, j int, fl uint8, err error) {
 			view = &s.nx.view
 		}
 		if i, j, ok = s.net.Edge(t, s.edges, view); !ok {
-			if err := s.net.Err(); err != nil {
-				return -1, -1, 0, err
-			}
+			// Nothing activated; an adaptive picker's invalid pick is
+			// kept by Net.Err (Sim.Net).
 			return -1, -1, 0, nil
 		}
 	}
@@ -463,6 +476,11 @@ func (s *state) writeNet(w io.Writer, fc *floatCodec) error {
 			return err
 		}
 	}
+	if nx.cNode != nil {
+		if err := fc.write(w, nx.cNode); err != nil {
+			return err
+		}
+	}
 	if s.cfg.Algorithm == Async {
 		if err := fc.write(w, s.invP); err != nil {
 			return err
@@ -486,12 +504,12 @@ func (s *state) writeNet(w io.Writer, fc *floatCodec) error {
 // netSaved is the network's state read from a checkpoint, applied only
 // after the whole file is verified.
 type netSaved struct {
-	counts  [3]int64
-	rounds  []int64
-	acts    []int64
-	invP    []float64
-	queue   *network.Queue
-	network string
+	counts [3]int64
+	rounds []int64
+	acts   []int64
+	invP   []float64
+	cNode  []float64
+	queue  *network.Queue
 }
 
 // readNet reads what writeNet wrote.
@@ -510,6 +528,12 @@ func (s *state) readNet(r io.Reader, fc *floatCodec) (*netSaved, error) {
 	if nx.acts != nil {
 		v.acts = make([]int64, len(nx.acts))
 		if err := binary.Read(r, binary.LittleEndian, v.acts); err != nil {
+			return nil, ckptErr("truncated network state")
+		}
+	}
+	if nx.cNode != nil {
+		v.cNode = make([]float64, len(nx.cNode))
+		if err := fc.read(r, v.cNode); err != nil {
 			return nil, ckptErr("truncated network state")
 		}
 	}
@@ -548,6 +572,7 @@ func (s *state) applyNet(v *netSaved, t int64) {
 	nx.attempted, nx.delivered, nx.oneWay = v.counts[0], v.counts[1], v.counts[2]
 	copy(nx.rounds, v.rounds)
 	copy(nx.acts, v.acts)
+	copy(nx.cNode, v.cNode)
 	if v.invP != nil {
 		copy(s.invP, v.invP)
 	}
@@ -567,14 +592,19 @@ func netTraceRecord(r Record) [4]int64 {
 
 // netStep is the reference executor's iteration t under a network model,
 // every rule literally (docs/networks.md).
-func (e *referenceExec) netStep(t int64) error {
+func (e *referenceExec) netStep() error {
 	s := e.s
+	t := s.t + 1
+	if s.cfg.Algorithm == Async {
+		s.deliverDue(t)
+	}
+	i, j, fl, err := s.activation(t)
+	if err != nil {
+		return err // s.t stays: iteration t did not happen
+	}
+	s.t = t
 	switch s.cfg.Algorithm {
 	case Sync:
-		i, j, fl, err := s.activation(t)
-		if err != nil {
-			return err
-		}
 		s.exchange(i, j, fl)
 		if fl&actOnline == 0 {
 			i, j = -1, -1
@@ -582,12 +612,18 @@ func (e *referenceExec) netStep(t int64) error {
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
 		fn := e.fn
 		if s.nx.churn {
-			fn = e.netSyncShard
+			if s.nx.shard == nil {
+				s.nx.shard = e.netSyncShard
+			}
+			fn = s.nx.shard
 		}
-		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
-			fn(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		} else {
+		switch {
+		case e.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork:
 			e.cr.pool.run(fn, tk)
+		case s.nx.churn: // static calls: tk stays on the stack
+			e.netSyncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
+		default:
+			e.syncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
 		}
 		if s.nx.churn {
 			for w, v := range s.nx.evals {
@@ -602,11 +638,6 @@ func (e *referenceExec) netStep(t int64) error {
 			return s.diverged(d)
 		}
 	case Async:
-		s.deliverDue(t)
-		i, j, fl, err := s.activation(t)
-		if err != nil {
-			return err
-		}
 		if fl&actOnline == 0 {
 			return nil // idle: an endpoint is offline, or no edge
 		}
@@ -686,13 +717,30 @@ func (e *plainExec) netAdvance(stop int64) error {
 			i, j = -1, -1 // no exchange: every node's margin stands
 		}
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
-		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
+		fn := e.fn
+		if s.nx.cNode != nil {
+			if s.nx.shard == nil {
+				s.nx.shard = e.churnShard
+			}
+			fn = s.nx.shard
+		}
+		switch {
+		case e.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork:
+			e.cr.pool.run(fn, tk)
+		case s.nx.cNode != nil: // static calls: tk stays on the stack
+			e.churnShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
+		default:
 			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		} else {
-			e.cr.pool.run(e.fn, tk)
 		}
 		e.cPrev = s.linearScale(tk.gamma, float64(t))
-		s.gradEvals += int64(s.prob.N)
+		if s.nx.cNode != nil {
+			for w, v := range s.nx.evals {
+				s.gradEvals += v
+				s.nx.evals[w] = 0
+			}
+		} else {
+			s.gradEvals += int64(s.prob.N)
+		}
 		s.nonzero += e.cr.nonzero()
 		if d := firstOf(e.cr.bad); d.found() {
 			return s.diverged(d)
@@ -704,22 +752,79 @@ func (e *plainExec) netAdvance(stop int64) error {
 // netPre is pre for the deliveries fl: the paper's exchange when both
 // messages arrived; otherwise no swap (the gossip margins, at θ before the
 // averaging with y unchanged, stand) and the averaging of the receiving
-// side, the unbiased endpoints keeping their θ before it.
+// side, the unbiased endpoints keeping their θ before it. Under churn
+// (cNode) each endpoint's θ is c_k·z_k with its own c.
 func (l *linearSync) netPre(i, j int, fl uint8) {
-	if fl&actBoth == actBoth {
+	s := l.s
+	cNode := s.nx.cNode
+	if fl&actBoth == actBoth && cNode == nil {
 		l.pre(i, j)
 		return
 	}
-	s := l.s
-	if s.cfg.Estimator == Unbiased {
-		for e, k := range [2]int{i, j} {
-			z, th := s.Z.Row(k), l.endTheta[e]
+	both := fl&actBoth == actBoth
+	if both {
+		s.swapY(i, j)
+	}
+	for e, k := range [2]int{i, j} {
+		c := l.cPrev
+		if cNode != nil {
+			c = cNode[k]
+		}
+		z := s.Z.Row(k)
+		if s.cfg.Estimator == Unbiased {
+			th := l.endTheta[e]
 			for a := range th {
-				th[a] = l.cPrev * z[a]
+				th[a] = c * z[a]
 			}
+		} else if both {
+			l.marg[k] = marginScaled(s.X.Row(k), s.YX.Row(k), z, c)
 		}
 	}
+	if both {
+		s.average(i, j)
+		return
+	}
 	s.exchange(i, j, fl)
+}
+
+// churnShard is round tk.t over the nodes of r under churn: an offline node
+// is frozen (z, θ = c_k·z_k with the c of its last step, θ̄, its margin);
+// an online node steps with the global c(t) and averages θ̄ with its own
+// count of online rounds c_k.
+func (e *plainExec) churnShard(w int, r layout.Range, tk *task) {
+	s := e.s
+	nx := s.nx
+	c := s.linearScale(tk.gamma, float64(tk.t))
+	var nz, evals int64
+	for k := r.Lo; k < r.Hi; k++ {
+		if !s.net.Online(k, tk.t) {
+			continue
+		}
+		evals++
+		nx.rounds[k]++
+		cnt := float64(nx.rounds[k])
+		cf := roundCoef{c: c, a: 1 - 1/cnt, b: 1 / cnt, cPrev: nx.cNode[k]}
+		nonzero, ok := e.nodeRound(k, tk.t, cf, e.endTh(k, tk.i, tk.j))
+		nx.cNode[k] = c
+		if nonzero {
+			nz++
+		}
+		if !ok {
+			e.cr.bad[w].note(tk.t, k, "")
+		}
+	}
+	e.cr.nz[w] += nz
+	nx.evals[w] += evals
+}
+
+// theta sets dst = θ_k: c·z_k with the last round's c, or under churn the
+// c of node k's last step.
+func (e *plainExec) theta(k int, dst []float64) {
+	if nx := e.s.nx; nx != nil && nx.cNode != nil {
+		kernel.Scale(dst, e.s.Z.Row(k), nx.cNode[k])
+		return
+	}
+	e.linearSync.theta(k, dst)
 }
 
 // ---- The serial asynchronous executor (exec_async.go) ----

@@ -85,7 +85,7 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	}
 	workers := par.Workers(cfg.Workers)
 	st := newState(p, g, cfg, kind.compact, kind.storesTheta)
-	if err := st.attachNetwork(workers); err != nil {
+	if err := st.attachNetwork(workers, kind.name == "plain"); err != nil {
 		return nil, err
 	}
 	cr := newCrew(p, cfg, st.rows(), workers)

@@ -79,7 +79,8 @@ type state struct {
 
 	// net is the run's network model and nx what the engine keeps of it
 	// (network.go); both nil for the paper's network (Config.Network
-	// perfect), which runs exactly as before the model existed.
+	// perfect) without an EdgeSink, which runs exactly as before the model
+	// existed.
 	net *network.Net
 	nx  *netRun
 }
