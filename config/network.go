@@ -99,16 +99,8 @@ var netParams = []*Param{
 		}},
 	{Field: "WriteEdges", Flag: "write-edges", JSON: "-", Group: "network",
 		Help: "write every activation of the run, lost or not, to FILE as `t i j` lines (with a header naming\n" +
-			"the seed and the network); --edge-stream FILE with the same flags replays the run bit for bit",
-		only: func(c *Config) string {
-			if why := onlyGossip(c); why != "" {
-				return why
-			}
-			if !c.HasNetwork() {
-				return "it records the activations of a network model, and every network knob is at its default (the paper's network: its edges are the engine's seeded uniform draws, which --seed reproduces)"
-			}
-			return ""
-		}},
+			"the seed and the network); --edge-stream FILE with the same flags replays the run bit for bit\n(on the paper's network auto then runs plain, not reduced: they agree to rounding)",
+		only: onlyGossip},
 }
 
 // onlyGossip: the network knobs apply to the gossip algorithms, not to the

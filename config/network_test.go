@@ -44,7 +44,8 @@ func TestNetworkKnobsValidate(t *testing.T) {
 		{"stream-p bad", base, func(c *Config) { c.StreamP = "x" }, "--stream-p: unknown p_k source"},
 		{"activation", base, func(c *Config) { c.Activation = "clocks" }, ""},
 		{"activation bad", base, func(c *Config) { c.Activation = "adaptive" }, "--activation"},
-		{"write-edges perfect", base, func(c *Config) { c.WriteEdges = "e.txt" }, "--write-edges: does not apply: it records the activations of a network model"},
+		{"write-edges perfect", base, func(c *Config) { c.WriteEdges = "e.txt" }, ""},
+		{"write-edges centralized", base, func(c *Config) { c.Algorithm, c.WriteEdges = "centralized", "e.txt" }, "--write-edges: does not apply: the centralized algorithm"},
 		{"write-edges", base, func(c *Config) { c.Loss, c.WriteEdges = 0.1, "e.txt" }, ""},
 	} {
 		cfg := c.cfg
