@@ -37,12 +37,12 @@ var netParams = []*Param{
 			return ""
 		}},
 	{Field: "Churn", Flag: "churn", Key: "churn", JSON: "churn", Group: "network",
-		Help: "node churn: exponential:up=U,down=D | geometric:up=U,down=D | lognormal:up=U,down=D[,sigma=S]\n" +
-			"(mean online/offline session lengths in iterations) or file:PATH (lines `node start end`, offline\n" +
+		Help: "node churn `SPEC`: exponential:up=U,down=D | geometric:up=U,down=D | lognormal:up=U,down=D[,sigma=S]\n" +
+			"(mean online/offline session lengths in iterations) or file:PATH (lines \"node start end\", offline\n" +
 			"spans); an offline node takes no step and its edges do nothing",
 		check: netParsed("churn", network.ParseChurn), only: onlyGossip},
 	{Field: "Delay", Flag: "delay", Key: "delay", JSON: "delay", Group: "network",
-		Help: "message delays of the asynchronous algorithm, in events: constant:C | uniform:A..B |\n" +
+		Help: "message delays `SPEC` of the asynchronous algorithm, in events: constant:C | uniform:A..B |\n" +
 			"geometric:mean=M,max=X; the receiver averages with the z that was sent, on arrival",
 		check: netParsed("delay", network.ParseDelay),
 		only: func(c *Config) string {
@@ -52,7 +52,7 @@ var netParams = []*Param{
 			return ""
 		}},
 	{Field: "GraphSchedule", Flag: "graph-schedule", Key: "graph_schedule", JSON: "graph_schedule", Group: "network",
-		Help: "a changing graph: phases LEN:KIND[:key=value,...] or LEN:file:PATH separated by ';', cycled\n" +
+		Help: "a changing graph `SPEC`: phases LEN:KIND[:key=value,...] or LEN:file:PATH separated by ';', cycled\n" +
 			"(keys n, k, p, radius, rows, cols, seed; n defaults to the run's), e.g. \"5000:watts-strogatz:k=5,p=0.3;5000:cycle\"",
 		check: netParsed("graph-schedule", network.ParseSchedule), only: onlyGossip},
 	{Field: "LinkUp", Flag: "link-up", Key: "link_up", JSON: "link_up", Group: "network",
@@ -72,7 +72,7 @@ var netParams = []*Param{
 			return ""
 		}},
 	{Field: "EdgeStream", Flag: "edge-stream", Key: "edge_stream", JSON: "edge_stream", Group: "network", Path: true,
-		Help: "replay a recorded edge stream as the activations: lines `t i j` (iteration, 0-based nodes);\n" +
+		Help: "replay a recorded edge stream `FILE` as the activations: lines \"t i j\" (iteration, 0-based nodes);\n" +
 			"an iteration without a line activates nothing; loss and churn still apply (see --write-edges)",
 		check: fileExists, only: onlyGossip},
 	{Field: "StreamP", Flag: "stream-p", Key: "stream_p", JSON: "stream_p", Choices: []string{"graph", "empirical"}, Noun: "p_k source", Group: "network",
@@ -88,8 +88,8 @@ var netParams = []*Param{
 			return ""
 		}},
 	{Field: "Activation", Flag: "activation", Key: "activation", JSON: "activation", Group: "network",
-		Help: "which edge an iteration activates: edges (uniform, the paper), clocks (each node wakes at\n" +
-			"rate 1 and calls a uniform neighbour) or weights:FILE (lines `i j w`: probability ∝ w)",
+		Help: "which edge an iteration activates (`MODEL`): edges (uniform, the paper), clocks (each node wakes at\n" +
+			"rate 1 and calls a uniform neighbour) or weights:FILE (lines \"i j w\": probability ∝ w)",
 		check: netParsed("activation", network.ParseActivation),
 		only: func(c *Config) string {
 			if c.Activation == network.ActEdges {
@@ -98,7 +98,7 @@ var netParams = []*Param{
 			return onlyGossip(c)
 		}},
 	{Field: "WriteEdges", Flag: "write-edges", JSON: "-", Group: "network",
-		Help: "write every activation of the run, lost or not, to FILE as `t i j` lines (with a header naming\n" +
+		Help: "write every activation of the run, lost or not, to `FILE` as \"t i j\" lines (with a header naming\n" +
 			"the seed and the network); --edge-stream FILE with the same flags replays the run bit for bit\n(on the paper's network auto then runs plain, not reduced: they agree to rounding)",
 		only: onlyGossip},
 }
