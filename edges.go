@@ -1,6 +1,8 @@
 package pairgossip
 
 import (
+	"errors"
+
 	"github.com/pairgossip/pairgossip/network"
 )
 
@@ -18,6 +20,9 @@ type edgeRecorder struct {
 
 // Edge implements engine.EdgeSink.
 func (e *edgeRecorder) Edge(t int64, i, j int) error {
+	if e.w == nil {
+		return &writeEdgesError{errors.New("the stream is written by Run.Execute and Run.ExecuteWith, from the run's first iteration; an iteration run outside them (engine.Sim.Advance) is not recorded")}
+	}
 	return e.w.Write(t, i, j)
 }
 
