@@ -526,7 +526,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 			onRecord(rec)
 		}
 	}
-	m0 := r.Sim.Profile().Measure
+	m0 := r.Sim.Profile().Wall(engine.PhaseMeasure)
 	if r.edges != nil {
 		if len(opt.Trace) > 0 || r.Sim.Iter() > 0 {
 			return out, &config.ParamError{Param: config.ParamByFlag("write-edges"), Err: errors.New("a resumed run cannot write the whole stream (the activations before the checkpoint are not in it): run it again from the start (the same seed gives the same stream)")}
@@ -548,7 +548,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 	if nanErr != nil {
 		err = nanErr
 	}
-	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Measure - m0, run: r, Nodes: nodeRecs,
+	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Wall(engine.PhaseMeasure) - m0, run: r, Nodes: nodeRecs,
 		OptimumTime: optTime, OptimumCached: optCached}
 	res.Reached = reached && err == nil && nanErr == nil
 	out = res

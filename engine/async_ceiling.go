@@ -4,19 +4,50 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/pairgossip/pairgossip/internal/lab"
 )
 
-// MemoryCeiling runs events of the serial asynchronous gossip loop's memory
-// traffic with trivial arithmetic: the same edge stream drawn the same way,
-// the same prefetching by groups (gossipWindow), and per event the lines
-// the event kernel touches — both endpoints' x rows read, their y, z and
-// θ̄ rows and packed scalars read and written (one word a line) — but
-// none of its arithmetic. Its speed bounds the loop's at this size on this
-// machine, with the loop's own prefetching (PREFETCHT0, by groups): other
-// prefetch hints can move more lines (docs/design.md §6). It
-// writes junk into the state: the Sim is for nothing else afterwards. It
-// needs the fast path's serial loop (one worker, the gossip estimator).
-func (s *Sim) MemoryCeiling(events int64) error {
+// The benchmark probes of package lab (cmd/bench): set here, so that they
+// reach the executor without being methods of Sim.
+func init() {
+	lab.MemoryCeiling = func(sim any, events int64) error {
+		s, err := labSim(sim)
+		if err != nil {
+			return err
+		}
+		return s.memoryCeilingOwn(events)
+	}
+	lab.MemoryCeilingWith = func(sim any, events int64, group, ahead int) error {
+		s, err := labSim(sim)
+		if err != nil {
+			return err
+		}
+		return s.memoryCeilingWith(events, group, ahead)
+	}
+	lab.AsyncPrefetch = func() (group, ahead int) { return asyncGroup, asyncGroupAhead }
+	lab.EigenCounts = func(sim any) (eigs, rankOne int64, err error) {
+		s, err := labSim(sim)
+		if err != nil {
+			return 0, 0, err
+		}
+		return s.eigendecompositions(), s.rankOneUpdates(), nil
+	}
+}
+
+func labSim(sim any) (*Sim, error) {
+	s, ok := sim.(*Sim)
+	if !ok || s == nil {
+		return nil, fmt.Errorf("engine: a lab probe needs an *engine.Sim, got %T", sim)
+	}
+	return s, nil
+}
+
+// memoryCeilingOwn is lab.MemoryCeiling: the serial gossip loop's memory
+// traffic without its arithmetic, with the loop's own prefetching
+// (PREFETCHT0, by groups; other prefetch hints can move more lines, see
+// bench/RESULTS.md).
+func (s *Sim) memoryCeilingOwn(events int64) error {
 	e, err := s.ceilingExec()
 	if err != nil {
 		return err
@@ -28,12 +59,10 @@ func (s *Sim) MemoryCeiling(events int64) error {
 	return s.memoryCeiling(e, events, g, ahead)
 }
 
-// MemoryCeilingWith is MemoryCeiling with another prefetching: every group
-// events, PREFETCHT0 of every line the group ahead events further on
-// touches (group = ahead = 0: none). Timing it over a
-// range of groups and distances (bench async --ceiling-sweep) bounds the
-// serial loop's memory traffic under any of them, not only the loop's own.
-func (s *Sim) MemoryCeilingWith(events int64, group, ahead int) error {
+// memoryCeilingWith is lab.MemoryCeilingWith: memoryCeilingOwn with every
+// group events, PREFETCHT0 of every line the group ahead events further on
+// touches (group = ahead = 0: none).
+func (s *Sim) memoryCeilingWith(events int64, group, ahead int) error {
 	if (group != 0 || ahead != 0) && (group < 1 || ahead < 1) {
 		return fmt.Errorf("engine: MemoryCeilingWith: group = %d and ahead = %d (want both ≥ 1, or both 0: no prefetching)", group, ahead)
 	}
@@ -44,14 +73,9 @@ func (s *Sim) MemoryCeilingWith(events int64, group, ahead int) error {
 	return s.memoryCeiling(e, events, group, ahead)
 }
 
-// AsyncPrefetch returns the serial asynchronous gossip loop's prefetching
-// on a state that outgrows the caches: every group events, the lines of the
-// group ahead events further on (MemoryCeilingWith's arguments).
-func AsyncPrefetch() (group, ahead int) { return asyncGroup, asyncGroupAhead }
-
 func (s *Sim) ceilingExec() (*asyncExec, error) {
-	e, ok := s.exec.(*asyncExec)
-	if !ok || s.cfg.Estimator != Gossip || s.YX.Rows == 0 {
+	e := s.caps.serialGossip
+	if e == nil || s.cfg.Estimator != Gossip || s.YX.Rows == 0 {
 		return nil, errors.New("engine: MemoryCeiling needs the serial asynchronous gossip fast path")
 	}
 	return e, nil
@@ -73,7 +97,7 @@ func (s *Sim) memoryCeiling(e *asyncExec, events int64, g, ahead int) error {
 }
 
 // ceilingWindow is gossipWindow with each event's kernel call replaced by
-// touching its lines (MemoryCeiling), prefetching on the loop's schedule
+// touching its lines (memoryCeiling), prefetching on the loop's schedule
 // (groupPrefetch) with groups of g events ahead events on (g = 0: none).
 func (e *asyncExec) ceilingWindow(ev []int32, g, ahead int) float64 {
 	m := len(ev) / 2

@@ -293,7 +293,7 @@ func TestMemoryCeiling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = s.MemoryCeiling(10000)
+		err = s.memoryCeilingOwn(10000)
 		if (err == nil) != (est == Gossip) {
 			t.Fatalf("%s: %v", est, err)
 		}
@@ -326,7 +326,7 @@ func TestMemoryCeilingWith(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.MemoryCeilingWith(events, c[0], c[1]); err != nil {
+		if err := s.memoryCeilingWith(events, c[0], c[1]); err != nil {
 			t.Fatalf("group %d, ahead %d: %v", c[0], c[1], err)
 		}
 		var n int64
@@ -344,7 +344,7 @@ func TestMemoryCeilingWith(t *testing.T) {
 	}
 	defer s.Close()
 	for _, c := range [][2]int{{0, 1}, {1, 0}, {-1, -1}, {-1, 4}} {
-		if err := s.MemoryCeilingWith(events, c[0], c[1]); err == nil || !strings.Contains(err.Error(), "group") {
+		if err := s.memoryCeilingWith(events, c[0], c[1]); err == nil || !strings.Contains(err.Error(), "group") {
 			t.Fatalf("group %d, ahead %d: err = %v, want a refusal naming the group", c[0], c[1], err)
 		}
 	}

@@ -47,7 +47,7 @@ func BenchmarkAsyncMetricEvent(b *testing.B) {
 					b.Fatal(err)
 				}
 				const chunk = 128
-				e0 := s.Eigendecompositions()
+				e0 := s.eigendecompositions()
 				events := 0
 				b.ReportAllocs()
 				for b.Loop() {
@@ -57,7 +57,7 @@ func BenchmarkAsyncMetricEvent(b *testing.B) {
 					events += chunk
 				}
 				b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(events), "ms/event")
-				b.ReportMetric(float64(s.Eigendecompositions()-e0)/float64(events), "eig/event")
+				b.ReportMetric(float64(s.eigendecompositions()-e0)/float64(events), "eig/event")
 			})
 		}
 	}

@@ -85,12 +85,12 @@ func TestAsyncConeAgreesWithReference(t *testing.T) {
 					// One per endpoint, one per event where neither hinge
 					// is active, and one per record for the bias term
 					// ω = π(z̄): fewer than the reference's two per event.
-					if s.Eigendecompositions() >= ref.Eigendecompositions() || s.RankOneUpdates() != 0 {
+					if s.eigendecompositions() >= ref.eigendecompositions() || s.rankOneUpdates() != 0 {
 						t.Fatalf("%s: %d eigendecompositions and %d rank-one updates, reference %d eigendecompositions",
-							name, s.Eigendecompositions(), s.RankOneUpdates(), ref.Eigendecompositions())
+							name, s.eigendecompositions(), s.rankOneUpdates(), ref.eigendecompositions())
 					}
 					t.Logf("%s: eigendecompositions %d, rank-one updates %d (reference: %d), non-zero gradients %d",
-						name, s.Eigendecompositions(), s.RankOneUpdates(), ref.Eigendecompositions(), nz)
+						name, s.eigendecompositions(), s.rankOneUpdates(), ref.eigendecompositions(), nz)
 				}
 			}
 		}
@@ -121,9 +121,9 @@ func TestAsyncConeIdenticalAcrossWorkers(t *testing.T) {
 			}
 			sum := stateBytes(t, s)
 			if i == 0 {
-				first, firstTrace, firstEigs = sum, tr, s.Eigendecompositions()
+				first, firstTrace, firstEigs = sum, tr, s.eigendecompositions()
 			} else {
-				if !bytes.Equal(sum, first) || s.Eigendecompositions() != firstEigs {
+				if !bytes.Equal(sum, first) || s.eigendecompositions() != firstEigs {
 					t.Fatalf("%s workers=%d: state or eigendecomposition count differs", est, w)
 				}
 				for r := range tr {

@@ -22,13 +22,16 @@ import (
 //	uint32 header length, header JSON (checkpointHeader)
 //	Z, Θ, Θ̄ as rows×P float64 each
 //	Y as rows int32; Count as rows int64 (Async only); what the executor
-//	saves (executor.writeSaved: the margins as rows float64 on the
+//	saves (saver.writeSaved: the margins as rows float64 on the
 //	synchronous fast path, the cached eigendecompositions of the reduced
-//	metric schedule)
+//	metric schedule); with a network model (or an edge sink), the
+//	network's state (state.writeNet, network.go)
 //	trace: TraceLen records of 5 int64 (iteration, gradient counts, pairs
 //	sampled, measurement methods packed) and 10 float64 (mean, std, min, max
 //	objective, AUC, bias, consensus, the three standard errors); version 1
-//	files, read too, have 3 int64 and 7 float64 (an exact measurement)
+//	files, read too, have 3 int64 and 7 float64 (an exact measurement);
+//	with a network model, then TraceLen records of 4 int64 (attempted,
+//	delivered, one-way, online)
 //	SHA-256 of every byte above
 //
 // A checkpoint is read completely and its checksum verified before any of it
@@ -150,8 +153,8 @@ func (s *Sim) writeState(w io.Writer) error {
 	if err := s.writeCommon(w, fc, s.exec.theta); err != nil {
 		return err
 	}
-	if s.exec.savedLen() > 0 {
-		if err := s.exec.writeSaved(w, fc); err != nil {
+	if sv := s.caps.saver; sv != nil && sv.savedLen() > 0 {
+		if err := sv.writeSaved(w, fc); err != nil {
 			return err
 		}
 	}
@@ -261,7 +264,7 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		}
 	}
 	var extra []float64
-	if n := s.exec.savedLen(); n > 0 {
+	if n := s.savedLen(); n > 0 {
 		extra = make([]float64, n)
 		if err := fc.read(tr, extra); err != nil {
 			return nil, ckptErr("truncated state")
@@ -313,7 +316,7 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		}
 	}
 	if extra != nil {
-		if err := s.exec.checkSaved(extra); err != nil {
+		if err := s.caps.saver.checkSaved(extra); err != nil {
 			return nil, err
 		}
 	}
@@ -330,13 +333,24 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 		s.Count = count
 	}
 	if extra != nil {
-		s.exec.applySaved(extra)
+		s.caps.saver.applySaved(extra)
 	}
 	s.t, s.gradEvals, s.nonzero = hdr.Iter, hdr.GradEvals, hdr.Nonzero
 	if nv != nil {
 		s.applyNet(nv, hdr.Iter)
 	}
 	s.restoreAux()
-	s.exec.restore()
+	if s.caps.restore != nil {
+		s.caps.restore.restore()
+	}
 	return trace, nil
+}
+
+// savedLen is the number of floats the executor adds to a checkpoint (0:
+// none; see saver).
+func (s *Sim) savedLen() int {
+	if s.caps.saver == nil {
+		return 0
+	}
+	return s.caps.saver.savedLen()
 }

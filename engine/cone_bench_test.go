@@ -35,7 +35,7 @@ func BenchmarkConeRounds(b *testing.B) {
 				if err := s.Advance(2000); err != nil {
 					b.Fatal(err)
 				}
-				eigs = s.Eigendecompositions()
+				eigs = s.eigendecompositions()
 				s.Close()
 			}
 			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N)/2000, "ms/round")

@@ -100,10 +100,10 @@ func TestConeAgreesWithReference(t *testing.T) {
 						t.Fatalf("%s: record %d: objective %v vs %v", name, i, tr[i].ObjMean, refTrace[i].ObjMean)
 					}
 				}
-				if reg.Kind == problem.RegPSD && s.Eigendecompositions() >= ref.Eigendecompositions() {
-					t.Fatalf("%s: %d eigendecompositions, reference %d", name, s.Eigendecompositions(), ref.Eigendecompositions())
+				if reg.Kind == problem.RegPSD && s.eigendecompositions() >= ref.eigendecompositions() {
+					t.Fatalf("%s: %d eigendecompositions, reference %d", name, s.eigendecompositions(), ref.eigendecompositions())
 				}
-				t.Logf("%s: eigendecompositions %d, rank-one updates %d (reference: %d eigendecompositions), non-zero gradients %d", name, s.Eigendecompositions(), s.RankOneUpdates(), ref.Eigendecompositions(), nz)
+				t.Logf("%s: eigendecompositions %d, rank-one updates %d (reference: %d eigendecompositions), non-zero gradients %d", name, s.eigendecompositions(), s.rankOneUpdates(), ref.eigendecompositions(), nz)
 			}
 		}
 	}
@@ -128,8 +128,8 @@ func TestConeIdenticalAcrossWorkers(t *testing.T) {
 		sum := s.StateChecksum()
 		poolRan(t, s, fmt.Sprintf("workers=%d", w))
 		if i == 0 {
-			first, firstEigs = sum, s.Eigendecompositions()
-		} else if sum != first || s.Eigendecompositions() != firstEigs {
+			first, firstEigs = sum, s.eigendecompositions()
+		} else if sum != first || s.eigendecompositions() != firstEigs {
 			t.Fatalf("workers=%d: state or eigendecomposition count differs", w)
 		}
 		s.Close()
@@ -307,7 +307,7 @@ func TestMetricConvergesSynthetic(t *testing.T) {
 				t.Fatalf("%s: θ̄ of node %d has eigenvalue %g", kind, k, me)
 			}
 		}
-		t.Logf("%s: objective %.4g → %.4g over %d rounds; %d eigendecompositions, %d rank-one updates", kind, first, last, s.Iter(), s.Eigendecompositions(), s.RankOneUpdates())
+		t.Logf("%s: objective %.4g → %.4g over %d rounds; %d eigendecompositions, %d rank-one updates", kind, first, last, s.Iter(), s.eigendecompositions(), s.rankOneUpdates())
 		s.Close()
 	}
 }

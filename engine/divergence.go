@@ -96,6 +96,35 @@ func fieldOf(z, th []float64) string {
 	return "theta_bar"
 }
 
+// endIters is the one epilogue of every executor: it ends iterations
+// from+1 … to (a round, a block of rounds, a window of events), each of
+// per gradient evaluations, nonzero of them non-zero. On a divergence
+// (first found: the executor's or its workers' earliest) the run ends at
+// its iteration, counted up to it, and the error names it (Sim.advance
+// names the field when the executor leaves it empty); otherwise the clock
+// moves to to.
+func (s *state) endIters(from, to, per, nonzero int64, first divergence) error {
+	if first.found() {
+		to = first.t
+	}
+	s.gradEvals += per * (to - from)
+	s.nonzero += nonzero
+	s.t = to
+	if first.found() {
+		return &DivergenceError{Iter: first.t, Node: first.node, Field: first.field}
+	}
+	return nil
+}
+
+// eventDivergence is the divergence of event t whose event function
+// reported bad (−1: none).
+func eventDivergence(t int64, bad int) divergence {
+	if bad < 0 {
+		return divergence{}
+	}
+	return divergence{t: t, node: bad}
+}
+
 // diverged moves the clock to the iteration of d and returns its error; the
 // caller (Sim) materialises the state and names the field when d does not.
 func (s *state) diverged(d divergence) error {

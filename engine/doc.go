@@ -22,14 +22,22 @@
 //   - state.go: the state the algorithms act on (structure-of-arrays node
 //     records X, Y, Z, θ̄ and Θ from package layout, the auxiliary indices,
 //     the asynchronous clocks, the seeded edge stream) and the operations
-//     every executor shares (draw an edge, average, swap y).
+//     every executor shares (draw an edge, exchange: average z and swap y;
+//     the seam where a network model enters), and endIters, the one
+//     epilogue of every executor's iterations.
 //   - exec_reference.go: the algorithms exactly as the paper writes them,
 //     node by node, for every loss and regulariser. Read this next to the
 //     paper; every other executor is tested against it.
 //   - executor.go: the executor interface (advance to a stop, materialise
-//     θ, checkpoint sections, restore) and the one table that picks an
+//     θ) and its optional capabilities (checkpoint sections, restore,
+//     close, rank-one counts), found once; the one table that picks an
 //     executor from the algorithm, the estimator, the problem and the
-//     requested Schedule; the crew of workers and their scratch.
+//     requested Schedule (its rows' fits say why a row does not fit, its
+//     events column whether the parallel asynchronous executor runs it);
+//     the crew of workers, their scratch and crew.pass, the one place a
+//     pass goes to the pool or stays on the caller.
+//   - profile.go: Profile, a run's time by named phase, and the stopwatch
+//     the executors mark.
 //   - exec_plain.go, exec_blocked.go, exec_reduced.go: the synchronous
 //     algorithm on the linear fast path (AUC with ψ = none or squared ℓ2):
 //     one fused pass per node per round, temporal blocking, and the
@@ -52,7 +60,8 @@
 //     (problem.ProjectPSDSelectPair) when one is.
 //   - measure.go: Record and the measurement (objective, AUC, bias,
 //     consensus), checkpoint.go, pool.go (the fixed worker pool and its
-//     spinning barrier), divergence.go (the one divergence record).
+//     spinning barrier), divergence.go (the one divergence record),
+//     async_ceiling.go (the benchmark probes of internal/lab).
 //
 // Determinism: one seeded stream draws the edges; the unbiased baseline's
 // per-node draws come from the counter-based rng.HashIntN(seed, node, t); the

@@ -388,10 +388,10 @@ func TestPSDConeSkip(t *testing.T) {
 		if d := relDiff(s.ThetaBar, exact.ThetaBar); !(d <= 1e-10) {
 			t.Fatalf("variant %d (%s): relative difference %g from the exact projections", i+1, s.Schedule(), d)
 		}
-		if s.Eigendecompositions() >= exact.Eigendecompositions() {
-			t.Fatalf("%s: no eigendecomposition saved: %d vs %d", s.Schedule(), s.Eigendecompositions(), exact.Eigendecompositions())
+		if s.eigendecompositions() >= exact.eigendecompositions() {
+			t.Fatalf("%s: no eigendecomposition saved: %d vs %d", s.Schedule(), s.eigendecompositions(), exact.eigendecompositions())
 		}
-		t.Logf("%s: eigendecompositions %d (exact %d)", s.Schedule(), s.Eigendecompositions(), exact.Eigendecompositions())
+		t.Logf("%s: eigendecompositions %d (exact %d)", s.Schedule(), s.eigendecompositions(), exact.eigendecompositions())
 	}
 }
 
@@ -582,12 +582,14 @@ func TestReducedParallelTouches(t *testing.T) {
 		// The blocks by phase: each phase ran, the independent touches
 		// only with a pool, the event loop within the pass, and the
 		// phases within the time of the blocks.
-		ph := pr.Reduced
-		if ph.Setup <= 0 || ph.Pass <= 0 || ph.Tail <= 0 || ph.EventLoop <= 0 || ph.EventLoop > ph.Pass || (ph.Independent > 0) != (w > 1) {
+		setup, pass, tail := pr.Wall(PhaseSetup), pr.Wall(PhasePass), pr.Wall(PhaseTail)
+		evLoop, indep := pr.Wall(PhaseEventLoop), pr.Wall(PhaseIndependent)
+		ph := pr.Phases
+		if setup <= 0 || pass <= 0 || tail <= 0 || evLoop <= 0 || evLoop > pass || (indep > 0) != (w > 1) {
 			t.Fatalf("%d workers: phases %+v", w, ph)
 		}
-		if sum := ph.Setup + ph.Pass + ph.Independent + ph.Tail; sum > pr.Serial+pr.Parallel {
-			t.Fatalf("%d workers: phases sum to %v, more than the blocks' %v", w, sum, pr.Serial+pr.Parallel)
+		if sum, blocks := setup+pass+indep+tail, pr.Wall(PhaseSerial)+pr.Wall(PhaseParallel); sum > blocks {
+			t.Fatalf("%d workers: phases sum to %v, more than the blocks' %v", w, sum, blocks)
 		}
 		t.Logf("%d workers: %d of %d touches in the parallel pass (B = %d), phases %+v", w, pr.ParallelTouches, pr.Touches, B, ph)
 	}

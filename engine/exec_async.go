@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"io"
 	"math"
 	"unsafe"
 
@@ -20,11 +19,8 @@ import (
 // the events ahead prefetched (gossipWindow). The parallel executor
 // (exec_asyncpar.go) runs the same events as a dataflow over its workers.
 
-func asyncFits(sh Shape, cfg Config, _ bool) bool {
-	// Delays: not yet. A message arriving at a node that does not step
-	// changes z_k but not θ_k (docs/networks.md §5), and θ_k = c_k·z_k is
-	// implicit here (network.go).
-	return sh.linear() && cfg.Algorithm == Async && cfg.Network.Delay.Dist == ""
+func asyncFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Async), needLinear(sh))
 }
 
 func asyncBytes(sh Shape, cfg Config, _ int) int64 {
@@ -41,12 +37,16 @@ type eventRunner interface {
 	event(i, j int, t int64, w int) (nonzero int64, bad int)
 	// serialTo runs events in stream order until s.t reaches stop.
 	serialTo(stop int64) error
-	// prefetching reports whether prefetch is worth calling; prefetch asks
-	// the memory system for what event t on (i, j) will read.
+}
+
+// prefetcher is an eventRunner that can ask the memory system ahead for
+// what an event will read (the fast path's gossip loop), an optional
+// capability the parallel executor checks once: prefetching reports
+// whether prefetch is worth calling on this run, prefetch asks for what
+// event t on (i, j) will read.
+type prefetcher interface {
 	prefetching() bool
 	prefetch(w, i, j int, t int64)
-	// touched records that events ran outside serialTo.
-	touched()
 }
 
 // asyncExec is the serial asynchronous loop of the fast path.
@@ -289,20 +289,13 @@ func (e *asyncExec) gossipEvent(i, j int, sc *kernel.EventScalars) (nonzero int6
 // Prefetching is on only when the state outgrows the caches. The gossip
 // estimator's loop prefetches when its records and packed scalars outgrow
 // one core's L2 (asyncGossipPrefetchBytes; kernel.CacheL2, 1 MiB when the
-// CPU does not say): below, every line is an L2 hit. Measured on the
-// recorded 2-vCPU Xeon (L2 2 MiB, d = 16, 10⁷ events, 3 runs; serial
-// events/s without and with prefetching by groups of 2 events 4 ahead):
-// n = 3000 (1.6 MB) 1.43e7 and 1.33e7, n = 4000 1.29e7 alike, 5000 1.22e7
-// and 1.28e7, 7000 1.14e7 and 1.24e7, 10⁴ 1.11e7 and 1.23e7, 3·10⁴ 8.6e6
-// and 1.03e7, 10⁵ 8.1e6 and 9.3e6; the two-worker executor gains alike at
-// 10⁴ and 10⁵. (On an earlier machine, a loaded one, prefetching at
-// n = 10⁴ by groups of 4 to 16 events had not paid, 102–117 ns an event
-// against 103–105 without, medians of 3; groups of 2 were not measured
-// there.) The unbiased estimator's loop, prefetching event by event the
-// rows and scalars of event e + asyncAhead, keeps the threshold of the
-// records' x and y rows above asyncPrefetchBytes: at n = 10⁴ it lost
-// (184–191 ns an event without, 204–208 with), at 10⁵ it gained (317–328,
-// 278–289). The reduced synchronous schedule uses asyncPrefetchBytes too
+// CPU does not say): below, every line is an L2 hit, and prefetching
+// costs more than it saves; above, it gains, serial and with two workers.
+// The unbiased estimator's loop, prefetching event by event the rows and
+// scalars of event e + asyncAhead, keeps the threshold of the records' x
+// and y rows above asyncPrefetchBytes, where it starts to gain. The
+// measurements are in bench/results/engine-tuning.md (bench/RESULTS.md's
+// tuning page). The reduced synchronous schedule uses asyncPrefetchBytes too
 // (exec_reduced.go). The results are the reference's, bit for bit
 // (prefetching is a hint).
 var (
@@ -330,12 +323,9 @@ func (e *asyncExec) serialTo(stop int64) error {
 		t0 := s.t
 		if s.cfg.Estimator == Gossip {
 			ran, nonzero, bad := e.gossipWindow(ev[:2*m])
-			s.gradEvals += 2 * int64(ran)
-			s.nonzero += nonzero
-			if bad >= 0 {
-				return s.diverged(divergence{t: t0 + int64(ran), node: bad})
+			if err := s.endIters(t0, t0+int64(m), 2, nonzero, eventDivergence(t0+int64(ran), bad)); err != nil {
+				return err
 			}
-			s.t = t0 + int64(m)
 			continue
 		}
 		ahead := 0
@@ -354,14 +344,12 @@ func (e *asyncExec) serialTo(stop int64) error {
 			nz, bad := e.event(int(ev[2*x]), int(ev[2*x+1]), t, 0)
 			nonzero += nz
 			if bad >= 0 {
-				s.gradEvals += 2 * int64(x+1)
-				s.nonzero += nonzero
-				return s.diverged(divergence{t: t, node: bad})
+				return s.endIters(t0, t, 2, nonzero, eventDivergence(t, bad))
 			}
 		}
-		s.t = t0 + int64(m)
-		s.gradEvals += 2 * int64(m)
-		s.nonzero += nonzero
+		if err := s.endIters(t0, t0+int64(m), 2, nonzero, divergence{}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -432,15 +420,8 @@ func (e *asyncExec) gossipPair(i, j, k, l int, ps *paddedScalars) (nz1, nz2 int6
 // a group of events are in flight together while earlier events compute.
 // The window's edges are drawn before it runs, so no prefetch waits on a
 // load. Groups of 2 (one call of the two-event kernel) 4 events ahead:
-// measured on the recorded Xeon (d = 16, 10⁷ events, 3 runs), serial
-// events/s at n = 10⁴ 1.22e7 against 9.5e6 with the groups of 8 16 ahead
-// used before, 1.17e7 with groups of 1, 1.06e7 with groups of 4; at 10⁶
-// 5.3e6 alike with groups of 2, 4 and 8 (4 to 16 ahead) and lower further
-// ahead (5.0e6 at 32). Side by side with the groups of 8 (bench async
-// --workers 2, 2·10⁷ events, medians): serial 1.23e7 against 1.12e7 at
-// n = 10⁴ (5 runs), 5.39e6 against 5.35e6 at 10⁶ (11 runs); two workers
-// 1.24e7 against 1.14e7 at 10⁴, 8.98e6 against 9.16e6 at 10⁶, within the
-// spread of its runs (8.1e6 to 9.4e6 with either). bench async
+// the fastest of the groups and distances timed at n = 10⁴, and as fast
+// as any at 10⁶ (bench/results/engine-tuning.md). bench async
 // --ceiling-sweep times the memory traffic alone under other groups and
 // distances.
 var (
@@ -563,9 +544,9 @@ func (e *asyncExec) prefetch(w, i, j int, t int64) {
 // prefetchBuffers returns per-worker address buffers of capacity c each,
 // carved from one 64-byte aligned allocation with every buffer starting on
 // its own cache line and a spare line between them: two workers filling
-// their buffers on every event must not write to a shared line (measured:
-// with adjacent heap objects the parallel executor at n = 10⁶ ran at the
-// serial loop's speed in about half the processes). The buffers are only
+// their buffers on every event must not write to a shared line (with
+// adjacent heap objects the parallel executor lost its gain in about half
+// the processes: bench/results/engine-tuning.md). The buffers are only
 // ever appended to within their capacity; nothing is stored back.
 func prefetchBuffers(workers, c int) [][]uintptr {
 	const perLine = 64 / int(unsafe.Sizeof(uintptr(0)))
@@ -599,10 +580,12 @@ func (e *asyncExec) recordLines() []uintptr {
 	return off
 }
 
-func (e *asyncExec) touched() {}
-
 // theta sets dst = θ_k = c_k·z_k.
-func (e *asyncExec) theta(k int, dst []float64) { kernel.Scale(dst, e.s.Z.Row(k), e.nd[k].c) }
+func (e *asyncExec) theta(k int, dst []float64) {
+	if !e.heldTheta(k, dst) { // held apart under delays (network.go)
+		kernel.Scale(dst, e.s.Z.Row(k), e.nd[k].c)
+	}
+}
 
 // restore rebuilds the per-node scales from the clocks and reloads the
 // mirrored clocks and auxiliary indices from the state.
@@ -641,8 +624,4 @@ func (e *asyncExec) flushNode(k int) {
 	}
 }
 
-func (e *asyncExec) savedLen() int                           { return 0 }
-func (e *asyncExec) writeSaved(io.Writer, *floatCodec) error { return nil }
-func (e *asyncExec) checkSaved([]float64) error              { return nil }
-func (e *asyncExec) applySaved([]float64)                    {}
-func (e *asyncExec) close()                                  { e.flush(nil) }
+func (e *asyncExec) close() { e.flush(nil) }

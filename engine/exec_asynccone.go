@@ -47,13 +47,6 @@ var (
 	asyncHeavyMinLevel = 2
 )
 
-// heavyAsync reports whether cfg on sh runs the asynchronous metric schedule
-// on the PSD cone.
-func heavyAsync(sh Shape, cfg Config) bool {
-	k, err := choose(sh, cfg)
-	return err == nil && k.name == "async-cone" && sh.Reg == problem.RegPSD
-}
-
 // asyncConeExec is the asynchronous metric-learning schedule.
 type asyncConeExec struct {
 	s   *state
@@ -66,10 +59,8 @@ type asyncConeExec struct {
 
 // asyncConeFits reports whether the asynchronous metric schedule runs the
 // problem.
-func asyncConeFits(sh Shape, cfg Config, _ bool) bool {
-	r := sh.Reg
-	return sh.Loss.IsMetric() && cfg.Algorithm == Async && !cfg.ExactPSD && netFits(cfg) &&
-		(r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq)
+func asyncConeFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Async), needMetricCone(sh, cfg), needPerfectNet(cfg))
 }
 
 // asyncConeBytes is U and c, and per worker ProjectPSDSelect's buffers in
@@ -120,11 +111,8 @@ func (e *asyncConeExec) serialTo(stop int64) error {
 		i, j := s.drawEdge()
 		t := s.t + 1
 		nz, bad := e.event(i, j, t, 0)
-		s.t = t
-		s.gradEvals += 2
-		s.nonzero += nz
-		if bad >= 0 {
-			return s.diverged(divergence{t: t, node: bad})
+		if err := s.endIters(t-1, t, 2, nz, eventDivergence(t, bad)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -192,10 +180,6 @@ func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 	return nonzero, bad
 }
 
-func (e *asyncConeExec) prefetching() bool             { return false }
-func (e *asyncConeExec) prefetch(w, i, j int, t int64) {}
-func (e *asyncConeExec) touched()                      {}
-
 // theta sets dst = θ_k = c_k·U_k.
 func (e *asyncConeExec) theta(k int, dst []float64) {
 	u, c := e.U.Row(k), e.ck[k]
@@ -224,10 +208,6 @@ func (e *asyncConeExec) restore() {
 	}
 }
 
-// rankOne returns 0: every projection here is a fresh (selected)
-// eigendecomposition.
-func (e *asyncConeExec) rankOne() int64 { return 0 }
-
 // savedLen is the number of floats of U that checkpoints carry (PSD cone
 // only).
 func (e *asyncConeExec) savedLen() int {
@@ -255,5 +235,3 @@ func (e *asyncConeExec) applySaved(v []float64) {
 		v = v[copy(e.U.Row(k), v):]
 	}
 }
-
-func (e *asyncConeExec) close() {}

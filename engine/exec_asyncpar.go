@@ -94,7 +94,10 @@ type asyncParExec struct {
 	// the dataflow schedule; nil: levels): a worker prefetches by groups of
 	// events (asyncExec.prefetchEvents) through its gather buffer gbuf[w].
 	gossip *asyncExec
-	gbuf   [][]int32
+	// pf prefetches for the levels' events (nil: the runner does not, or
+	// not for this run's size).
+	pf   prefetcher
+	gbuf [][]int32
 
 	// The dataflow schedule of the gossip loop (flowWorker): chunks of
 	// 1<<fsh events, each chunk's progress on its own cache line, and per
@@ -164,7 +167,9 @@ func dependTableLen(w int) int {
 }
 
 // newAsyncParExec runs the events of ex over a pool of the crew's size.
-func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
+// pl says how (executor.go's table); flow is the gossip fast path's loop
+// when pl.dataflow.
+func newAsyncParExec(ex eventRunner, pl eventPlan, flow *asyncExec, s *state, cr *crew) *asyncParExec {
 	n, workers := s.rows(), cr.n
 	a := &asyncParExec{
 		eventRunner: ex,
@@ -174,15 +179,18 @@ func newAsyncParExec(ex eventRunner, s *state, cr *crew) *asyncParExec {
 		chunk:       asyncChunk,
 		mark:        make([]uint64, n),
 	}
-	if c, ok := ex.(*asyncConeExec); ok && c.psd {
-		// An event is an eigendecomposition (≈ 10–200 µs), not ≈ 100 ns:
-		// a level of two events pays for its barrier, and workers claim
-		// one event at a time.
+	if p, ok := ex.(prefetcher); ok && p.prefetching() {
+		a.pf = p
+	}
+	if pl.heavy {
+		// An event is an eigendecomposition, orders of magnitude above a
+		// fast-path event (bench/RESULTS.md): a level of two events pays
+		// for its barrier, and workers claim one event at a time.
 		a.minLevel, a.chunk = asyncHeavyMinLevel, 1
 		a.window = max(a.minLevel, min(asyncMaxWindow, n/2))
 	}
-	if e, ok := ex.(*asyncExec); ok && s.cfg.Estimator == Gossip {
-		a.gossip = e
+	if pl.dataflow {
+		a.gossip = flow
 		a.window = max(asyncMinLevel, asyncMaxWindow)
 		a.gbuf = gatherBuffers(workers, 2*asyncGroup)
 		for 1<<a.fsh < flowChunk(n) {
@@ -366,7 +374,6 @@ func (a *asyncParExec) runWindow(w *asyncWindow) error {
 		return a.runFlow(w)
 	}
 	t0 := w.t0
-	a.touched()
 	var nonzero int64
 	var first divergence
 	for l := int32(0); l < w.levels; l++ {
@@ -416,31 +423,21 @@ func (a *asyncParExec) takeNonzero() int64 {
 // endWindow ends window w: the divergence first if found, else s.t past
 // the window and its counts (nonzero: its non-zero gradients).
 func (a *asyncParExec) endWindow(w *asyncWindow, first divergence, nonzero int64) error {
-	s := a.s
-	if first.found() {
-		return s.diverged(first)
-	}
-	s.t = w.t0 + int64(w.m)
-	s.gradEvals += 2 * int64(w.m)
-	s.nonzero += nonzero
-	return nil
+	return a.s.endIters(w.t0, w.t0+int64(w.m), 2, nonzero, first)
 }
 
 // runWindowSerially runs window w's events in stream order.
 func (a *asyncParExec) runWindowSerially(w *asyncWindow) error {
-	s := a.s
-	a.touched()
+	var nonzero int64
 	for e := 0; e < w.m; e++ {
 		t := w.t0 + 1 + int64(e)
 		nz, bad := a.event(int(w.ev[2*e]), int(w.ev[2*e+1]), t, 0)
-		s.gradEvals += 2
-		s.nonzero += nz
+		nonzero += nz
 		if bad >= 0 {
-			return s.diverged(divergence{t: t, node: bad})
+			return a.s.endIters(w.t0, t, 2, nonzero, eventDivergence(t, bad))
 		}
 	}
-	s.t = w.t0 + int64(w.m)
-	return nil
+	return a.s.endIters(w.t0, w.t0+int64(w.m), 2, nonzero, divergence{})
 }
 
 // level is worker w's part of the level tk: worker 0 first builds the next
@@ -458,19 +455,19 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 		return
 	}
 	ahead := 0
-	if a.prefetching() {
+	if a.pf != nil {
 		ahead = asyncAhead
 	}
 	var nz int64
 	for evs := a.claim(evsAll); evs != nil; evs = a.claim(evsAll) {
 		for x := 0; x < min(ahead, len(evs)); x++ {
 			e := evs[x]
-			a.prefetch(w, int(win.ev[2*e]), int(win.ev[2*e+1]), win.t0+1+int64(e))
+			a.pf.prefetch(w, int(win.ev[2*e]), int(win.ev[2*e+1]), win.t0+1+int64(e))
 		}
 		for x, e := range evs {
 			if y := x + ahead; ahead > 0 && y < len(evs) {
 				f := evs[y]
-				a.prefetch(w, int(win.ev[2*f]), int(win.ev[2*f+1]), win.t0+1+int64(f))
+				a.pf.prefetch(w, int(win.ev[2*f]), int(win.ev[2*f+1]), win.t0+1+int64(f))
 			}
 			t := win.t0 + 1 + int64(e)
 			c, bad := a.event(int(win.ev[2*e]), int(win.ev[2*e+1]), t, w)
@@ -512,9 +509,8 @@ func (a *asyncParExec) claim(evs []int32) []int32 {
 // once, then only the owner's while the worker waits). A worker publishes its
 // progress at the end of each chunk and before it waits, not after every
 // event: the store is a locked exchange on a line the others read
-// (measured side by side at n = 10⁴, d = 16, bench async --workers 2:
-// 137 CPU ns an event against 159 with a store an event and the owner
-// looked up for every dependency, 1.38e7 events/s against 1.21e7).
+// (bench/results/engine-tuning.md: a store an event cost a seventh more
+// CPU time an event).
 // Every node thus sees the serial loop's operations in the serial order,
 // as with levels, and the final state is the serial loop's, bit for bit.
 // It cannot deadlock: every event that ran is published in finite time
@@ -639,7 +635,6 @@ func (a *asyncParExec) runFlow(w *asyncWindow) error {
 		a.serial = asyncSerialProbe
 		return a.runWindowSerially(w)
 	}
-	a.touched()
 	for k := range a.prog {
 		a.prog[k].next.Store(0)
 	}
@@ -841,5 +836,4 @@ func (a *asyncParExec) close() {
 		a.pool.close()
 		a.pool = nil
 	}
-	a.eventRunner.close()
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"time"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/kernel"
@@ -29,8 +28,8 @@ func blockRounds(n int) int {
 	return max(1, min(blockMax, n/16))
 }
 
-func blockedFits(sh Shape, cfg Config, auto bool) bool {
-	return sh.linear() && cfg.Algorithm == Sync && netFits(cfg) && (!auto || blockRounds(sh.N) > 1)
+func blockedFits(sh Shape, cfg Config, auto bool) error {
+	return reasons(needAlgo(cfg, Sync), needLinear(sh), needBlocks(sh, auto), needPerfectNet(cfg))
 }
 
 func blockedBytes(sh Shape, cfg Config, _ int) int64 {
@@ -128,14 +127,13 @@ func newBlockedExec(s *state, cr *crew) executor {
 // advance runs one block of rounds, at most stop − s.t.
 func (e *blockedExec) advance(stop int64) error {
 	s, bl := e.s, e.bl
-	tBegin := time.Now()
+	e.cr.sw.start(false)
+	defer e.cr.sw.lap(PhaseSerial)
 	B := bl.begin(e.linearSync, stop, nil)
 	// Untouched nodes: B rounds each, in parallel.
-	t1 := e.cr.timedPass(tBegin, s.prob.N*s.prob.P*B >= poolMinWork, e.fn, s.prob.N)
-	defer func() { e.cr.serial += time.Since(t1) }()
+	e.cr.pass(s.prob.N*s.prob.P*B >= poolMinWork, e.fn, task{}, s.prob.N)
 	// Touched nodes: round by round, in event order.
-	nonzero := e.cr.nonzero()
-	first := firstOf(e.cr.bad)
+	nonzero, first := e.cr.workers()
 	for r := 1; r <= B; r++ {
 		t := bl.t0 + int64(r)
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
@@ -159,13 +157,7 @@ func (e *blockedExec) advance(stop int64) error {
 		}
 	}
 	e.cPrev = bl.coef[B].c
-	if first.found() {
-		return s.diverged(first)
-	}
-	s.t = bl.t0 + int64(B)
-	s.gradEvals += int64(s.prob.N) * int64(B)
-	s.nonzero += nonzero
-	return nil
+	return s.endIters(bl.t0, bl.t0+int64(B), int64(s.prob.N), nonzero, first)
 }
 
 // shard advances the untouched nodes of shard rg through the block.

@@ -87,10 +87,8 @@ type coneExec struct {
 const coneGrad = 1 << 31
 
 // coneFits reports whether the reduced metric schedule can run the problem.
-func coneFits(sh Shape, cfg Config, _ bool) bool {
-	r := sh.Reg
-	return sh.Loss.IsMetric() && cfg.Algorithm == Sync && cfg.Estimator == Gossip && !cfg.ExactPSD && netFits(cfg) &&
-		(r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq)
+func coneFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Sync), needGossip(cfg), needMetricCone(sh, cfg), needPerfectNet(cfg))
 }
 
 func coneBytes(sh Shape, _ Config, workers int) int64 {
@@ -155,8 +153,7 @@ func (cs *coneExec) round() error {
 	s.t++
 	t := s.t
 	i, j := s.drawEdge()
-	s.average(i, j)
-	s.swapY(i, j)
+	s.exchange(i, j)
 	for _, k := range [2]int{i, j} {
 		cs.q[k] = p.Dist(cs.U.Row(k), s.X.Row(k), s.YX.Row(k))
 	}
@@ -188,23 +185,16 @@ func (cs *coneExec) round() error {
 	}
 	cs.act = act
 	d := p.D
-	tk := task{t: t, i: i, j: j}
-	if cs.cr.pool != nil && len(act) >= 2 && len(act)*d*d*d >= coneMinPoolWork {
-		cs.cr.pool.run(cs.fn, tk)
-	} else {
-		cs.nodes(0, 1, &tk)
-	}
+	cs.cr.pass(len(act) >= 2 && len(act)*d*d*d >= coneMinPoolWork, cs.fn, task{t: t, i: i, j: j}, p.N)
 	cs.c = cs.cNow
-	s.gradEvals += int64(p.N)
-	s.nonzero += nz
-	if bad := firstOf(cs.cr.bad); bad.found() {
+	_, bad := cs.cr.workers() // the non-zero gradients are counted above
+	if bad.found() {
 		bad.field = fieldOf(s.Z.Row(bad.node), cs.U.Row(bad.node))
-		return s.diverged(bad)
 	}
-	return nil
+	return s.endIters(t-1, t, int64(p.N), nz, bad)
 }
 
-func (cs *coneExec) work(w int, _ layout.Range, tk *task) { cs.nodes(w, cs.cr.pool.size(), tk) }
+func (cs *coneExec) work(w int, _ layout.Range, tk *task) { cs.nodes(w, tk.ways, tk) }
 
 // nodes updates the nodes act[w], act[w+W], … of round tk: θ̄ written
 // with the old U, the rank-one gradient added to z, U = Proj(−z), q.
@@ -288,11 +278,7 @@ func (cs *coneExec) end(w int, r layout.Range, _ *task) {
 // writeBars writes every node's θ̄ into its record.
 func (cs *coneExec) writeBars() error {
 	s := cs.s
-	if cs.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork {
-		cs.cr.pool.run(cs.endFn, task{})
-	} else {
-		cs.end(0, layout.Range{Lo: 0, Hi: s.prob.N}, nil)
-	}
+	cs.cr.pass(s.prob.N*s.prob.P >= poolMinWork, cs.endFn, task{}, s.prob.N)
 	if bad := firstOf(cs.cr.bad); bad.found() {
 		return s.diverged(bad)
 	}
@@ -303,6 +289,8 @@ func (cs *coneExec) writeBars() error {
 func (cs *coneExec) advance(stop int64) error {
 	s := cs.s
 	end := min(stop, s.t+coneChunk)
+	cs.cr.sw.start(false)
+	defer cs.cr.sw.lap(PhaseSerial)
 	for s.t < end {
 		if err := cs.round(); err != nil {
 			t := s.t
@@ -406,5 +394,3 @@ func (cs *coneExec) applySaved(v []float64) {
 		cs.upd[k] = uint8(v[k])
 	}
 }
-
-func (cs *coneExec) close() {}

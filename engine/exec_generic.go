@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"io"
-
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -26,8 +24,8 @@ import (
 // reference's bit for bit; it saves the reference's n×P matrix Θ and its
 // memory traffic. A round allocates nothing.
 
-func genericFits(sh Shape, cfg Config, _ bool) bool {
-	return sh.Loss == problem.Custom && separable(sh.Reg) && (cfg.Algorithm == Sync || cfg.Algorithm == Async) && netFits(cfg)
+func genericFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(fitCheck{cfg.Algorithm == Sync || cfg.Algorithm == Async, "the synchronous or asynchronous algorithm"}, needCustom(sh), needPerfectNet(cfg))
 }
 
 func separable(r problem.RegKind) bool { return r != problem.RegPSD }
@@ -48,7 +46,10 @@ type genericExec struct {
 	fn      func(w int, r layout.Range, tk *task)
 }
 
-func newGenericExec(s *state, cr *crew) executor {
+func newGenericExec(s *state, cr *crew) executor { return newGeneric(s, cr) }
+
+// newGeneric is newGenericExec, typed (the blocked schedule embeds it).
+func newGeneric(s *state, cr *crew) *genericExec {
 	e := &genericExec{s: s, cr: cr, obj: s.prob.Obj}
 	nw := len(cr.ws)
 	e.th = make([]layout.Matrix, nw)
@@ -77,6 +78,9 @@ func (e *genericExec) advance(stop int64) error {
 		return e.serialTo(min(stop, s.t+int64(asyncSerialWindow)))
 	}
 	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
+	big := s.prob.N*s.prob.P >= poolMinWork
+	e.cr.sw.start(false)
+	defer e.cr.sw.lap(PhaseSerial)
 	for s.t < end {
 		s.t++
 		t := s.t
@@ -86,18 +90,12 @@ func (e *genericExec) advance(stop int64) error {
 		tp := float64(t - 1)
 		e.smoothAt(e.endPrev[0], s.Z.Row(i), tp, 0)
 		e.smoothAt(e.endPrev[1], s.Z.Row(j), tp, 0)
-		s.average(i, j)
-		s.swapY(i, j)
+		s.exchange(i, j)
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
-		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
-			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		} else {
-			e.cr.pool.run(e.fn, tk)
-		}
-		s.gradEvals += int64(s.prob.N)
-		s.nonzero += e.cr.nonzero()
-		if d := firstOf(e.cr.bad); d.found() {
-			return s.diverged(d)
+		e.cr.pass(big, e.fn, tk, s.prob.N)
+		nz, first := e.cr.workers()
+		if err := s.endIters(t-1, t, int64(s.prob.N), nz, first); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -186,10 +184,8 @@ func (e *genericExec) serialTo(stop int64) error {
 		t := s.t
 		i, j := s.drawEdge()
 		nz, bad := e.event(i, j, t, 0)
-		s.gradEvals += 2
-		s.nonzero += nz
-		if bad >= 0 {
-			return s.diverged(divergence{t: t, node: bad})
+		if err := s.endIters(t-1, t, 2, nz, eventDivergence(t, bad)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -203,13 +199,3 @@ func (e *genericExec) theta(k int, dst []float64) {
 	}
 	e.smoothAt(dst, e.s.Z.Row(k), tau, 0)
 }
-
-func (e *genericExec) prefetching() bool                       { return false }
-func (e *genericExec) prefetch(w, i, j int, t int64)           {}
-func (e *genericExec) touched()                                {}
-func (e *genericExec) savedLen() int                           { return 0 }
-func (e *genericExec) writeSaved(io.Writer, *floatCodec) error { return nil }
-func (e *genericExec) checkSaved([]float64) error              { return nil }
-func (e *genericExec) applySaved([]float64)                    {}
-func (e *genericExec) restore()                                {}
-func (e *genericExec) close()                                  {}

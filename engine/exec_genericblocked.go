@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"time"
-
 	"github.com/pairgossip/pairgossip/layout"
-	"github.com/pairgossip/pairgossip/problem"
 )
 
 // The temporally blocked synchronous schedule for a user objective
@@ -39,8 +36,8 @@ import (
 // genericBlockedFits: a user objective with a separable ψ on the
 // synchronous algorithm; auto takes it when a block has more than one
 // round (n ≥ 32), as for the built-in blocked schedule.
-func genericBlockedFits(sh Shape, cfg Config, auto bool) bool {
-	return sh.Loss == problem.Custom && separable(sh.Reg) && cfg.Algorithm == Sync && netFits(cfg) && (!auto || blockRounds(sh.N) > 1)
+func genericBlockedFits(sh Shape, cfg Config, auto bool) error {
+	return reasons(needAlgo(cfg, Sync), needCustom(sh), needBlocks(sh, auto), needPerfectNet(cfg))
 }
 
 func genericBlockedBytes(sh Shape, cfg Config, workers int) int64 {
@@ -83,7 +80,7 @@ type genericBlockedExec struct {
 
 func newGenericBlockedExec(s *state, cr *crew) executor {
 	e := &genericBlockedExec{
-		genericExec: newGenericExec(s, cr).(*genericExec),
+		genericExec: newGeneric(s, cr),
 		bl:          newGenericBlock(s.rows(), blockRounds(s.rows())),
 	}
 	e.fn = e.untouched
@@ -123,16 +120,15 @@ func (e *genericBlockedExec) begin(stop int64) int {
 // advance runs one block of rounds, at most stop − s.t.
 func (e *genericBlockedExec) advance(stop int64) error {
 	s, bl := e.s, e.bl
-	tBegin := time.Now()
+	e.cr.sw.start(false)
+	defer e.cr.sw.lap(PhaseSerial)
 	B := e.begin(stop)
 	// Untouched nodes: B rounds each, in parallel where the plain schedule
 	// runs a round in parallel (once a block instead of once a round; a
 	// block of a few rounds of a small problem is not worth a barrier:
 	// BenchmarkGenericBlockedSmall, bench/results/generic.md).
-	t1 := e.cr.timedPass(tBegin, s.prob.N*s.prob.P >= poolMinWork, e.fn, s.prob.N)
-	defer func() { e.cr.serial += time.Since(t1) }()
-	nonzero := e.cr.nonzero()
-	first := firstOf(e.cr.bad)
+	e.cr.pass(s.prob.N*s.prob.P >= poolMinWork, e.fn, task{}, s.prob.N)
+	nonzero, first := e.cr.workers()
 	// Touched nodes: round by round, in event order, as the plain schedule
 	// does (exec_generic.go: the endpoints' θ from z before the averaging,
 	// then the averaging, the swap of y, and every touched node's step).
@@ -143,8 +139,7 @@ func (e *genericBlockedExec) advance(stop int64) error {
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 		e.smoothAt(e.endPrev[0], s.Z.Row(i), tp, 0)
 		e.smoothAt(e.endPrev[1], s.Z.Row(j), tp, 0)
-		s.average(i, j)
-		s.swapY(i, j)
+		s.exchange(i, j)
 		for _, k32 := range bl.touched {
 			k := int(k32)
 			th := prev
@@ -171,13 +166,7 @@ func (e *genericBlockedExec) advance(stop int64) error {
 			break
 		}
 	}
-	if first.found() {
-		return s.diverged(first)
-	}
-	s.t = bl.t0 + int64(B)
-	s.gradEvals += int64(s.prob.N) * int64(B)
-	s.nonzero += nonzero
-	return nil
+	return s.endIters(bl.t0, bl.t0+int64(B), int64(s.prob.N), nonzero, first)
 }
 
 // step is node k's update of round t with step γ, as worker w, at θ = th

@@ -31,7 +31,9 @@ import (
 // without FMA), and squared ℓ2 folds its factor into c: both change
 // rounding only.
 
-func plainFits(sh Shape, cfg Config, _ bool) bool { return sh.linear() && cfg.Algorithm == Sync }
+func plainFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Sync), needLinear(sh))
+}
 
 func plainBytes(sh Shape, cfg Config, _ int) int64 { return linearSyncBytes(sh, cfg) }
 
@@ -166,8 +168,6 @@ func (l *linearSync) restore() {
 	}
 }
 
-func (l *linearSync) close() {}
-
 // plainExec is the plain schedule: every round, every node's fused update,
 // node after node, over the crew's row shards.
 type plainExec struct {
@@ -189,22 +189,20 @@ func (e *plainExec) advance(stop int64) error {
 		return e.netAdvance(stop) // network.go
 	}
 	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
+	big := s.prob.N*s.prob.P >= poolMinWork
+	e.cr.sw.start(false)
+	defer e.cr.sw.lap(PhaseSerial)
 	for s.t < end {
 		s.t++
 		t := s.t
 		i, j := s.drawEdge()
 		e.pre(i, j)
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
-		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
-			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		} else {
-			e.cr.pool.run(e.fn, tk)
-		}
+		e.cr.pass(big, e.fn, tk, s.prob.N)
 		e.cPrev = s.linearScale(tk.gamma, float64(t))
-		s.gradEvals += int64(s.prob.N)
-		s.nonzero += e.cr.nonzero()
-		if d := firstOf(e.cr.bad); d.found() {
-			return s.diverged(d)
+		nz, first := e.cr.workers()
+		if err := s.endIters(t-1, t, int64(s.prob.N), nz, first); err != nil {
+			return err
 		}
 	}
 	return nil

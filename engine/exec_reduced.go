@@ -4,7 +4,6 @@ import (
 	"io"
 	"runtime"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/internal/redpack"
@@ -48,8 +47,8 @@ import (
 // W = 1 and 2 over n from 4096 to 65 536.
 var reducedMinPoolWork = 1 << 18
 
-func reducedFits(sh Shape, cfg Config, _ bool) bool {
-	return sh.linear() && cfg.Algorithm == Sync && cfg.Estimator == Gossip && netFits(cfg)
+func reducedFits(sh Shape, cfg Config, _ bool) error {
+	return reasons(needAlgo(cfg, Sync), needGossip(cfg), needLinear(sh), needPerfectNet(cfg))
 }
 
 func reducedBytes(sh Shape, cfg Config, workers int) int64 {
@@ -75,13 +74,11 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 // advances side by side through a block (a pack run): their five scalars
 // (44 bytes a node) stay in the core's L1 cache for the B rounds. A run is
 // the unit of the pass's work that cannot be shared, so it also bounds how
-// unevenly the workers finish the pass: with runs of 4096 nodes the two
-// workers of `bench sync --n 1000000 --d 16 --iters 65536 --workers 2`
-// finished their passes 50–107 ms apart over 16 blocks (of 0.81–0.92 s),
-// with runs of 256, 7–9 ms; and the kernel's time a node and round is
-// lowest at 256 and 512 (BenchmarkLogisticRound, AVX-512, medians of 3:
-// 1.46 and 1.42 ns, against 1.59 at 1024 and 1.62 at 4096). (A variable so
-// that tests can make the runs small.)
+// unevenly the workers finish the pass: runs of a few hundred nodes keep
+// the workers' finishing times close, and the kernel's time a node and
+// round is lowest at 256 and 512 (BenchmarkLogisticRound; the figures are
+// in bench/results/engine-tuning.md). (A variable so that tests can make
+// the runs small.)
 var reducedChunk = 512
 
 // reducedSmall is the largest problem whose blocks run as one loop over the
@@ -113,14 +110,12 @@ type reducedExec struct {
 	shOver func(w int, r layout.Range, tk *task) // shardOverlap, bound once
 	indFn  func(w int, r layout.Range, tk *task) // indepTouches, bound once
 	claim  atomic.Int64                          // the next untouched node to claim (shardOverlap)
-	// What shardOverlap's worker 0 measured of the serial work it overlapped
-	// with the others: the touched nodes' pre-advance and the event loop,
-	// wall and thread CPU time; and the event loop's non-zero gradients.
-	evWall, evPreWall, evCPU, evPreCPU time.Duration
-	evNonzero                          int64
-	pf                                 [][]uintptr // per worker: the addresses prefetchTouch asks for
-	pfOn                               bool        // the records outgrow the caches: prefetch
-	kinds                              []int32     // blockSmall's nodes by kind, 4 lists of n (kindsOf)
+	// evNonzero is the non-zero gradients of the event loop that
+	// shardOverlap's worker 0 ran.
+	evNonzero int64
+	pf        [][]uintptr // per worker: the addresses prefetchTouch asks for
+	pfOn      bool        // the records outgrow the caches: prefetch
+	kinds     []int32     // blockSmall's nodes by kind, 4 lists of n (kindsOf)
 	// The records blockSmall writes at a block's end, and their α, β, W, η
 	// (kernel.WriteRecords).
 	endNodes []int32
@@ -434,15 +429,15 @@ const reducedClaim = 4096
 func (e *reducedExec) shardOverlap(w int, _ layout.Range, _ *task) {
 	var nz int64
 	if w == 0 {
-		t0 := time.Now()
-		c0, _ := threadCPU()
+		// Worker 0 is the caller: its marks split the pass. The touched
+		// nodes' pre-advance and the event loop count as serial (in wall
+		// and CPU time) as if they were not overlapped, so that the Amdahl
+		// figures of bench sync stay an upper bound.
+		sw := &e.cr.sw
+		sw.lap(PhaseParallel, PhasePass) // the pool's start
 		nz += e.runPack(0, &e.tpack[0], 1)
-		t1 := time.Now()
-		c1, _ := threadCPU()
 		e.evNonzero = e.eventLoop()
-		c2, _ := threadCPU()
-		e.evWall, e.evPreWall = time.Since(t1), t1.Sub(t0)
-		e.evCPU, e.evPreCPU = c2-c1, c1-c0
+		sw.lap(PhaseSerial, PhasePass, PhaseEventLoop)
 	}
 	p := &e.pack[w]
 	N := e.s.prob.N
@@ -721,19 +716,18 @@ func (e *reducedExec) packDiverged(w int, p *redpack.Pack, n int, t int64) {
 // packed until then), and a parallel pass over the touched nodes from
 // their last touch to the block's end (tail).
 func (e *reducedExec) advance(stop int64) error {
-	s, bl, rs := e.s, e.bl, e.rs
-	tBegin := time.Now()
+	s, bl, rs, sw := e.s, e.bl, e.rs, &e.cr.sw
 	big := s.prob.N*s.prob.P >= reducedMinPoolWork
-	var cpuBegin time.Duration
 	if big {
-		// The caller's thread CPU time at the phase boundaries (Profile),
-		// on large blocks only (a few system calls a block).
+		// The caller's thread CPU time at the phase marks (Profile), on
+		// large blocks only (a few system calls a block).
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		cpuBegin, _ = threadCPU()
 	}
+	sw.start(big)
+	defer sw.lap(PhaseSerial)
 	B := bl.begin(e.linearSync, stop, nil)
-	e.cr.touches += int64(B)
+	sw.prof.Touches += int64(B)
 	for sl, k := range bl.touched {
 		rs.slot[k] = int32(sl)
 		rs.start[sl] = 0
@@ -745,9 +739,7 @@ func (e *reducedExec) advance(stop int64) error {
 	if !big && s.prob.N <= reducedSmall {
 		// blockSmall follows the touched nodes through the pack's
 		// positions (Pos), not their first and last touches.
-		nonzero := e.blockSmall()
-		e.cr.serial += time.Since(tBegin)
-		return e.endBlock(nonzero)
+		return e.endBlock(e.blockSmall())
 	}
 	for _, k := range bl.touched {
 		rs.first[rs.slot[k]] = 0
@@ -777,64 +769,26 @@ func (e *reducedExec) advance(stop int64) error {
 			}
 		}
 	}
-	var cpu [4]time.Duration
-	if big {
-		cpu[0], _ = threadCPU()
-		e.cr.serialCPU += cpu[0] - cpuBegin
-	}
+	sw.lap(PhaseSerial, PhaseSetup)
 	var nonzero int64
-	var t1 time.Time
-	ph := &e.cr.reduced
-	tPass := time.Now()
-	ph.Setup += tPass.Sub(tBegin)
 	if e.stride > 1 {
-		// The pool's pass, the serial work overlapped (shardOverlap). Its
-		// event loop and the touched nodes' pre-advance count as serial
-		// (in wall and CPU time) as if they were not overlapped: the
-		// Amdahl figures of bench sync stay an upper bound.
+		// The pool's pass, the serial work overlapped (shardOverlap, whose
+		// worker 0 marks the serial part).
 		e.claim.Store(0)
 		e.evNonzero = 0
-		t1 = e.cr.timedPass(tBegin, true, e.shOver, s.prob.N)
-		cpu[1], _ = threadCPU()
-		cpu[2] = cpu[1]
-		ev := e.evWall + e.evPreWall
-		e.cr.parallel -= ev
-		e.cr.serial += ev
-		e.cr.serialCPU += e.evCPU + e.evPreCPU
-		e.cr.parallelCPU -= e.evCPU + e.evPreCPU
+		e.cr.pass(true, e.shOver, task{}, s.prob.N, PhasePass)
 		nonzero = e.evNonzero
-		ph.EventLoop += ev
 	} else {
-		t1 = e.cr.timedPass(tBegin, big, e.fn, s.prob.N)
-		if big {
-			cpu[1], _ = threadCPU()
-		}
+		e.cr.pass(big, e.fn, task{}, s.prob.N, PhasePass)
 		nonzero = e.eventLoop()
-		if big {
-			cpu[2], _ = threadCPU()
-		}
-		tl := time.Now()
-		ph.EventLoop += tl.Sub(t1)
-		// The event loop counts as serial (timedPass below adds the time
-		// since t1), its pass as one with it.
-		ph.Pass += tl.Sub(t1)
+		// The event loop counts as serial, its pass as one with it.
+		sw.lap(PhaseSerial, PhasePass, PhaseEventLoop)
 	}
-	ph.Pass += t1.Sub(tPass)
 	if len(rs.indep) > 0 {
-		t0 := time.Now()
-		t1 = e.cr.timedPass(t1, true, e.indFn, s.prob.N)
-		ph.Independent += t1.Sub(t0)
-		e.cr.parTouches += int64(len(rs.indep))
+		e.cr.pass(true, e.indFn, task{}, s.prob.N, PhaseIndependent)
+		sw.prof.ParallelTouches += int64(len(rs.indep))
 	}
-	tTail := time.Now()
-	t2 := e.cr.timedPass(t1, big, e.tailFn, s.prob.N)
-	ph.Tail += t2.Sub(tTail)
-	if big {
-		cpu[3], _ = threadCPU()
-		e.cr.parallelCPU += cpu[1] - cpu[0] + cpu[3] - cpu[2]
-		e.cr.serialCPU += cpu[2] - cpu[1]
-	}
-	defer func() { e.cr.serial += time.Since(t2) }()
+	e.cr.pass(big, e.tailFn, task{}, s.prob.N, PhaseTail)
 	return e.endBlock(nonzero)
 }
 
@@ -918,17 +872,12 @@ func (e *reducedExec) eventLoop() (nonzero int64) {
 func (e *reducedExec) endBlock(nonzero int64) error {
 	s, bl := e.s, e.bl
 	B := bl.rounds
-	nonzero += e.cr.nonzero()
-	first := firstOf(e.cr.bad)
+	nz, first := e.cr.workers()
 	e.cPrev = bl.coef[B].c
 	if first.found() {
 		first.field = "z (dual variable)"
-		return s.diverged(first)
 	}
-	s.t = bl.t0 + int64(B)
-	s.gradEvals += int64(s.prob.N) * int64(B)
-	s.nonzero += nonzero
-	return nil
+	return s.endIters(bl.t0, bl.t0+int64(B), int64(s.prob.N), nonzero+nz, first)
 }
 
 // blockSmall runs a block of a small problem (on the caller alone, every

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"io"
-
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -52,6 +50,8 @@ func (e *referenceExec) advance(stop int64) error {
 	chunk := int64(256)
 	if s.cfg.Algorithm == Sync {
 		chunk = max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P)))
+		e.cr.sw.start(false)
+		defer e.cr.sw.lap(PhaseSerial)
 	}
 	return e.serialTo(min(stop, s.t+chunk))
 }
@@ -77,39 +77,29 @@ func (e *referenceExec) step() error {
 	switch s.cfg.Algorithm {
 	case Sync:
 		i, j := s.drawEdge()
-		s.average(i, j)
-		s.swapY(i, j)
+		s.exchange(i, j)
 		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
-		if e.cr.pool == nil || s.prob.N*s.prob.P < poolMinWork {
-			e.syncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		} else {
-			e.cr.pool.run(e.fn, tk)
-		}
-		s.gradEvals += int64(s.prob.N)
-		s.nonzero += e.cr.nonzero()
-		if d := firstOf(e.cr.bad); d.found() {
-			return s.diverged(d)
-		}
+		e.cr.pass(s.prob.N*s.prob.P >= poolMinWork, e.fn, tk, s.prob.N)
+		nz, first := e.cr.workers()
+		return s.endIters(t-1, t, int64(s.prob.N), nz, first)
 	case Async:
 		i, j := s.drawEdge()
 		nz, bad := e.event(i, j, t, 0)
-		s.gradEvals += 2
-		s.nonzero += nz
-		if bad >= 0 {
-			return s.diverged(divergence{t: t, node: bad})
-		}
+		return s.endIters(t-1, t, 2, nz, eventDivergence(t, bad))
 	case Centralized:
-		i, j := s.edges.IntN(s.prob.N), s.edges.IntN(s.prob.N)
+		i, j := s.drawPair()
 		z, th := s.Z.Row(0), s.Theta.Row(0)
-		s.gradEvals++
+		var nz int64
 		if s.prob.PairGrad(z, 1, th, i, j) {
-			s.nonzero++
+			nz = 1
 		}
 		s.prob.Reg.Smooth(th, z, s.cfg.Gamma(float64(t)), float64(t), e.cr.ws[0])
 		avg(s.ThetaBar.Row(0), th, float64(t))
+		var first divergence
 		if !finite(s.ThetaBar.Row(0)) || !finite(z) {
-			return s.diverged(divergence{t: t, node: 0, field: "theta"})
+			first = divergence{t: t, node: 0, field: "theta"}
 		}
+		return s.endIters(t-1, t, 1, nz, first)
 	}
 	return nil
 }
@@ -188,8 +178,7 @@ func (e *referenceExec) node(k int, t int64, w int) (nonzero, ok bool) {
 // non-finite (−1: none).
 func (e *referenceExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 	s := e.s
-	s.swapY(i, j)
-	s.average(i, j)
+	s.exchange(i, j)
 	bad = -1
 	for _, k := range [2]int{i, j} {
 		nz, ok := e.node(k, t, w)
@@ -203,13 +192,4 @@ func (e *referenceExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 	return nonzero, bad
 }
 
-func (e *referenceExec) prefetching() bool                       { return false }
-func (e *referenceExec) touched()                                {}
-func (e *referenceExec) prefetch(w, i, j int, t int64)           {}
-func (e *referenceExec) theta(k int, dst []float64)              { copy(dst, e.s.Theta.Row(k)) }
-func (e *referenceExec) savedLen() int                           { return 0 }
-func (e *referenceExec) writeSaved(io.Writer, *floatCodec) error { return nil }
-func (e *referenceExec) checkSaved([]float64) error              { return nil }
-func (e *referenceExec) applySaved([]float64)                    {}
-func (e *referenceExec) restore()                                {}
-func (e *referenceExec) close()                                  {}
+func (e *referenceExec) theta(k int, dst []float64) { copy(dst, e.s.Theta.Row(k)) }

@@ -1,10 +1,10 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/pairgossip/pairgossip/affinity"
 	"github.com/pairgossip/pairgossip/graph"
@@ -26,19 +26,62 @@ type executor interface {
 	// theta writes θ_k into dst: the state's row, or what the executor
 	// keeps implicit (θ = c·z on the linear fast path, c·U on the cone).
 	theta(k int, dst []float64)
-	// savedLen is the number of floats the executor adds to a checkpoint
-	// after the state's common sections (0: none); writeSaved writes them,
-	// checkSaved validates what was read before anything is applied, and
-	// applySaved applies it.
-	savedLen() int
-	writeSaved(w io.Writer, fc *floatCodec) error
-	checkSaved(v []float64) error
-	applySaved(v []float64)
-	// restore rebuilds what the executor derives from the state (scales,
+}
+
+// The optional capabilities of an executor, found once when the run is
+// built (capsOf) and kept in execCaps; an executor implements only those it
+// has.
+type (
+	// saver is an executor that adds sections to a checkpoint after the
+	// state's common ones: savedLen floats (0: none this run), written by
+	// writeSaved; checkSaved validates what was read before anything is
+	// applied, applySaved applies it.
+	saver interface {
+		savedLen() int
+		writeSaved(w io.Writer, fc *floatCodec) error
+		checkSaved(v []float64) error
+		applySaved(v []float64)
+	}
+	// restorer rebuilds what the executor derives from the state (scales,
 	// margins' companions, projections) after a checkpoint was read.
-	restore()
-	// close releases the executor's own workers, if any.
-	close()
+	restorer interface{ restore() }
+	// closer releases the executor's own workers or flushes what it keeps
+	// of the state's rows.
+	closer interface{ close() }
+	// rankOneCounter counts the rank-one eigen-updates done in place of
+	// full eigendecompositions (the metric schedules on the PSD cone).
+	rankOneCounter interface{ rankOne() int64 }
+)
+
+// execCaps are a run's executor and its optional capabilities, each nil
+// when the executor lacks it. With the parallel asynchronous executor, run
+// is the parallel one and the capabilities are those of the executor whose
+// events it runs (and the closers of both).
+type execCaps struct {
+	run     executor
+	saver   saver
+	restore restorer
+	rankOne rankOneCounter
+	closers []closer
+	// serialGossip is the fast path's serial loop when it runs the events
+	// itself (for the lab's memory ceiling, async_ceiling.go), else nil.
+	serialGossip *asyncExec
+}
+
+// capsOf finds the capabilities of inner, run through outer (outer ==
+// inner but for the parallel asynchronous executor).
+func capsOf(inner, outer executor) execCaps {
+	c := execCaps{run: outer}
+	c.saver, _ = inner.(saver)
+	c.restore, _ = inner.(restorer)
+	c.rankOne, _ = inner.(rankOneCounter)
+	if cl, ok := outer.(closer); ok {
+		c.closers = append(c.closers, cl)
+	}
+	if cl, ok := inner.(closer); ok && outer != inner {
+		c.closers = append(c.closers, cl)
+	}
+	return c
 }
 
 // Schedule names how an executor orders the work of an algorithm.
@@ -123,9 +166,11 @@ func (sh Shape) rows(algo Algorithm) int {
 type execKind struct {
 	schedule Schedule
 	name     string
-	// fits reports whether the executor runs this shape and configuration
-	// (auto: whether auto may pick it).
-	fits func(sh Shape, cfg Config, auto bool) bool
+	// fits returns nil when the executor runs this shape and configuration,
+	// else why not (auto: whether auto may pick it). It is the one
+	// statement of the row's rules: a named schedule that no row fits is
+	// refused with its rows' reasons.
+	fits func(sh Shape, cfg Config, auto bool) error
 	// bytes is the memory the executor holds besides the state.
 	bytes func(sh Shape, cfg Config, workers int) int64
 	build func(s *state, cr *crew) executor
@@ -136,33 +181,47 @@ type execKind struct {
 	// executor); otherwise it is derived (executor.theta) and the state's
 	// Theta is allocated, and written, only when read.
 	storesTheta bool
+	// events, for a row whose executor runs asynchronous events one at a
+	// time (an eventRunner), says how the parallel executor
+	// (exec_asyncpar.go) runs them; nil for the other rows. The parallel
+	// executor runs the row when the run has several workers and enough
+	// nodes (execKind.parallel).
+	events func(sh Shape, cfg Config) eventPlan
+}
+
+// eventPlan is how the parallel asynchronous executor runs a row's events.
+type eventPlan struct {
+	// heavy: an event costs an eigendecomposition (the metric schedule on
+	// the PSD cone): the parallel executor takes the run from
+	// asyncHeavyMinNodes nodes on, runs levels from asyncHeavyMinLevel
+	// events on and hands workers one event at a time.
+	heavy bool
+	// dataflow: the events run by the dataflow schedule of the gossip fast
+	// path (flowWorker) instead of levels.
+	dataflow bool
 }
 
 // executors is the one table the executor of a run is chosen from: auto
 // takes the first row that fits, a named schedule the first row of that
-// schedule that fits. An asynchronous executor runs on the parallel
-// executor (exec_asyncpar.go) when the run has several workers and enough
-// nodes.
+// schedule that fits.
 var executors = []execKind{
-	{ScheduleReduced, "cone", coneFits, coneBytes, newConeExec, false, false},
-	{ScheduleReduced, "reduced", reducedFits, reducedBytes, newReducedExec, true, false},
-	{ScheduleBlocked, "blocked", blockedFits, blockedBytes, newBlockedExec, false, false},
-	{SchedulePlain, "plain", plainFits, plainBytes, newPlainExec, false, false},
-	{SchedulePlain, "async", asyncFits, asyncBytes, newAsyncExec, false, false},
-	{SchedulePlain, "async-cone", asyncConeFits, asyncConeBytes, newAsyncConeExec, false, false},
+	{schedule: ScheduleReduced, name: "cone", fits: coneFits, bytes: coneBytes, build: newConeExec},
+	{schedule: ScheduleReduced, name: "reduced", fits: reducedFits, bytes: reducedBytes, build: newReducedExec, compact: true},
+	{schedule: ScheduleBlocked, name: "blocked", fits: blockedFits, bytes: blockedBytes, build: newBlockedExec},
+	{schedule: SchedulePlain, name: "plain", fits: plainFits, bytes: plainBytes, build: newPlainExec},
+	{schedule: SchedulePlain, name: "async", fits: asyncFits, bytes: asyncBytes, build: newAsyncExec,
+		events: func(_ Shape, cfg Config) eventPlan { return eventPlan{dataflow: cfg.Estimator == Gossip} }},
+	{schedule: SchedulePlain, name: "async-cone", fits: asyncConeFits, bytes: asyncConeBytes, build: newAsyncConeExec,
+		events: func(sh Shape, _ Config) eventPlan { return eventPlan{heavy: sh.Reg == problem.RegPSD} }},
 	// A user objective (problem.Custom): blocked synchronous, then plain
 	// synchronous and asynchronous (exec_genericblocked.go, exec_generic.go).
-	{ScheduleBlocked, "generic-blocked", genericBlockedFits, genericBlockedBytes, newGenericBlockedExec, false, false},
-	{SchedulePlain, "generic", genericFits, genericBytes, newGenericExec, false, false},
-	{ScheduleReference, "reference", func(Shape, Config, bool) bool { return true }, referenceBytes, newReferenceExec, false, true},
+	{schedule: ScheduleBlocked, name: "generic-blocked", fits: genericBlockedFits, bytes: genericBlockedBytes, build: newGenericBlockedExec},
+	{schedule: SchedulePlain, name: "generic", fits: genericFits, bytes: genericBytes, build: newGenericExec, events: plainEvents},
+	{schedule: ScheduleReference, name: "reference", fits: func(Shape, Config, bool) error { return nil }, bytes: referenceBytes,
+		build: newReferenceExec, storesTheta: true, events: plainEvents},
 }
 
-// requirement says, for a named schedule, what it needs.
-var requirement = map[Schedule]string{
-	ScheduleReduced: "the synchronous algorithm, the gossip estimator, and an AUC loss with ψ = none or l2 or the metric loss with ψ = psd, none or l2 (and not --exact-psd)",
-	ScheduleBlocked: "the synchronous algorithm and an AUC loss with ψ = none or l2, or a user objective (problem.Custom) with ψ other than psd",
-	SchedulePlain:   "the synchronous or asynchronous algorithm and an AUC loss with ψ = none or l2, the asynchronous algorithm and the metric loss with ψ = psd, none or l2 (and not --exact-psd), or a user objective (problem.Custom) with ψ other than psd",
-}
+func plainEvents(Shape, Config) eventPlan { return eventPlan{} }
 
 // choose returns the row of the table for sh and cfg.
 func choose(sh Shape, cfg Config) (execKind, error) {
@@ -174,26 +233,90 @@ func choose(sh Shape, cfg Config) (execKind, error) {
 		return execKind{}, fmt.Errorf("engine: %w", err)
 	}
 	auto := want == ScheduleAuto
+	var why []string
 	for _, e := range executors {
-		if (auto || e.schedule == want) && e.fits(sh, cfg, auto) {
+		if !auto && e.schedule != want {
+			continue
+		}
+		err := e.fits(sh, cfg, auto)
+		if err == nil {
 			return e, nil
 		}
+		why = append(why, e.name+": "+err.Error())
 	}
-	if err := netRefusal(sh, cfg, want); err != nil {
-		return execKind{}, err
-	}
-	return execKind{}, fmt.Errorf("engine: the %s schedule needs %s (got %s, %s, %s, %s)", want, requirement[want],
-		cfg.Algorithm, cfg.Estimator, sh.Loss, sh.Reg)
+	return execKind{}, fmt.Errorf("engine: the %s schedule does not run %s, %s, %s, %s (%s)", want,
+		cfg.Algorithm, cfg.Estimator, sh.Loss, sh.Reg, strings.Join(why, "; "))
 }
 
-// parallelAsync reports whether an asynchronous run goes to the parallel
-// executor.
-func parallelAsync(sh Shape, cfg Config, workers int) bool {
-	if cfg.Algorithm != Async || workers < 2 || !netFits(cfg) {
-		return false // (the parallel executor does not honour a network model yet)
+// parallel reports whether a run of the row goes to the parallel
+// asynchronous executor, and how that runs its events.
+func (k execKind) parallel(sh Shape, cfg Config, workers int) (eventPlan, bool) {
+	if k.events == nil || cfg.Algorithm != Async || workers < 2 || !netFits(cfg) {
+		return eventPlan{}, false // (not yet under a network model: network.go)
 	}
+	pl := k.events(sh, cfg)
 	rows := sh.rows(cfg.Algorithm)
-	return rows >= asyncMinNodes || rows >= asyncHeavyMinNodes && heavyAsync(sh, cfg)
+	return pl, rows >= asyncMinNodes || pl.heavy && rows >= asyncHeavyMinNodes
+}
+
+// newExecutor builds the row's executor on s (and the parallel executor
+// over its events when the run goes there) and finds its capabilities.
+func (k execKind) newExecutor(sh Shape, cfg Config, s *state, cr *crew) execCaps {
+	ex := k.build(s, cr)
+	pl, ok := k.parallel(sh, cfg, cr.n)
+	if !ok {
+		c := capsOf(ex, ex)
+		c.serialGossip, _ = ex.(*asyncExec)
+		return c
+	}
+	var flow *asyncExec
+	if pl.dataflow {
+		flow = ex.(*asyncExec)
+	}
+	return capsOf(ex, newAsyncParExec(ex.(eventRunner), pl, flow, s, cr))
+}
+
+// reasons joins the reasons a row does not fit (nil when every check
+// passed): the fits functions' one way of saying why.
+func reasons(checks ...fitCheck) error {
+	var why []string
+	for _, c := range checks {
+		if !c.ok {
+			why = append(why, c.need)
+		}
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return errors.New("needs " + strings.Join(why, " and "))
+}
+
+// fitCheck is one rule of a row: ok, or what the row needs.
+type fitCheck struct {
+	ok   bool
+	need string
+}
+
+// Common rules of the rows.
+func needLinear(sh Shape) fitCheck {
+	return fitCheck{sh.linear(), "an AUC loss with ψ = none or l2"}
+}
+func needAlgo(cfg Config, a Algorithm) fitCheck {
+	return fitCheck{cfg.Algorithm == a, "the " + a.String() + " algorithm"}
+}
+func needGossip(cfg Config) fitCheck {
+	return fitCheck{cfg.Estimator == Gossip, "the gossip estimator"}
+}
+func needMetricCone(sh Shape, cfg Config) fitCheck {
+	r := sh.Reg
+	return fitCheck{sh.Loss.IsMetric() && !cfg.ExactPSD && (r == problem.RegPSD || r == problem.RegNone || r == problem.RegL2Sq),
+		"the metric loss with ψ = psd, none or l2 (and not Config.ExactPSD)"}
+}
+func needCustom(sh Shape) fitCheck {
+	return fitCheck{sh.Loss == problem.Custom && separable(sh.Reg), "a user objective (problem.Custom) with ψ other than psd"}
+}
+func needBlocks(sh Shape, auto bool) fitCheck {
+	return fitCheck{!auto || blockRounds(sh.N) > 1, "more than one round a block (auto)"}
 }
 
 // crew is a run's workers: their number and CPUs, the pool of row shards
@@ -202,31 +325,18 @@ func parallelAsync(sh Shape, cfg Config, workers int) bool {
 // the problem's workspaces, non-zero gradient counts and divergence
 // records.
 type crew struct {
-	// serial and parallel: wall time the executor spent with the caller
-	// alone, and with the pool's workers (Sim.Profile).
-	serial, parallel time.Duration
-	measure          time.Duration // in Sim.Measure
-	n                int
-	cpus             []int  // CPU of each worker (nil: not pinned)
-	why              string // why not pinned
-	pool             *pool
-	pooled           bool  // a pool (this one or an executor's own) was started
-	runs             int64 // rounds the pool ran before close (for tests)
-	ws               []*problem.Workspace
-	nz               []int64
-	bad              []divergence
-
-	// serialCPU and parallelCPU: the caller's thread CPU time in the same
-	// phases as serial and parallel, where an executor measures it (the
-	// reduced schedule's pooled blocks, on Linux): unlike wall time, not
-	// inflated by other processes.
-	serialCPU, parallelCPU time.Duration
-
-	// touches and parTouches: the reduced schedule's touches (one a
-	// round) and those of them its parallel pass ran (Profile).
-	touches, parTouches int64
-	// reduced: the reduced schedule's blocks by phase (Profile).
-	reduced ReducedPhases
+	// sw is the run's stopwatch (Sim.Profile), which the executors mark.
+	sw     stopwatch
+	n      int
+	cpus   []int  // CPU of each worker (nil: not pinned)
+	why    string // why not pinned
+	pool   *pool
+	pooled bool  // a pool (this one or an executor's own) was started
+	runs   int64 // rounds the pool ran before close (for tests)
+	ws     []*problem.Workspace
+	nz     []int64
+	bad    []divergence
+	tk     task // pass's task when the caller runs it
 }
 
 func newCrew(p *problem.Problem, cfg Config, rows, workers int) *crew {
@@ -261,21 +371,30 @@ func (cr *crew) nonzero() int64 {
 	return n
 }
 
-// timedPass runs fn over every shard of rows — on the pool when there is one
-// and big says the work is worth it, else on the caller as one shard — and
-// counts its time as parallel and the time since begin as serial (Profile).
-// It returns when it ended: the caller counts its time after that as serial.
-func (cr *crew) timedPass(begin time.Time, big bool, fn func(w int, r layout.Range, tk *task), rows int) time.Time {
-	t0 := time.Now()
-	cr.serial += t0.Sub(begin)
+// pass runs fn over every shard of rows for task tk: on the pool when
+// there is one and big says the work is worth it (each executor's
+// threshold: poolMinWork of coordinate updates, or its own), else on the
+// caller as one shard, worker 0 with every row. It is the one place an
+// executor hands work to the pool. tk.ways is the number of workers the
+// pass runs on. The stopwatch charges the time since its last mark to
+// PhaseSerial and the pass's to PhaseParallel and the phases in also.
+func (cr *crew) pass(big bool, fn func(w int, r layout.Range, tk *task), tk task, rows int, also ...Phase) PhaseTime {
+	cr.sw.lap(PhaseSerial)
 	if cr.pool != nil && big {
-		cr.pool.run(fn, task{})
+		tk.ways = cr.pool.size()
+		cr.pool.run(fn, tk)
 	} else {
-		fn(0, layout.Range{Lo: 0, Hi: rows}, nil)
+		tk.ways = 1
+		cr.tk = tk // the caller's copy, as the pool keeps its own (no allocation)
+		fn(0, layout.Range{Lo: 0, Hi: rows}, &cr.tk)
 	}
-	t1 := time.Now()
-	cr.parallel += t1.Sub(t0)
-	return t1
+	return cr.sw.lap(PhaseParallel, also...)
+}
+
+// workers returns the workers' non-zero gradient counts and their first
+// divergence since the last call, and clears them.
+func (cr *crew) workers() (nonzero int64, first divergence) {
+	return cr.nonzero(), firstOf(cr.bad)
 }
 
 // close stops the pool's workers.
@@ -315,9 +434,8 @@ func EstimateMemory(sh Shape, cfg Config) (Memory, error) {
 	workers := par.Workers(cfg.Workers)
 	rows := sh.rows(cfg.Algorithm)
 	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact, kind.storesTheta) + netBytes(sh, cfg), Executor: kind.bytes(sh, cfg, workers)}
-	if parallelAsync(sh, cfg, workers) {
-		// The gossip fast path runs the dataflow schedule (newAsyncParExec).
-		m.Executor += asyncParBytes(rows, kind.name == "async" && cfg.Estimator == Gossip)
+	if pl, ok := kind.parallel(sh, cfg, workers); ok {
+		m.Executor += asyncParBytes(rows, pl.dataflow)
 	}
 	return m, nil
 }

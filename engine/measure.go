@@ -489,7 +489,7 @@ func (ms *measurer) rowMeans2(outX, outY []float64, x, y layout.Matrix, rows int
 // SetNodeStats sets r's statistics over the evaluated nodes from their
 // objectives obj and AUCs auc (in the nodes' order, which the sums
 // follow): ObjMin, ObjMax, ObjMean, ObjStd (taken again, scaled, where the
-// plain sums overflow) and AUCMean. Package dist, which evaluates the nodes
+// plain sums overflow) and AUCMean. Package ranks, which evaluates the nodes
 // over MPI ranks, sets them with it, so that its records are engine's.
 func (r *Record) SetNodeStats(obj, auc []float64) {
 	r.ObjMin, r.ObjMax = math.Inf(1), math.Inf(-1)

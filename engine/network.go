@@ -12,21 +12,23 @@ import (
 
 // The network model (docs/networks.md, issue #34). A run whose
 // Config.Network is the paper's network (Model.IsPerfect) and that has no
-// Config.EdgeSink has s.net == nil and runs today's code, bit for bit. Otherwise state.net is the run's
-// network.Net and state.nx what the engine keeps of it: counters, the
-// synchronous churn clocks c_k, the delay queue. Every executor draws
-// iteration t's activation here (state.activation, or its batch form
-// state.activations), so the edge, the idle iterations, churn at the
-// endpoints, the deliveries, the counters and Config.EdgeSink are decided in
-// one place.
+// Config.EdgeSink has s.net == nil and runs today's code, bit for bit.
+// Otherwise state.net is the run's network.Net and state.nx what the engine
+// keeps of it: counters, the synchronous churn clocks c_k, the delay queue.
+// Every executor draws iteration t's activation here (state.activation, or
+// its batch form state.activations), so the edge, the idle iterations,
+// churn at the endpoints, the deliveries, the counters and Config.EdgeSink
+// are decided in one place.
 //
 // Which executors honour a model: the reference (every model, both
-// algorithms and estimators, delays and churn included), the asynchronous
-// serial fast path (exec_async.go: every model but delays) and the plain
-// synchronous fast path (exec_plain.go: every model but churn). The other
-// rows of the executor table refuse a model (netFits), so that auto falls
-// through to one that honours it; the parallel asynchronous executor does
-// not engage (parallelAsync).
+// algorithms and estimators, delays and churn included), the plain
+// synchronous fast path (exec_plain.go: every model; under churn θ_k =
+// c_k·z_k with the c of node k's last step) and the asynchronous serial
+// fast path (exec_async.go: every model; under delays an arrival changes
+// z_k of a node that does not step, so its θ_k is held apart until it
+// does). The other rows of the executor table refuse a model (netFits), so
+// that auto falls through to one that honours it; the parallel
+// asynchronous executor does not engage (parallelAsync).
 
 // EdgeSink receives every activation of a run in order of t (lost or not,
 // with offline endpoints or not; not the idle iterations that activate no
@@ -83,6 +85,15 @@ type netRun struct {
 	// shard is the synchronous executor's round under churn
 	// (netSyncShard, churnShard), bound once.
 	shard func(w int, r layout.Range, tk *task)
+
+	// held[k] says that node k's θ_k is heldTheta's row k, not c_k·z_k:
+	// the asynchronous fast path under delays, after a message arrived at
+	// k since its last step (z_k changed, θ_k did not). nil otherwise.
+	held      []bool
+	heldTheta layout.Matrix
+	// take and hold are the fast path's bound methods for deliverDueWith.
+	take func(k, y int)
+	hold func(k int)
 }
 
 // netView is the engine's network.NodeView for an adaptive picker.
@@ -119,21 +130,11 @@ func (c Config) checkNetwork() error {
 // executor that draws its edges in bulk does not report them).
 func netFits(cfg Config) bool { return cfg.Network.IsPerfect() && cfg.EdgeSink == nil }
 
-// netRefusal explains why a named schedule has no row for cfg when a row of
-// it would run the paper's network: it does not honour the model yet.
-func netRefusal(sh Shape, cfg Config, want Schedule) error {
-	if netFits(cfg) {
-		return nil
-	}
-	perfect := cfg
-	perfect.Network, perfect.EdgeSink = network.Model{}, nil
-	for _, e := range executors {
-		if e.schedule == want && e.fits(sh, perfect, false) {
-			return fmt.Errorf("engine: the %s schedule (%s) does not honour the network model %s or an edge sink yet (only the reference, plain synchronous and serial asynchronous without delays do): use schedule auto or reference",
-				want, e.name, cfg.Network)
-		}
-	}
-	return nil
+// needPerfectNet is the rule of the rows that do not honour a network
+// model or an edge sink yet (see netFits).
+func needPerfectNet(cfg Config) fitCheck {
+	return fitCheck{netFits(cfg), "the paper's network and no edge sink (a network model, " +
+		"or --write-edges, runs on the plain, async and reference rows for now)"}
 }
 
 // attachNetwork builds the run's network on s (nothing for the paper's
@@ -142,7 +143,8 @@ func netRefusal(sh Shape, cfg Config, want Schedule) error {
 // s.invP[k] is set at each activation of k to the phase's (setInvP).
 //
 // linear says that the executor keeps θ_k = c·z_k implicit (the plain
-// synchronous one), which under churn needs c per node.
+// synchronous and the serial asynchronous ones), which needs c per node
+// under churn (synchronous) and θ held apart under delays (asynchronous).
 func (s *state) attachNetwork(workers int, linear bool) error {
 	m := s.cfg.Network
 	if m.IsPerfect() && s.cfg.EdgeSink == nil {
@@ -170,6 +172,10 @@ func (s *state) attachNetwork(workers int, linear bool) error {
 		copy(s.invP, nt.InvP(1))
 		if d := nt.MaxDelay(); d > 0 {
 			nx.queue = network.NewQueue(s.prob.P, d)
+			if linear {
+				nx.held = make([]bool, s.rows())
+				nx.heldTheta = layout.NewLazy(s.rows(), s.prob.P)
+			}
 		}
 	}
 	s.nx = nx
@@ -187,6 +193,12 @@ func netBytes(sh Shape, cfg Config) int64 {
 	}
 	if cfg.Network.Activation.Kind == network.ActAdaptive {
 		b += int64(sh.N) * 8
+	}
+	if cfg.Algorithm == Async && cfg.Network.Delay.Dist != "" {
+		// The in-flight queue, and the fast path's held θ rows (mapped
+		// lazily: only the rows of nodes with an arrival since their
+		// step).
+		b += network.QueueBytes(sh.P, cfg.Network.Delay.Max+cfg.Network.Delay.B+cfg.Network.Delay.C) + int64(sh.N)*int64(layout.Stride(sh.P)*8+1)
 	}
 	return b
 }
@@ -288,18 +300,17 @@ func (s *state) settle(t int64, i, j int) (uint8, error) {
 	return fl, nil
 }
 
-// exchange applies the deliveries fl of an exchange on (i, j) from the old
-// values: z_i ← (z_i + z_j)/2 if j → i arrived, z_j ← (z_j + z_i)/2 if
+// netExchange applies the deliveries fl of an exchange on (i, j) from the
+// old values: z_i ← (z_i + z_j)/2 if j → i arrived, z_j ← (z_j + z_i)/2 if
 // i → j arrived, y_i ↔ y_j if both did (network.Swap). With both it is
-// today's average and swap.
-func (s *state) exchange(i, j int, fl uint8) {
+// today's exchange.
+func (s *state) netExchange(i, j int, fl uint8) {
 	if fl&actOnline == 0 {
 		return
 	}
 	toI, toJ := fl&actToI != 0, fl&actToJ != 0
 	if network.Swap(toI, toJ) {
-		s.swapY(i, j)
-		s.average(i, j)
+		s.exchange(i, j)
 		return
 	}
 	switch {
@@ -343,19 +354,29 @@ func (s *state) setInvP(t int64, i, j int) {
 // with delays), in send order: the receiver, if online, averages with the
 // z that was sent and, after a handshake, takes the observation sent.
 func (s *state) deliverDue(t int64) {
-	nx := s.nx
-	if s.net == nil || nx.queue == nil {
+	if s.net == nil || s.nx.queue == nil {
 		return
 	}
+	s.deliverDueWith(t, s.takeY, nil)
+}
+
+// deliverDueWith is deliverDue with take making an observation a node's
+// and hold, if not nil, called before a receiver's z changes (an executor
+// that keeps y in its own arrays, or θ implicit, passes its own).
+func (s *state) deliverDueWith(t int64, take func(k, y int), hold func(k int)) {
+	nx := s.nx
 	nx.qbuf = nx.queue.Deliver(t, nx.qbuf[:0])
 	for _, slot := range nx.qbuf {
 		_, to, y, swap, z := nx.queue.Message(slot)
 		if !s.online(to, t) {
 			continue
 		}
+		if hold != nil {
+			hold(to)
+		}
 		averageRow(s.Z.Row(to), z)
 		if swap {
-			s.takeY(to, int(y))
+			take(to, int(y))
 		}
 	}
 }
@@ -385,7 +406,7 @@ func (s *state) sendDelayed(t int64, i, j int, fl uint8) error {
 		tauI = s.net.Delay(t, network.DirToI)
 	}
 	if tauJ == 0 && tauI == 0 {
-		s.exchange(i, j, fl)
+		s.netExchange(i, j, fl)
 		return nil
 	}
 	swap := network.Swap(toI, toJ)
@@ -481,6 +502,25 @@ func (s *state) writeNet(w io.Writer, fc *floatCodec) error {
 			return err
 		}
 	}
+	if nx.held != nil {
+		// One flag a node, then the held θ rows in node order.
+		for _, h := range nx.held {
+			b := byte(0)
+			if h {
+				b = 1
+			}
+			if _, err := w.Write([]byte{b}); err != nil {
+				return err
+			}
+		}
+		for k, h := range nx.held {
+			if h {
+				if err := fc.write(w, nx.heldTheta.Row(k)); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	if s.cfg.Algorithm == Async {
 		if err := fc.write(w, s.invP); err != nil {
 			return err
@@ -510,6 +550,9 @@ type netSaved struct {
 	invP   []float64
 	cNode  []float64
 	queue  *network.Queue
+
+	held     []bool
+	heldRows [][]float64 // the held θ rows, in node order
 }
 
 // readNet reads what writeNet wrote.
@@ -535,6 +578,25 @@ func (s *state) readNet(r io.Reader, fc *floatCodec) (*netSaved, error) {
 		v.cNode = make([]float64, len(nx.cNode))
 		if err := fc.read(r, v.cNode); err != nil {
 			return nil, ckptErr("truncated network state")
+		}
+	}
+	if nx.held != nil {
+		flags := make([]byte, len(nx.held))
+		if _, err := io.ReadFull(r, flags); err != nil {
+			return nil, ckptErr("truncated network state")
+		}
+		v.held = make([]bool, len(flags))
+		for k, b := range flags {
+			if b > 1 {
+				return nil, ckptErr("corrupt network state")
+			}
+			if v.held[k] = b == 1; v.held[k] {
+				row := make([]float64, s.prob.P)
+				if err := fc.read(r, row); err != nil {
+					return nil, ckptErr("truncated network state")
+				}
+				v.heldRows = append(v.heldRows, row)
+			}
 		}
 	}
 	if s.cfg.Algorithm == Async {
@@ -573,6 +635,16 @@ func (s *state) applyNet(v *netSaved, t int64) {
 	copy(nx.rounds, v.rounds)
 	copy(nx.acts, v.acts)
 	copy(nx.cNode, v.cNode)
+	if v.held != nil {
+		x := 0
+		for k, h := range v.held {
+			nx.held[k] = h
+			if h {
+				copy(nx.heldTheta.Row(k), v.heldRows[x])
+				x++
+			}
+		}
+	}
 	if v.invP != nil {
 		copy(s.invP, v.invP)
 	}
@@ -605,7 +677,7 @@ func (e *referenceExec) netStep() error {
 	s.t = t
 	switch s.cfg.Algorithm {
 	case Sync:
-		s.exchange(i, j, fl)
+		s.netExchange(i, j, fl)
 		if fl&actOnline == 0 {
 			i, j = -1, -1
 		}
@@ -617,14 +689,7 @@ func (e *referenceExec) netStep() error {
 			}
 			fn = s.nx.shard
 		}
-		switch {
-		case e.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork:
-			e.cr.pool.run(fn, tk)
-		case s.nx.churn: // static calls: tk stays on the stack
-			e.netSyncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		default:
-			e.syncShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		}
+		e.cr.pass(s.prob.N*s.prob.P >= poolMinWork, fn, tk, s.prob.N)
 		if s.nx.churn {
 			for w, v := range s.nx.evals {
 				s.gradEvals += v
@@ -646,7 +711,7 @@ func (e *referenceExec) netStep() error {
 				return err
 			}
 		} else {
-			s.exchange(i, j, fl)
+			s.netExchange(i, j, fl)
 		}
 		s.setInvP(t, i, j)
 		bad := -1
@@ -704,6 +769,9 @@ func (e *referenceExec) netSyncShard(w int, r layout.Range, tk *task) {
 func (e *plainExec) netAdvance(stop int64) error {
 	s := e.s
 	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
+	big := s.prob.N*s.prob.P >= poolMinWork
+	e.cr.sw.start(false)
+	defer e.cr.sw.lap(PhaseSerial)
 	for s.t < end {
 		t := s.t + 1
 		i, j, fl, err := s.activation(t)
@@ -724,14 +792,7 @@ func (e *plainExec) netAdvance(stop int64) error {
 			}
 			fn = s.nx.shard
 		}
-		switch {
-		case e.cr.pool != nil && s.prob.N*s.prob.P >= poolMinWork:
-			e.cr.pool.run(fn, tk)
-		case s.nx.cNode != nil: // static calls: tk stays on the stack
-			e.churnShard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		default:
-			e.shard(0, layout.Range{Lo: 0, Hi: s.prob.N}, &tk)
-		}
+		e.cr.pass(big, fn, tk, s.prob.N)
 		e.cPrev = s.linearScale(tk.gamma, float64(t))
 		if s.nx.cNode != nil {
 			for w, v := range s.nx.evals {
@@ -784,7 +845,7 @@ func (l *linearSync) netPre(i, j int, fl uint8) {
 		s.average(i, j)
 		return
 	}
-	s.exchange(i, j, fl)
+	s.netExchange(i, j, fl)
 }
 
 // churnShard is round tk.t over the nodes of r under churn: an offline node
@@ -837,11 +898,15 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 	s, nx := e.s, e.s.nx
 	if nx.fl == nil {
 		nx.fl = make([]uint8, asyncSerialWindow)
+		nx.take, nx.hold = e.takeY, e.holdTheta
 	}
 	for s.t < stop {
 		m := int(min(int64(asyncSerialWindow), stop-s.t))
 		if nx.adaptive {
 			m = 1 // the picker reads the state the previous event left
+			if nx.queue != nil {
+				s.deliverDueWith(s.t+1, nx.take, nx.hold) // before the pick, as the reference
+			}
 		}
 		if err := s.activations(s.t, e.ev[:2*m], nx.fl[:m]); err != nil {
 			return err
@@ -850,6 +915,9 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 		for x := 0; x < m; x++ {
 			t, fl := t0+1+int64(x), nx.fl[x]
 			s.t = t
+			if nx.queue != nil && !nx.adaptive {
+				s.deliverDueWith(t, nx.take, nx.hold)
+			}
 			if fl&actOnline == 0 {
 				continue
 			}
@@ -860,9 +928,12 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 			}
 			var nz int64
 			var bad int
-			if fl&actBoth == actBoth {
+			switch {
+			case nx.queue != nil:
+				nz, bad = e.delayedEvent(i, j, t, fl)
+			case fl&actBoth == actBoth:
 				nz, bad = e.event(i, j, t, 0)
-			} else {
+			default:
 				nz, bad = e.partialEvent(i, j, t, fl)
 			}
 			s.gradEvals += 2
@@ -879,41 +950,166 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 // swap, the receiving side's averaging, both endpoints' steps (the
 // unbiased path's arithmetic for either estimator).
 func (e *asyncExec) partialEvent(i, j int, t int64, fl uint8) (nonzero int64, bad int) {
+	var pe pendingSteps
+	e.margins(&pe, i, j, t)
+	e.s.netExchange(i, j, fl)
+	return e.steps(&pe, i, j)
+}
+
+// pendingSteps is what the endpoints' steps of an event need from before
+// its averaging: their y rows, and their margins at θ before the event
+// where the pair contributes.
+type pendingSteps struct {
+	ys      [2][]float64
+	ms      [2]float64
+	contrib [2]bool
+}
+
+// margins fills pe for the endpoints of event t on (i, j) from their
+// current y and θ (c_k·z_k before the averaging, or the held θ_k).
+func (e *asyncExec) margins(pe *pendingSteps, i, j int, t int64) {
 	s := e.s
 	lab := s.prob.Label
-	gossip := s.cfg.Estimator == Gossip
-	ends := [2]int{i, j}
-	var ys [2][]float64
-	var ms [2]float64
-	var contrib [2]bool
-	for x, k := range ends {
+	held := s.nx.held
+	for x, k := range [2]int{i, j} {
 		var ly int32
-		if gossip {
-			ys[x], ly = s.YX.Row(k), int32(e.nd[k].ylab)
+		if s.cfg.Estimator == Gossip {
+			pe.ys[x], ly = s.YX.Row(k), int32(e.nd[k].ylab)
 		} else {
-			ys[x], ly = s.auxRow(k, t)
+			pe.ys[x], ly = s.auxRow(k, t)
 		}
-		if contrib[x] = lab[k] > ly; contrib[x] {
-			ms[x] = marginScaled(s.X.Row(k), ys[x], s.Z.Row(k), e.nd[k].c)
+		if pe.contrib[x] = lab[k] > ly; pe.contrib[x] {
+			if held != nil && held[k] {
+				pe.ms[x] = marginScaled(s.X.Row(k), pe.ys[x], s.nx.heldTheta.Row(k), 1)
+			} else {
+				pe.ms[x] = marginScaled(s.X.Row(k), pe.ys[x], s.Z.Row(k), e.nd[k].c)
+			}
 		}
 	}
-	s.exchange(i, j, fl)
+}
+
+// steps is both endpoints' local steps after the event's averaging: θ_k is
+// c_k·z_k again.
+func (e *asyncExec) steps(pe *pendingSteps, i, j int) (nonzero int64, bad int) {
+	s := e.s
 	bad = -1
-	for x, k := range ends {
+	for x, k := range [2]int{i, j} {
 		var wt float64
-		if contrib[x] {
-			wt = s.invP[k] * s.prob.Loss.MarginDeriv(ms[x])
+		if pe.contrib[x] {
+			wt = s.invP[k] * s.prob.Loss.MarginDeriv(pe.ms[x])
 			if wt != 0 {
 				nonzero++
 			}
 		}
 		c, a, b := e.tick(k)
-		m := kernel.SyncLinear(s.Z.Row(k), s.ThetaBar.Row(k), s.X.Row(k), ys[x], wt, c, a, b)
+		m := kernel.SyncLinear(s.Z.Row(k), s.ThetaBar.Row(k), s.X.Row(k), pe.ys[x], wt, c, a, b)
 		if !isFinite(m) && bad < 0 {
 			bad = k
 		}
+		if s.nx.held != nil {
+			s.nx.held[k] = false
+		}
 	}
 	return nonzero, bad
+}
+
+// yOf returns node k's auxiliary observation: with the gossip estimator
+// the executor's packed copy (asyncNode), else the state's.
+func (e *asyncExec) yOf(k int) int {
+	if e.s.cfg.Estimator == Gossip {
+		return int(e.nd[k].y)
+	}
+	return int(e.s.Y[k])
+}
+
+// takeY makes x_y node k's auxiliary observation (state.takeY for the
+// executor's packed copy).
+func (e *asyncExec) takeY(k, y int) {
+	s := e.s
+	if s.cfg.Estimator != Gossip {
+		s.takeY(k, y)
+		return
+	}
+	e.nd[k].y, e.nd[k].ylab = int32(y), int16(s.prob.Label[y])
+	copy(s.YX.Row(k), s.X.Row(y))
+}
+
+// holdTheta keeps θ_k = c_k·z_k apart before a message changes z_k
+// between two steps of node k (the reference keeps θ_k until k steps).
+func (e *asyncExec) holdTheta(k int) {
+	nx := e.s.nx
+	if nx.held[k] {
+		return
+	}
+	nx.held[k] = true
+	kernel.Scale(nx.heldTheta.Row(k), e.s.Z.Row(k), e.nd[k].c)
+}
+
+// heldTheta writes θ_k into dst when it is held apart, reporting whether
+// it was.
+func (e *asyncExec) heldTheta(k int, dst []float64) bool {
+	nx := e.s.nx
+	if nx == nil || nx.held == nil || !nx.held[k] {
+		return false
+	}
+	copy(dst, nx.heldTheta.Row(k))
+	return true
+}
+
+// delayedEvent is event t on (i, j) under delays (the reference's
+// sendDelayed, then both endpoints' steps): the directions with τ > 0 are
+// queued with the sender's z and y before the event, those with τ = 0
+// applied from the old values.
+func (e *asyncExec) delayedEvent(i, j int, t int64, fl uint8) (nonzero int64, bad int) {
+	s := e.s
+	nx := s.nx
+	toI, toJ := fl&actToI != 0, fl&actToJ != 0
+	tauJ, tauI := 0, 0
+	if toJ {
+		tauJ = s.net.Delay(t, network.DirToJ)
+	}
+	if toI {
+		tauI = s.net.Delay(t, network.DirToI)
+	}
+	if tauJ == 0 && tauI == 0 && !nx.held[i] && !nx.held[j] {
+		if fl&actBoth == actBoth {
+			return e.event(i, j, t, 0)
+		}
+		return e.partialEvent(i, j, t, fl)
+	}
+	swap := network.Swap(toI, toJ)
+	yi, yj := e.yOf(i), e.yOf(j)
+	if toJ && tauJ > 0 {
+		if err := nx.queue.Push(t, network.DirToJ, tauJ, i, j, int32(yi), swap, s.Z.Row(i)); err != nil {
+			panic(err) // τ ≤ Net.MaxDelay, the queue's bound
+		}
+	}
+	if toI && tauI > 0 {
+		if err := nx.queue.Push(t, network.DirToI, tauI, j, i, int32(yj), swap, s.Z.Row(j)); err != nil {
+			panic(err)
+		}
+	}
+	nowJ, nowI := toJ && tauJ == 0, toI && tauI == 0
+	// The observations are taken before the margins (a step reads y after
+	// the exchange), the z averaged after them (its gradient is at θ
+	// before the exchange).
+	if swap && nowJ {
+		e.takeY(j, yi)
+	}
+	if swap && nowI {
+		e.takeY(i, yj)
+	}
+	var pe pendingSteps
+	e.margins(&pe, i, j, t)
+	switch {
+	case nowI && nowJ:
+		s.average(i, j)
+	case nowJ:
+		averageRow(s.Z.Row(j), s.Z.Row(i))
+	case nowI:
+		averageRow(s.Z.Row(i), s.Z.Row(j))
+	}
+	return e.steps(&pe, i, j)
 }
 
 // netName is the network model's String for a checkpoint's header, empty

@@ -193,6 +193,7 @@ type task struct {
 	i, j  int     // the endpoints of its edge
 	level []int32 // the events of the level (asynchronous), indices into win
 	win   *asyncWindow
+	ways  int // the workers the pass runs on (crew.pass)
 }
 
 // run executes fn on every shard in parallel, each call with a pointer to

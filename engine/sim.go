@@ -20,7 +20,8 @@ import (
 // through the iterations, the run's workers and the measurement.
 type Sim struct {
 	*state
-	exec  executor
+	exec  executor // caps.run
+	caps  execCaps
 	kind  execKind
 	crew  *crew
 	meas  *measurer
@@ -85,18 +86,15 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	}
 	workers := par.Workers(cfg.Workers)
 	st := newState(p, g, cfg, kind.compact, kind.storesTheta)
-	if err := st.attachNetwork(workers, kind.name == "plain"); err != nil {
+	if err := st.attachNetwork(workers, kind.name == "plain" || kind.name == "async"); err != nil {
 		return nil, err
 	}
 	cr := newCrew(p, cfg, st.rows(), workers)
-	ex := kind.build(st, cr)
-	if parallelAsync(sh, cfg, workers) {
-		ex = newAsyncParExec(ex.(eventRunner), st, cr)
-	}
+	caps := kind.newExecutor(sh, cfg, st, cr)
 	if st.nx != nil {
-		st.nx.view.theta = ex.theta
+		st.nx.view.theta = caps.run.theta
 	}
-	s := &Sim{state: st, exec: ex, kind: kind, crew: cr, sched: cfg.schedule()}
+	s := &Sim{state: st, exec: caps.run, caps: caps, kind: kind, crew: cr, sched: cfg.schedule()}
 	s.meas = newMeasurer(st, workers, cr.ws[0])
 	return s, nil
 }
@@ -104,7 +102,9 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 // Close releases the workers. A Sim must not be used after Close.
 func (s *Sim) Close() {
 	s.crew.close()
-	s.exec.close()
+	for _, c := range s.caps.closers {
+		c.close()
+	}
 }
 
 // Pinned returns the CPU of each worker when the run's workers are pinned
@@ -138,8 +138,9 @@ func (s *Sim) GradEvals() (all, nonzero int64) { return s.gradEvals, s.nonzero }
 // Schedule returns the schedule in use (plain, blocked, reduced or reference).
 func (s *Sim) Schedule() Schedule { return s.kind.schedule }
 
-// Eigendecompositions returns the number of PSD projections done so far.
-func (s *Sim) Eigendecompositions() int64 {
+// eigendecompositions returns the number of PSD projections done so far
+// (lab.EigenCounts).
+func (s *Sim) eigendecompositions() int64 {
 	var n int64
 	for _, w := range s.crew.ws {
 		n += w.Eigs
@@ -147,81 +148,26 @@ func (s *Sim) Eigendecompositions() int64 {
 	return n
 }
 
-// RankOneUpdates returns the number of rank-one eigen-updates done in place
-// of full eigendecompositions (the metric schedules on the PSD cone).
-func (s *Sim) RankOneUpdates() int64 {
-	ex := s.exec
-	if a, ok := ex.(*asyncParExec); ok {
-		ex = a.eventRunner
+// rankOneUpdates returns the number of rank-one eigen-updates done in place
+// of full eigendecompositions (the metric schedules on the PSD cone; an
+// optional capability of the executor, rankOneCounter; lab.EigenCounts).
+func (s *Sim) rankOneUpdates() int64 {
+	if s.caps.rankOne == nil {
+		return 0
 	}
-	if c, ok := ex.(interface{ rankOne() int64 }); ok {
-		return c.rankOne()
-	}
-	return 0
-}
-
-// Profile is where a run's time went. Serial and Parallel: the
-// executor's time with the caller alone (drawing a block's edges, the
-// touched nodes in event order) and with the pool's workers (the per-node
-// passes); only the blocked and reduced executors keep them, for the others
-// both are zero. Measure: the time in Measure.
-type Profile struct {
-	Serial, Parallel, Measure time.Duration
-	// SerialCPU and ParallelCPU are the calling thread's CPU time in the
-	// serial and parallel phases, where the executor measures it (the
-	// reduced AUC schedule's pooled blocks, on Linux; zero elsewhere).
-	SerialCPU, ParallelCPU time.Duration
-	// Touches counts the reduced AUC schedule's touches (a round's edge on
-	// its two endpoints) and ParallelTouches those the workers ran side by
-	// side instead of the serial event loop: the touches that are both
-	// endpoints' only one in their block, when the pool runs the block
-	// (zero for the other schedules).
-	Touches, ParallelTouches int64
-	// Reduced is the reduced AUC schedule's time by phase of its blocks
-	// (zero for the other schedules and for a small problem's blocks, which
-	// run as one loop).
-	Reduced ReducedPhases
-}
-
-// ReducedPhases is the wall time of the reduced AUC schedule's blocks by
-// phase, summed over the blocks; a block's phases follow one another, so
-// that Setup + Pass + Independent + Tail is its time but for the end of
-// block's few scalar operations.
-type ReducedPhases struct {
-	// Setup draws the block's edges, lists its touched nodes and finds
-	// their first and last touches and the independent touches: serial.
-	Setup time.Duration
-	// Pass is the pass over every record (the untouched nodes through the
-	// whole block) and, with it, the touched nodes' advance to their first
-	// touch and the event loop: on worker 0 while the other workers take
-	// the untouched nodes when a pool runs the block, after the pass on one
-	// worker.
-	Pass time.Duration
-	// EventLoop is the part of Pass that worker 0 spends on the touched
-	// nodes' advance and the touches in event order (the serial work).
-	EventLoop time.Duration
-	// Independent is the touches that are both endpoints' only one in the
-	// block, which the workers run side by side (with a pool only).
-	Independent time.Duration
-	// Tail is the touched nodes' advance from their last touch to the
-	// block's end and their writes, the workers side by side.
-	Tail time.Duration
+	return s.caps.rankOne.rankOne()
 }
 
 // Profile returns where the run's time went so far (see Profile).
-func (s *Sim) Profile() Profile {
-	return Profile{Serial: s.crew.serial, Parallel: s.crew.parallel, Measure: s.crew.measure,
-		SerialCPU: s.crew.serialCPU, ParallelCPU: s.crew.parallelCPU,
-		Touches: s.crew.touches, ParallelTouches: s.crew.parTouches, Reduced: s.crew.reduced}
-}
+func (s *Sim) Profile() Profile { return s.crew.sw.prof }
 
 // Measure evaluates the current state.
 func (s *Sim) Measure() Record {
-	t0 := time.Now()
+	s.crew.sw.start(false)
 	s.materialize(s.meas.rows)
 	r := s.meas.measure(s.state)
 	s.netRecord(&r)
-	s.crew.measure += time.Since(t0)
+	s.crew.sw.lap(PhaseMeasure)
 	return r
 }
 

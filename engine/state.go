@@ -159,10 +159,36 @@ func (s *state) rows() int {
 	return s.prob.N
 }
 
+// The network seam. What the network does to a run enters through these
+// methods of the state and nowhere else, so that a network model (loss,
+// churn, delays, changing graphs, activation models) is one component
+// every executor consults:
+//
+//   - drawEdge and drawEdges are the only draws of the activated edges
+//     (drawPair the centralized algorithm's pair of points);
+//   - exchange (or, where an executor fuses the exchange with its margins,
+//     swapY and average at the two points it calls them) is the only
+//     exchange of an activated edge: a lost exchange skips it and nothing
+//     else;
+//   - the per-node steps run where each executor says so in its file
+//     (docs/design.md §5 maps them), the places a predicate online(k, t)
+//     guards.
+//
+// The edges come from one stream (s.edges, whose state a
+// checkpoint saves), and every executor draws the same edges in the same
+// order, so a model that keys its own draws by (seed, t, edge) keeps runs
+// identical across schedules and worker counts.
+
 // drawEdge returns the endpoints of an undirected edge drawn uniformly.
 func (s *state) drawEdge() (int, int) {
 	e := s.edgeList[s.edges.IntN(len(s.edgeList))]
 	return int(e[0]), int(e[1])
+}
+
+// drawPair returns the centralized algorithm's pair of points, drawn
+// uniformly in [n]² (Algorithm 1: no graph).
+func (s *state) drawPair() (int, int) {
+	return s.edges.IntN(s.prob.N), s.edges.IntN(s.prob.N)
 }
 
 // drawEdges draws len(ev)/2 edges as drawEdge does, one after the other,
@@ -233,6 +259,14 @@ func (s *state) average(i, j int) {
 		v := (zi[a] + zj[a]) / 2
 		zi[a], zj[a] = v, v
 	}
+}
+
+// exchange is the gossip exchange of an activated edge (i, j): z_i and
+// z_j averaged, y_i and y_j swapped (they touch different rows, so the
+// order is free).
+func (s *state) exchange(i, j int) {
+	s.average(i, j)
+	s.swapY(i, j)
 }
 
 // swapY exchanges the auxiliary observations of i and j: index, label and

@@ -101,7 +101,7 @@ func TestAsyncParYieldsOnTime(t *testing.T) {
 	if late := time.Since(<-cancelled); late > 500*time.Millisecond {
 		t.Errorf("RunWith returned %v after the cancellation", late)
 	}
-	// Due at 100, 200, ..., 500 ms: allow a loaded machine some slack.
+	// Due at one, two, …, five intervals: allow a loaded machine some slack.
 	if len(ckpts) < 3 {
 		t.Errorf("%d checkpoints in %v at one every 100ms", len(ckpts), time.Since(t0))
 	}

@@ -42,6 +42,20 @@ type funcs struct {
 	eventPre      func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (float64, float64)
 	eventLogistic func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
 	log1pSum      func(e *float64, n int, c float64) float64
+
+	// The kernels only some implementations have (nil: the exported
+	// wrapper runs the reference loop, as the generic implementation
+	// does; prefetchRows nil: no operation).
+	eventPair      EventLogisticPairFunc
+	householder    func(y, h *float64, n, rows, stride int, tau float64)
+	ger2           func(a, x, y, u, v *float64, n, rows, stride int)
+	ger2Dot        func(a, x, y, u, v, z, out *float64, n, rows, stride int)
+	metricHinge    func(r, a, x, q, lab *float64, d, stride, n int, sc *float64, diag int)
+	metricDist     func(out, theta, xk, x, delta *float64, d, stride int)
+	gemm8          func(out, a *float64, astride int, b *float64, bstride, d, n int)
+	writeRecords   func(x *float64, sx int, yidx *int32, z, bar *float64, sr, n int, nodes *int32, m int, sc *float64)
+	averageRecords func(z, bar *float64, sr, n int, nodes *int32, m int, al, be float64)
+	prefetchRows   func(base *byte, idx *int32, n, stride, lines int)
 }
 
 // view rebuilds a slice from a kernel argument.

@@ -24,5 +24,5 @@ func EventLogisticPairDirect(n int) EventLogisticPairFunc {
 	if n > chunk && f.bounded {
 		return nil
 	}
-	return eventPairOf(f)
+	return f.eventPair
 }

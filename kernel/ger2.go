@@ -26,7 +26,7 @@ func Ger2(a []float64, stride int, x, y, u, v []float64) {
 	if !ger2Block("Ger2", a, stride, rows, n) {
 		return
 	}
-	k := ger2Of(cur.Load())
+	k := cur.Load().ger2
 	if k == nil || n > chunk {
 		ger2Generic(a, stride, x, y, u, v)
 		return
@@ -116,7 +116,7 @@ func Ger2Dot(a []float64, stride int, x, y, u, v, z, out []float64) {
 	if !ger2Block("Ger2Dot", a, stride, rows, n) {
 		return
 	}
-	k := ger2DotOf(cur.Load())
+	k := cur.Load().ger2Dot
 	if k == nil || n > chunk {
 		ger2DotGeneric(a, stride, x, y, u, v, z, out)
 		return

@@ -40,7 +40,7 @@ func Householder(y []float64, stride, n int, h []float64, tau float64) {
 		panic("kernel.Householder: y shorter than the block")
 	}
 	f := cur.Load()
-	k := householderOf(f)
+	k := f.householder
 	if k == nil || rows > chunk || n > chunk/max(1, rows) {
 		householderGeneric(y, stride, n, h, tau)
 		return

@@ -63,7 +63,7 @@ func MetricHinge8(r *[8]float64, a, x []float64, stride int, q, lab []float64, r
 	if n == 0 {
 		return
 	}
-	fn := metricHingeOf(cur.Load())
+	fn := cur.Load().metricHinge
 	if fn == nil || (diag && n < 8) {
 		metricHingeGeneric(r, a, x, stride, q, lab, rows, diag)
 		return
@@ -149,7 +149,7 @@ func MetricDist8(out *[8]float64, theta, xk, x []float64, stride int, delta []fl
 		*out = [8]float64{}
 		return
 	}
-	if fn := metricDistOf(cur.Load()); fn != nil {
+	if fn := cur.Load().metricDist; fn != nil {
 		fn(&out[0], &theta[0], &xk[0], &x[0], &delta[0], d, stride)
 		return
 	}
@@ -212,7 +212,7 @@ func Gemm8(out, a []float64, astride int, b []float64, bstride, d int) {
 		clear(out)
 		return
 	}
-	if fn := gemm8Of(cur.Load()); fn != nil {
+	if fn := cur.Load().gemm8; fn != nil {
 		for c := 0; c < n; c += metricHingeColumns {
 			w := min(metricHingeColumns, n-c)
 			fn(&out[8*c], &a[0], astride, &b[c], bstride, d, w)

@@ -16,7 +16,7 @@ import "unsafe"
 //
 // Reference (the generic implementation): no operation.
 func PrefetchRows(base unsafe.Pointer, idx []int32, stride, lines int) {
-	if len(idx) > 0 && lines > 0 && cur.Load() != generic {
-		prefetchRows((*byte)(base), &idx[0], len(idx), stride, lines)
+	if f := cur.Load().prefetchRows; f != nil && len(idx) > 0 && lines > 0 {
+		f((*byte)(base), &idx[0], len(idx), stride, lines)
 	}
 }

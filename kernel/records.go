@@ -49,7 +49,11 @@ func WriteRecords(x []float64, sx int, yIdx []int32, z, bar []float64, sr, n int
 			rowPanic("WriteRecords", int(k), int(y), sx, sr, n)
 		}
 	}
-	writeRecords(x, sx, yIdx, z, bar, sr, n, nodes, sc)
+	if f := cur.Load().writeRecords; f != nil {
+		f(&x[0], sx, &yIdx[0], &z[0], &bar[0], sr, n, &nodes[0], len(nodes), &sc[0])
+		return
+	}
+	writeRecordsGeneric(x, sx, yIdx, z, bar, sr, n, nodes, sc)
 }
 
 // AverageRecords moves, for each node k of nodes, the running average of a
@@ -77,7 +81,11 @@ func AverageRecords(z, bar []float64, sr, n int, nodes []int32, al, be float64) 
 			rowPanic("AverageRecords", int(k), 0, 0, sr, n)
 		}
 	}
-	averageRecords(z, bar, sr, n, nodes, al, be)
+	if f := cur.Load().averageRecords; f != nil {
+		f(&z[0], &bar[0], sr, n, &nodes[0], len(nodes), al, be)
+		return
+	}
+	averageRecordsGeneric(z, bar, sr, n, nodes, al, be)
 }
 
 // lastRow is the last row r ≥ 0 whose elements r·stride … r·stride + n − 1

@@ -31,6 +31,12 @@ func PlanEval(loss Loss, n, npos, d, m, workers int, o EvalOptions) EvalPlan {
 	return planEval(sh, m, max(workers, 1), o.withDefaults())
 }
 
+// DistinctExact reports whether pl, the plan for a measurement's distinct
+// vectors on one worker, is one that replaces a sampling plan (see
+// EvalPlan.Distinct): exact by the sorted forms or the fast sums, the AUC by
+// sorting.
+func DistinctExact(pl EvalPlan) bool { return distinctExact(pl) }
+
 // EvalPrecision is the precision a sampled measurement with options o aims
 // at (o.Precision, or DefaultPrecision).
 func EvalPrecision(o EvalOptions) float64 { return o.withDefaults().Precision }

@@ -510,20 +510,7 @@ func (e *Evaluator) estimateLarge(thetas layout.Matrix, rows []int, obj, auc []f
 // ok is false when it did not apply.
 func (e *Evaluator) estimateDistinct(m int, obj, auc []float64) (est Estimate, ok bool) {
 	p := e.p
-	e.reps = e.reps[:0]
-	for c := range m {
-		e.rep[c] = c
-		row := e.theta.Row(c)
-		for _, r := range e.reps {
-			if sameRowBits(row, e.theta.Row(r)) {
-				e.rep[c] = r
-				break
-			}
-		}
-		if e.rep[c] == c {
-			e.reps = append(e.reps, c)
-		}
-	}
+	e.reps = Distinct(m, e.theta.Row, e.rep, e.reps[:0])
 	u := len(e.reps)
 	if u == m {
 		return Estimate{}, false
@@ -560,6 +547,28 @@ func (e *Evaluator) estimateDistinct(m int, obj, auc []float64) (est Estimate, o
 		}
 	}
 	return est, true
+}
+
+// Distinct sets rep[c], for c < m, to the first c' ≤ c whose row(c') has
+// the same float64 bits as row(c), appends the c with rep[c] = c to reps
+// and returns it: the distinct values among m vectors, in order. The
+// Evaluator and the measurement over MPI ranks (package ranks) group a
+// measurement's vectors with it (EvalPlan.Distinct).
+func Distinct(m int, row func(c int) []float64, rep, reps []int) []int {
+	for c := range m {
+		rep[c] = c
+		a := row(c)
+		for _, r := range reps {
+			if sameRowBits(a, row(r)) {
+				rep[c] = r
+				break
+			}
+		}
+		if rep[c] == c {
+			reps = append(reps, c)
+		}
+	}
+	return reps
 }
 
 // sameRowBits reports whether a and b hold the same float64 bits.

@@ -234,27 +234,13 @@ func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 		return r, err
 	}
 	obj, auc := make([]float64, m), make([]float64, m)
-	exactObj, exactAUC := ms.plan.Obj != problem.MethodSampled, ms.plan.AUC != problem.MethodSampled
-	if exactObj || exactAUC {
-		if err := ms.exact(bars, obj, auc, exactObj, exactAUC); err != nil {
-			return r, err
-		}
-	}
-	if !exactObj || !exactAUC {
-		var so, sa []float64
-		if !exactObj {
-			so = obj
-		}
-		if !exactAUC {
-			sa = auc
-		}
-		objSE, aucSE, pairs, err := ms.sampled(bars, so, sa)
+	if ok, err := ms.distinct(bars, obj, auc, &r); ok || err != nil {
 		if err != nil {
 			return r, err
 		}
-		r.ObjStdErr, r.AUCStdErr, r.MeasurePairs = objSE, aucSE, pairs
+	} else if err := ms.planned(bars, obj, auc, &r); err != nil {
+		return r, err
 	}
-	r.Measure.Obj, r.Measure.AUC = ms.plan.Obj, ms.plan.AUC
 	r.SetNodeStats(obj, auc)
 
 	mean := make([]float64, P)
@@ -294,6 +280,73 @@ func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 		r.Bias, r.BiasStdErr, r.Measure.Bias = b.Value, b.StdErr, b.Method
 	}
 	return r, nil
+}
+
+// planned measures the m vectors bars by the evaluator's plan for m.
+func (ms *measurer) planned(bars, obj, auc []float64, r *engine.Record) error {
+	exactObj, exactAUC := ms.plan.Obj != problem.MethodSampled, ms.plan.AUC != problem.MethodSampled
+	if exactObj || exactAUC {
+		if err := ms.exact(bars, obj, auc, ms.plan.Obj, ms.plan.AUC, exactObj, exactAUC); err != nil {
+			return err
+		}
+	}
+	if !exactObj || !exactAUC {
+		var so, sa []float64
+		if !exactObj {
+			so = obj
+		}
+		if !exactAUC {
+			sa = auc
+		}
+		objSE, aucSE, pairs, err := ms.sampled(bars, so, sa)
+		if err != nil {
+			return err
+		}
+		r.ObjStdErr, r.AUCStdErr, r.MeasurePairs = objSE, aucSE, pairs
+	}
+	r.Measure.Obj, r.Measure.AUC = ms.plan.Obj, ms.plan.AUC
+	return nil
+}
+
+// distinct is the Evaluator's estimateDistinct over ranks: when the plan
+// samples but the m vectors hold fewer distinct values whose plan on one
+// worker is exact (problem.EvalPlan.Distinct), each distinct value is
+// measured once by that plan and its results copied to the vectors equal to
+// it. ok is false when it does not apply.
+func (ms *measurer) distinct(bars, obj, auc []float64, r *engine.Record) (ok bool, err error) {
+	if !ms.plan.Distinct {
+		return false, nil
+	}
+	l := ms.l
+	P, m := l.P, len(ms.rows)
+	row := func(c int) []float64 { return bars[c*P : (c+1)*P] }
+	rep := make([]int, m)
+	reps := problem.Distinct(m, row, rep, nil)
+	u := len(reps)
+	if u == m {
+		return false, nil
+	}
+	pl := problem.PlanEval(l.loss, l.n, l.labels.npos, l.d, u, 1, ms.opt)
+	if !problem.DistinctExact(pl) {
+		return false, nil
+	}
+	vecs := make([]float64, u*P)
+	for x, c := range reps {
+		copy(vecs[x*P:(x+1)*P], row(c))
+	}
+	uo, ua := make([]float64, u), make([]float64, u)
+	if err := ms.exact(vecs, uo, ua, pl.Obj, pl.AUC, true, true); err != nil {
+		return true, err
+	}
+	at := make([]int, m) // index of each distinct vector in reps
+	for x, c := range reps {
+		at[c] = x
+	}
+	for c := range m {
+		obj[c], auc[c] = uo[at[rep[c]]], ua[at[rep[c]]]
+	}
+	r.Measure.Obj, r.Measure.AUC = pl.Obj, pl.AUC
+	return true, nil
 }
 
 // pairAt is problem's Evaluator.pairAt for the AUC losses.

@@ -139,14 +139,14 @@ func (ms *measurer) split(all, pos, neg []float64) {
 	}
 }
 
-// exact sets obj (when wantObj) and auc (when wantAUC) of the evaluated
-// vectors bars (m rows of P) by the plan's exact methods.
-func (ms *measurer) exact(bars, obj, auc []float64, wantObj, wantAUC bool) error {
+// exact sets obj (when wantObj) and auc (when wantAUC) of the vectors bars
+// (len(obj) rows of P) by the exact methods objM and aucM.
+func (ms *measurer) exact(bars, obj, auc []float64, objM, aucM problem.EvalMethod, wantObj, wantAUC bool) error {
 	l := ms.l
-	P, m := l.P, len(ms.rows)
-	method := ms.plan.Obj
+	P, m := l.P, len(obj)
+	method := objM
 	if !wantObj {
-		method = ms.plan.AUC
+		method = aucM
 	}
 	pairwise := method == problem.MethodPairwise
 	npos := l.labels.npos

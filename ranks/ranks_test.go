@@ -65,7 +65,11 @@ func stripTimes(t *testing.T, b []byte) map[string]any {
 }
 
 func TestOneRankIdentical(t *testing.T) {
-	for _, tc := range []distCase{{3000, "sampled", "auc", ""}, {70000, "sampled", "auc", ""}, {3000, "auto", "auc", ""}, {3000, "auto", "auc-hinge", ""}, {20000, "auto", "auc", ""}} {
+	for _, tc := range []distCase{{3000, "sampled", "auc", ""}, {70000, "sampled", "auc", ""}, {3000, "auto", "auc", ""}, {3000, "auto", "auc-hinge", ""}, {20000, "auto", "auc", ""},
+		// The plan for 16 vectors samples, the one for one vector is exact
+		// (EvalPlan.Distinct): the first rows, where the measured θ̄_k are
+		// equal, are exact over ranks as in one process.
+		{200000, "auto", "auc", ""}} {
 		n := tc.n
 		cfg := testConfig(n, 3000)
 		cfg.Measure, cfg.Problem = tc.measure, tc.problem

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/lab"
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -27,8 +28,8 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("graph", "watts-strogatz", "graph (watts-strogatz k=5 p=0.3, cycle, star, complete, …)")
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
 	pin := fs.Bool("pin", false, "pin the parallel executor's workers to CPUs (package affinity)")
-	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (engine.Sim.MemoryCeiling): a bound on the serial loop with its own prefetching")
-	sweep := fs.Bool("ceiling-sweep", false, "also time the memory ceiling's traffic under other prefetching (engine.Sim.MemoryCeilingWith:\n"+
+	ceiling := fs.Bool("ceiling", true, "also time the serial loop's memory traffic without its arithmetic (lab.MemoryCeiling): a bound on the serial loop with its own prefetching")
+	sweep := fs.Bool("ceiling-sweep", false, "also time the memory ceiling's traffic under other prefetching (lab.MemoryCeilingWith:\n"+
 		"none, and groups of 2 to 32 events prefetched 4 to 64 events ahead) and report the fastest: a bound on\n"+
 		"the serial loop under any of them, not only its own")
 	latency := fs.Bool("latency", false, "also measure the memory's latency (kernel.LatencyNs: a pointer chase through 1 GiB) and\n"+
@@ -105,7 +106,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	var ceil, ceilCPU float64
 	if *ceiling {
-		if ceil, ceilCPU, err = timeSerial(p, g, config(1), *events, (*engine.Sim).MemoryCeiling); err != nil {
+		if ceil, ceilCPU, err = timeSerial(p, g, config(1), *events, func(s *engine.Sim, ev int64) error { return lab.MemoryCeiling(s, ev) }); err != nil {
 			return err
 		}
 	}
@@ -114,11 +115,11 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	var bestGroup, bestAhead int
 	if *sweep {
 		strategies := ceilingStrategies
-		if g, a := engine.AsyncPrefetch(); !slices.Contains(strategies, [2]int{g, a}) {
+		if g, a := lab.AsyncPrefetch(); !slices.Contains(strategies, [2]int{g, a}) {
 			strategies = append(slices.Clip(strategies), [2]int{g, a})
 		}
 		for _, c := range strategies {
-			r, cpuNs, err := timeSerial(p, g, config(1), *events, func(s *engine.Sim, ev int64) error { return s.MemoryCeilingWith(ev, c[0], c[1]) })
+			r, cpuNs, err := timeSerial(p, g, config(1), *events, func(s *engine.Sim, ev int64) error { return lab.MemoryCeilingWith(s, ev, c[0], c[1]) })
 			if err != nil {
 				return err
 			}
@@ -217,7 +218,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 }
 
 // ceilingStrategies are the prefetchings --ceiling-sweep times (group,
-// ahead; 0, 0: none), with the serial loop's own (engine.AsyncPrefetch)
+// ahead; 0, 0: none), with the serial loop's own (lab.AsyncPrefetch)
 // added when it is not among them.
 var ceilingStrategies = [][2]int{{0, 0}, {2, 4}, {4, 8}, {8, 16}, {16, 16}, {16, 32}, {16, 64}, {32, 64}}
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/internal/lab"
 )
 
 // TestHostileFlags: sizes that panicked or died out of memory are refused
@@ -96,7 +96,7 @@ func TestAsyncCeilingSweep(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatal(err, out.String())
 	}
-	g, a := engine.AsyncPrefetch()
+	g, a := lab.AsyncPrefetch()
 	own, fastest, fg, fa := false, 0.0, -1, -1
 	for _, row := range r.Sweep {
 		if !(row.Rate > 0) {

@@ -20,7 +20,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		"phases; nonzero_gradient_share, the timed rounds' non-zero gradients; for the reduced schedule,\n"+
 		"parallel_touch_share, its touches that the workers ran side by side instead of the serial event loop,\n"+
 		"and phase_{setup,pass,event_loop,independent_touches,tail}_seconds, its blocks' wall time by phase\n"+
-		"(engine.ReducedPhases: compare them between --workers 1 and 2 to see which phase a second worker\n"+
+		"(engine.PhaseSetup … engine.PhaseTail: compare them between --workers 1 and 2 to see which phase a second worker\n"+
 		"does not halve).", stderr)
 	n := fs.Int("n", 1_000_000, "nodes (one random point each)")
 	d := fs.Int("d", 16, "dimension")
@@ -84,9 +84,9 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	el := time.Since(t0)
 	cpu := processCPU() - cpu0
 	runtime.ReadMemStats(&ms1)
-	prof := s.Profile()
+	prof := s.Profile().Sub(prof0) // the timed rounds'
 	all1, nz1 := s.GradEvals()
-	serial, parallel := (prof.Serial - prof0.Serial).Seconds(), (prof.Parallel - prof0.Parallel).Seconds()
+	serial, parallel := prof.Wall(engine.PhaseSerial).Seconds(), prof.Wall(engine.PhaseParallel).Seconds()
 	updates := float64(*n) * float64(*iters)
 	ns := float64(el.Nanoseconds()) / updates
 	// Bytes the plain schedule moves per node update: reads x, y, z, θ̄ and
@@ -117,20 +117,18 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		// largest (docs/design.md §6).
 		out["nonzero_gradient_share"] = float64(nz1-nz0) / float64(all1-all0)
 	}
-	if tch := prof.Touches - prof0.Touches; tch > 0 {
+	if tch := prof.Touches; tch > 0 {
 		// The share of the reduced schedule's touches that its workers
 		// ran side by side (the independent ones) instead of the serial
 		// event loop.
-		out["parallel_touch_share"] = float64(prof.ParallelTouches-prof0.ParallelTouches) / float64(tch)
+		out["parallel_touch_share"] = float64(prof.ParallelTouches) / float64(tch)
 	}
-	if ph, ph0 := prof.Reduced, prof0.Reduced; ph.Setup > ph0.Setup {
-		// The reduced schedule's blocks by phase (engine.ReducedPhases):
-		// which part of a block stops a second worker from halving it.
-		for k, d := range map[string]time.Duration{
-			"setup": ph.Setup - ph0.Setup, "pass": ph.Pass - ph0.Pass, "event_loop": ph.EventLoop - ph0.EventLoop,
-			"independent_touches": ph.Independent - ph0.Independent, "tail": ph.Tail - ph0.Tail,
-		} {
-			out["phase_"+k+"_seconds"] = d.Seconds()
+	if prof.Wall(engine.PhaseSetup) > 0 {
+		// The reduced schedule's blocks by phase (engine.PhaseSetup …
+		// engine.PhaseTail): which part of a block stops a second worker
+		// from halving it.
+		for _, ph := range []engine.Phase{engine.PhaseSetup, engine.PhasePass, engine.PhaseEventLoop, engine.PhaseIndependent, engine.PhaseTail} {
+			out["phase_"+ph.String()+"_seconds"] = prof.Wall(ph).Seconds()
 		}
 	}
 	if cpu > 0 {
@@ -146,7 +144,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		out["serial_seconds"], out["parallel_seconds"], out["serial_fraction"] = serial, parallel, f
 		out["amdahl_speedup_2"], out["amdahl_speedup_16"], out["amdahl_speedup_64"] = 1/(f+(1-f)/2), 1/(f+(1-f)/16), 1/(f+(1-f)/64)
 	}
-	if sc, pc := (prof.SerialCPU - prof0.SerialCPU).Seconds(), (prof.ParallelCPU - prof0.ParallelCPU).Seconds(); sc+pc > 0 {
+	if sc, pc := prof.Phases[engine.PhaseSerial].CPU.Seconds(), prof.Phases[engine.PhaseParallel].CPU.Seconds(); sc+pc > 0 {
 		// The same from the calling thread's CPU time in each phase (where
 		// the schedule measures it): wall time counts the moments other
 		// processes held the CPU, thread CPU time does not. With one

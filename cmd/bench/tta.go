@@ -276,7 +276,7 @@ func ttaRun(cfg pairgossip.Config, targets []float64, maxWall, plainFor time.Dur
 	var pts []ttaPoint
 	start := time.Now()
 	res, err := run.ExecuteWith(ctx, pairgossip.ExecOptions{Optimum: known, OnRecord: func(r engine.Record) {
-		pts = append(pts, ttaPoint{rec: r, at: time.Now(), measure: run.Sim.Profile().Measure})
+		pts = append(pts, ttaPoint{rec: r, at: time.Now(), measure: run.Sim.Profile().Wall(engine.PhaseMeasure)})
 	}})
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
