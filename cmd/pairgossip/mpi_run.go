@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pairgossip/pairgossip/ranks"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/mpi"
+	"github.com/pairgossip/pairgossip/ranks"
 )
 
 // runOverMPI runs `pairgossip run` as one rank of an MPI job when the
