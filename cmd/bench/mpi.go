@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/pairgossip/pairgossip"
-	"github.com/pairgossip/pairgossip/ranks"
 	"github.com/pairgossip/pairgossip/mpi"
+	"github.com/pairgossip/pairgossip/ranks"
 )
 
 // cmdMPI is `bench mpi`: the synchronous simulation over the ranks of an
