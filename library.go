@@ -2,6 +2,8 @@ package pairgossip
 
 import (
 	"fmt"
+	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/network"
 	"slices"
 	"strings"
 
@@ -47,6 +49,18 @@ type Input struct {
 	// the optimum (data, labels, regulariser, solver options). Empty: never
 	// cached. Built-in problems are always cached.
 	OptimumCacheKey string
+	// Activation, when its Kind is set, replaces Config.Activation with
+	// what only a program can give (docs/networks.md §8): an adaptive
+	// scheme, Activation{Kind: network.ActAdaptive, Picker: p} (p_k from
+	// the picker's EdgeProbabilities, or estimated by a seeded pilot), or
+	// edge probabilities from a function, Activation{Kind:
+	// network.ActWeights, Weights: f}. Config.Activation then names it
+	// ("adaptive", "weights:memory").
+	Activation network.Activation
+	// Stream, if not nil, is a recorded edge stream in memory replayed as
+	// the activations, in place of Config.EdgeStream (which then reads
+	// "memory").
+	Stream *network.Stream
 }
 
 // configFor sets in cfg the names of what in gives, and returns the
@@ -70,7 +84,35 @@ func (in Input) configFor(cfg *Config) (Config, error) {
 	if in.Edges != nil {
 		cfg.Graph, v.Graph = MemoryName, "complete"
 	}
+	switch k := in.Activation.Kind; {
+	case k == network.ActWeights && in.Activation.File == "":
+		cfg.Activation, v.Activation = network.ActWeights+":"+MemoryName, ""
+	case k != "":
+		cfg.Activation, v.Activation = k, ""
+		if k == network.ActWeights {
+			cfg.Activation += ":" + in.Activation.File
+		}
+	}
+	if in.Stream != nil {
+		cfg.EdgeStream, v.EdgeStream = MemoryName, ""
+	}
 	return v, nil
+}
+
+// network returns the run's network model on n nodes: vcfg's knobs (the
+// configuration configFor returns) with what in gives.
+func (in Input) network(vcfg Config, n int) (network.Model, error) {
+	m, err := vcfg.NetworkModel(n)
+	if err != nil {
+		return m, config.NetworkError(err)
+	}
+	if in.Activation.Kind != "" {
+		m.Activation = in.Activation
+	}
+	if in.Stream != nil {
+		m.Stream = in.Stream
+	}
+	return m, config.NetworkError(m.Validate())
 }
 
 // load returns the data: Input's, or Config.Data loaded.

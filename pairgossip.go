@@ -36,6 +36,7 @@ import (
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/guard"
+	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -71,6 +72,12 @@ type Run struct {
 	Graph    *graph.Graph // nil for centralized
 	Sim      *engine.Sim
 	Warnings []string
+	// Network is the run's network model (the paper's network: the zero
+	// value; docs/networks.md), as the engine was given it.
+	Network network.Model
+
+	// edges records the activations to Config.WriteEdges (nil without).
+	edges *edgeRecorder
 
 	// userObjective: the problem is a program's own objective
 	// (Input.Objective), cached only under userCacheKey
@@ -338,12 +345,28 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 		}
 		r.Warnings = append(r.Warnings, warn...)
 		r.Graph = g
+		if r.Network, err = in.network(vcfg, g.N); err != nil {
+			return nil, err
+		}
+		ecfg.Network = r.Network
+		if cfg.WriteEdges != "" {
+			r.edges = &edgeRecorder{path: cfg.WriteEdges, header: network.StreamHeader(cfg.Seed, r.Network)}
+			ecfg.EdgeSink = r.edges
+		}
 	}
 	stage(PhaseEngine)
 	t3 := time.Now()
 	r.Sim, err = engine.New(prob, r.Graph, ecfg)
 	if err != nil {
 		return nil, err
+	}
+	if net := r.Sim.Net(); net != nil {
+		// A recorded stream shorter than the run is refused before any
+		// work, as a bad input (the engine checks it again at the start).
+		if err := net.CheckHorizon(cfg.Iters); err != nil {
+			r.Close()
+			return nil, err
+		}
 	}
 	r.Setup = SetupTimes{Data: t1.Sub(t0), Problem: t2.Sub(t1), Graph: t3.Sub(t2), Engine: time.Since(t3)}
 	if cfg.StopAt > 0 {
@@ -504,7 +527,24 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 		}
 	}
 	m0 := r.Sim.Profile().Wall(engine.PhaseMeasure)
+	if r.edges != nil {
+		if len(opt.Trace) > 0 || r.Sim.Iter() > 0 {
+			return out, &config.ParamError{Param: config.ParamByFlag("write-edges"), Err: errors.New("a resumed run cannot write the whole stream (the activations before the checkpoint are not in it): run it again from the start (the same seed gives the same stream)")}
+		}
+		if err := r.edges.start(); err != nil {
+			return out, err
+		}
+	}
 	trace, err := r.Sim.RunWith(ctx, ro, opt.Trace)
+	if r.edges != nil {
+		// The stream appears under its name only for a run that ended
+		// well (complete, or stopped at --stop-at's target).
+		if err == nil && nanErr == nil {
+			err = r.edges.finish()
+		} else {
+			r.edges.abort()
+		}
+	}
 	if nanErr != nil {
 		err = nanErr
 	}

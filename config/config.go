@@ -109,6 +109,29 @@ type Config struct {
 	// late; Iters stays the cap. 0 (the default) is off, and keeps the
 	// JSON form, hence run ids and checkpoint identities, as they were.
 	StopAt float64 `json:"stop_at,omitempty"`
+
+	// The network (issue #34; docs/networks.md gives each model's
+	// semantics): one field per flag, in the flag's syntax, all zero for
+	// the paper's network (and then absent from the JSON form, so run ids
+	// and checkpoint identities stay as they were). Loss is q (--loss),
+	// LossOneWay splits it per direction; Churn (network.ParseChurn), Delay
+	// (network.ParseDelay, asynchronous only), GraphSchedule
+	// (network.ParseSchedule) with LinkUp, EdgeStream with StreamP, and
+	// Activation (network.ParseActivation). NetworkModel converts them;
+	// pairgossip.Input.Network adds what only Go can give (an adaptive
+	// network.Picker, a weights function).
+	Loss          float64 `json:"loss,omitempty"`
+	LossOneWay    bool    `json:"loss_oneway,omitempty"`
+	Churn         string  `json:"churn,omitempty"`
+	Delay         string  `json:"delay,omitempty"`
+	GraphSchedule string  `json:"graph_schedule,omitempty"`
+	LinkUp        float64 `json:"link_up,omitempty"`
+	EdgeStream    string  `json:"edge_stream,omitempty"`
+	StreamP       string  `json:"stream_p,omitempty"`
+	Activation    string  `json:"activation,omitempty"`
+	// WriteEdges is a file to which the run writes its activations (`t i j`
+	// lines, network.CreateStream); an output, kept out of the identity.
+	WriteEdges string `json:"-"`
 }
 
 // Default is the paper's AUC experiment: Breast Cancer, Watts–Strogatz
@@ -135,8 +158,8 @@ func (c Config) WithDefaults() Config {
 }
 
 // EngineConfig is the engine's configuration of a run of c: the parsed
-// names (algorithm, estimator, schedule, measurement mode) and the numbers
-// the engine takes. It is the one conversion from Config to engine.Config,
+// names (algorithm, estimator, schedule, measurement mode), the numbers
+// the engine takes and the network model (NetworkModel). It is the one conversion from Config to engine.Config,
 // which pairgossip.Prepare and the run over MPI ranks (package ranks) both
 // use. c is expected valid (Validate): a name it does not parse is left at
 // its zero value, which engine.Config.Validate reports.
@@ -144,7 +167,10 @@ func (c Config) EngineConfig() engine.Config {
 	algo, _ := engine.ParseAlgorithm(c.Algorithm)
 	est, _ := engine.ParseEstimator(c.Baseline)
 	mode, _ := engine.ParseMeasureMode(c.Measure)
-	return engine.Config{Algorithm: algo, Estimator: est, Iters: c.Iters, GammaC: c.GammaC,
+	// The network's knobs (a schedule phase without n is given it by
+	// pairgossip.Prepare, which knows the graph: NetworkModel(n)).
+	net, _ := c.NetworkModel(0)
+	return engine.Config{Network: net, Algorithm: algo, Estimator: est, Iters: c.Iters, GammaC: c.GammaC,
 		GammaAlpha: c.GammaAlpha, Seed: c.Seed, Workers: c.Workers, Pin: c.Pin, LogPoints: c.LogPoints, EvalNodes: c.EvalNodes,
 		Schedule: engine.Schedule(c.Schedule), Measure: mode, MeasurePrecision: c.MeasurePrecision, StopChecks: c.StopAt > 0}
 }

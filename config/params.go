@@ -38,7 +38,8 @@ type Param struct {
 	JSON string
 	Help string
 	// Group "graph" marks the graph's parameters, which pairgossip gap
-	// takes too.
+	// takes too; "network" the network's (config/network.go), which gap
+	// takes too (but --write-edges) for the effective gap.
 	Group string
 	// Path: the value is a file name (a sweep file's relative paths are
 	// relative to the sweep file).
@@ -219,6 +220,7 @@ var params = []*Param{
 }
 
 func init() {
+	params = append(params, netParams...)
 	t := reflect.TypeOf(Config{})
 	for _, p := range params {
 		f, ok := t.FieldByName(p.Field)
@@ -258,6 +260,17 @@ func ParamByKey(key string) (p *Param, deprecated bool) {
 		}
 	}
 	return nil, false
+}
+
+// ParamByFlag returns the parameter with the given flag (without the
+// dashes), nil if none.
+func ParamByFlag(flag string) *Param {
+	for _, p := range params {
+		if p.Flag == flag {
+			return p
+		}
+	}
+	return nil
 }
 
 // ParamByJSON returns the parameter with the given JSON name.
@@ -461,7 +474,10 @@ func (c Config) Validate() error {
 	if err := c.validateGraphFile(); err != nil {
 		return err
 	}
-	return c.validateApplies(func(*Param) bool { return true })
+	if err := c.validateApplies(func(*Param) bool { return true }); err != nil {
+		return err
+	}
+	return c.validateNetwork()
 }
 
 // validateApplies refuses a parameter of those which selects that is given

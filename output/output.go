@@ -20,7 +20,9 @@ import (
 	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -45,11 +47,23 @@ var TraceMeasureColumns = []string{"objective_stderr", "auc_stderr", "bias_stder
 // working.
 var TraceOptimumColumns = []string{"suboptimality", "suboptimality_rel"}
 
+// TraceNetworkColumns end trace.csv of a run with a network model (not the
+// paper's network; docs/networks.md), and only then, so that every other
+// trace keeps its bytes: the exchanges attempted so far (activations with
+// both endpoints online), of which both messages arrived (delivered: the
+// paper's exchange) or exactly one (one-way loss), and the nodes online at
+// the measured iteration (engine.Record's network counters).
+var TraceNetworkColumns = []string{"exchanges_attempted", "exchanges_delivered", "exchanges_oneway", "nodes_online"}
+
 // TraceHeader is trace.csv's header: TraceColumns, TraceMeasureColumns,
 // TraceOptimumColumns.
 func TraceHeader() []string {
 	return slices.Concat(TraceColumns, TraceMeasureColumns, TraceOptimumColumns)
 }
+
+// TraceHeaderNetwork is the header of a trace of a run with a network
+// model: TraceHeader then TraceNetworkColumns.
+func TraceHeaderNetwork() []string { return slices.Concat(TraceHeader(), TraceNetworkColumns) }
 
 // Float is a float64 whose JSON form is null when it is NaN or infinite.
 type Float float64
@@ -109,8 +123,18 @@ func Suboptimality(objective, optimum float64) (abs, rel float64) {
 // TraceCSVOptimum is TraceCSV with the optimum R_n(θ*) known (NaN:
 // unknown), which fills the suboptimality columns.
 func TraceCSVOptimum(trace []engine.Record, optimum float64) []byte {
+	return TraceCSVNetwork(trace, optimum, false)
+}
+
+// TraceCSVNetwork is TraceCSVOptimum with, when network is true (a run with
+// a network model), the columns TraceNetworkColumns at the end.
+func TraceCSVNetwork(trace []engine.Record, optimum float64, network bool) []byte {
 	var b bytes.Buffer
-	for i, c := range TraceHeader() {
+	header := TraceHeader()
+	if network {
+		header = TraceHeaderNetwork()
+	}
+	for i, c := range header {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -124,6 +148,10 @@ func TraceCSVOptimum(trace []engine.Record, optimum float64) []byte {
 			fmtFloat(r.AUCMean), fmtFloat(r.Bias), fmtFloat(r.Consensus),
 			fmtFloat(r.ObjStdErr), fmtFloat(aucStdErr(r)), fmtFloat(r.BiasStdErr), r.MeasurePairs,
 			fmtFloat(sub), fmtFloat(rel))
+		if network {
+			b.Truncate(b.Len() - 1)
+			fmt.Fprintf(&b, ",%d,%d,%d,%d\n", r.Attempted, r.Delivered, r.OneWay, r.Online)
+		}
 	}
 	return b.Bytes()
 }
@@ -180,6 +208,9 @@ type Summary struct {
 		PositiveClass string `json:"positive_class,omitempty"`
 	} `json:"data"`
 	Graph *GraphInfo `json:"graph,omitempty"`
+	// Network describes the network model of a run that has one (absent
+	// for the paper's network).
+	Network *NetworkInfo `json:"network,omitempty"`
 	// Execution is how the run was executed (none of it changes results
 	// beyond what Config.Schedule says).
 	Execution Execution `json:"execution"`
@@ -278,6 +309,70 @@ type GraphInfo struct {
 	Tries           int    `json:"tries"`
 }
 
+// NetworkInfo is summary.json's "network": the model (network.Model's
+// String, in the flags' syntax), each knob as configured (by its JSON name),
+// the effective spectral gap 1 − λ₂(W̄) of the expected gossip matrix under
+// the model beside the paper's network's gap on the run's graph
+// (network.Net.EffectiveGap, docs/networks.md §9), and the run's exchange
+// counters at its last measurement.
+type NetworkInfo struct {
+	Model string         `json:"model"`
+	Knobs map[string]any `json:"knobs"`
+	// EffectiveGap and PerfectGap are null where they were not computed
+	// (GapMethod says why).
+	EffectiveGap Float   `json:"effective_gap"`
+	PerfectGap   Float   `json:"perfect_gap"`
+	GapRatio     Float   `json:"gap_ratio"`
+	GapMethod    string  `json:"gap_method"`
+	GapResidual  float64 `json:"gap_residual,omitempty"`
+	// Attempted exchanges (activations with both endpoints online), of
+	// which Delivered (both messages) and OneWay (exactly one).
+	Attempted int64 `json:"exchanges_attempted"`
+	Delivered int64 `json:"exchanges_delivered"`
+	OneWay    int64 `json:"exchanges_oneway"`
+	// NodesOnline at the last measurement.
+	NodesOnline int `json:"nodes_online"`
+}
+
+// SummaryGapMaxN bounds the runs whose summary computes the effective gap:
+// up to it the dense eigensolver does it at once; beyond, Lanczos on a
+// sparse graph can take longer than the run (pairgossip gap computes it).
+const SummaryGapMaxN = graph.DenseMaxN
+
+// NewNetworkInfo describes the network of a run (nil for the paper's
+// network). net is the run's network (engine.Sim.Net), for the effective
+// gap; final the last measurement, for the counters.
+func NewNetworkInfo(cfg config.Config, m network.Model, net *network.Net, final *engine.Record) *NetworkInfo {
+	if m.IsPerfect() {
+		return nil
+	}
+	ni := &NetworkInfo{Model: m.String(), Knobs: map[string]any{}, EffectiveGap: Float(math.NaN()), PerfectGap: Float(math.NaN()),
+		GapRatio: Float(math.NaN()), NodesOnline: -1}
+	for _, p := range config.Params() {
+		if p.Group == "network" && p.JSON != "-" {
+			ni.Knobs[p.JSON] = p.Get(&cfg)
+		}
+	}
+	if final != nil {
+		ni.Attempted, ni.Delivered, ni.OneWay, ni.NodesOnline = final.Attempted, final.Delivered, final.OneWay, final.Online
+	}
+	switch {
+	case net == nil:
+		ni.GapMethod = "not computed: no network was built"
+	case net.Graph(1).N > SummaryGapMaxN:
+		ni.GapMethod = fmt.Sprintf("not computed at n = %d > %d (pairgossip gap with the same flags computes it)", net.Graph(1).N, SummaryGapMaxN)
+	default:
+		g, err := net.EffectiveGap(network.GapOptions{})
+		if err != nil {
+			ni.GapMethod = "not computed: " + err.Error()
+			break
+		}
+		ni.EffectiveGap, ni.PerfectGap, ni.GapMethod, ni.GapResidual = Float(g.Value), Float(g.Perfect), g.Method, g.Residual
+		ni.GapRatio = Float(g.Value / g.Perfect)
+	}
+	return ni
+}
+
 // Summarize builds the summary of a run. res may be partial; err is the
 // error that stopped the run, if any.
 func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
@@ -296,6 +391,13 @@ func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
 	s.Execution = NewExecution(string(r.Sim.Schedule()), r.Sim.Workers())
 	s.Execution.PinnedCPUs, s.Execution.PinNote = r.Sim.Pinned()
 	s.Warnings = r.Warnings
+	var final *engine.Record
+	if res != nil && len(res.Trace) > 0 {
+		final = &res.Trace[len(res.Trace)-1]
+	}
+	if r.Graph != nil {
+		s.Network = NewNetworkInfo(r.Config, r.Network, r.Sim.Net(), final)
+	}
 	if res == nil {
 		s.SetTimes(r.Setup, 0, 0)
 		return s
@@ -437,7 +539,8 @@ func JSON(v any) []byte {
 // ReadTraceCSV parses a trace.csv (TraceCSV's format, or an earlier one
 // without some of the later columns: their values are then zero, NaN for
 // the floats) by its header's column names. An empty field is NaN, as
-// TraceCSV writes it. The suboptimality columns are not returned: they
+// TraceCSV writes it. A trace without the network columns (the paper's
+// network) reads with zero counters and Online −1, as the engine records it. The suboptimality columns are not returned: they
 // follow from objective_mean and the optimum in summary.json.
 func ReadTraceCSV(r io.Reader) ([]engine.Record, error) {
 	rows, err := csv.NewReader(r).ReadAll()
@@ -484,7 +587,11 @@ func ReadTraceCSV(r io.Reader) ([]engine.Record, error) {
 		rec := engine.Record{Iter: n("iter"), GradEvals: n("grad_evals"), GradEvalsNonzero: n("grad_evals_nonzero"),
 			ObjMean: f("objective_mean"), ObjStd: f("objective_std"), ObjMin: f("objective_min"), ObjMax: f("objective_max"),
 			AUCMean: f("auc_mean"), Bias: f("bias"), Consensus: f("consensus"), ObjStdErr: f("objective_stderr"),
-			AUCStdErr: f("auc_stderr"), BiasStdErr: f("bias_stderr"), MeasurePairs: n("measure_pairs")}
+			AUCStdErr: f("auc_stderr"), BiasStdErr: f("bias_stderr"), MeasurePairs: n("measure_pairs"),
+			Attempted: n("exchanges_attempted"), Delivered: n("exchanges_delivered"), OneWay: n("exchanges_oneway"), Online: -1}
+		if _, ok := col["nodes_online"]; ok {
+			rec.Online = int(n("nodes_online"))
+		}
 		if perr != nil {
 			return nil, perr
 		}

@@ -19,6 +19,7 @@ const (
 	kInt            // int or int64
 	kUint           // uint64 (seeds)
 	kFloat
+	kBool // true or false (loss_oneway)
 )
 
 func (k keyKind) String() string {
@@ -29,6 +30,8 @@ func (k keyKind) String() string {
 		return "an integer"
 	case kUint:
 		return "a non-negative integer"
+	case kBool:
+		return "true or false"
 	}
 	return "a number"
 }
@@ -108,6 +111,8 @@ func init() {
 			k.Kind = kUint
 		case config.KindFloat:
 			k.Kind = kFloat
+		case config.KindBool:
+			k.Kind = kBool
 		default:
 			panic("sweep: unsupported kind of key " + p.Key)
 		}

@@ -413,6 +413,11 @@ func (p *parser) scalar(k *key, n *yaml.Node, ctx string) (any, error) {
 			return nil, bad()
 		}
 		v = n.Value
+	case kBool:
+		if tag != "!!bool" {
+			return nil, bad()
+		}
+		v = strings.EqualFold(n.Value, "true")
 	case kInt, kUint:
 		// An integer too large for 64 bits is a float to YAML: still
 		// read it exactly, to say that it is out of range.
@@ -622,8 +627,8 @@ func (p *parser) generator(k *key, axis string, n *yaml.Node) ([]any, error) {
 		if len(ints) != 2 && len(ints) != 3 {
 			return nil, p.errf(args, "axis %q: range: expected [lo, hi] or [lo, hi, step], got %d numbers", axis, len(ints))
 		}
-		if k.Kind == kString {
-			return nil, p.errf(n, "axis %q: range needs a numeric key; %q is a string", axis, k.Name)
+		if k.Kind == kString || k.Kind == kBool {
+			return nil, p.errf(n, "axis %q: range needs a numeric key; %q takes %s", axis, k.Name, k.Kind)
 		}
 		step := big.NewInt(1)
 		if len(ints) == 3 {
@@ -736,5 +741,7 @@ func resolveConfig(dir string, cfg pairgossip.Config) pairgossip.Config {
 		cfg.Data = ResolvePath(dir, cfg.Data)
 	}
 	cfg.GraphFile = ResolvePath(dir, cfg.GraphFile)
-	return cfg
+	// The files the network knobs name (--edge-stream, churn sessions,
+	// schedule edge lists, activation weights).
+	return cfg.MapNetworkFiles(func(p string) string { return ResolvePath(dir, p) })
 }

@@ -135,8 +135,11 @@ var (
 	parse      = cli.Parse
 )
 
-// isGraphParam selects the graph's parameters, the flags run and gap share.
-func isGraphParam(p *config.Param) bool { return p.Group == "graph" }
+// isGapParam selects the flags run and gap share: the graph's parameters
+// and the network's (for the effective gap), but --write-edges.
+func isGapParam(p *config.Param) bool {
+	return p.Group == "graph" || p.Group == "network" && p.Flag != "write-edges"
+}
 
 // parseConfigFlags parses args into the configuration whose flags
 // BindFlags defined on fs, warns of deprecated flag spellings, and calls
@@ -159,9 +162,13 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("gap", "pairgossip gap: the spectral gap 1 − λ₂(W) of a graph, W = I − L/|E| with |E|\n"+
 		"counting ordered pairs (twice the undirected edges). Closed forms for complete, cycle, star,\n"+
 		"path, grid and torus; a dense eigensolver for n ≤ 1024; Lanczos beyond.\n\n"+
-		"Example (Table 1 of the paper): pairgossip gap --graph cycle --n 699 --json", stderr)
+		"With the network flags of pairgossip run (--loss, --churn, --graph-schedule, --link-up,\n"+
+		"--edge-stream, --activation; --delay does not enter it) it also prints the effective gap\n"+
+		"1 − λ₂(W̄) of the expected gossip matrix under that network (docs/networks.md §9).\n\n"+
+		"Example (Table 1 of the paper): pairgossip gap --graph cycle --n 699 --json\n"+
+		"Example (a lossy network): pairgossip gap --graph watts-strogatz --n 699 --loss 0.5", stderr)
 	cfg := config.Base()
-	cli.BindFlags(fs, &cfg, isGraphParam)
+	cli.BindFlags(fs, &cfg, isGapParam)
 	n := fs.Int("n", 699, "number of (physical) nodes")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseConfigFlags(fs, args, stderr, func() error { return cfg.ValidateGraph() }); err != nil {
@@ -169,6 +176,9 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	}
 	if *n < 2 && cfg.Graph != "file" {
 		return usagef("--n must be >= 2, got %d", *n)
+	}
+	if cfg.HasNetwork() {
+		return gapNetwork(cfg, *n, *asJSON, stdout, stderr)
 	}
 	t0 := time.Now()
 	spec := graph.Spec{Kind: cfg.Graph, N: *n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
@@ -296,6 +306,9 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	if a.out == "" {
 		return nil, usagef("--out DIR is required")
 	}
+	if a.cfg.WriteEdges != "" && a.resume != "" {
+		return nil, usagef("--write-edges with --resume: a stream is written by one run from its first iteration, and the activations before the checkpoint are not in it; run again from the start without --resume (the same seed gives the same stream), or drop --write-edges")
+	}
 	return &a, nil
 }
 
@@ -334,6 +347,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	// --checkpoint found after the run would lose it.
 	if err := checkOutDir("--out", a.out); err != nil {
 		return err
+	}
+	if a.cfg.WriteEdges != "" {
+		if err := checkOutFile("--write-edges", a.cfg.WriteEdges); err != nil {
+			return err
+		}
 	}
 	// Issue #17: one rank of an MPI job (cmd/pairgossip/mpi_run.go).
 	if handled, err := runOverMPI(a, stdout, stderr); handled {
@@ -441,7 +459,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if errors.As(runErr, &de) && a.ckpt != "" {
 		fmt.Fprintf(stderr, "the last good state is in %s\n", a.ckpt)
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVOptimum(res.Trace, float64(sum.OptimumObjective))); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVNetwork(res.Trace, float64(sum.OptimumObjective), !run.Network.IsPerfect())); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), output.JSON(sum)); err != nil {

@@ -57,6 +57,12 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		// (by every rank alike) rather than a run that writes no model.
 		return true, usagef("--save-model: not available over MPI ranks yet (the model of a run over %d ranks is not gathered into one file); run without --save-model, or as one process", comm.Size())
 	}
+	if a.cfg.HasNetwork() || a.cfg.WriteEdges != "" {
+		// The run over ranks has its own executor, which does not consult
+		// a network model yet: refused rather than a run of the paper's
+		// network under the model's name.
+		return true, usagef("the network flags (--loss, --churn, --graph-schedule, --edge-stream, --activation, --write-edges...) are not available over MPI ranks yet: run as one process (without mpirun, or with mpirun -np 1)")
+	}
 	if a.traceNodes {
 		// The nodes' objectives are measured over the ranks and only their
 		// statistics reach rank 0: refused rather than a run without nodes.csv.

@@ -17,9 +17,10 @@ import (
 // under mpirun (go test -tags mpi ./cmd/pairgossip/). Over 2 ranks, the
 // objective problems (ranking with 2 and 3 levels, its hinge form,
 // similarity) are refused naming the problem, never run as the AUC
-// logistic loss under their label nor refused for ±1 labels, and
-// --save-model is refused instead of writing nothing; every refusal before
-// --out is created.
+// logistic loss under their label nor refused for ±1 labels,
+// --save-model is refused instead of writing nothing, and the network flags
+// instead of a run of the paper's network; every refusal before --out is
+// created.
 func TestMPIRefusesWhatItCannotRun(t *testing.T) {
 	mpirun, dir, bin := mpiCommand(t)
 	for _, levels := range []int{2, 3} {
@@ -38,6 +39,9 @@ func TestMPIRefusesWhatItCannotRun(t *testing.T) {
 		{[]string{"--problem", "ranking-hinge", "--data", filepath.Join(dir, "ord3.csv")}, "--problem ranking-hinge does not run over MPI ranks"},
 		{[]string{"--problem", "similarity", "--data", filepath.Join(dir, "ord3.csv")}, "--problem similarity does not run over MPI ranks"},
 		{[]string{"--data", "synthetic-auc", "--n", "3000", "--save-model"}, "--save-model: not available over MPI ranks"},
+		// The run over ranks does not consult a network model yet.
+		{[]string{"--data", "synthetic-auc", "--n", "3000", "--loss", "0.3"}, "the network flags (--loss, --churn"},
+		{[]string{"--data", "synthetic-auc", "--n", "3000", "--write-edges", filepath.Join(dir, "e.txt")}, "not available over MPI ranks yet"},
 	}
 	for i, c := range cases {
 		out := filepath.Join(dir, fmt.Sprintf("out%d", i))

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/dataset"
 )
 
@@ -119,10 +120,14 @@ func runPaths(a *runArgs) []namedPath {
 	if a.resume != "" {
 		ps = append(ps, namedPath{"--resume", a.resume, true})
 	}
+	ps = append(ps, networkInputs(a.cfg)...)
 	// The files a flag names come before those put in a directory, so that
 	// a clash is reported against the flag that caused it.
 	if a.ckpt != "" && a.ckpt != a.resume {
 		ps = append(ps, namedPath{"--checkpoint", a.ckpt, false})
+	}
+	if a.cfg.WriteEdges != "" {
+		ps = append(ps, namedPath{"--write-edges", a.cfg.WriteEdges, false})
 	}
 	for _, f := range runOutFiles {
 		ps = append(ps, namedPath{"--out's " + f, filepath.Join(a.out, f), false})
@@ -136,6 +141,31 @@ func runPaths(a *runArgs) []namedPath {
 			ps = append(ps, namedPath{"--save-model's " + f, filepath.Join(dir, f), false})
 		}
 	}
+	return ps
+}
+
+// networkInputs lists the files the network knobs read: --edge-stream, the
+// sessions of --churn file:PATH, the weights of --activation weights:FILE
+// and the edge lists of --graph-schedule's file phases.
+func networkInputs(c config.Config) []namedPath {
+	var ps []namedPath
+	seen := map[string]bool{}
+	c.MapNetworkFiles(func(p string) string {
+		if !seen[p] {
+			seen[p] = true
+			what := "--edge-stream"
+			switch {
+			case strings.HasSuffix(c.Churn, ":"+p):
+				what = "the sessions file of --churn"
+			case strings.HasSuffix(c.Activation, ":"+p):
+				what = "the weights file of --activation"
+			case p != c.EdgeStream:
+				what = "an edge list of --graph-schedule"
+			}
+			ps = append(ps, namedPath{what, p, true})
+		}
+		return p
+	})
 	return ps
 }
 

@@ -30,8 +30,15 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "concurrent runs (0: all cores); results do not depend on it")
 	seed := fs.Uint64("seed", 1, "base seed: run r of every setting uses seed+r; the Watts–Strogatz graph uses seed")
 	asJSON := fs.Bool("json", false, "print a JSON summary (paths, wall time, claim verdicts) on stdout")
+	networks := fs.Bool("networks", false, "instead of the paper's experiments, the networks part (issue #34): the AUC experiment, synchronous\n"+
+		"and asynchronous, under message loss 0/0.1/0.3/0.5, churn with 10% and 30% offline, node clocks and a two-phase\n"+
+		"graph, the iterations to a fixed objective against the effective gap's prediction; writes DIR/networks.html,\n"+
+		"DIR/networks.json, DIR/figures/networks-* and DIR/traces/networks/ (with --quick: CI size)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *networks {
+		return reproduceNetworks(*out, *quick, *long, *runs, *workers, *seed, *asJSON, stdout, stderr)
 	}
 	if *runs < 0 {
 		return usagef("--runs must be >= 0, got %d", *runs)
@@ -167,4 +174,58 @@ func roughBytes(b float64) string {
 		u++
 	}
 	return fmt.Sprintf("%.3g %s", b, units[u])
+}
+
+// reproduceNetworks is reproduce --networks (paper.ReproduceNetworks).
+func reproduceNetworks(out string, quick, long bool, runs, workers int, seed uint64, asJSON bool, stdout, stderr io.Writer) error {
+	switch {
+	case long:
+		return usagef("--long sizes the paper's metric-learning experiments; the networks part has --quick only")
+	case runs < 0:
+		return usagef("--runs must be >= 0, got %d", runs)
+	case runs > paper.MaxRuns:
+		return usagef("--runs %d: at most %d seeds per setting", runs, paper.MaxRuns)
+	case workers < 0:
+		return usagef("--workers must be >= 0, got %d", workers)
+	case out == "":
+		return usagef("--out must not be empty")
+	}
+	plan := paper.NetworksFullPlan()
+	if quick {
+		plan = paper.NetworksQuickPlan()
+	}
+	if runs > 0 {
+		plan.Runs = runs
+	}
+	if err := checkOutDir("--out", out); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	line := progress.NewLine(stderr)
+	res, err := paper.ReproduceNetworks(ctx, paper.NetworksOptions{Out: out, Plan: plan, Workers: workers, Seed: seed, Progress: reproduceProgress(line)})
+	line.Close()
+	if err != nil {
+		return err
+	}
+	htmlPath, jsonPath := filepath.Join(out, "networks.html"), filepath.Join(out, "networks.json")
+	if asJSON {
+		sum := struct {
+			Report      string  `json:"report"`
+			Results     string  `json:"results"`
+			Mode        string  `json:"mode"`
+			Runs        int     `json:"runs"`
+			WallSeconds float64 `json:"wall_seconds"`
+			Settings    int     `json:"settings"`
+		}{htmlPath, jsonPath, plan.Mode, plan.Runs, res.WallSeconds, len(res.Settings)}
+		_, err := stdout.Write(output.JSON(sum))
+		return err
+	}
+	fmt.Fprintf(stdout, "networks: %d settings (%s plan, %d runs each) in %.1fs\n", len(res.Settings), plan.Mode, plan.Runs, res.WallSeconds)
+	fmt.Fprintf(stdout, "  %-6s %-20s %10s %12s %12s %10s\n", "algo", "network", "gap ratio", "to target", "predicted", "ratio")
+	for _, s := range res.Settings {
+		fmt.Fprintf(stdout, "  %-6s %-20s %10.3g %12.4g %12.4g %10.3g\n", s.Algorithm, s.Label, float64(s.GapRatio), float64(s.Reach), float64(s.Predicted), float64(s.Ratio))
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s\n", htmlPath, jsonPath)
+	return nil
 }

@@ -55,3 +55,31 @@ func TestReproduceFlags(t *testing.T) {
 		t.Errorf("help reproduce: exit %d, output %q", code, stderr.String())
 	}
 }
+
+// TestReproduceNetworks: reproduce --networks --quick writes the networks
+// page and its JSON (one run per setting), and refuses --long.
+func TestReproduceNetworks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"reproduce", "--networks", "--quick", "--runs", "1", "--out", dir, "--json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	var sum struct {
+		Report, Results, Mode string
+		Runs, Settings        int
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || sum.Mode != "quick" || sum.Runs != 1 || sum.Settings != 16 {
+		t.Fatalf("%v: %+v", err, sum)
+	}
+	for _, f := range []string{sum.Report, sum.Results, filepath.Join(dir, "figures", "networks-async-other.png")} {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
+		t.Error("--networks ran the paper's experiments too")
+	}
+	if code := realMain([]string{"reproduce", "--networks", "--long"}, &stdout, &stderr); code != 2 {
+		t.Errorf("--networks --long: exit %d", code)
+	}
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/output"
+)
+
+// netRun runs `pairgossip run` on the paper's AUC set with the given extra
+// flags into a new folder, and returns it.
+func netRun(t *testing.T, extra ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	args := append([]string{"run", "--seed", "4", "--no-optimum", "--iters", "400", "--log-points", "12", "--out", out}, extra...)
+	if code, _, stderr := runCLI(args...); code != 0 {
+		t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestNetworkFlagsRefused: each network flag with a bad value, or where it
+// does not apply, exits 2 with one line naming it.
+func TestNetworkFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	stream := filepath.Join(dir, "s.txt")
+	os.WriteFile(stream, []byte("1 0 1\n2 0 7\n"), 0o644)
+	badStream := filepath.Join(dir, "bad.txt")
+	os.WriteFile(badStream, []byte("1 0 1\n1 2 3\n"), 0o644)
+	sess := filepath.Join(dir, "sess.txt")
+	os.WriteFile(sess, []byte("0 5 3\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--loss", "1.5"}, "--loss must be in [0, 1], got 1.5"},
+		{[]string{"--loss", "x"}, `invalid value "x" for flag -loss`},
+		{[]string{"--loss-oneway"}, "--loss-oneway: does not apply: it splits the loss of --loss into two directions, but --loss is 0"},
+		{[]string{"--churn", "weibull:up=3,down=4"}, `--churn: unknown distribution "weibull"`},
+		{[]string{"--churn", "file:" + sess}, "sess.txt:1"},
+		{[]string{"--delay", "constant:3"}, "--delay: does not apply: delays apply to the asynchronous algorithm"},
+		{[]string{"--algo", "async", "--delay", "geometric:mean=2"}, "--delay"},
+		{[]string{"--graph-schedule", "10"}, "--graph-schedule: phase 1"},
+		{[]string{"--graph-schedule", "10:cycle:n=5"}, "--graph-schedule: phase 1 (cycle(n=5)) has 5 nodes; the run has 699"},
+		{[]string{"--link-up", "0.5"}, "--link-up: does not apply"},
+		{[]string{"--edge-stream", filepath.Join(dir, "none.txt")}, "--edge-stream"},
+		{[]string{"--edge-stream", badStream}, "bad.txt:2"},
+		{[]string{"--edge-stream", stream, "--stream-p", "empirical", "--iters", "3"}, "--edge-stream: " + stream + " ends at iteration 2"},
+		{[]string{"--stream-p", "empirical"}, "--stream-p: does not apply"},
+		{[]string{"--activation", "bogus"}, "--activation"},
+		{[]string{"--algo", "centralized", "--write-edges", filepath.Join(dir, "e.txt")}, "--write-edges: does not apply"},
+		{[]string{"--edge-stream", stream, "--write-edges", stream}, "--write-edges " + stream + ": is --edge-stream"},
+		{[]string{"--loss", "0.1", "--write-edges", filepath.Join(out, "trace.csv")}, "two outputs cannot share a file"},
+		{[]string{"--loss", "0.1", "--write-edges", filepath.Join(dir, "e.txt"), "--resume", filepath.Join(dir, "ck")}, "--write-edges with --resume"},
+		{[]string{"--algo", "centralized", "--churn", "geometric:up=5,down=5"}, "--churn: does not apply: the centralized algorithm"},
+	} {
+		args := append([]string{"run", "--iters", "100", "--no-optimum", "--out", out}, c.args...)
+		code, _, stderr := runCLI(args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestLossZeroIsToday: --loss 0 (a knob at its default) gives today's
+// trace.csv and summary.json, byte for byte but the timings, with no
+// network columns.
+func TestLossZeroIsToday(t *testing.T) {
+	for _, algo := range []string{"sync", "async"} {
+		a := netRun(t, "--algo", algo)
+		b := netRun(t, "--algo", algo, "--loss", "0", "--link-up", "1", "--activation", "edges")
+		ta, tb := readFile(t, filepath.Join(a, "trace.csv")), readFile(t, filepath.Join(b, "trace.csv"))
+		if !bytes.Equal(ta, tb) {
+			t.Errorf("%s: --loss 0 changes trace.csv", algo)
+		}
+		if bytes.Contains(ta, []byte("exchanges")) || bytes.Contains(readFile(t, filepath.Join(b, "summary.json")), []byte(`"network"`)) {
+			t.Errorf("%s: the paper's network has network columns or a network object", algo)
+		}
+	}
+}
+
+// TestLossOneFreezes: --loss 1 never exchanges, so for AUC y_k = x_k and
+// every gradient is zero: objective_mean stays at its first value; the
+// trace's columns count the attempts and no delivery.
+func TestLossOneFreezes(t *testing.T) {
+	for _, algo := range []string{"sync", "async"} {
+		out := netRun(t, "--algo", algo, "--loss", "1")
+		tr, err := output.ReadTraceCSV(bytes.NewReader(readFile(t, filepath.Join(out, "trace.csv"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr) < 3 {
+			t.Fatalf("%d records", len(tr))
+		}
+		for _, r := range tr {
+			if r.ObjMean != tr[0].ObjMean || r.Delivered != 0 || r.Attempted != r.Iter && algo == "async" || r.Online != 699 {
+				t.Errorf("%s: %+v (first objective %v)", algo, r, tr[0].ObjMean)
+			}
+		}
+	}
+}
+
+// TestNetworkTraceAndSummary: with a model the trace ends with the network
+// columns and summary.json has the network object: the model, its knobs,
+// the effective gap beside the perfect one ((1 − q)² × under churn... here
+// loss only: exactly 1 − q), the counters of the last measurement.
+func TestNetworkTraceAndSummary(t *testing.T) {
+	out := netRun(t, "--loss", "0.3")
+	lines := strings.Split(string(readFile(t, filepath.Join(out, "trace.csv"))), "\n")
+	if want := strings.Join(output.TraceHeaderNetwork(), ","); lines[0] != want {
+		t.Fatalf("header %q, want %q", lines[0], want)
+	}
+	tr, err := output.ReadTraceCSV(strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := tr[len(tr)-1]
+	if last.Iter != 400 || last.Attempted != 400 || last.Delivered <= 200 || last.Delivered >= 360 || last.OneWay != 0 || last.Online != 699 {
+		t.Errorf("last record %+v", last)
+	}
+	var s struct {
+		Network *output.NetworkInfo `json:"network"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	n := s.Network
+	if n == nil {
+		t.Fatal("no network object")
+	}
+	if n.Model != "--loss 0.3" || n.Knobs["loss"] != 0.3 || n.GapMethod != "dense" || n.Attempted != 400 || n.Delivered != last.Delivered {
+		t.Errorf("network %+v", n)
+	}
+	if r := float64(n.EffectiveGap) / float64(n.PerfectGap); math.Abs(r-0.7) > 1e-9 || math.Abs(float64(n.GapRatio)-r) > 1e-12 {
+		t.Errorf("effective/perfect = %v, want 0.7", r)
+	}
+}
+
+// TestWriteEdgesReplays: a stream written by --write-edges, replayed with
+// --edge-stream and the same flags, gives the same trace.csv; the file has
+// the header and one line per iteration.
+func TestWriteEdgesReplays(t *testing.T) {
+	for _, algo := range []string{"sync", "async"} {
+		edges := filepath.Join(t.TempDir(), "edges.txt")
+		a := netRun(t, "--algo", algo, "--loss", "0.2", "--churn", "geometric:up=200,down=20", "--write-edges", edges)
+		b := netRun(t, "--algo", algo, "--loss", "0.2", "--churn", "geometric:up=200,down=20", "--edge-stream", edges)
+		if !bytes.Equal(readFile(t, filepath.Join(a, "trace.csv")), readFile(t, filepath.Join(b, "trace.csv"))) {
+			t.Errorf("%s: the replay differs from the run that wrote the stream", algo)
+		}
+		text := string(readFile(t, edges))
+		if !strings.HasPrefix(text, "# pairgossip edge stream") || !strings.Contains(text, "# seed 4\n") || !strings.Contains(text, "--loss 0.2") {
+			t.Errorf("%s: header %q", algo, text[:min(200, len(text))])
+		}
+		if n := strings.Count(text, "\n") - strings.Count(text, "#"); n != 400 {
+			t.Errorf("%s: %d activations, want 400", algo, n)
+		}
+	}
+}
+
+// TestGapNetwork: pairgossip gap with --loss 0.5 prints half the graph's gap
+// beside it, in text and JSON; --churn with 10% offline, 0.81 of it.
+func TestGapNetwork(t *testing.T) {
+	code, stdout, stderr := runCLI("gap", "--graph", "watts-strogatz", "--n", "200", "--loss", "0.5", "--json")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var g struct {
+		Gap, Eff, Ratio float64
+		Network         string
+	}
+	var m map[string]any
+	json.Unmarshal([]byte(stdout), &m)
+	g.Gap, g.Eff, g.Ratio, g.Network = m["spectral_gap"].(float64), m["effective_gap"].(float64), m["effective_gap_ratio"].(float64), m["network"].(string)
+	if math.Abs(g.Eff/g.Gap-0.5) > 1e-9 || math.Abs(g.Ratio-0.5) > 1e-9 || g.Network != "--loss 0.5" {
+		t.Errorf("got %+v", g)
+	}
+	code, stdout, stderr = runCLI("gap", "--graph", "cycle", "--n", "100", "--churn", "geometric:up=90,down=10")
+	if code != 0 || !strings.Contains(stdout, "effective gap 1 − λ₂(W̄) = ") || !strings.Contains(stdout, "0.81 × the graph's") {
+		t.Errorf("exit %d: %s %s", code, stdout, stderr)
+	}
+	// Without a knob, gap prints what it printed.
+	_, stdout, _ = runCLI("gap", "--graph", "cycle", "--n", "100")
+	if strings.Contains(stdout, "effective") {
+		t.Errorf("the paper's network: %s", stdout)
+	}
+}
+
+// TestHelpTeachesNetwork: run --help explains every network flag.
+func TestHelpTeachesNetwork(t *testing.T) {
+	_, _, stderr := runCLI("run", "--help")
+	for _, f := range []string{"-loss ", "-loss-oneway", "-churn ", "-delay ", "-graph-schedule ", "-link-up ", "-edge-stream ", "-stream-p ", "-write-edges ", "-activation "} {
+		if !strings.Contains(stderr, f) {
+			t.Errorf("run --help lacks %s", f)
+		}
+	}
+}
+
+// TestWriteEdgesPerfect: --write-edges on the paper's network leaves the
+// run of its schedule as it is (trace.csv byte for byte, no network
+// columns; auto then picks an executor that draws through the network's
+// hook, plain rather than reduced for sync, which agree to rounding), and
+// the stream replayed gives the same trace (its network columns aside: a
+// replay is a network model).
+func TestWriteEdgesPerfect(t *testing.T) {
+	for _, algo := range []string{"sync", "async"} {
+		edges := filepath.Join(t.TempDir(), "edges.txt")
+		base := netRun(t, "--algo", algo, "--schedule", "plain")
+		a := netRun(t, "--algo", algo, "--schedule", "plain", "--write-edges", edges)
+		b := netRun(t, "--algo", algo, "--schedule", "plain", "--edge-stream", edges)
+		ta := readFile(t, filepath.Join(a, "trace.csv"))
+		if !bytes.Equal(ta, readFile(t, filepath.Join(base, "trace.csv"))) {
+			t.Errorf("%s: --write-edges changes the run", algo)
+		}
+		strip := func(b []byte) string {
+			var out []string
+			for _, l := range strings.Split(string(b), "\n") {
+				f := strings.Split(l, ",")
+				out = append(out, strings.Join(f[:min(len(f), len(output.TraceHeader()))], ","))
+			}
+			return strings.Join(out, "\n")
+		}
+		if strip(ta) != strip(readFile(t, filepath.Join(b, "trace.csv"))) {
+			t.Errorf("%s: the replay of the paper's network differs", algo)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package pairgossip
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/network"
+)
+
+func smallNetConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Iters, cfg.LogPoints, cfg.EvalNodes, cfg.SkipOptimum = 60, 3, 8, true
+	return cfg
+}
+
+// TestInputNetwork: what only Go gives (a weights function, a stream in
+// memory) reaches the engine, and Config names it; a schedule phase
+// without n gets the run's.
+func TestInputNetwork(t *testing.T) {
+	calls := 0
+	w := func(i, j int) float64 { calls++; return float64(1 + (i+j)%3) }
+	run, err := PrepareInput(smallNetConfig(), Input{Activation: network.Activation{Kind: network.ActWeights, Weights: w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if run.Config.Activation != "weights:memory" || run.Network.Activation.Weights == nil || calls != len(run.Graph.Edges) {
+		t.Errorf("activation %q, %d calls for %d edges", run.Config.Activation, calls, len(run.Graph.Edges))
+	}
+	if _, err := run.Execute(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	cfg := smallNetConfig()
+	g, _ := PrepareInput(cfg, Input{})
+	e := g.Graph.Edges
+	g.Close()
+	st := &network.Stream{Name: "mem", T: []int64{1, 2, 5}, I: []int32{e[0][0], e[1][0], e[2][0]}, J: []int32{e[0][1], e[1][1], e[2][1]}}
+	cfg.Iters = 5
+	run, err = PrepareInput(cfg, Input{Stream: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Config.EdgeStream != MemoryName || run.Network.Stream != st {
+		t.Errorf("stream: %q", run.Config.EdgeStream)
+	}
+	res, err := run.Execute(context.Background(), nil)
+	run.Close()
+	if err != nil || res.Final.Attempted != 3 {
+		t.Fatalf("%v, %+v", err, res.Final)
+	}
+
+	cfg = smallNetConfig()
+	cfg.GraphSchedule = "20:watts-strogatz:k=5,p=0.3;20:cycle"
+	run, err = Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if n := run.Network.Schedule[1].Spec.N; n != 699 {
+		t.Errorf("the cycle phase has n = %d", n)
+	}
+}
+
+// TestWriteEdgesLibrary: Config.WriteEdges writes the stream when the run
+// ends, nothing under the name before; a run advanced before ExecuteWith
+// (as a resumed one is) is refused naming Config.WriteEdges, and leaves no
+// file.
+func TestWriteEdgesLibrary(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallNetConfig()
+	cfg.Loss, cfg.WriteEdges = 0.5, filepath.Join(dir, "e.txt")
+	run, err := Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cfg.WriteEdges); err == nil {
+		t.Fatal("the stream exists before the run")
+	}
+	if _, err := run.Execute(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	run.Close()
+	b, err := os.ReadFile(cfg.WriteEdges)
+	if err != nil || strings.Count(string(b), "\n")-strings.Count(string(b), "#") != 60 {
+		t.Fatalf("%v: %q", err, b)
+	}
+
+	// Iterations outside Execute are not recorded: refused, not lost.
+	cfg.WriteEdges = filepath.Join(dir, "f.txt")
+	run, err = Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Sim.Advance(5); err == nil || !strings.Contains(config.FlagMessage(err), "--write-edges: the stream is written by Run.Execute") {
+		t.Errorf("Advance: %v", err)
+	}
+	run.Close()
+
+	// A resumed run: refused, and no file.
+	ck := filepath.Join(dir, "ck")
+	run, err = Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.ExecuteWith(context.Background(), ExecOptions{Checkpoint: ck, CheckpointEvery: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	run.Close()
+	os.Remove(cfg.WriteEdges)
+	run, err = Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	trace, err := run.Resume(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = run.ExecuteWith(context.Background(), ExecOptions{Trace: trace})
+	var pe *config.ParamError
+	if !errors.As(err, &pe) || pe.Param.Field != "WriteEdges" || !strings.Contains(err.Error(), "a resumed run cannot write the whole stream") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := os.Stat(cfg.WriteEdges); err == nil {
+		t.Error("a refused run wrote the stream")
+	}
+}
