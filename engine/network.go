@@ -26,9 +26,12 @@ import (
 // c_k·z_k with the c of node k's last step) and the asynchronous serial
 // fast path (exec_async.go: every model; under delays an arrival changes
 // z_k of a node that does not step, so its θ_k is held apart until it
-// does). The other rows of the executor table refuse a model (netFits), so
-// that auto falls through to one that honours it; the parallel
-// asynchronous executor does not engage (parallelAsync).
+// does), and the parallel asynchronous executor (exec_asyncpar.go: every
+// model but delays, adaptive pickers and an edge sink, parallelNet; a
+// window's activations are drawn before it runs and its idle events
+// dropped before the levelling). The other rows of the executor table
+// refuse a model (netFits), so that auto falls through to one that
+// honours it.
 
 // EdgeSink receives every activation of a run in order of t (lost or not,
 // with offline endpoints or not; not the idle iterations that activate no
@@ -129,6 +132,29 @@ func (c Config) checkNetwork() error {
 // model may run cfg: only with the paper's network and no edge sink (an
 // executor that draws its edges in bulk does not report them).
 func netFits(cfg Config) bool { return cfg.Network.IsPerfect() && cfg.EdgeSink == nil }
+
+// netEventer is an eventRunner that runs an event under a network model:
+// event t on (i, j) with the deliveries fl of its activation (both
+// endpoints online), 1/p_k of t's phase, touching the rows of i and j only
+// (the parallel asynchronous executor runs these concurrently).
+type netEventer interface {
+	netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64, bad int)
+}
+
+// parallelNet reports whether the parallel asynchronous executor may run
+// row k under cfg's network: always on the paper's network; under a model
+// when k's runner has network events and the model draws the activations
+// ahead of the state — not under delays (an arrival changes a node outside
+// its events), an adaptive picker (the edge depends on the state) or an
+// edge sink (a window is drawn while the previous one runs); those run on
+// the serial asynchronous loop.
+func parallelNet(k execKind, cfg Config) bool {
+	if netFits(cfg) {
+		return true
+	}
+	m := cfg.Network
+	return k.netEvents && cfg.EdgeSink == nil && m.Delay.Dist == "" && m.Activation.Kind != network.ActAdaptive
+}
 
 // needPerfectNet is the rule of the rows that do not honour a network
 // model or an edge sink yet (see netFits).
@@ -338,6 +364,30 @@ func averageRow(zr, zf []float64) {
 // without churn).
 func (s *state) online(k int, t int64) bool {
 	return s.net == nil || !s.nx.churn || s.net.Online(k, t)
+}
+
+// netEvent is the serial loop's event under a network model (netSerialTo
+// without delays): 1/p_k of the phase, then a whole exchange through the
+// fast event, a partial one through partialEvent.
+func (e *asyncExec) netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64, bad int) {
+	s := e.s
+	if s.nx.multiPhase {
+		s.setInvP(t, i, j)
+		e.nd[i].invP, e.nd[j].invP = s.invP[i], s.invP[j]
+	}
+	if fl&actBoth == actBoth {
+		return e.event(i, j, t, w)
+	}
+	return e.partialEvent(i, j, t, fl)
+}
+
+// netEvent is the reference's event under a network model without delays
+// (netStep): the deliveries, 1/p_k of the phase, both endpoints' steps.
+func (e *referenceExec) netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64, bad int) {
+	s := e.s
+	s.netExchange(i, j, fl)
+	s.setInvP(t, i, j)
+	return e.steps(i, j, t, w)
 }
 
 // setInvP sets 1/p_k of the endpoints of an activation at iteration t to
@@ -706,24 +756,18 @@ func (e *referenceExec) netStep() error {
 		if fl&actOnline == 0 {
 			return nil // idle: an endpoint is offline, or no edge
 		}
+		var nz int64
+		var bad int
 		if s.nx.queue != nil {
 			if err := s.sendDelayed(t, i, j, fl); err != nil {
 				return err
 			}
+			s.setInvP(t, i, j)
+			nz, bad = e.steps(i, j, t, 0)
 		} else {
-			s.netExchange(i, j, fl)
+			nz, bad = e.netEvent(i, j, t, 0, fl)
 		}
-		s.setInvP(t, i, j)
-		bad := -1
-		for _, k := range [2]int{i, j} {
-			nz, ok := e.node(k, t, 0)
-			if nz {
-				s.nonzero++
-			}
-			if !ok && bad < 0 {
-				bad = k
-			}
-		}
+		s.nonzero += nz
 		s.gradEvals += 2
 		if bad >= 0 {
 			return s.diverged(divergence{t: t, node: bad})

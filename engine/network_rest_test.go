@@ -1,0 +1,194 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/network"
+	"github.com/pairgossip/pairgossip/problem"
+)
+
+// parallelModels are netModels' asynchronous models that the parallel
+// asynchronous executor runs (parallelNet): all but delays and adaptive
+// pickers.
+func parallelModels(g *graph.Graph, iters int64) []namedModel {
+	var ms []namedModel
+	for _, nm := range netModels(g, iters, true) {
+		if nm.m.Delay.Dist == "" && nm.m.Activation.Kind != network.ActAdaptive {
+			ms = append(ms, nm)
+		}
+	}
+	return ms
+}
+
+// TestNetworkParallelAsyncIdentical: under every model it runs, the
+// parallel asynchronous executor (levels for the unbiased estimator and
+// the reference's events, the dataflow schedule for the gossip fast path)
+// ends in the serial loop's state, trace and network counters bit for bit
+// with the active kernels, for 2, 3 and 8 workers, with levels or windows
+// run on the pool; a window's idle events change nothing.
+func TestNetworkParallelAsyncIdentical(t *testing.T) {
+	shrinkAsync(t)
+	n := 96
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	for _, spec := range []graph.Spec{{Kind: "complete", N: n}, {Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3}} {
+		g := mustGraph(t, spec)
+		iters := int64(4000)
+		for _, nm := range parallelModels(g, iters) {
+			for _, c := range []struct {
+				est   Estimator
+				sched Schedule
+			}{{Gossip, ScheduleAuto}, {Unbiased, ScheduleAuto}, {Gossip, ScheduleReference}} {
+				name := fmt.Sprintf("%s/%s/%s/%s", spec.Kind, nm.name, c.est, c.sched)
+				cfg := Config{Algorithm: Async, Estimator: c.est, Iters: iters, GammaC: 0.5, Seed: 5, LogPoints: 7, EvalNodes: -1,
+					Network: nm.m, Schedule: c.sched, Workers: 1}
+				tr, s := runTrace(t, p, g, cfg)
+				ref := snapNet(s, tr)
+				refSt, refEvals := stateBytes(t, s), s.gradEvals
+				if ref.counts.Attempted == 0 {
+					t.Fatalf("%s: nothing attempted", name)
+				}
+				for _, w := range []int{2, 3, 8} {
+					cfg.Workers = w
+					tr, s := runTrace(t, p, g, cfg)
+					a := apar(s)
+					if a == nil {
+						t.Fatalf("%s: %d workers: the parallel executor did not engage", name, w)
+					}
+					if spec.Kind == "complete" && a.parLevels == 0 {
+						t.Fatalf("%s: %d workers: nothing ran on the pool", name, w)
+					}
+					if d := snapNet(s, tr).diff(ref); d != "" {
+						t.Fatalf("%s: %d workers: %s differs from the serial loop", name, w, d)
+					}
+					if s.gradEvals != refEvals || !bytes.Equal(stateBytes(t, s), refSt) {
+						t.Fatalf("%s: %d workers: state or gradient evaluations (%d, want %d) differ", name, w, s.gradEvals, refEvals)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNetworkParallelAsyncFallsBack: under delays, an adaptive picker or
+// an edge sink the parallel asynchronous executor does not engage (the
+// serial loop runs), and the memory estimate counts its windows' flags
+// only under a model.
+func TestNetworkParallelAsyncFallsBack(t *testing.T) {
+	shrinkAsync(t)
+	n := 40
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 1})
+	for _, nm := range netModels(g, 1000, true) {
+		for _, sink := range []bool{false, true} {
+			cfg := Config{Algorithm: Async, Iters: 1000, GammaC: 0.5, Seed: 5, Workers: 2, Network: nm.m}
+			if sink {
+				cfg.EdgeSink = &edgeLog{}
+			}
+			s, err := New(p, g, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := !sink && nm.m.Delay.Dist == "" && nm.m.Activation.Kind != network.ActAdaptive
+			if got := apar(s) != nil; got != want {
+				t.Fatalf("%s (sink %v): parallel %v, want %v", nm.name, sink, got, want)
+			}
+			s.Close()
+		}
+	}
+	if asyncParBytes(1000, true, true) <= asyncParBytes(1000, true, false) {
+		t.Fatal("the windows' iterations and flags are not counted under a model")
+	}
+}
+
+// TestNetworkParallelAsyncCheckpointResume: a parallel run under loss,
+// churn and a schedule, interrupted, checkpointed and resumed on 2
+// workers ends in the serial loop's state and trace, bit for bit.
+func TestNetworkParallelAsyncCheckpointResume(t *testing.T) {
+	shrinkAsync(t)
+	n := 200
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 4, 1)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 2})
+	m := network.Model{Loss: 0.3, LossOneWay: true, Churn: network.Churn{Dist: network.DistGeometric, Up: 400, Down: 50},
+		Schedule: []network.Phase{{Spec: graph.Spec{Kind: "watts-strogatz", N: n, K: 6, P: 0.2, Seed: 4}, Length: 900},
+			{Graph: g, Length: 500}}}
+	for _, est := range []Estimator{Gossip, Unbiased} {
+		mk := func(workers int) *Sim {
+			s, err := New(p, g, Config{Algorithm: Async, Estimator: est, Iters: 6000, GammaC: 1, Seed: 4, LogPoints: 12,
+				EvalNodes: -1, Workers: workers, Network: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			return s
+		}
+		serial := mk(1)
+		refTrace, err := serial.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mk(2)
+		ctx, cancel := context.WithCancel(context.Background())
+		trace, err := a.RunWith(ctx, RunOptions{OnRecord: func(r Record) {
+			if r.Iter >= 1700 {
+				cancel()
+			}
+		}}, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: want context.Canceled, got %v", est, err)
+		}
+		if apar(a) == nil || apar(a).parLevels == 0 {
+			t.Fatalf("%s: the parallel executor did not run", est)
+		}
+		var buf bytes.Buffer
+		if err := a.WriteCheckpoint(&buf, []byte("id"), trace); err != nil {
+			t.Fatal(err)
+		}
+		b := mk(2)
+		tr, err := b.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr, err = b.RunWith(context.Background(), RunOptions{}, tr); err != nil {
+			t.Fatal(err)
+		}
+		if d := snapNet(b, tr).diff(snapNet(serial, refTrace)); d != "" {
+			t.Fatalf("%s: resumed parallel run: %s differs from the serial run", est, d)
+		}
+		if b.StateChecksum() != serial.StateChecksum() {
+			t.Fatalf("%s: resumed parallel run's checksum differs from the serial run's", est)
+		}
+	}
+}
+
+// TestNetworkParallelAsyncDivergence: under a model the parallel executor
+// reports the serial loop's first divergence, with its gradient count.
+func TestNetworkParallelAsyncDivergence(t *testing.T) {
+	shrinkAsync(t)
+	p := testProblem(t, problem.AUCSquaredHinge, problem.Regularizer{}, 64, 3, 1)
+	g := mustGraph(t, graph.Spec{Kind: "complete", N: 64})
+	m := network.Model{Loss: 0.3, Churn: network.Churn{Dist: network.DistGeometric, Up: 300, Down: 30}}
+	for _, est := range []Estimator{Gossip, Unbiased} {
+		var errs []string
+		var evals []int64
+		for _, w := range []int{1, 3} {
+			s, err := New(p, g, Config{Algorithm: Async, Estimator: est, Iters: 100000, GammaC: 1e300, Seed: 1, Workers: w, Network: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Run(context.Background(), nil)
+			if _, ok := err.(*DivergenceError); !ok {
+				t.Fatalf("%s workers %d: %v", est, w, err)
+			}
+			errs, evals = append(errs, err.Error()), append(evals, s.gradEvals)
+			s.Close()
+		}
+		if errs[0] != errs[1] || evals[0] != evals[1] {
+			t.Fatalf("%s: serial: %s (%d evaluations); parallel: %s (%d)", est, errs[0], evals[0], errs[1], evals[1])
+		}
+	}
+}
