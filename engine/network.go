@@ -26,7 +26,9 @@ import (
 // c_k·z_k with the c of node k's last step) and the asynchronous serial
 // fast path (exec_async.go: every model; under delays an arrival changes
 // z_k of a node that does not step, so its θ_k is held apart until it
-// does), and the parallel asynchronous executor (exec_asyncpar.go: every
+// does), the blocked synchronous schedule (exec_blocked.go: every model
+// but adaptive pickers and an edge sink, a block's activations drawn
+// ahead; under churn as the plain one), and the parallel asynchronous executor (exec_asyncpar.go: every
 // model but delays, adaptive pickers and an edge sink, parallelNet; a
 // window's activations are drawn before it runs and its idle events
 // dropped before the levelling). The other rows of the executor table

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -189,6 +190,128 @@ func TestNetworkParallelAsyncDivergence(t *testing.T) {
 		}
 		if errs[0] != errs[1] || evals[0] != evals[1] {
 			t.Fatalf("%s: serial: %s (%d evaluations); parallel: %s (%d)", est, errs[0], evals[0], errs[1], evals[1])
+		}
+	}
+}
+
+// TestNetworkBlockedRefuses: the blocked schedule refuses an adaptive
+// picker and an edge sink, naming why; auto then runs the plain schedule.
+func TestNetworkBlockedRefuses(t *testing.T) {
+	n := 40
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 1})
+	adaptive := network.Model{Activation: network.Activation{Kind: network.ActAdaptive, Picker: netPicker{g}, PilotDraws: 200}}
+	for _, c := range []struct {
+		name string
+		m    network.Model
+		sink EdgeSink
+	}{{"adaptive", adaptive, nil}, {"sink", network.Model{Loss: 0.2}, &edgeLog{}}} {
+		cfg := Config{Algorithm: Sync, Iters: 10, GammaC: 1, Seed: 1, Schedule: ScheduleBlocked, Network: c.m, EdgeSink: c.sink}
+		if _, err := New(p, g, cfg); err == nil || !strings.Contains(err.Error(), "needs no adaptive picker and no edge sink") {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		cfg.Schedule = ScheduleAuto
+		s, err := New(p, g, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.kind.name != "plain" {
+			t.Fatalf("%s: auto picked %s", c.name, s.kind.name)
+		}
+		s.Close()
+	}
+}
+
+// TestNetworkBlockedMatchesReference: under every synchronous model but
+// an adaptive picker the blocked schedule, on blocks of 20 rounds, gives
+// the reference executor's state, trace and counters bit for bit (generic
+// kernels), for both estimators and 1, 2 and 8 workers.
+func TestNetworkBlockedMatchesReference(t *testing.T) {
+	useGenericKernels(t)
+	forcePool(t)
+	n := 320
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 1})
+	if blockRounds(n) != 20 {
+		t.Fatalf("blocks of %d rounds", blockRounds(n))
+	}
+	iters := int64(500)
+	for _, est := range []Estimator{Gossip, Unbiased} {
+		for _, nm := range netModels(g, iters, false) {
+			if nm.m.Activation.Kind == network.ActAdaptive {
+				continue
+			}
+			name := fmt.Sprintf("%s/%s", est, nm.name)
+			cfg := Config{Algorithm: Sync, Estimator: est, Iters: iters, GammaC: 0.5, Seed: 7, LogPoints: 6, EvalNodes: -1,
+				Network: nm.m, Workers: 1, Schedule: ScheduleReference}
+			tr, s := runTrace(t, p, g, cfg)
+			ref := snapNet(s, tr)
+			for _, w := range []int{1, 2, 8} {
+				cfg.Workers, cfg.Schedule = w, ScheduleBlocked
+				tr, s := runTrace(t, p, g, cfg)
+				if s.kind.name != "blocked" {
+					t.Fatalf("%s: executor %s", name, s.kind.name)
+				}
+				if d := snapNet(s, tr).diff(ref); d != "" {
+					t.Fatalf("%s workers %d: %s differs from the reference", name, w, d)
+				}
+			}
+		}
+	}
+}
+
+// TestNetworkBlockedCheckpointResume: a blocked run under loss, churn and
+// a schedule, interrupted, checkpointed and resumed, ends in the
+// uninterrupted run's state and trace, bit for bit.
+func TestNetworkBlockedCheckpointResume(t *testing.T) {
+	n := 320
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 1})
+	m := network.Model{Loss: 0.25, LossOneWay: true, Churn: network.Churn{Dist: network.DistGeometric, Up: 40, Down: 15},
+		Schedule: []network.Phase{{Spec: graph.Spec{Kind: "watts-strogatz", N: n, K: 6, P: 0.2, Seed: 4}, Length: 90}, {Graph: g, Length: 50}}}
+	for _, est := range []Estimator{Gossip, Unbiased} {
+		cfg := Config{Algorithm: Sync, Estimator: est, Iters: 600, GammaC: 0.5, Seed: 7, LogPoints: 8, EvalNodes: -1,
+			Network: m, Workers: 2, Schedule: ScheduleBlocked}
+		mk := func() *Sim {
+			s, err := New(p, g, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			return s
+		}
+		ref := mk()
+		refTrace, err := ref.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mk()
+		ctx, cancel := context.WithCancel(context.Background())
+		trace, err := a.RunWith(ctx, RunOptions{OnRecord: func(r Record) {
+			if r.Iter >= 150 {
+				cancel()
+			}
+		}}, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: %v", est, err)
+		}
+		var buf bytes.Buffer
+		if err := a.WriteCheckpoint(&buf, []byte("id"), trace); err != nil {
+			t.Fatal(err)
+		}
+		b := mk()
+		tr, err := b.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr, err = b.RunWith(context.Background(), RunOptions{}, tr); err != nil {
+			t.Fatal(err)
+		}
+		if d := snapNet(b, tr).diff(snapNet(ref, refTrace)); d != "" {
+			t.Fatalf("%s: resumed blocked run: %s differs", est, d)
+		}
+		if !bytes.Equal(stateBytes(t, b), stateBytes(t, ref)) {
+			t.Fatalf("%s: resumed blocked state differs", est)
 		}
 	}
 }
