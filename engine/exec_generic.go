@@ -23,9 +23,28 @@ import (
 // (Regularizer.Smooth, the objective's Grad, avg), so the trajectory is the
 // reference's bit for bit; it saves the reference's n×P matrix Θ and its
 // memory traffic. A round allocates nothing.
+//
+// Under a network model (docs/networks.md) each iteration's activation is
+// the reference's (state.activation): a round or event without an exchange
+// leaves every z as it was, a partial delivery averages the receiving side
+// only and keeps y. θ_k = π_τ(z_k) stays a function of z_k and the clock as
+// long as z_k changes only at node k's steps and exchanges: so not under
+// synchronous churn (an offline node keeps the θ of its last online round)
+// nor under delays (an arrival changes z_k between steps), which the
+// reference runs. Asynchronous churn leaves an event with an offline
+// endpoint idle; the clocks m_k = count_k/p_k read 1/p_k of node k's last
+// activation (setInvP at each event, after θ before the event is formed).
 
 func genericFits(sh Shape, cfg Config, _ bool) error {
-	return reasons(fitCheck{cfg.Algorithm == Sync || cfg.Algorithm == Async, "the synchronous or asynchronous algorithm"}, needCustom(sh), needPerfectNet(cfg))
+	return reasons(fitCheck{cfg.Algorithm == Sync || cfg.Algorithm == Async, "the synchronous or asynchronous algorithm"}, needCustom(sh), needGenericNet(cfg))
+}
+
+// needGenericNet is the generic executors' network rule (see above): no
+// synchronous churn and no delays.
+func needGenericNet(cfg Config) fitCheck {
+	m := cfg.Network
+	return fitCheck{m.Delay.Dist == "" && (cfg.Algorithm != Sync || m.Churn.Dist == ""),
+		"no delays and no synchronous churn (θ_k kept apart from z_k: the reference runs them)"}
 }
 
 func separable(r problem.RegKind) bool { return r != problem.RegPSD }
@@ -81,6 +100,9 @@ func (e *genericExec) advance(stop int64) error {
 	big := s.prob.N*s.prob.P >= poolMinWork
 	e.cr.sw.start(false)
 	defer e.cr.sw.lap(PhaseSerial)
+	if s.net != nil {
+		return e.netAdvance(end, big)
+	}
 	for s.t < end {
 		s.t++
 		t := s.t
@@ -144,13 +166,20 @@ func (e *genericExec) clock(k int) float64 {
 // reference's swap of y, averaging and the endpoints' updates.
 func (e *genericExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 	s := e.s
-	p, obj := s.prob, e.obj
 	rows := e.th[w]
 	pi, pj, cur := rows.Row(2), rows.Row(3), rows.Row(1)
 	s.swapY(i, j)
 	e.smoothAt(pi, s.Z.Row(i), e.clock(i), w)
 	e.smoothAt(pj, s.Z.Row(j), e.clock(j), w)
 	s.average(i, j)
+	return e.steps(i, j, t, w, pi, pj, cur)
+}
+
+// steps is both endpoints' updates of event t on (i, j) after the
+// exchange, as worker w: at θ = pi, pj (before the event), into cur.
+func (e *genericExec) steps(i, j int, t int64, w int, pi, pj, cur []float64) (nonzero int64, bad int) {
+	s := e.s
+	p, obj := s.prob, e.obj
 	bad = -1
 	lab := p.Label
 	for x, k := range [2]int{i, j} {
@@ -179,6 +208,9 @@ func (e *genericExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
 // serialTo runs events in stream order until s.t reaches stop.
 func (e *genericExec) serialTo(stop int64) error {
 	s := e.s
+	if s.net != nil {
+		return e.netSerialTo(stop)
+	}
 	for s.t < stop {
 		s.t++
 		t := s.t
@@ -198,4 +230,74 @@ func (e *genericExec) theta(k int, dst []float64) {
 		tau = e.clock(k)
 	}
 	e.smoothAt(dst, e.s.Z.Row(k), tau, 0)
+}
+
+// netAdvance is advance's synchronous rounds up to end under a network
+// model (not churn: needGenericNet): the round's activation; with an
+// exchange the endpoints' θ from z before it and the deliveries
+// (state.netExchange), without one no endpoint.
+func (e *genericExec) netAdvance(end int64, big bool) error {
+	s := e.s
+	for s.t < end {
+		t := s.t + 1
+		i, j, fl, err := s.activation(t)
+		if err != nil {
+			return err
+		}
+		s.t = t
+		if fl&actOnline != 0 && fl&actBoth != 0 {
+			tp := float64(t - 1)
+			e.smoothAt(e.endPrev[0], s.Z.Row(i), tp, 0)
+			e.smoothAt(e.endPrev[1], s.Z.Row(j), tp, 0)
+			s.netExchange(i, j, fl)
+		} else {
+			i, j = -1, -1
+		}
+		tk := task{t: t, gamma: s.cfg.Gamma(float64(t)), i: i, j: j}
+		e.cr.pass(big, e.fn, tk, s.prob.N)
+		nz, first := e.cr.workers()
+		if err := s.endIters(t-1, t, int64(s.prob.N), nz, first); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// netEvent is asynchronous event t on (i, j) with the deliveries fl (both
+// endpoints online), as worker w: θ before the event at each endpoint's
+// clock, then 1/p_k of t's phase, the deliveries and the steps.
+func (e *genericExec) netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64, bad int) {
+	s := e.s
+	rows := e.th[w]
+	pi, pj, cur := rows.Row(2), rows.Row(3), rows.Row(1)
+	e.smoothAt(pi, s.Z.Row(i), e.clock(i), w)
+	e.smoothAt(pj, s.Z.Row(j), e.clock(j), w)
+	s.setInvP(t, i, j)
+	s.netExchange(i, j, fl)
+	return e.steps(i, j, t, w, pi, pj, cur)
+}
+
+// netSerialTo is serialTo under a network model (not delays:
+// needGenericNet): events in order, an idle one (an endpoint offline, no
+// edge) changing nothing.
+func (e *genericExec) netSerialTo(stop int64) error {
+	s := e.s
+	for s.t < stop {
+		t := s.t + 1
+		i, j, fl, err := s.activation(t)
+		if err != nil {
+			return err
+		}
+		s.t = t
+		if fl&actOnline == 0 {
+			continue
+		}
+		nz, bad := e.netEvent(i, j, t, 0, fl)
+		s.gradEvals += 2
+		s.nonzero += nz
+		if bad >= 0 {
+			return s.diverged(divergence{t: t, node: bad})
+		}
+	}
+	return nil
 }

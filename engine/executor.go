@@ -220,7 +220,7 @@ var executors = []execKind{
 	// A user objective (problem.Custom): blocked synchronous, then plain
 	// synchronous and asynchronous (exec_genericblocked.go, exec_generic.go).
 	{schedule: ScheduleBlocked, name: "generic-blocked", fits: genericBlockedFits, bytes: genericBlockedBytes, build: newGenericBlockedExec},
-	{schedule: SchedulePlain, name: "generic", fits: genericFits, bytes: genericBytes, build: newGenericExec, events: plainEvents},
+	{schedule: SchedulePlain, name: "generic", fits: genericFits, bytes: genericBytes, build: newGenericExec, events: plainEvents, netEvents: true},
 	{schedule: ScheduleReference, name: "reference", fits: func(Shape, Config, bool) error { return nil }, bytes: referenceBytes,
 		build: newReferenceExec, storesTheta: true, events: plainEvents, netEvents: true},
 }

@@ -28,7 +28,10 @@ import (
 // z_k of a node that does not step, so its θ_k is held apart until it
 // does), the blocked synchronous schedule (exec_blocked.go: every model
 // but adaptive pickers and an edge sink, a block's activations drawn
-// ahead; under churn as the plain one), and the parallel asynchronous executor (exec_asyncpar.go: every
+// ahead; under churn as the plain one), the generic executors of a user
+// objective (exec_generic.go, exec_genericblocked.go: every model but
+// synchronous churn and delays, needGenericNet), and the parallel
+// asynchronous executor (exec_asyncpar.go: every
 // model but delays, adaptive pickers and an edge sink, parallelNet; a
 // window's activations are drawn before it runs and its idle events
 // dropped before the levelling). The other rows of the executor table

@@ -315,3 +315,151 @@ func TestNetworkBlockedCheckpointResume(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkGenericMatchesReference: a user objective under every model
+// the generic executors run (not synchronous churn nor delays; not an
+// adaptive picker on the blocked schedule) gives the reference executor's
+// state, trace and counters bit for bit: generic-blocked and generic
+// synchronous, the serial and the parallel asynchronous generic events,
+// for 1, 2 and 8 workers.
+func TestNetworkGenericMatchesReference(t *testing.T) {
+	shrinkAsync(t)
+	forcePool(t)
+	n, d := 160, 4
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 5})
+	base := testProblem(t, problem.AUCLogistic, problem.Regularizer{Kind: problem.RegL1, Lambda: 0.002}, n, d, 11)
+	user := asObjective(t, base, userLogistic{"user-logistic"}, nil)
+	for _, c := range netCases {
+		iters := int64(300)
+		if c.algo == Async {
+			iters = 3000
+		}
+		for _, nm := range netModels(g, iters, c.algo == Async) {
+			if nm.m.Delay.Dist != "" || c.algo == Sync && nm.m.Churn.Dist != "" {
+				continue // the reference runs them (TestNetworkGenericRefuses)
+			}
+			adaptive := nm.m.Activation.Kind == network.ActAdaptive
+			name := fmt.Sprintf("%s/%s/%s", c.algo, c.est, nm.name)
+			cfg := Config{Algorithm: c.algo, Estimator: c.est, Iters: iters, GammaC: 1, Seed: 3, Workers: 1, LogPoints: 5, EvalNodes: -1,
+				Network: nm.m, Schedule: ScheduleReference}
+			tr, s := runTrace(t, user, g, cfg)
+			ref := snapNet(s, tr)
+			rows := []struct {
+				sched Schedule
+				want  string
+			}{{ScheduleAuto, "generic-blocked"}, {SchedulePlain, "generic"}}
+			if c.algo == Async || adaptive {
+				rows = rows[1:]
+			}
+			for _, row := range rows {
+				for _, w := range []int{1, 2, 8} {
+					cfg.Workers, cfg.Schedule = w, row.sched
+					tr, s := runTrace(t, user, g, cfg)
+					par := c.algo == Async && w > 1 && !adaptive
+					if s.kind.name != row.want || (apar(s) != nil) != par {
+						t.Fatalf("%s workers %d: executor %s (parallel %v), want %s (parallel %v)", name, w, s.kind.name, apar(s) != nil, row.want, par)
+					}
+					if par && apar(s).parLevels == 0 {
+						t.Fatalf("%s workers %d: no level ran on the pool", name, w)
+					}
+					if d := snapNet(s, tr).diff(ref); d != "" {
+						t.Fatalf("%s workers %d (%s): %s differs from the reference", name, w, s.kind.name, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNetworkGenericRefuses: the generic executors refuse synchronous
+// churn and delays, naming why, and auto runs the reference.
+func TestNetworkGenericRefuses(t *testing.T) {
+	n := 40
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 5})
+	user := asObjective(t, testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 11), userLogistic{"user-logistic"}, nil)
+	churn := network.Model{Churn: network.Churn{Dist: network.DistGeometric, Up: 40, Down: 15}}
+	delays := network.Model{Delay: network.Delay{Dist: network.DelayUniform, A: 0, B: 6}}
+	for _, c := range []struct {
+		algo  Algorithm
+		m     network.Model
+		sched Schedule
+	}{{Sync, churn, SchedulePlain}, {Sync, churn, ScheduleBlocked}, {Async, delays, SchedulePlain}} {
+		cfg := Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Schedule: c.sched, Network: c.m}
+		if _, err := New(user, g, cfg); err == nil || !strings.Contains(err.Error(), "no delays and no synchronous churn") {
+			t.Fatalf("%s %s: %v", c.algo, c.sched, err)
+		}
+		cfg.Schedule = ScheduleAuto
+		s, err := New(user, g, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.kind.name != "reference" {
+			t.Fatalf("%s: auto picked %s", c.algo, s.kind.name)
+		}
+		s.Close()
+	}
+}
+
+// TestNetworkGenericCheckpointResume: generic-blocked and the parallel
+// asynchronous generic events under loss, a schedule and (asynchronous)
+// churn, interrupted, checkpointed and resumed, end in the uninterrupted
+// run's state and trace, bit for bit.
+func TestNetworkGenericCheckpointResume(t *testing.T) {
+	shrinkAsync(t)
+	n := 160
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 5})
+	user := asObjective(t, testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 11), userLogistic{"user-logistic"}, nil)
+	sched := []network.Phase{{Spec: graph.Spec{Kind: "watts-strogatz", N: n, K: 6, P: 0.2, Seed: 4}, Length: 90}, {Graph: g, Length: 50}}
+	for _, c := range []struct {
+		algo  Algorithm
+		m     network.Model
+		iters int64
+		want  string
+	}{
+		{Sync, network.Model{Loss: 0.3, LossOneWay: true, Schedule: sched}, 400, "generic-blocked"},
+		{Async, network.Model{Loss: 0.3, Schedule: sched, Churn: network.Churn{Dist: network.DistGeometric, Up: 400, Down: 50}}, 4000, "generic"},
+	} {
+		cfg := Config{Algorithm: c.algo, Iters: c.iters, GammaC: 1, Seed: 7, LogPoints: 8, EvalNodes: -1, Network: c.m, Workers: 2}
+		mk := func() *Sim {
+			s, err := New(user, g, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			return s
+		}
+		ref := mk()
+		refTrace, err := ref.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mk()
+		if a.kind.name != c.want {
+			t.Fatalf("%s: executor %s", c.algo, a.kind.name)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		trace, err := a.RunWith(ctx, RunOptions{OnRecord: func(r Record) {
+			if r.Iter >= c.iters/4 {
+				cancel()
+			}
+		}}, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: %v", c.algo, err)
+		}
+		var buf bytes.Buffer
+		if err := a.WriteCheckpoint(&buf, []byte("id"), trace); err != nil {
+			t.Fatal(err)
+		}
+		b := mk()
+		tr, err := b.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr, err = b.RunWith(context.Background(), RunOptions{}, tr); err != nil {
+			t.Fatal(err)
+		}
+		if d := snapNet(b, tr).diff(snapNet(ref, refTrace)); d != "" {
+			t.Fatalf("%s: resumed run: %s differs", c.algo, d)
+		}
+	}
+}
