@@ -216,7 +216,7 @@ var executors = []execKind{
 	{schedule: SchedulePlain, name: "async", fits: asyncFits, bytes: asyncBytes, build: newAsyncExec,
 		events: func(_ Shape, cfg Config) eventPlan { return eventPlan{dataflow: cfg.Estimator == Gossip} }, netEvents: true},
 	{schedule: SchedulePlain, name: "async-cone", fits: asyncConeFits, bytes: asyncConeBytes, build: newAsyncConeExec,
-		events: func(sh Shape, _ Config) eventPlan { return eventPlan{heavy: sh.Reg == problem.RegPSD} }},
+		events: func(sh Shape, _ Config) eventPlan { return eventPlan{heavy: sh.Reg == problem.RegPSD} }, netEvents: true},
 	// A user objective (problem.Custom): blocked synchronous, then plain
 	// synchronous and asynchronous (exec_genericblocked.go, exec_generic.go).
 	{schedule: ScheduleBlocked, name: "generic-blocked", fits: genericBlockedFits, bytes: genericBlockedBytes, build: newGenericBlockedExec},

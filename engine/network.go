@@ -30,7 +30,8 @@ import (
 // but adaptive pickers and an edge sink, a block's activations drawn
 // ahead; under churn as the plain one), the generic executors of a user
 // objective (exec_generic.go, exec_genericblocked.go: every model but
-// synchronous churn and delays, needGenericNet), and the parallel
+// synchronous churn and delays, needGenericNet), the asynchronous metric
+// schedule (exec_asynccone.go: every model), and the parallel
 // asynchronous executor (exec_asyncpar.go: every
 // model but delays, adaptive pickers and an edge sink, parallelNet; a
 // window's activations are drawn before it runs and its idle events

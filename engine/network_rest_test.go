@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
@@ -460,6 +461,124 @@ func TestNetworkGenericCheckpointResume(t *testing.T) {
 		}
 		if d := snapNet(b, tr).diff(snapNet(ref, refTrace)); d != "" {
 			t.Fatalf("%s: resumed run: %s differs", c.algo, d)
+		}
+	}
+}
+
+// TestNetworkAsyncConeMatchesReference: the asynchronous metric schedule
+// (PSD cone) under every model, delays and adaptive pickers included,
+// agrees with the reference as it does without one (z within 1e-12, θ and
+// θ̄ within 1e-9 relative; the same y, clocks and counters), and is
+// bit-identical for 1, 2 and 8 workers, the parallel executor running
+// every model but delays and adaptive pickers.
+func TestNetworkAsyncConeMatchesReference(t *testing.T) {
+	shrinkAsync(t)
+	n := 60
+	p := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, n, 4, 11)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3})
+	iters := int64(1500)
+	for _, est := range []Estimator{Gossip, Unbiased} {
+		for _, nm := range netModels(g, iters, true) {
+			name := fmt.Sprintf("%s/%s", est, nm.name)
+			cfg := Config{Algorithm: Async, Estimator: est, Iters: iters, GammaC: 0.05, Seed: 9, Workers: 1, LogPoints: 4, EvalNodes: -1,
+				Network: nm.m, Schedule: ScheduleReference}
+			_, ref := runTrace(t, p, g, cfg)
+			var first netSnap
+			for x, w := range []int{1, 2, 8} {
+				cfg.Workers, cfg.Schedule = w, ScheduleAuto
+				tr, s := runTrace(t, p, g, cfg)
+				if s.kind.name != "async-cone" {
+					t.Fatalf("%s: executor %s", name, s.kind.name)
+				}
+				par := w > 1 && nm.m.Delay.Dist == "" && nm.m.Activation.Kind != network.ActAdaptive
+				if (apar(s) != nil) != par {
+					t.Fatalf("%s workers %d: parallel %v, want %v", name, w, apar(s) != nil, par)
+				}
+				sn := snapNet(s, tr)
+				if x == 0 {
+					first = sn
+					if d := relDiff(s.Z, ref.Z); d > 1e-12 {
+						t.Fatalf("%s: z differs from the reference by %g", name, d)
+					}
+					for _, f := range []struct {
+						a, b layout.Matrix
+						what string
+					}{{s.ThetaMatrix(), ref.ThetaMatrix(), "θ"}, {s.ThetaBar, ref.ThetaBar, "θ̄"}} {
+						if d := relDiff(f.a, f.b); !(d <= 1e-9) {
+							t.Fatalf("%s: %s differs from the reference by %g relative", name, f.what, d)
+						}
+					}
+					if fmt.Sprint(s.Y, s.Count) != fmt.Sprint(ref.Y, ref.Count) || s.NetCounts() != ref.NetCounts() || s.gradEvals != ref.gradEvals {
+						t.Fatalf("%s: y, clocks, counters or gradient evaluations differ from the reference", name)
+					}
+					continue
+				}
+				if d := sn.diff(first); d != "" {
+					t.Fatalf("%s workers %d: %s differs from 1 worker", name, w, d)
+				}
+			}
+		}
+	}
+}
+
+// TestNetworkAsyncConeCheckpointResume: the asynchronous metric schedule
+// under delays, loss and churn (serial) and under loss, churn and a
+// schedule (parallel), interrupted, checkpointed and resumed, ends in the
+// uninterrupted run's state and trace, bit for bit.
+func TestNetworkAsyncConeCheckpointResume(t *testing.T) {
+	shrinkAsync(t)
+	n := 60
+	p := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, n, 4, 11)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3})
+	churn := network.Churn{Dist: network.DistGeometric, Up: 40, Down: 15}
+	for _, c := range []struct {
+		m       network.Model
+		workers int
+	}{
+		{network.Model{Loss: 0.2, LossOneWay: true, Churn: churn, Delay: network.Delay{Dist: network.DelayGeometric, Mean: 2, Max: 9}}, 1},
+		{network.Model{Loss: 0.3, Churn: churn, Schedule: []network.Phase{{Spec: graph.Spec{Kind: "cycle", N: n}, Length: 70}, {Graph: g, Length: 50}}}, 2},
+	} {
+		cfg := Config{Algorithm: Async, Iters: 1500, GammaC: 0.05, Seed: 9, LogPoints: 10, EvalNodes: -1, Network: c.m, Workers: c.workers}
+		mk := func() *Sim {
+			s, err := New(p, g, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			return s
+		}
+		ref := mk()
+		refTrace, err := ref.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mk()
+		ctx, cancel := context.WithCancel(context.Background())
+		trace, err := a.RunWith(ctx, RunOptions{OnRecord: func(r Record) {
+			if r.Iter >= 150 {
+				cancel()
+			}
+		}}, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: %v", c.m, err)
+		}
+		var buf bytes.Buffer
+		if err := a.WriteCheckpoint(&buf, []byte("id"), trace); err != nil {
+			t.Fatal(err)
+		}
+		b := mk()
+		tr, err := b.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr, err = b.RunWith(context.Background(), RunOptions{}, tr); err != nil {
+			t.Fatal(err)
+		}
+		if d := snapNet(b, tr).diff(snapNet(ref, refTrace)); d != "" {
+			t.Fatalf("%s: resumed run: %s differs", c.m, d)
+		}
+		if !bytes.Equal(stateBytes(t, b), stateBytes(t, ref)) {
+			t.Fatalf("%s: resumed state differs", c.m)
 		}
 	}
 }

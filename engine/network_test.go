@@ -240,7 +240,7 @@ func TestNetworkRefusingRows(t *testing.T) {
 		p     *problem.Problem
 		algo  Algorithm
 		sched Schedule
-	}{{auc, Sync, ScheduleReduced}, {metric, Sync, ScheduleReduced}, {metric, Async, SchedulePlain}} {
+	}{{auc, Sync, ScheduleReduced}, {metric, Sync, ScheduleReduced}} {
 		_, err := New(c.p, g, Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Schedule: c.sched, Network: m})
 		if err == nil || !strings.Contains(err.Error(), "needs the paper's network and no edge sink") {
 			t.Fatalf("%s %s %s: %v", c.p.Loss, c.algo, c.sched, err)
@@ -249,7 +249,7 @@ func TestNetworkRefusingRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.kind.name == "cone" || s.kind.name == "reduced" || s.kind.name == "async-cone" {
+		if s.kind.name == "cone" || s.kind.name == "reduced" {
 			t.Fatalf("%s %s: auto picked %s under a network model", c.p.Loss, c.algo, s.kind.name)
 		}
 		s.Close()
