@@ -31,7 +31,9 @@ import (
 // ahead; under churn as the plain one), the generic executors of a user
 // objective (exec_generic.go, exec_genericblocked.go: every model but
 // synchronous churn and delays, needGenericNet), the asynchronous metric
-// schedule (exec_asynccone.go: every model), and the parallel
+// schedule (exec_asynccone.go: every model), the reduced synchronous
+// metric schedule (exec_cone.go: every model but churn and adaptive
+// pickers, needConeNet), and the parallel
 // asynchronous executor (exec_asyncpar.go: every
 // model but delays, adaptive pickers and an edge sink, parallelNet; a
 // window's activations are drawn before it runs and its idle events

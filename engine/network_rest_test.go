@@ -582,3 +582,121 @@ func TestNetworkAsyncConeCheckpointResume(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkConeMatchesReference: the reduced synchronous metric schedule
+// (PSD cone) under every model but churn and an adaptive picker agrees
+// with the reference as it does without one (z within 1e-12, θ and θ̄
+// within 1e-9 relative; the same y and counters), bit-identical for 1, 2
+// and 8 workers; churn and an adaptive picker are refused, naming why, and
+// auto runs the reference.
+func TestNetworkConeMatchesReference(t *testing.T) {
+	forcePool(t)
+	n := 60
+	p := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, n, 4, 11)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3})
+	iters := int64(300)
+	for _, nm := range netModels(g, iters, false) {
+		refuse := nm.m.Churn.Dist != "" || nm.m.Activation.Kind == network.ActAdaptive
+		cfg := Config{Algorithm: Sync, Iters: iters, GammaC: 0.05, Seed: 9, Workers: 1, LogPoints: 4, EvalNodes: -1,
+			Network: nm.m, Schedule: ScheduleReduced}
+		if refuse {
+			if _, err := New(p, g, cfg); err == nil || !strings.Contains(err.Error(), "no churn and no adaptive picker") {
+				t.Fatalf("%s: %v", nm.name, err)
+			}
+			cfg.Schedule = ScheduleAuto
+			s, err := New(p, g, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.kind.name != "reference" {
+				t.Fatalf("%s: auto picked %s", nm.name, s.kind.name)
+			}
+			s.Close()
+			continue
+		}
+		cfg.Schedule = ScheduleReference
+		_, ref := runTrace(t, p, g, cfg)
+		var first netSnap
+		for x, w := range []int{1, 2, 8} {
+			cfg.Workers, cfg.Schedule = w, ScheduleAuto
+			tr, s := runTrace(t, p, g, cfg)
+			if s.kind.name != "cone" {
+				t.Fatalf("%s: executor %s", nm.name, s.kind.name)
+			}
+			sn := snapNet(s, tr)
+			if x > 0 {
+				if d := sn.diff(first); d != "" {
+					t.Fatalf("%s workers %d: %s differs from 1 worker", nm.name, w, d)
+				}
+				continue
+			}
+			first = sn
+			if d := relDiff(s.Z, ref.Z); d > 1e-12 {
+				t.Fatalf("%s: z differs from the reference by %g", nm.name, d)
+			}
+			for _, f := range []struct {
+				a, b layout.Matrix
+				what string
+			}{{s.ThetaMatrix(), ref.ThetaMatrix(), "θ"}, {s.ThetaBar, ref.ThetaBar, "θ̄"}} {
+				if d := relDiff(f.a, f.b); !(d <= 1e-9) {
+					t.Fatalf("%s: %s differs from the reference by %g relative", nm.name, f.what, d)
+				}
+			}
+			if fmt.Sprint(s.Y) != fmt.Sprint(ref.Y) || s.NetCounts() != ref.NetCounts() || s.gradEvals != ref.gradEvals {
+				t.Fatalf("%s: y, counters or gradient evaluations differ from the reference", nm.name)
+			}
+		}
+	}
+}
+
+// TestNetworkConeCheckpointResume: the reduced metric schedule under
+// one-way loss and a schedule, interrupted, checkpointed and resumed, ends
+// in the uninterrupted run's state and trace, bit for bit.
+func TestNetworkConeCheckpointResume(t *testing.T) {
+	n := 60
+	p := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, n, 4, 11)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3})
+	m := network.Model{Loss: 0.3, LossOneWay: true, Schedule: []network.Phase{{Spec: graph.Spec{Kind: "cycle", N: n}, Length: 70}, {Graph: g, Length: 50}}}
+	cfg := Config{Algorithm: Sync, Iters: 600, GammaC: 0.05, Seed: 9, LogPoints: 10, EvalNodes: -1, Network: m, Workers: 2}
+	mk := func() *Sim {
+		s, err := New(p, g, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	ref := mk()
+	refTrace, err := ref.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mk()
+	if a.kind.name != "cone" {
+		t.Fatalf("executor %s", a.kind.name)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	trace, err := a.RunWith(ctx, RunOptions{OnRecord: func(r Record) {
+		if r.Iter >= 100 {
+			cancel()
+		}
+	}}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := a.WriteCheckpoint(&buf, []byte("id"), trace); err != nil {
+		t.Fatal(err)
+	}
+	b := mk()
+	tr, err := b.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err = b.RunWith(context.Background(), RunOptions{}, tr); err != nil {
+		t.Fatal(err)
+	}
+	if d := snapNet(b, tr).diff(snapNet(ref, refTrace)); d != "" {
+		t.Fatalf("resumed run: %s differs", d)
+	}
+}

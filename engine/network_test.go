@@ -234,13 +234,12 @@ func TestNetworkRefusingRows(t *testing.T) {
 	n := 40
 	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 1})
 	auc := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
-	metric := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, n, 3, 2)
 	m := network.Model{Loss: 0.1}
 	for _, c := range []struct {
 		p     *problem.Problem
 		algo  Algorithm
 		sched Schedule
-	}{{auc, Sync, ScheduleReduced}, {metric, Sync, ScheduleReduced}} {
+	}{{auc, Sync, ScheduleReduced}} {
 		_, err := New(c.p, g, Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Schedule: c.sched, Network: m})
 		if err == nil || !strings.Contains(err.Error(), "needs the paper's network and no edge sink") {
 			t.Fatalf("%s %s %s: %v", c.p.Loss, c.algo, c.sched, err)
@@ -249,7 +248,7 @@ func TestNetworkRefusingRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.kind.name == "cone" || s.kind.name == "reduced" {
+		if s.kind.name == "reduced" {
 			t.Fatalf("%s %s: auto picked %s under a network model", c.p.Loss, c.algo, s.kind.name)
 		}
 		s.Close()
