@@ -280,7 +280,16 @@ func (s *state) activations(t0 int64, ev []int32, fl []uint8) error {
 			}
 			return nil
 		}
+		// Under churn the endpoints' cursors of the events netPrefetchAhead
+		// on are asked for ahead, by groups (a hint: the same answers).
+		pf := s.nx.churn
+		if pf {
+			s.net.PrefetchOnline(ev[:2*min(netPrefetchAhead, m)])
+		}
 		for x := 0; x < m; x++ {
+			if lo := x + netPrefetchAhead; pf && x%netPrefetchGroup == 0 && lo < m {
+				s.net.PrefetchOnline(ev[2*lo : 2*min(lo+netPrefetchGroup, m)])
+			}
 			f, err := s.settle(t0+1+int64(x), int(ev[2*x]), int(ev[2*x+1]))
 			if err != nil {
 				return err
@@ -298,6 +307,13 @@ func (s *state) activations(t0 int64, ev []int32, fl []uint8) error {
 	}
 	return nil
 }
+
+// The churn cursors of the endpoints of the events netPrefetchAhead on are
+// prefetched every netPrefetchGroup events (activations).
+const (
+	netPrefetchAhead = 16
+	netPrefetchGroup = 8
+)
 
 // settle decides what happens on the activated edge (i, j) at iteration t:
 // the sink sees it, churn may leave it idle, Delivered decides the messages.
@@ -964,7 +980,17 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 			return err
 		}
 		t0 := s.t
+		// The gossip loop's prefetching (gossipWindow: groups of asyncGroup
+		// events asyncGroupAhead on; a hint, the same results).
+		g, ahead := 0, 0
+		if e.pfOn && s.cfg.Estimator == Gossip && m > 1 {
+			g, ahead = asyncGroup, asyncGroupAhead
+			e.prefetchEvents(e.ev[:2*min(ahead, m)])
+		}
 		for x := 0; x < m; x++ {
+			if lo := x + ahead; g > 0 && x%g == 0 && lo < m {
+				e.prefetchEvents(e.ev[2*lo : 2*min(lo+g, m)])
+			}
 			t, fl := t0+1+int64(x), nx.fl[x]
 			s.t = t
 			if nx.queue != nil && !nx.adaptive {

@@ -700,3 +700,36 @@ func TestNetworkConeCheckpointResume(t *testing.T) {
 		t.Fatalf("resumed run: %s differs", d)
 	}
 }
+
+// TestNetworkPrefetchIdentical: under loss and churn the serial gossip
+// loop's prefetching (forced on) and the churn cursors' prefetching are
+// hints: the state is that of the loop without them, bit for bit.
+func TestNetworkPrefetchIdentical(t *testing.T) {
+	n := 96
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3})
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 9, 2)
+	pb := asyncGossipPrefetchBytes
+	t.Cleanup(func() { asyncGossipPrefetchBytes = pb })
+	m := network.Model{Loss: 0.3, Churn: network.Churn{Dist: network.DistGeometric, Up: 90, Down: 10}}
+	var ref []byte
+	for _, limit := range []int64{1 << 40, 0} {
+		asyncGossipPrefetchBytes = limit
+		s, err := New(p, g, Config{Algorithm: Async, Iters: 20000, GammaC: 0.5, Seed: 5, Workers: 1, LogPoints: 3, Network: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if on := s.exec.(*asyncExec).pfOn; on != (limit == 0) {
+			t.Fatalf("threshold %d: prefetching %v", limit, on)
+		}
+		st := stateBytes(t, s)
+		s.Close()
+		if ref == nil {
+			ref = st
+		} else if !bytes.Equal(st, ref) {
+			t.Fatal("prefetching changed the state")
+		}
+	}
+}
