@@ -35,9 +35,8 @@ import (
 // executor's are empty) and a checkpoint taken between blocks resumes
 // bit-identically.
 //
-// Under a network model (docs/networks.md; not synchronous churn nor
-// delays, needGenericNet, nor an adaptive picker or an edge sink,
-// needBlockedNet) a block's activations are drawn ahead
+// Under a network model (docs/networks.md; not churn nor delays, nor an
+// adaptive picker or an edge sink, needBlockedNet) a block's activations are drawn ahead
 // (state.activations); a round without an exchange touches no node, one
 // with an exchange applies its deliveries (state.netExchange).
 
@@ -45,7 +44,8 @@ import (
 // synchronous algorithm; auto takes it when a block has more than one
 // round (n ≥ 32), as for the built-in blocked schedule.
 func genericBlockedFits(sh Shape, cfg Config, auto bool) error {
-	return reasons(needAlgo(cfg, Sync), needCustom(sh), needBlocks(sh, auto), needGenericNet(cfg), needBlockedNet(cfg))
+	return reasons(needAlgo(cfg, Sync), needCustom(sh), needBlocks(sh, auto), needGenericNet(cfg), needBlockedNet(cfg),
+		fitCheck{cfg.Network.Churn.Dist == "", "no churn (the generic schedule runs it: θ_k of an offline node kept per node)"})
 }
 
 func genericBlockedBytes(sh Shape, cfg Config, workers int) int64 {

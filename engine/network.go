@@ -29,8 +29,8 @@ import (
 // does), the blocked synchronous schedule (exec_blocked.go: every model
 // but adaptive pickers and an edge sink, a block's activations drawn
 // ahead; under churn as the plain one), the generic executors of a user
-// objective (exec_generic.go, exec_genericblocked.go: every model but
-// synchronous churn and delays, needGenericNet), the asynchronous metric
+// objective (exec_generic.go: every model but delays, needGenericNet;
+// exec_genericblocked.go: not churn either), the asynchronous metric
 // schedule (exec_asynccone.go: every model), the reduced synchronous
 // metric schedule (exec_cone.go: every model but churn and adaptive
 // pickers, needConeNet), and the parallel

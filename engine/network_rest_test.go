@@ -318,8 +318,8 @@ func TestNetworkBlockedCheckpointResume(t *testing.T) {
 }
 
 // TestNetworkGenericMatchesReference: a user objective under every model
-// the generic executors run (not synchronous churn nor delays; not an
-// adaptive picker on the blocked schedule) gives the reference executor's
+// the generic executors run (not delays; not churn nor an adaptive picker
+// on the blocked schedule) gives the reference executor's
 // state, trace and counters bit for bit: generic-blocked and generic
 // synchronous, the serial and the parallel asynchronous generic events,
 // for 1, 2 and 8 workers.
@@ -336,7 +336,7 @@ func TestNetworkGenericMatchesReference(t *testing.T) {
 			iters = 3000
 		}
 		for _, nm := range netModels(g, iters, c.algo == Async) {
-			if nm.m.Delay.Dist != "" || c.algo == Sync && nm.m.Churn.Dist != "" {
+			if nm.m.Delay.Dist != "" {
 				continue // the reference runs them (TestNetworkGenericRefuses)
 			}
 			adaptive := nm.m.Activation.Kind == network.ActAdaptive
@@ -349,8 +349,9 @@ func TestNetworkGenericMatchesReference(t *testing.T) {
 				sched Schedule
 				want  string
 			}{{ScheduleAuto, "generic-blocked"}, {SchedulePlain, "generic"}}
-			if c.algo == Async || adaptive {
+			if c.algo == Async || adaptive || nm.m.Churn.Dist != "" {
 				rows = rows[1:]
+				rows[0].sched = ScheduleAuto
 			}
 			for _, row := range rows {
 				for _, w := range []int{1, 2, 8} {
@@ -372,8 +373,9 @@ func TestNetworkGenericMatchesReference(t *testing.T) {
 	}
 }
 
-// TestNetworkGenericRefuses: the generic executors refuse synchronous
-// churn and delays, naming why, and auto runs the reference.
+// TestNetworkGenericRefuses: the generic executors refuse delays, and
+// generic-blocked churn, naming why; auto then runs the reference, or the
+// generic plain schedule.
 func TestNetworkGenericRefuses(t *testing.T) {
 	n := 40
 	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 5})
@@ -381,12 +383,14 @@ func TestNetworkGenericRefuses(t *testing.T) {
 	churn := network.Model{Churn: network.Churn{Dist: network.DistGeometric, Up: 40, Down: 15}}
 	delays := network.Model{Delay: network.Delay{Dist: network.DelayUniform, A: 0, B: 6}}
 	for _, c := range []struct {
-		algo  Algorithm
-		m     network.Model
-		sched Schedule
-	}{{Sync, churn, SchedulePlain}, {Sync, churn, ScheduleBlocked}, {Async, delays, SchedulePlain}} {
+		algo      Algorithm
+		m         network.Model
+		sched     Schedule
+		why, auto string
+	}{{Sync, churn, ScheduleBlocked, "no churn (the generic schedule runs it", "generic"},
+		{Async, delays, SchedulePlain, "no delays (an arrival changes z_k", "reference"}} {
 		cfg := Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Schedule: c.sched, Network: c.m}
-		if _, err := New(user, g, cfg); err == nil || !strings.Contains(err.Error(), "no delays and no synchronous churn") {
+		if _, err := New(user, g, cfg); err == nil || !strings.Contains(err.Error(), c.why) {
 			t.Fatalf("%s %s: %v", c.algo, c.sched, err)
 		}
 		cfg.Schedule = ScheduleAuto
@@ -394,8 +398,8 @@ func TestNetworkGenericRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.kind.name != "reference" {
-			t.Fatalf("%s: auto picked %s", c.algo, s.kind.name)
+		if s.kind.name != c.auto {
+			t.Fatalf("%s: auto picked %s, want %s", c.algo, s.kind.name, c.auto)
 		}
 		s.Close()
 	}
@@ -418,6 +422,7 @@ func TestNetworkGenericCheckpointResume(t *testing.T) {
 		want  string
 	}{
 		{Sync, network.Model{Loss: 0.3, LossOneWay: true, Schedule: sched}, 400, "generic-blocked"},
+		{Sync, network.Model{Loss: 0.2, Churn: network.Churn{Dist: network.DistGeometric, Up: 40, Down: 15}}, 400, "generic"},
 		{Async, network.Model{Loss: 0.3, Schedule: sched, Churn: network.Churn{Dist: network.DistGeometric, Up: 400, Down: 50}}, 4000, "generic"},
 	} {
 		cfg := Config{Algorithm: c.algo, Iters: c.iters, GammaC: 1, Seed: 7, LogPoints: 8, EvalNodes: -1, Network: c.m, Workers: 2}
