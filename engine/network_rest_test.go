@@ -738,3 +738,45 @@ func TestNetworkPrefetchIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkZeroModelBitsRest: the zero model and loss 0 are the paper's
+// network on the executors this file extends (the parallel asynchronous
+// executor, blocked, generic and generic-blocked, cone and async-cone):
+// no Net, and the state checksum of a run without the field.
+func TestNetworkZeroModelBitsRest(t *testing.T) {
+	shrinkAsync(t)
+	n := 96
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 1})
+	auc := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	user := asObjective(t, auc, userLogistic{"user-logistic"}, nil)
+	metric := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, n, 3, 2)
+	for _, c := range []struct {
+		p       *problem.Problem
+		algo    Algorithm
+		workers int
+		want    string
+	}{{auc, Async, 2, "async"}, {auc, Sync, 2, "blocked"}, {user, Sync, 2, "generic-blocked"}, {user, Async, 2, "generic"},
+		{metric, Sync, 2, "cone"}, {metric, Async, 2, "async-cone"}, {user, Sync, 2, "generic"}} {
+		sched := ScheduleAuto
+		if c.want == "blocked" {
+			sched = ScheduleBlocked
+		} else if c.want == "generic" && c.algo == Sync {
+			sched = SchedulePlain
+		}
+		var sums [][32]byte
+		for _, m := range []*network.Model{nil, {}, {Loss: 0}} {
+			cfg := Config{Algorithm: c.algo, Iters: 2000, GammaC: 0.3, Seed: 2, LogPoints: 3, Workers: c.workers, Schedule: sched}
+			if m != nil {
+				cfg.Network = *m
+			}
+			tr, s := runTrace(t, c.p, g, cfg)
+			if s.net != nil || s.kind.name != c.want || (c.algo == Async) != (apar(s) != nil) || tr[len(tr)-1].Online != -1 {
+				t.Fatalf("%s %s: executor %s, parallel %v, a Net %v", c.p.Loss, c.algo, s.kind.name, apar(s) != nil, s.net != nil)
+			}
+			sums = append(sums, s.StateChecksum())
+		}
+		if sums[0] != sums[1] || sums[0] != sums[2] {
+			t.Fatalf("%s %s (%s): the zero model or loss 0 changes the bits", c.p.Loss, c.algo, c.want)
+		}
+	}
+}
