@@ -424,7 +424,7 @@ func (a *asyncParExec) advance(stop int64) error {
 		}
 		planned := a.build > 0
 		if err := a.runWindow(w); err != nil {
-			a.ahead, a.build = false, 0
+			a.ahead, a.build, a.buildErr = false, 0, nil
 			return err
 		}
 		if a.build > 0 { // no level went to the pool: build it now
