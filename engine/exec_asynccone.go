@@ -38,6 +38,15 @@ import (
 // endpoints only and uses its worker's workspace, so the parallel executor
 // (exec_asyncpar.go) runs it unchanged and results are bit-identical for
 // any number of workers.
+//
+// Under a network model (docs/networks.md) an event's deliveries are the
+// reference's (state.netExchange, or state.sendDelayed under delays) and
+// its steps follow: the hinge tests read θ_k = c_k·U_k, which the exchange
+// does not change, so testing after it is testing before. A message that
+// arrives later changes z_k but not θ_k (the reference keeps θ_k until k
+// steps), which U_k, cached, already does. With a partial delivery the
+// endpoints' z differ and each gets its own projection. Delays, an
+// adaptive picker and an edge sink run on the serial loop (parallelNet).
 
 // On the PSD cone an event costs an eigendecomposition, so the parallel
 // executor takes it from asyncHeavyMinNodes nodes on (instead of
@@ -60,7 +69,7 @@ type asyncConeExec struct {
 // asyncConeFits reports whether the asynchronous metric schedule runs the
 // problem.
 func asyncConeFits(sh Shape, cfg Config, _ bool) error {
-	return reasons(needAlgo(cfg, Async), needMetricCone(sh, cfg), needPerfectNet(cfg))
+	return reasons(needAlgo(cfg, Async), needMetricCone(sh, cfg))
 }
 
 // asyncConeBytes is U and c, and per worker ProjectPSDSelect's buffers in
@@ -107,6 +116,9 @@ func (e *asyncConeExec) advance(stop int64) error {
 // serialTo runs events in stream order until s.t reaches stop.
 func (e *asyncConeExec) serialTo(stop int64) error {
 	s := e.s
+	if s.net != nil {
+		return e.netSerialTo(stop)
+	}
 	for s.t < stop {
 		i, j := s.drawEdge()
 		t := s.t + 1
@@ -124,8 +136,17 @@ func (e *asyncConeExec) serialTo(stop int64) error {
 // both are needed, problem.ProjectPSDSelectPair; the same bits as two), and
 // each endpoint's clock and running average.
 func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
+	e.s.exchange(i, j)
+	return e.steps(i, j, t, w, true)
+}
+
+// steps is both endpoints' part of event t on (i, j) after its exchange, as
+// worker w: the hinge tests at θ_k = c_k·U_k (unchanged by the exchange),
+// the gradients, the projections and the clocks. same says that z_i = z_j
+// (a whole exchange): one projection then serves both when neither hinge
+// is active.
+func (e *asyncConeExec) steps(i, j int, t int64, w int, same bool) (nonzero int64, bad int) {
 	s, p := e.s, e.s.prob
-	s.swapY(i, j)
 	ends := [2]int{i, j}
 	var wt [2]float64 // the gradient's weight s·(1/p_k) when the hinge is active
 	var aux [2]int
@@ -140,7 +161,6 @@ func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 			wt[x] = s.invP[k] * sg
 		}
 	}
-	s.average(i, j)
 	for x, k := range ends {
 		if wt[x] != 0 {
 			problem.AddOuterDiff(s.Z.Row(k), wt[x], s.X.Row(k), s.X.Row(aux[x]))
@@ -153,7 +173,7 @@ func (e *asyncConeExec) event(i, j int, t int64, w int) (nonzero int64, bad int)
 		for a := range zi {
 			ui[a], uj[a] = -zi[a], -zj[a]
 		}
-	case wt[0] == 0 && wt[1] == 0:
+	case same && wt[0] == 0 && wt[1] == 0:
 		// Both endpoints hold v: U_j = U_i.
 		e.cr.ws[w].ProjectPSDSelect(ui, zi, -1)
 		copy(uj, ui)
@@ -234,4 +254,50 @@ func (e *asyncConeExec) applySaved(v []float64) {
 	for k := 0; k < e.U.Rows; k++ {
 		v = v[copy(e.U.Row(k), v):]
 	}
+}
+
+// netEvent is event t on (i, j) under a network model without delays, as
+// worker w: the deliveries fl, 1/p_k of t's phase, the steps.
+func (e *asyncConeExec) netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64, bad int) {
+	s := e.s
+	s.netExchange(i, j, fl)
+	s.setInvP(t, i, j)
+	return e.steps(i, j, t, w, fl&actBoth == actBoth)
+}
+
+// netSerialTo is serialTo under a network model, the reference's order:
+// the arrivals due (delays), the activation, an idle event (an endpoint
+// offline, no edge) changing nothing, the deliveries (queued under
+// delays), 1/p_k of the phase, the steps.
+func (e *asyncConeExec) netSerialTo(stop int64) error {
+	s := e.s
+	for s.t < stop {
+		t := s.t + 1
+		s.deliverDue(t)
+		i, j, fl, err := s.activation(t)
+		if err != nil {
+			return err
+		}
+		s.t = t
+		if fl&actOnline == 0 {
+			continue
+		}
+		var nz int64
+		var bad int
+		if s.nx.queue != nil {
+			if err := s.sendDelayed(t, i, j, fl); err != nil {
+				return err
+			}
+			s.setInvP(t, i, j)
+			nz, bad = e.steps(i, j, t, 0, false)
+		} else {
+			nz, bad = e.netEvent(i, j, t, 0, fl)
+		}
+		s.gradEvals += 2
+		s.nonzero += nz
+		if bad >= 0 {
+			return s.diverged(divergence{t: t, node: bad})
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"sort"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -46,11 +47,27 @@ import (
 // The gossip fast path's events run by the dataflow schedule instead of
 // levels (flowWorker, below): the same windows, built ahead the same way,
 // with one barrier a window.
+//
+// Under a network model (docs/networks.md) a window is drawn as the serial
+// loop draws it: state.activations decides each iteration's edge, churn at
+// its endpoints and its deliveries, in order of t, and counts them. An
+// iteration with an offline endpoint or no edge is idle and changes
+// nothing, so it is dropped before the levelling; the others keep their
+// iteration t (asyncWindow.it) and flags, and run as the serial loop's
+// network event (netEventer: 1/p_k of t's phase, a partial delivery
+// without the swap). Delays (an arrival changes a node outside its
+// events), adaptive pickers (an edge depends on the state) and an edge
+// sink run on the serial loop instead (parallelNet).
 
 // asyncWindow is one window of events: the edges, each event's level, the
-// events sorted by level (stable) and each level's start.
+// events sorted by level (stable) and each level's start. Under a network
+// model the window covers iters iterations, of which the m events whose
+// endpoints are both online (the others are idle: they change nothing, so
+// they are dropped before the levelling); it[e] is event e's iteration
+// within the window and fl[e] its deliveries (state.activations).
 type asyncWindow struct {
 	m      int   // events
+	iters  int   // iterations covered (m without a network model)
 	t0     int64 // iterations done before the window
 	levels int32
 	ev     []int32 // edge of event e: ev[2e], ev[2e+1]
@@ -60,7 +77,22 @@ type asyncWindow struct {
 	// dep[2e], dep[2e+1]: the last earlier event of the window on event
 	// e's first and second node (−1: none), for the dataflow schedule.
 	dep []int32
+	// Under a network model (nil otherwise): event e's iteration t0+1+it[e]
+	// and its flags.
+	it []int32
+	fl []uint8
 }
+
+// tOf returns the iteration of event e.
+func (w *asyncWindow) tOf(e int) int64 {
+	if w.it != nil {
+		return w.t0 + 1 + int64(w.it[e])
+	}
+	return w.t0 + 1 + int64(e)
+}
+
+// end returns the iteration the window ends at.
+func (w *asyncWindow) end() int64 { return w.t0 + int64(w.iters) }
 
 // asyncParExec is the parallel executor over an asynchronous executor's
 // events; its buffers are allocated once.
@@ -109,6 +141,14 @@ type asyncParExec struct {
 	owned [][]int32
 	stop  flowProgress // the earliest event of the window that diverged (MaxInt64: none)
 
+	// net runs an event under the run's network model (nil: the paper's
+	// network); multiPhase: 1/p_k change with t (setInvP at each event).
+	net        netEventer
+	multiPhase bool
+	// buildErr is the error of drawing a window ahead (returned before it
+	// would run).
+	buildErr error
+
 	cursor atomic.Int64                          // next unclaimed event of the level being run
 	build  int                                   // events of the window worker 0 builds first (0: none)
 	fn     func(w int, r layout.Range, tk *task) // level, bound once
@@ -137,14 +177,19 @@ var (
 // for the gossip fast path's dataflow schedule on more nodes than its
 // dependency table holds, the table instead), and two windows of events of
 // 20 bytes each (the levels' windows of up to n/2 events, the dataflow's
-// of asyncMaxWindow events).
-func asyncParBytes(rows int, flow bool) int64 {
+// of asyncMaxWindow events), 5 more under a network model (net: an event's
+// iteration and flags).
+func asyncParBytes(rows int, flow, net bool) int64 {
 	w := int64(max(asyncMinLevel, asyncMaxWindow))
 	marks := int64(rows) * 8
 	if flow && useDependTable(rows, int(w)) {
 		marks = int64(dependTableLen(int(w))) * 8
 	}
-	return marks + 2*w*(2*4+3*4)
+	per := int64(2*4 + 3*4)
+	if net {
+		per += 4 + 1
+	}
+	return marks + 2*w*per
 }
 
 // useDependTable reports whether the dataflow schedule on rows nodes with
@@ -218,14 +263,23 @@ func newAsyncParExec(ex eventRunner, pl eventPlan, flow *asyncExec, s *state, cr
 		a.tab, a.mark = make([]uint64, dependTableLen(a.window)), nil
 	}
 	hugepage.Advise(a.mark)
+	if s.net != nil {
+		// execKind.parallel engages only for rows whose runner runs
+		// network events, without delays, adaptive pickers or a sink.
+		a.net = ex.(netEventer)
+		a.multiPhase = s.nx.multiPhase
+	}
 	for i := range a.win {
 		if a.gossip != nil {
 			a.win[i] = &asyncWindow{ev: make([]int32, 2*a.window), lvl: make([]int32, a.window), dep: make([]int32, 2*a.window)}
-			continue
+		} else {
+			a.win[i] = &asyncWindow{
+				ev: make([]int32, 2*a.window), lvl: make([]int32, a.window),
+				order: make([]int32, a.window), start: make([]int32, a.window+2),
+			}
 		}
-		a.win[i] = &asyncWindow{
-			ev: make([]int32, 2*a.window), lvl: make([]int32, a.window),
-			order: make([]int32, a.window), start: make([]int32, a.window+2),
+		if a.net != nil {
+			a.win[i].it, a.win[i].fl = make([]int32, a.window), make([]uint8, a.window)
 		}
 	}
 	shards := make([]layout.Range, workers)
@@ -258,11 +312,30 @@ func gatherBuffers(workers, c int) [][]int32 {
 	return bufs
 }
 
-// buildWindow draws the next m edges of the stream into w and levels them.
-func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
+// buildWindow draws the next m iterations' edges of the stream into w and
+// levels them. Under a network model it draws the activations
+// (state.activations: the counters count them here, in order of t) and
+// keeps only the events whose endpoints are both online.
+func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) error {
 	s := a.s
-	w.m, w.t0 = m, t0
-	s.drawEdges(w.ev[:2*m])
+	w.m, w.iters, w.t0 = m, m, t0
+	if a.net != nil {
+		if err := s.activations(t0, w.ev[:2*m], w.fl[:m]); err != nil {
+			w.m = 0
+			return err
+		}
+		k := 0
+		for x := 0; x < m; x++ {
+			if f := w.fl[x]; f&actOnline != 0 {
+				w.ev[2*k], w.ev[2*k+1], w.fl[k], w.it[k] = w.ev[2*x], w.ev[2*x+1], f, int32(x)
+				k++
+			}
+		}
+		w.m = k
+		m = k
+	} else {
+		s.drawEdges(w.ev[:2*m])
+	}
 	a.gen++
 	if a.gen == 0 {
 		clear(a.mark)
@@ -271,7 +344,7 @@ func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
 	g := uint64(a.gen) << 32
 	if a.gossip != nil {
 		a.depend(w, g)
-		return
+		return nil
 	}
 	levels := int32(0)
 	for e := 0; e < m; e++ {
@@ -309,6 +382,7 @@ func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) {
 	}
 	st[0] = 0
 	w.start[levels] = int32(m)
+	return nil
 }
 
 // advance runs events until s.t reaches stop, or, once state.yield is
@@ -338,22 +412,30 @@ func (a *asyncParExec) advance(stop int64) error {
 				continue
 			}
 			w = a.win[a.k]
-			a.buildWindow(w, m, s.t)
+			if err := a.buildWindow(w, m, s.t); err != nil {
+				return err
+			}
 		}
 		// The next window is built during this one if it fits before stop
 		// and this one is not to be followed by serial windows.
 		a.build = 0
-		if next := int(min(int64(a.window), stop-(w.t0+int64(w.m)))); next >= a.minLevel && a.serial == 0 && !s.yield.Load() {
+		if next := int(min(int64(a.window), stop-w.end())); next >= a.minLevel && a.serial == 0 && !s.yield.Load() {
 			a.build = next
 		}
 		planned := a.build > 0
 		if err := a.runWindow(w); err != nil {
-			a.ahead, a.build = false, 0
+			a.ahead, a.build, a.buildErr = false, 0, nil
 			return err
 		}
 		if a.build > 0 { // no level went to the pool: build it now
-			a.buildWindow(a.win[1-a.k], a.build, w.t0+int64(w.m))
+			a.buildErr = a.buildWindow(a.win[1-a.k], a.build, w.end())
 			a.build = 0
+		}
+		if err := a.buildErr; err != nil {
+			// Drawing the next window failed (its events before the
+			// failure are not run: the run stops at this window's end).
+			a.ahead, a.buildErr = false, nil
+			return err
 		}
 		a.ahead = planned
 		if a.serial > 0 && a.ahead {
@@ -373,18 +455,17 @@ func (a *asyncParExec) runWindow(w *asyncWindow) error {
 	if a.gossip != nil {
 		return a.runFlow(w)
 	}
-	t0 := w.t0
 	var nonzero int64
 	var first divergence
 	for l := int32(0); l < w.levels; l++ {
 		evs := w.order[w.start[l]:w.start[l+1]]
 		if len(evs) < a.minLevel || first.found() {
 			for _, e := range evs {
-				t := t0 + 1 + int64(e)
+				t := w.tOf(int(e))
 				if first.found() && t >= first.t {
 					continue // after the divergence: the serial loop never ran it
 				}
-				nz, bad := a.event(int(w.ev[2*e]), int(w.ev[2*e+1]), t, 0)
+				nz, bad := a.runEvent(w, int(e), t, 0)
 				nonzero += nz
 				if bad >= 0 {
 					first.note(t, bad, "")
@@ -421,23 +502,41 @@ func (a *asyncParExec) takeNonzero() int64 {
 }
 
 // endWindow ends window w: the divergence first if found, else s.t past
-// the window and its counts (nonzero: its non-zero gradients).
+// the window and its counts (nonzero: its non-zero gradients; two gradient
+// evaluations an event run, the idle iterations of a network model none).
 func (a *asyncParExec) endWindow(w *asyncWindow, first divergence, nonzero int64) error {
-	return a.s.endIters(w.t0, w.t0+int64(w.m), 2, nonzero, first)
+	if w.it == nil {
+		return a.s.endIters(w.t0, w.end(), 2, nonzero, first)
+	}
+	ran := w.m
+	if first.found() { // the events up to the diverging one ran
+		ran = sort.Search(w.m, func(e int) bool { return w.tOf(e) > first.t })
+	}
+	a.s.gradEvals += 2 * int64(ran)
+	return a.s.endIters(w.t0, w.end(), 0, nonzero, first)
+}
+
+// runEvent runs event e of window w, at iteration t, as worker wk: under a
+// network model with its deliveries.
+func (a *asyncParExec) runEvent(w *asyncWindow, e int, t int64, wk int) (nonzero int64, bad int) {
+	if a.net != nil {
+		return a.net.netEvent(int(w.ev[2*e]), int(w.ev[2*e+1]), t, wk, w.fl[e])
+	}
+	return a.event(int(w.ev[2*e]), int(w.ev[2*e+1]), t, wk)
 }
 
 // runWindowSerially runs window w's events in stream order.
 func (a *asyncParExec) runWindowSerially(w *asyncWindow) error {
 	var nonzero int64
 	for e := 0; e < w.m; e++ {
-		t := w.t0 + 1 + int64(e)
-		nz, bad := a.event(int(w.ev[2*e]), int(w.ev[2*e+1]), t, 0)
+		t := w.tOf(e)
+		nz, bad := a.runEvent(w, e, t, 0)
 		nonzero += nz
 		if bad >= 0 {
-			return a.s.endIters(w.t0, t, 2, nonzero, eventDivergence(t, bad))
+			return a.endWindow(w, eventDivergence(t, bad), nonzero)
 		}
 	}
-	return a.s.endIters(w.t0, w.t0+int64(w.m), 2, nonzero, divergence{})
+	return a.endWindow(w, divergence{}, nonzero)
 }
 
 // level is worker w's part of the level tk: worker 0 first builds the next
@@ -445,8 +544,7 @@ func (a *asyncParExec) runWindowSerially(w *asyncWindow) error {
 // none is left.
 func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 	if w == 0 && a.build > 0 {
-		cur := a.win[a.k]
-		a.buildWindow(a.win[1-a.k], a.build, cur.t0+int64(cur.m))
+		a.buildErr = a.buildWindow(a.win[1-a.k], a.build, a.win[a.k].end())
 		a.build = 0
 	}
 	win, evsAll := tk.win, tk.level
@@ -462,15 +560,15 @@ func (a *asyncParExec) level(w int, _ layout.Range, tk *task) {
 	for evs := a.claim(evsAll); evs != nil; evs = a.claim(evsAll) {
 		for x := 0; x < min(ahead, len(evs)); x++ {
 			e := evs[x]
-			a.pf.prefetch(w, int(win.ev[2*e]), int(win.ev[2*e+1]), win.t0+1+int64(e))
+			a.pf.prefetch(w, int(win.ev[2*e]), int(win.ev[2*e+1]), win.tOf(int(e)))
 		}
 		for x, e := range evs {
 			if y := x + ahead; ahead > 0 && y < len(evs) {
 				f := evs[y]
-				a.pf.prefetch(w, int(win.ev[2*f]), int(win.ev[2*f+1]), win.t0+1+int64(f))
+				a.pf.prefetch(w, int(win.ev[2*f]), int(win.ev[2*f+1]), win.tOf(int(f)))
 			}
-			t := win.t0 + 1 + int64(e)
-			c, bad := a.event(int(win.ev[2*e]), int(win.ev[2*e+1]), t, w)
+			t := win.tOf(int(e))
+			c, bad := a.runEvent(win, int(e), t, w)
 			nz += c
 			if bad >= 0 {
 				a.bad[w].note(t, bad, "")
@@ -771,7 +869,7 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 	// f's progress, so no event that depends on f runs.
 	note := func(f int, bad int) {
 		if bad >= 0 {
-			a.bad[w].note(win.t0+1+int64(f), bad, "")
+			a.bad[w].note(win.tOf(f), bad, "")
 			for {
 				if old := a.stop.next.Load(); int64(f) >= old || a.stop.next.CompareAndSwap(old, int64(f)) {
 					break
@@ -802,10 +900,20 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 			x++
 			continue
 		}
+		if a.net != nil && (a.multiPhase || win.fl[f]&actBoth != actBoth) {
+			// A partial delivery, or 1/p_k of the event's phase: the
+			// serial loop's network event.
+			c, bad := a.net.netEvent(i, j, win.tOf(f), w, win.fl[f])
+			nz += c
+			note(f, bad)
+			ran(f)
+			x++
+			continue
+		}
 		if e.evp != nil {
 			// Only the next event of the stream: one of another worker's
 			// chunks between the two may depend on the first.
-			if f2 := at(x + 1); f2 == f+1 {
+			if f2 := at(x + 1); f2 == f+1 && (a.net == nil || win.fl[f2]&actBoth == actBoth) {
 				if k, l := int(ev[2*f2]), int(ev[2*f2+1]); k != i && k != j && l != i && l != j {
 					ready(dep[2*f2])
 					ready(dep[2*f2+1])

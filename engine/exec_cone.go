@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -41,6 +42,14 @@ import (
 // Materialising θ̄ rounds differently from the recurrence, so results depend
 // on where advances end: at multiples of coneChunk after each measured
 // iteration, never on the worker count or on timing.
+//
+// Under a network model (docs/networks.md) a round's activation is the
+// reference's (state.activation); with an exchange its deliveries apply
+// (state.netExchange: y swapped only when both messages arrive) and its
+// endpoints' U are recomputed, without one no node is an endpoint. Churn
+// (an offline node keeps its θ while c(t) moves on) and an adaptive picker
+// (its picks would read θ = c·U, which agrees with the reference's θ only
+// to rounding) run on the reference.
 
 // coneChunk is the most rounds one advance runs before writing every θ̄ into
 // the records; it bounds the latency of cancellation and checkpoints.
@@ -88,7 +97,14 @@ const coneGrad = 1 << 31
 
 // coneFits reports whether the reduced metric schedule can run the problem.
 func coneFits(sh Shape, cfg Config, _ bool) error {
-	return reasons(needAlgo(cfg, Sync), needGossip(cfg), needMetricCone(sh, cfg), needPerfectNet(cfg))
+	return reasons(needAlgo(cfg, Sync), needGossip(cfg), needMetricCone(sh, cfg), needConeNet(cfg))
+}
+
+// needConeNet is the reduced metric schedule's network rule (see above).
+func needConeNet(cfg Config) fitCheck {
+	m := cfg.Network
+	return fitCheck{m.Churn.Dist == "" && m.Activation.Kind != network.ActAdaptive,
+		"no churn and no adaptive picker (θ = c·U with one c for every node; the reference runs them)"}
 }
 
 func coneBytes(sh Shape, _ Config, workers int) int64 {
@@ -150,12 +166,30 @@ func (cs *coneExec) scale(t int64) float64 {
 // round is one synchronous round of the reduced metric schedule.
 func (cs *coneExec) round() error {
 	s, p := cs.s, cs.s.prob
-	s.t++
+	var i, j int
+	if s.net != nil {
+		t := s.t + 1
+		var fl uint8
+		var err error
+		if i, j, fl, err = s.activation(t); err != nil {
+			return err // s.t stays: round t did not happen
+		}
+		s.t = t
+		if fl&actOnline != 0 && fl&actBoth != 0 {
+			s.netExchange(i, j, fl)
+		} else {
+			i, j = -1, -1 // no exchange: no endpoint
+		}
+	} else {
+		s.t++
+		i, j = s.drawEdge()
+		s.exchange(i, j)
+	}
 	t := s.t
-	i, j := s.drawEdge()
-	s.exchange(i, j)
-	for _, k := range [2]int{i, j} {
-		cs.q[k] = p.Dist(cs.U.Row(k), s.X.Row(k), s.YX.Row(k))
+	if i >= 0 {
+		for _, k := range [2]int{i, j} {
+			cs.q[k] = p.Dist(cs.U.Row(k), s.X.Row(k), s.YX.Row(k))
+		}
 	}
 	tf := float64(t)
 	cs.a, cs.b, cs.cNow = 1-1/tf, 1/tf, cs.scale(t)

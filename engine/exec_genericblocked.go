@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"unsafe"
+
 	"github.com/pairgossip/pairgossip/layout"
 )
 
@@ -32,16 +34,26 @@ import (
 // the call, so the executor adds no checkpoint section (the generic
 // executor's are empty) and a checkpoint taken between blocks resumes
 // bit-identically.
+//
+// Under a network model (docs/networks.md; not churn nor delays, nor an
+// adaptive picker or an edge sink, needBlockedNet) a block's activations are drawn ahead
+// (state.activations); a round without an exchange touches no node, one
+// with an exchange applies its deliveries (state.netExchange).
 
 // genericBlockedFits: a user objective with a separable ψ on the
 // synchronous algorithm; auto takes it when a block has more than one
 // round (n ≥ 32), as for the built-in blocked schedule.
 func genericBlockedFits(sh Shape, cfg Config, auto bool) error {
-	return reasons(needAlgo(cfg, Sync), needCustom(sh), needBlocks(sh, auto), needPerfectNet(cfg))
+	return reasons(needAlgo(cfg, Sync), needCustom(sh), needBlocks(sh, auto), needGenericNet(cfg), needBlockedNet(cfg),
+		fitCheck{cfg.Network.Churn.Dist == "", "no churn (the generic schedule runs it: θ_k of an offline node kept per node)"})
 }
 
 func genericBlockedBytes(sh Shape, cfg Config, workers int) int64 {
-	return genericBytes(sh, cfg, workers) + genericBlockBytes(sh.N, blockRounds(sh.N))
+	b := genericBytes(sh, cfg, workers) + genericBlockBytes(sh.N, blockRounds(sh.N))
+	if !cfg.Network.IsPerfect() {
+		b += int64(blockRounds(sh.N)) // a block's flags
+	}
+	return b
 }
 
 // genericBlock is one block of rounds: its edges, γ of each round, and
@@ -54,6 +66,9 @@ type genericBlock struct {
 	touched []int32
 	rounds  int   // B of the current block
 	t0      int64 // iterations done before the block
+	// fl[r−1] is round r's activation flags under a network model (nil
+	// otherwise); its edge is (−1, −1) when it has no exchange.
+	fl []uint8
 }
 
 func newGenericBlock(n, maxB int) *genericBlock {
@@ -106,15 +121,53 @@ func (e *genericBlockedExec) begin(stop int64) int {
 	for r := 1; r <= B; r++ {
 		i, j := s.drawEdge()
 		bl.edges[r-1] = [2]int32{int32(i), int32(j)}
-		for _, k := range [2]int{i, j} {
-			if bl.stamp[k] != bl.gen {
-				bl.stamp[k] = bl.gen
-				bl.touched = append(bl.touched, int32(k))
-			}
-		}
+		bl.touch(i, j)
 		bl.gamma[r] = s.cfg.Gamma(float64(s.t + int64(r)))
 	}
 	return B
+}
+
+// touch marks i and j as touched in the current block.
+func (bl *genericBlock) touch(i, j int) {
+	for _, k := range [2]int{i, j} {
+		if bl.stamp[k] != bl.gen {
+			bl.stamp[k] = bl.gen
+			bl.touched = append(bl.touched, int32(k))
+		}
+	}
+}
+
+// beginNet is begin under a network model: the block's activations
+// (state.activations, in order of t); a round without an exchange gets the
+// edge (-1, -1) and touches no node.
+func (e *genericBlockedExec) beginNet(stop int64) (int, error) {
+	s, bl := e.s, e.bl
+	B := int(min(int64(len(bl.edges)), stop-s.t))
+	if bl.fl == nil {
+		bl.fl = make([]uint8, len(bl.edges))
+	}
+	if err := s.activations(s.t, unsafe.Slice(&bl.edges[0][0], 2*B), bl.fl[:B]); err != nil {
+		return 0, err
+	}
+	bl.rounds, bl.t0 = B, s.t
+	bl.gen++
+	if bl.gen == 0 {
+		clear(bl.stamp)
+		bl.gen = 1
+	}
+	bl.touched = bl.touched[:0]
+	if s.t > 0 {
+		bl.gamma[0] = s.cfg.Gamma(float64(s.t))
+	}
+	for r := 1; r <= B; r++ {
+		if f := bl.fl[r-1]; f&actOnline == 0 || f&actBoth == 0 {
+			bl.edges[r-1] = [2]int32{-1, -1}
+		} else {
+			bl.touch(int(bl.edges[r-1][0]), int(bl.edges[r-1][1]))
+		}
+		bl.gamma[r] = s.cfg.Gamma(float64(s.t + int64(r)))
+	}
+	return B, nil
 }
 
 // advance runs one block of rounds, at most stop − s.t.
@@ -122,7 +175,15 @@ func (e *genericBlockedExec) advance(stop int64) error {
 	s, bl := e.s, e.bl
 	e.cr.sw.start(false)
 	defer e.cr.sw.lap(PhaseSerial)
-	B := e.begin(stop)
+	var B int
+	if s.net != nil {
+		var err error
+		if B, err = e.beginNet(stop); err != nil {
+			return err
+		}
+	} else {
+		B = e.begin(stop)
+	}
 	// Untouched nodes: B rounds each, in parallel where the plain schedule
 	// runs a round in parallel (once a block instead of once a round; a
 	// block of a few rounds of a small problem is not worth a barrier:
@@ -137,9 +198,15 @@ func (e *genericBlockedExec) advance(stop int64) error {
 		t := bl.t0 + int64(r)
 		tp := float64(t - 1)
 		i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
-		e.smoothAt(e.endPrev[0], s.Z.Row(i), tp, 0)
-		e.smoothAt(e.endPrev[1], s.Z.Row(j), tp, 0)
-		s.exchange(i, j)
+		if i >= 0 { // (−1, −1): a round without an exchange (network model)
+			e.smoothAt(e.endPrev[0], s.Z.Row(i), tp, 0)
+			e.smoothAt(e.endPrev[1], s.Z.Row(j), tp, 0)
+			if bl.fl != nil {
+				s.netExchange(i, j, bl.fl[r-1])
+			} else {
+				s.exchange(i, j)
+			}
+		}
 		for _, k32 := range bl.touched {
 			k := int(k32)
 			th := prev

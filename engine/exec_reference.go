@@ -177,8 +177,13 @@ func (e *referenceExec) node(k int, t int64, w int) (nonzero, ok bool) {
 // touches rows i and j only, and returns the first endpoint that turned
 // non-finite (−1: none).
 func (e *referenceExec) event(i, j int, t int64, w int) (nonzero int64, bad int) {
-	s := e.s
-	s.exchange(i, j)
+	e.s.exchange(i, j)
+	return e.steps(i, j, t, w)
+}
+
+// steps is both endpoints' updates of event t on (i, j), run by worker w,
+// after the exchange.
+func (e *referenceExec) steps(i, j int, t int64, w int) (nonzero int64, bad int) {
 	bad = -1
 	for _, k := range [2]int{i, j} {
 		nz, ok := e.node(k, t, w)

@@ -187,6 +187,10 @@ type execKind struct {
 	// executor runs the row when the run has several workers and enough
 	// nodes (execKind.parallel).
 	events func(sh Shape, cfg Config) eventPlan
+	// netEvents: the row's event runner runs events under a network model
+	// (a netEventer), so the parallel executor runs it under one
+	// (parallelNet).
+	netEvents bool
 }
 
 // eventPlan is how the parallel asynchronous executor runs a row's events.
@@ -210,15 +214,15 @@ var executors = []execKind{
 	{schedule: ScheduleBlocked, name: "blocked", fits: blockedFits, bytes: blockedBytes, build: newBlockedExec},
 	{schedule: SchedulePlain, name: "plain", fits: plainFits, bytes: plainBytes, build: newPlainExec},
 	{schedule: SchedulePlain, name: "async", fits: asyncFits, bytes: asyncBytes, build: newAsyncExec,
-		events: func(_ Shape, cfg Config) eventPlan { return eventPlan{dataflow: cfg.Estimator == Gossip} }},
+		events: func(_ Shape, cfg Config) eventPlan { return eventPlan{dataflow: cfg.Estimator == Gossip} }, netEvents: true},
 	{schedule: SchedulePlain, name: "async-cone", fits: asyncConeFits, bytes: asyncConeBytes, build: newAsyncConeExec,
-		events: func(sh Shape, _ Config) eventPlan { return eventPlan{heavy: sh.Reg == problem.RegPSD} }},
+		events: func(sh Shape, _ Config) eventPlan { return eventPlan{heavy: sh.Reg == problem.RegPSD} }, netEvents: true},
 	// A user objective (problem.Custom): blocked synchronous, then plain
 	// synchronous and asynchronous (exec_genericblocked.go, exec_generic.go).
 	{schedule: ScheduleBlocked, name: "generic-blocked", fits: genericBlockedFits, bytes: genericBlockedBytes, build: newGenericBlockedExec},
-	{schedule: SchedulePlain, name: "generic", fits: genericFits, bytes: genericBytes, build: newGenericExec, events: plainEvents},
+	{schedule: SchedulePlain, name: "generic", fits: genericFits, bytes: genericBytes, build: newGenericExec, events: plainEvents, netEvents: true},
 	{schedule: ScheduleReference, name: "reference", fits: func(Shape, Config, bool) error { return nil }, bytes: referenceBytes,
-		build: newReferenceExec, storesTheta: true, events: plainEvents},
+		build: newReferenceExec, storesTheta: true, events: plainEvents, netEvents: true},
 }
 
 func plainEvents(Shape, Config) eventPlan { return eventPlan{} }
@@ -251,8 +255,8 @@ func choose(sh Shape, cfg Config) (execKind, error) {
 // parallel reports whether a run of the row goes to the parallel
 // asynchronous executor, and how that runs its events.
 func (k execKind) parallel(sh Shape, cfg Config, workers int) (eventPlan, bool) {
-	if k.events == nil || cfg.Algorithm != Async || workers < 2 || !netFits(cfg) {
-		return eventPlan{}, false // (not yet under a network model: network.go)
+	if k.events == nil || cfg.Algorithm != Async || workers < 2 || !parallelNet(k, cfg) {
+		return eventPlan{}, false
 	}
 	pl := k.events(sh, cfg)
 	rows := sh.rows(cfg.Algorithm)
@@ -435,7 +439,7 @@ func EstimateMemory(sh Shape, cfg Config) (Memory, error) {
 	rows := sh.rows(cfg.Algorithm)
 	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact, kind.storesTheta) + netBytes(sh, cfg), Executor: kind.bytes(sh, cfg, workers)}
 	if pl, ok := kind.parallel(sh, cfg, workers); ok {
-		m.Executor += asyncParBytes(rows, pl.dataflow)
+		m.Executor += asyncParBytes(rows, pl.dataflow, !cfg.Network.IsPerfect())
 	}
 	return m, nil
 }

@@ -26,9 +26,20 @@ import (
 // c_k·z_k with the c of node k's last step) and the asynchronous serial
 // fast path (exec_async.go: every model; under delays an arrival changes
 // z_k of a node that does not step, so its θ_k is held apart until it
-// does). The other rows of the executor table refuse a model (netFits), so
-// that auto falls through to one that honours it; the parallel
-// asynchronous executor does not engage (parallelAsync).
+// does), the blocked synchronous schedule (exec_blocked.go: every model
+// but adaptive pickers and an edge sink, a block's activations drawn
+// ahead; under churn as the plain one), the generic executors of a user
+// objective (exec_generic.go: every model but delays, needGenericNet;
+// exec_genericblocked.go: not churn either), the asynchronous metric
+// schedule (exec_asynccone.go: every model), the reduced synchronous
+// metric schedule (exec_cone.go: every model but churn and adaptive
+// pickers, needConeNet), and the parallel
+// asynchronous executor (exec_asyncpar.go: every
+// model but delays, adaptive pickers and an edge sink, parallelNet; a
+// window's activations are drawn before it runs and its idle events
+// dropped before the levelling). The other rows of the executor table
+// refuse a model (netFits), so that auto falls through to one that
+// honours it.
 
 // EdgeSink receives every activation of a run in order of t (lost or not,
 // with offline endpoints or not; not the idle iterations that activate no
@@ -129,6 +140,29 @@ func (c Config) checkNetwork() error {
 // model may run cfg: only with the paper's network and no edge sink (an
 // executor that draws its edges in bulk does not report them).
 func netFits(cfg Config) bool { return cfg.Network.IsPerfect() && cfg.EdgeSink == nil }
+
+// netEventer is an eventRunner that runs an event under a network model:
+// event t on (i, j) with the deliveries fl of its activation (both
+// endpoints online), 1/p_k of t's phase, touching the rows of i and j only
+// (the parallel asynchronous executor runs these concurrently).
+type netEventer interface {
+	netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64, bad int)
+}
+
+// parallelNet reports whether the parallel asynchronous executor may run
+// row k under cfg's network: always on the paper's network; under a model
+// when k's runner has network events and the model draws the activations
+// ahead of the state — not under delays (an arrival changes a node outside
+// its events), an adaptive picker (the edge depends on the state) or an
+// edge sink (a window is drawn while the previous one runs); those run on
+// the serial asynchronous loop.
+func parallelNet(k execKind, cfg Config) bool {
+	if netFits(cfg) {
+		return true
+	}
+	m := cfg.Network
+	return k.netEvents && cfg.EdgeSink == nil && m.Delay.Dist == "" && m.Activation.Kind != network.ActAdaptive
+}
 
 // needPerfectNet is the rule of the rows that do not honour a network
 // model or an edge sink yet (see netFits).
@@ -246,7 +280,16 @@ func (s *state) activations(t0 int64, ev []int32, fl []uint8) error {
 			}
 			return nil
 		}
+		// Under churn the endpoints' cursors of the events netPrefetchAhead
+		// on are asked for ahead, by groups (a hint: the same answers).
+		pf := s.nx.churn
+		if pf {
+			s.net.PrefetchOnline(ev[:2*min(netPrefetchAhead, m)])
+		}
 		for x := 0; x < m; x++ {
+			if lo := x + netPrefetchAhead; pf && x%netPrefetchGroup == 0 && lo < m {
+				s.net.PrefetchOnline(ev[2*lo : 2*min(lo+netPrefetchGroup, m)])
+			}
 			f, err := s.settle(t0+1+int64(x), int(ev[2*x]), int(ev[2*x+1]))
 			if err != nil {
 				return err
@@ -264,6 +307,13 @@ func (s *state) activations(t0 int64, ev []int32, fl []uint8) error {
 	}
 	return nil
 }
+
+// The churn cursors of the endpoints of the events netPrefetchAhead on are
+// prefetched every netPrefetchGroup events (activations).
+const (
+	netPrefetchAhead = 16
+	netPrefetchGroup = 8
+)
 
 // settle decides what happens on the activated edge (i, j) at iteration t:
 // the sink sees it, churn may leave it idle, Delivered decides the messages.
@@ -338,6 +388,30 @@ func averageRow(zr, zf []float64) {
 // without churn).
 func (s *state) online(k int, t int64) bool {
 	return s.net == nil || !s.nx.churn || s.net.Online(k, t)
+}
+
+// netEvent is the serial loop's event under a network model (netSerialTo
+// without delays): 1/p_k of the phase, then a whole exchange through the
+// fast event, a partial one through partialEvent.
+func (e *asyncExec) netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64, bad int) {
+	s := e.s
+	if s.nx.multiPhase {
+		s.setInvP(t, i, j)
+		e.nd[i].invP, e.nd[j].invP = s.invP[i], s.invP[j]
+	}
+	if fl&actBoth == actBoth {
+		return e.event(i, j, t, w)
+	}
+	return e.partialEvent(i, j, t, fl)
+}
+
+// netEvent is the reference's event under a network model without delays
+// (netStep): the deliveries, 1/p_k of the phase, both endpoints' steps.
+func (e *referenceExec) netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64, bad int) {
+	s := e.s
+	s.netExchange(i, j, fl)
+	s.setInvP(t, i, j)
+	return e.steps(i, j, t, w)
 }
 
 // setInvP sets 1/p_k of the endpoints of an activation at iteration t to
@@ -706,24 +780,18 @@ func (e *referenceExec) netStep() error {
 		if fl&actOnline == 0 {
 			return nil // idle: an endpoint is offline, or no edge
 		}
+		var nz int64
+		var bad int
 		if s.nx.queue != nil {
 			if err := s.sendDelayed(t, i, j, fl); err != nil {
 				return err
 			}
+			s.setInvP(t, i, j)
+			nz, bad = e.steps(i, j, t, 0)
 		} else {
-			s.netExchange(i, j, fl)
+			nz, bad = e.netEvent(i, j, t, 0, fl)
 		}
-		s.setInvP(t, i, j)
-		bad := -1
-		for _, k := range [2]int{i, j} {
-			nz, ok := e.node(k, t, 0)
-			if nz {
-				s.nonzero++
-			}
-			if !ok && bad < 0 {
-				bad = k
-			}
-		}
+		s.nonzero += nz
 		s.gradEvals += 2
 		if bad >= 0 {
 			return s.diverged(divergence{t: t, node: bad})
@@ -912,7 +980,17 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 			return err
 		}
 		t0 := s.t
+		// The gossip loop's prefetching (gossipWindow: groups of asyncGroup
+		// events asyncGroupAhead on; a hint, the same results).
+		g, ahead := 0, 0
+		if e.pfOn && s.cfg.Estimator == Gossip && m > 1 {
+			g, ahead = asyncGroup, asyncGroupAhead
+			e.prefetchEvents(e.ev[:2*min(ahead, m)])
+		}
 		for x := 0; x < m; x++ {
+			if lo := x + ahead; g > 0 && x%g == 0 && lo < m {
+				e.prefetchEvents(e.ev[2*lo : 2*min(lo+g, m)])
+			}
 			t, fl := t0+1+int64(x), nx.fl[x]
 			s.t = t
 			if nx.queue != nil && !nx.adaptive {

@@ -14,6 +14,7 @@ import (
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/lab"
 	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -40,6 +41,10 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	copies := fs.Bool("copies", false, "also run --workers independent serial loops at once, each on its own copy of the state\n"+
 		"(--workers times the memory), and report their events/s together: what the cores give when they\n"+
 		"share no state, against which to read the parallel executor's speed-up")
+	loss := fs.Float64("loss", 0, "message loss of the network model (docs/networks.md): the serial loop and the parallel executor\n"+
+		"run under it, and are timed again without faults, side by side (issue #34: within 1.3×)")
+	churnSpec := fs.String("churn", "none", "churn of the network model (geometric:up=U,down=D, exponential:…, lognormal:…; sessions in\n"+
+		"iterations, offline a fraction D/(U+D) of the time): as --loss")
 	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
@@ -51,6 +56,15 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	if *events < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--events and --workers must be >= 1")}
 	}
+	churn, err := network.ParseChurn(*churnSpec)
+	if err != nil {
+		return usageError{Err: err}
+	}
+	model := network.Model{Loss: *loss, Churn: churn}
+	if err := model.Validate(); err != nil {
+		return usageError{Err: err}
+	}
+	faults := !model.IsPerfect()
 	states := 1
 	if *copies {
 		states = *workers
@@ -79,8 +93,11 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	// run returns events/s, the final state's checksum and the process's
 	// CPU time the run used per event (all threads: with workers, their
 	// waiting included): unlike events/s, not inflated by other processes.
-	run := func(w int) (float64, [32]byte, float64, error) {
-		s, err := engine.New(p, g, config(w))
+	// m is the network model (the zero Model: without faults).
+	run := func(w int, m network.Model) (float64, [32]byte, float64, error) {
+		cfg := config(w)
+		cfg.Network = m
+		s, err := engine.New(p, g, cfg)
 		if err != nil {
 			return 0, [32]byte{}, 0, err
 		}
@@ -96,13 +113,23 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		cpuNs := float64(processCPU()-c0) / float64(*events)
 		return float64(*events) / el, s.StateChecksum(), cpuNs, nil
 	}
-	serial, sumS, serialCPU, err := run(1)
+	serial, sumS, serialCPU, err := run(1, model)
 	if err != nil {
 		return err
 	}
-	par, sumP, parCPU, err := run(*workers)
+	par, sumP, parCPU, err := run(*workers, model)
 	if err != nil {
 		return err
+	}
+	// Under faults, the same runs without them, side by side.
+	var cleanSerial, cleanPar float64
+	if faults {
+		if cleanSerial, _, _, err = run(1, network.Model{}); err != nil {
+			return err
+		}
+		if cleanPar, _, _, err = run(*workers, network.Model{}); err != nil {
+			return err
+		}
 	}
 	var ceil, ceilCPU float64
 	if *ceiling {
@@ -176,6 +203,10 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 			out["ceiling_sweep_best_lines_in_flight"] = float64(lines) * latNs * best / 1e9
 		}
 	}
+	if faults {
+		out["network"], out["faultless_events_per_s"], out["faultless_serial_events_per_s"] = model.String(), cleanPar, cleanSerial
+		out["fault_slowdown"], out["serial_fault_slowdown"] = cleanPar/par, cleanSerial/serial
+	}
 	if *hot {
 		out["hot_events_per_s"], out["hot_cpu_ns_per_event"] = hotRate, hotCPU
 	}
@@ -188,6 +219,10 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s (%.1f CPU ns an event), %d workers %.3g events/s (×%.2f, %.1f CPU ns an event), identical: %v\n",
 		*n, *d, g.Name, serial, serialCPU, *workers, par, par/serial, parCPU, sumS == sumP)
+	if faults {
+		fmt.Fprintf(stdout, "network %s; without faults: serial %.3g events/s (faults cost ×%.2f), %d workers %.3g events/s (×%.2f)\n",
+			model, cleanSerial, cleanSerial/serial, *workers, cleanPar, cleanPar/par)
+	}
 	if *latency {
 		fmt.Fprintf(stdout, "memory latency %.0f ns: the serial loop keeps %.1f of an event's %d random lines in flight on average\n", latNs, inFlight, lines)
 	}

@@ -154,3 +154,38 @@ func TestTTASmoke(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncFaults: bench async --loss --churn runs the serial loop and the
+// parallel executor under the model, identical, and times both again
+// without faults, side by side; a bad --loss or --churn is a usage error
+// naming the flag.
+func TestAsyncFaults(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := realMain([]string{"async", "--n", "5000", "--d", "9", "--events", "20000", "--workers", "2",
+		"--loss", "0.3", "--churn", "geometric:up=9000,down=1000", "--ceiling=false", "--json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r struct {
+		Network     string  `json:"network"`
+		Identical   bool    `json:"identical_to_serial"`
+		Rate        float64 `json:"events_per_s"`
+		Clean       float64 `json:"faultless_events_per_s"`
+		CleanSerial float64 `json:"faultless_serial_events_per_s"`
+		Slowdown    float64 `json:"fault_slowdown"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err, out.String())
+	}
+	if !r.Identical || r.Rate <= 0 || r.Clean <= 0 || r.CleanSerial <= 0 || r.Slowdown <= 0 ||
+		!strings.Contains(r.Network, "--loss 0.3") || !strings.Contains(r.Network, "--churn geometric") {
+		t.Fatalf("%+v", r)
+	}
+	for _, c := range [][]string{{"--loss", "1.5"}, {"--churn", "weibull:up=1"}} {
+		errb.Reset()
+		args := append([]string{"async", "--n", "5000", "--events", "10"}, c...)
+		if code := realMain(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c[0]) {
+			t.Fatalf("%v: exit %d: %s", c, code, errb.String())
+		}
+	}
+}
