@@ -159,24 +159,29 @@ func TestLargeNIdenticalAcrossWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("n = 150000")
 	}
-	var ref []Record
-	for _, w := range []int{1, 2, 8} {
-		cfg := DefaultConfig()
-		cfg.Data, cfg.N, cfg.Dim, cfg.Iters, cfg.LogPoints, cfg.Workers, cfg.SkipOptimum = "synthetic-auc", 150_000, 8, 3000, 6, w, true
-		res := execute(t, cfg)
-		if len(res.Trace) != 6 {
-			t.Fatalf("workers %d: %d records", w, len(res.Trace))
-		}
-		if res.Final.MeasurePairs == 0 {
-			t.Fatalf("workers %d: the measurement was not sampled (pairs %d)", w, res.Final.MeasurePairs)
-		}
-		if ref == nil {
-			ref = res.Trace
-			continue
-		}
-		for i, r := range res.Trace {
-			if r != ref[i] {
-				t.Fatalf("workers %d: record %d differs:\n%+v\n%+v", w, i, r, ref[i])
+	// sampled: every row samples pairs; auto: the plan (one worker's
+	// costs) and the identical-vector rule decide, never the worker count.
+	for _, mode := range []string{"sampled", "auto"} {
+		var ref []Record
+		for _, w := range []int{1, 2, 8} {
+			cfg := DefaultConfig()
+			cfg.Data, cfg.N, cfg.Dim, cfg.Iters, cfg.LogPoints, cfg.Workers, cfg.SkipOptimum = "synthetic-auc", 150_000, 8, 3000, 6, w, true
+			cfg.Measure = mode
+			res := execute(t, cfg)
+			if len(res.Trace) != 6 {
+				t.Fatalf("%s, workers %d: %d records", mode, w, len(res.Trace))
+			}
+			if mode == "sampled" && res.Final.MeasurePairs == 0 {
+				t.Fatalf("workers %d: the measurement was not sampled (pairs %d)", w, res.Final.MeasurePairs)
+			}
+			if ref == nil {
+				ref = res.Trace
+				continue
+			}
+			for i, r := range res.Trace {
+				if r != ref[i] {
+					t.Fatalf("%s, workers %d: record %d differs:\n%+v\n%+v", mode, w, i, r, ref[i])
+				}
 			}
 		}
 	}

@@ -51,9 +51,10 @@ func TestSolveCancel(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err %v, want context.Canceled", err)
 			}
-			// One evaluation takes several tenths of a second here; a
-			// cancel is seen within one positive point's row or block.
-			if took > 250*time.Millisecond {
+			// A cancel is seen within one positive point's row or block,
+			// far less than an evaluation; the bound is half of the
+			// second a Ctrl-C may take, slack for a loaded machine.
+			if took > 500*time.Millisecond {
 				t.Errorf("the solve returned %v after the cancel", took)
 			}
 		})
