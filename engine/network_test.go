@@ -198,8 +198,14 @@ func TestNetworkExecutorsMatchReference(t *testing.T) {
 			if c.algo == Async {
 				want = "async"
 			}
+			sched := ScheduleAuto
+			if c.algo == Sync && c.est == Gossip && nm.m.Activation.Kind != network.ActAdaptive {
+				// auto runs the reduced schedule, which agrees with the
+				// reference to rounding (TestNetworkReducedMatchesReference).
+				sched = SchedulePlain
+			}
 			for _, w := range []int{1, 2, 8} {
-				cfg.Workers, cfg.Schedule = w, ScheduleAuto
+				cfg.Workers, cfg.Schedule = w, sched
 				tr, s := runTrace(t, p, g, cfg)
 				if s.kind.name != want || apar(s) != nil {
 					t.Fatalf("%s workers %d: executor %s (parallel %v), want %s", name, w, s.kind.name, apar(s) != nil, want)
@@ -225,7 +231,7 @@ func TestNetworkRefusingRows(t *testing.T) {
 		p     *problem.Problem
 		algo  Algorithm
 		sched Schedule
-	}{{auc, Sync, ScheduleReduced}, {auc, Sync, ScheduleBlocked}, {metric, Sync, ScheduleReduced}, {metric, Async, SchedulePlain}} {
+	}{{auc, Sync, ScheduleBlocked}, {metric, Sync, ScheduleReduced}, {metric, Async, SchedulePlain}} {
 		_, err := New(c.p, g, Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Schedule: c.sched, Network: m})
 		if err == nil || !strings.Contains(err.Error(), "needs the paper's network and no edge sink") {
 			t.Fatalf("%s %s %s: %v", c.p.Loss, c.algo, c.sched, err)
@@ -234,7 +240,7 @@ func TestNetworkRefusingRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.kind.name == "cone" || s.kind.name == "reduced" || s.kind.name == "blocked" || s.kind.name == "async-cone" {
+		if s.kind.name == "cone" || s.kind.name == "reduced" && c.p.Loss != problem.AUCLogistic || s.kind.name == "blocked" || s.kind.name == "async-cone" {
 			t.Fatalf("%s %s: auto picked %s under a network model", c.p.Loss, c.algo, s.kind.name)
 		}
 		s.Close()
