@@ -169,6 +169,9 @@ func (r *Run) agree(err error) error {
 // 0 that of the manifest) and removes what a killed write left behind; the
 // returned function releases them. Every rank gets the same error.
 func (r *Run) LockCheckpoint(path string) (func(), error) {
+	if r.l.nt != nil {
+		return nil, ErrNetCheckpoint
+	}
 	var locks []*filelock.Lock
 	release := func() {
 		for _, l := range locks {
@@ -205,6 +208,9 @@ func (r *Run) LockCheckpoint(path string) (func(), error) {
 // (rank 0) the manifest with the trace so far. Every rank gets the same
 // error.
 func (r *Run) SaveCheckpoint(path string, trace []engine.Record) error {
+	if r.l.nt != nil {
+		return ErrNetCheckpoint
+	}
 	l := r.l
 	gen := 1 - r.ckptGen
 	name := rankFile(path, gen, r.Comm.Rank())
@@ -286,6 +292,9 @@ func (r *Run) writeRank(f io.Writer) ([]byte, error) {
 // of another run, or damaged is refused whole, with the same error on
 // every rank.
 func (r *Run) Resume(path string) ([]engine.Record, error) {
+	if r.l.nt != nil {
+		return nil, ErrNetCheckpoint
+	}
 	var trace []engine.Record
 	var m Manifest
 	err := func() error {
