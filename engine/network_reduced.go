@@ -216,7 +216,7 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 				continue
 			}
 			c.nodes = append(c.nodes, int32(k))
-			if len(c.nodes) == reducedChunk {
+			if len(c.nodes) == len(c.segs) {
 				nz += e.netChunk(w, c)
 			}
 		}

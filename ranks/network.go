@@ -254,7 +254,7 @@ func (l *local) untouchedNet(t0 int64, B int) {
 				continue
 			}
 			c.nodes = append(c.nodes, int32(lk+l.lo))
-			if len(c.nodes) == netChunk {
+			if len(c.nodes) == len(c.segs) {
 				l.runChunk(c, t0, B)
 			}
 		}
