@@ -1,6 +1,7 @@
 package network
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pairgossip/pairgossip/internal/rng"
@@ -13,24 +14,14 @@ import (
 // churn, with the draws of New (the same Delivered, Online and Span for
 // the same seed). The models that need the graph (--graph-schedule,
 // --link-up, --edge-stream, --activation) and --delay are refused, naming
-// the flag. Edge, P, InvP and EffectiveGap are not available on it.
+// the flag (CheckNodes). Edge, P, InvP and EffectiveGap are not available
+// on it.
 func NewNodes(m Model, n int, seed uint64) (*Net, error) {
-	if err := m.Validate(); err != nil {
+	if err := CheckNodes(m); err != nil {
 		return nil, err
 	}
-	switch {
-	case m.LinkUp != 0 && m.LinkUp != 1:
-		return nil, fmt.Errorf("--link-up: not available where the graph is not held whole (a run over MPI ranks): --loss, --loss-oneway and --churn are")
-	case len(m.Schedule) > 0:
-		return nil, fmt.Errorf("--graph-schedule: not available where the graph is not held whole (a run over MPI ranks): --loss, --loss-oneway and --churn are")
-	case m.EdgeStream != "" || m.Stream != nil:
-		return nil, fmt.Errorf("--edge-stream: not available where the graph is not held whole (a run over MPI ranks): --loss, --loss-oneway and --churn are")
-	case m.Activation.Kind != "" && m.Activation.Kind != ActEdges:
-		return nil, fmt.Errorf("--activation %s: not available where the graph is not held whole (a run over MPI ranks): --loss, --loss-oneway and --churn are", m.Activation.Kind)
-	case m.Delay.Dist != "":
-		return nil, fmt.Errorf("--delay: not available where the graph is not held whole (a run over MPI ranks): --loss, --loss-oneway and --churn are")
-	case n < 1:
-		return nil, fmt.Errorf("network: no nodes")
+	if n < 1 {
+		return nil, errors.New("network: no nodes")
 	}
 	nt := &Net{model: m, n: n, seed: seed, loss: m.Loss, oneway: m.LossOneWay, linkUp: 1,
 		dLoss: rng.Hash(seed, hashLoss, 0), dDelay: rng.Hash(seed, hashDelay, 0),
@@ -43,4 +34,26 @@ func NewNodes(m Model, n int, seed uint64) (*Net, error) {
 		nt.churn = ch
 	}
 	return nt, nil
+}
+
+// CheckNodes is NewNodes's check of m, without reading a file or
+// allocating: Validate, then the models NewNodes refuses, by flag.
+func CheckNodes(m Model) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	const why = "not available where the graph is not held whole (a run over MPI ranks): --loss, --loss-oneway and --churn are"
+	switch {
+	case m.LinkUp != 0 && m.LinkUp != 1:
+		return fmt.Errorf("--link-up: %s", why)
+	case len(m.Schedule) > 0:
+		return fmt.Errorf("--graph-schedule: %s", why)
+	case m.EdgeStream != "" || m.Stream != nil:
+		return fmt.Errorf("--edge-stream: %s", why)
+	case m.Activation.Kind != "" && m.Activation.Kind != ActEdges:
+		return fmt.Errorf("--activation %s: %s", m.Activation.Kind, why)
+	case m.Delay.Dist != "":
+		return fmt.Errorf("--delay: %s", why)
+	}
+	return nil
 }

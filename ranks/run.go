@@ -106,6 +106,10 @@ func PrepareModel(c mpi.Comm, cfg pairgossip.Config, m network.Model) (*Run, err
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := network.CheckNodes(m); err != nil {
+		// Before any data is read (network.go).
+		return nil, fmt.Errorf("ranks: %w", err)
+	}
 	var why []string
 	if lossErr != nil {
 		return nil, fmt.Errorf("ranks: --problem %s does not run over MPI ranks: a run over ranks needs an AUC loss (auc, auc-hinge or auc-squared-hinge); run it as one process (without mpirun, or with mpirun -np 1)", cfg.Problem)
