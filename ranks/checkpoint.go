@@ -137,6 +137,9 @@ func (r *Run) computeIdentity() error {
 	cj, _ := json.Marshal(r.Config)
 	h.Write(cj)
 	h.Write(all)
+	if m := r.ecfg.Network; !m.IsPerfect() {
+		h.Write([]byte(m.String())) // the model (PrepareModel)
+	}
 	r.ident = hex.EncodeToString(h.Sum(nil))
 	return nil
 }
@@ -169,9 +172,6 @@ func (r *Run) agree(err error) error {
 // 0 that of the manifest) and removes what a killed write left behind; the
 // returned function releases them. Every rank gets the same error.
 func (r *Run) LockCheckpoint(path string) (func(), error) {
-	if r.l.nt != nil {
-		return nil, ErrNetCheckpoint
-	}
 	var locks []*filelock.Lock
 	release := func() {
 		for _, l := range locks {
@@ -208,9 +208,6 @@ func (r *Run) LockCheckpoint(path string) (func(), error) {
 // (rank 0) the manifest with the trace so far. Every rank gets the same
 // error.
 func (r *Run) SaveCheckpoint(path string, trace []engine.Record) error {
-	if r.l.nt != nil {
-		return ErrNetCheckpoint
-	}
 	l := r.l
 	gen := 1 - r.ckptGen
 	name := rankFile(path, gen, r.Comm.Rank())
@@ -279,6 +276,11 @@ func (r *Run) writeRank(f io.Writer) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if l.nt != nil {
+		if err := l.writeNetCheckpoint(bw); err != nil { // network.go
+			return nil, err
+		}
+	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
@@ -292,9 +294,6 @@ func (r *Run) writeRank(f io.Writer) ([]byte, error) {
 // of another run, or damaged is refused whole, with the same error on
 // every rank.
 func (r *Run) Resume(path string) ([]engine.Record, error) {
-	if r.l.nt != nil {
-		return nil, ErrNetCheckpoint
-	}
 	var trace []engine.Record
 	var m Manifest
 	err := func() error {
@@ -363,14 +362,18 @@ func (r *Run) readRank(name string, m Manifest) error {
 	}
 	rest = rest[hl:]
 	nl := l.hi - l.lo
-	if len(rest) != 8*(2*nl*l.P+nl)+4*2*nl {
-		return bad(fmt.Sprintf("%d bytes of state, want %d", len(rest), 8*(2*nl*l.P+nl)+4*2*nl))
+	if want := 8*(2*nl*l.P+nl) + 4*2*nl + l.netCheckpointLen(); len(rest) != want {
+		return bad(fmt.Sprintf("%d bytes of state, want %d", len(rest), want))
 	}
 	z, bar, marg := make([]float64, nl*l.P), make([]float64, nl*l.P), make([]float64, nl)
 	y, ylab := make([]int32, nl), make([]int32, nl)
 	rd := bytes.NewReader(rest)
 	for _, v := range []any{z, bar, marg, y, ylab} {
 		binary.Read(rd, binary.LittleEndian, v)
+	}
+	var ns *netSaved
+	if l.nt != nil {
+		ns = l.readNetCheckpoint(rd) // network.go
 	}
 	for k, j := range y {
 		if j < 0 || int(j) >= l.n || (ylab[k] != 1 && ylab[k] != -1) {
@@ -384,6 +387,9 @@ func (r *Run) readRank(name string, m Manifest) error {
 	copy(l.bar, bar)
 	copy(l.marg, marg)
 	l.t, l.cPrev, l.nonzero = h.Iter, math.Float64frombits(h.CBits), h.Nonzero
+	if ns != nil {
+		l.applyNetCheckpoint(ns)
+	}
 	// y: the rows of other ranks' data are regenerated (the synthetic
 	// generator is counter-based).
 	clear(l.foreign)

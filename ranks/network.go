@@ -1,8 +1,8 @@
 package ranks
 
 import (
+	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 	"math"
 
@@ -35,10 +35,6 @@ const (
 	fToI                      // j → i arrives
 	fToJ                      // i → j arrives
 )
-
-// ErrNetCheckpoint refuses the checkpoints of a run over ranks under a
-// network model.
-var ErrNetCheckpoint = errors.New("ranks: checkpoints of a run over MPI ranks under a network model (--loss, --churn) are not available yet: run without --checkpoint, or as one process")
 
 // lnet is a rank's state of the network model.
 type lnet struct {
@@ -596,4 +592,62 @@ func (l *local) thetaScale(k int) float64 {
 		return l.nt.cNode[k-l.lo]
 	}
 	return l.cPrev
+}
+
+// A rank file of a checkpoint under a model ends with the counters and
+// this rank's online node rounds (4 int64), then under churn c_k (int64)
+// and the c of each own node's last step (float64).
+
+func (l *local) netCheckpointLen() int {
+	if l.nt == nil {
+		return 0
+	}
+	b := 4 * 8
+	if l.nt.churn {
+		b += 16 * (l.hi - l.lo)
+	}
+	return b
+}
+
+func (l *local) writeNetCheckpoint(w io.Writer) error {
+	nt := l.nt
+	if err := binary.Write(w, binary.LittleEndian, [4]int64{nt.attempted, nt.delivered, nt.oneWay, nt.evals}); err != nil {
+		return err
+	}
+	if !nt.churn {
+		return nil
+	}
+	if err := binary.Write(w, binary.LittleEndian, nt.rounds); err != nil {
+		return err
+	}
+	return binary.Write(w, binary.LittleEndian, nt.cNode)
+}
+
+// netSaved is what readNetCheckpoint read, applied once the whole file is
+// checked.
+type netSaved struct {
+	counts [4]int64
+	rounds []int64
+	cNode  []float64
+}
+
+// readNetCheckpoint reads what writeNetCheckpoint wrote (its length is
+// checked by the caller).
+func (l *local) readNetCheckpoint(rd *bytes.Reader) *netSaved {
+	v := &netSaved{}
+	binary.Read(rd, binary.LittleEndian, &v.counts)
+	if l.nt.churn {
+		v.rounds, v.cNode = make([]int64, l.hi-l.lo), make([]float64, l.hi-l.lo)
+		binary.Read(rd, binary.LittleEndian, v.rounds)
+		binary.Read(rd, binary.LittleEndian, v.cNode)
+	}
+	return v
+}
+
+func (l *local) applyNetCheckpoint(v *netSaved) {
+	nt := l.nt
+	nt.attempted, nt.delivered, nt.oneWay, nt.evals = v.counts[0], v.counts[1], v.counts[2], v.counts[3]
+	copy(nt.rounds, v.rounds)
+	copy(nt.cNode, v.cNode)
+	nt.net.ResumeAt(l.t)
 }

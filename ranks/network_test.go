@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -111,8 +110,7 @@ func TestOneRankNetwork(t *testing.T) {
 }
 
 // TestRanksNetworkRefused: the models that need the whole graph are
-// refused over ranks, naming the flag; a checkpoint under a model is
-// refused.
+// refused over ranks, naming the flag.
 func TestRanksNetworkRefused(t *testing.T) {
 	cfg := testConfig(3000, 100)
 	for flag, m := range map[string]network.Model{
@@ -123,12 +121,64 @@ func TestRanksNetworkRefused(t *testing.T) {
 			t.Errorf("%s: %v", flag, err)
 		}
 	}
-	r, err := PrepareModel(mpi.Self(), cfg, netCases["loss"])
+}
+
+// TestOneRankNetworkResume: under loss and churn, a run stopped at an
+// iteration with a checkpoint and resumed in a new Run ends in one
+// process's uninterrupted trace and state (counters, c_k and the c of each
+// node's last step included); the checkpoint is refused by a run of
+// another model or of none.
+func TestOneRankNetworkResume(t *testing.T) {
+	m := netCases["loss+churn"]
+	cfg := testConfig(20000, 3000)
+	wantTrace, _, wantState := singleProcessNet(t, cfg, m)
+	ck := filepath.Join(t.TempDir(), "ckpt")
+	r, err := PrepareModel(mpi.Self(), cfg, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.LockCheckpoint(t.TempDir() + "/ck"); !errors.Is(err, ErrNetCheckpoint) {
-		t.Fatalf("checkpoint under a model: %v", err)
+	unlock, err := r.LockCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Checkpoint, r.StopAt = ck, 1200
+	if _, err := r.Execute(context.Background(), nil); err != ErrStopped {
+		t.Fatalf("Execute: %v, want ErrStopped", err)
+	}
+	unlock()
+	resume := func(m network.Model) (*Run, error) {
+		r, err := PrepareModel(mpi.Self(), cfg, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.Resume(ck)
+		return r, err
+	}
+	for _, other := range []network.Model{{}, netCases["loss"]} {
+		if _, err := resume(other); err == nil {
+			t.Fatalf("resumed under %s", other)
+		}
+	}
+	r2, err := resume(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Iter() < 1200 || r2.Iter() >= 3000 {
+		t.Fatalf("resumed at iteration %d", r2.Iter())
+	}
+	trace, err := r2.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
+	}
+	var st bytes.Buffer
+	if err := r2.WriteState(&st); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(st.Bytes(), wantState) {
+		t.Fatal("resumed final state differs")
 	}
 }
 
