@@ -280,3 +280,50 @@ func assembleNetState(t *testing.T, dir string, n, P, np int, churn bool) []byte
 	}
 	return all.Bytes()
 }
+
+// TestRanksNetworkResume: under loss and churn, as 1 to 4 MPI ranks, a run
+// stopped between two measurements with a checkpoint and resumed as as
+// many ranks gives one process's uninterrupted trace, summary and state.
+func TestRanksNetworkResume(t *testing.T) {
+	if !mpi.Compiled {
+		t.Skip("built without MPI: go test -tags mpi ./ranks runs this test")
+	}
+	const net = "loss+churn"
+	tc := distCase{20000, "sampled", "auc", ""}
+	m := netCases[net]
+	wantTrace, wantSum, wantState := singleProcessNet(t, workerConfig(tc), m)
+	run := func(np int, dir, mode string) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd, why := mpirunCmd(ctx, np, os.Args[0], "-test.run", "^TestRankWorker$", "-test.v")
+		if cmd == nil {
+			t.Skip(why)
+		}
+		cmd.Env = append(os.Environ(), "PAIRGOSSIP_DIST_WORKER="+dir, "PAIRGOSSIP_DIST_CASE="+tc.String(),
+			"PAIRGOSSIP_DIST_MODE="+mode, "PAIRGOSSIP_DIST_NET="+net)
+		return cmd.CombinedOutput()
+	}
+	for np := 1; np <= 4; np++ {
+		dir := t.TempDir()
+		if out, err := run(np, dir, "stop:1500"); err != nil {
+			t.Fatalf("%d ranks, stop: %v\n%s", np, err, out)
+		}
+		if out, err := run(np, dir, "resume"); err != nil {
+			t.Fatalf("%d ranks, resume: %v\n%s", np, err, out)
+		}
+		trace, _ := os.ReadFile(filepath.Join(dir, "trace.csv"))
+		if !bytes.Equal(trace, wantTrace) {
+			t.Fatalf("%d ranks, resumed: trace differs\n got %s\nwant %s", np, trace, wantTrace)
+		}
+		sb, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+		gj, _ := json.Marshal(stripTimes(t, sb))
+		wj, _ := json.Marshal(wantSum)
+		if !bytes.Equal(gj, wj) {
+			t.Fatalf("%d ranks, resumed: summary differs\n got %s\nwant %s", np, gj, wj)
+		}
+		if st := assembleNetState(t, dir, tc.n, 16, np, true); !bytes.Equal(st, wantState) {
+			t.Fatalf("%d ranks, resumed: final state differs", np)
+		}
+		t.Logf("%d ranks: stopped, resumed: trace, summary and state identical to one process", np)
+	}
+}
