@@ -48,7 +48,7 @@ import (
 var reducedMinPoolWork = 1 << 18
 
 func reducedFits(sh Shape, cfg Config, _ bool) error {
-	return reasons(needAlgo(cfg, Sync), needGossip(cfg), needLinear(sh), needPerfectNet(cfg))
+	return reasons(needAlgo(cfg, Sync), needGossip(cfg), needLinear(sh), reducedNetFit(cfg))
 }
 
 func reducedBytes(sh Shape, cfg Config, workers int) int64 {
@@ -67,7 +67,8 @@ func reducedBytes(sh Shape, cfg Config, workers int) int64 {
 		kinds = 4*n*4 + n*(4+4*8)
 	}
 	return linearSyncBytes(sh, cfg) + syncBlockBytes(sh.N, int(B)) + n*4 + 2*B*(5*8+5*4) +
-		int64(max(1, workers))*(int64(reducedPackCap(sh.N))+4*B)*entry + 2*B*entry + B*4 + kinds
+		int64(max(1, workers))*(int64(reducedPackCap(sh.N))+4*B)*entry + 2*B*entry + B*4 + kinds +
+		netReducedBytes(sh, cfg, workers)
 }
 
 // reducedChunk is the number of untouched contributing nodes a worker
@@ -120,6 +121,10 @@ type reducedExec struct {
 	// (kernel.WriteRecords).
 	endNodes []int32
 	endSc    []float64
+	// Under a network model (network_reduced.go): its block state and
+	// netShard, bound once.
+	nr    *netRed
+	netFn func(w int, r layout.Range, tk *task)
 }
 
 // reducedPrefetchAhead is how many items (touches, or nodes of the tail)
@@ -209,6 +214,9 @@ func newReducedExec(s *state, cr *crew) executor {
 	if s.rows() <= reducedSmall {
 		e.kinds = make([]int32, 4*s.rows())
 		e.endNodes, e.endSc = make([]int32, 0, s.rows()), make([]float64, 0, 4*s.rows())
+	}
+	if s.net != nil {
+		e.nr, e.netFn = newNetRed(s, len(cr.ws), B), e.netShard
 	}
 	e.pack = make([]redpack.Pack, len(cr.ws))
 	e.tpack = make([]redpack.Pack, len(cr.ws))
@@ -490,7 +498,11 @@ func (e *reducedExec) margins() {
 	for k := range s.prob.N {
 		if lab[k] <= s.ylab[k] {
 			s0, _ := e.segment(k)
-			e.marg[k] = e.cPrev * s0
+			c := e.cPrev
+			if s.nx != nil && s.nx.cNode != nil {
+				c = s.nx.cNode[k] // under churn, the c of node k's last step
+			}
+			e.marg[k] = c * s0
 		}
 	}
 }
@@ -717,6 +729,9 @@ func (e *reducedExec) packDiverged(w int, p *redpack.Pack, n int, t int64) {
 // their last touch to the block's end (tail).
 func (e *reducedExec) advance(stop int64) error {
 	s, bl, rs, sw := e.s, e.bl, e.rs, &e.cr.sw
+	if s.net != nil {
+		return e.netAdvance(stop) // network_reduced.go
+	}
 	big := s.prob.N*s.prob.P >= reducedMinPoolWork
 	if big {
 		// The caller's thread CPU time at the phase marks (Profile), on

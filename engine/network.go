@@ -164,13 +164,6 @@ func parallelNet(k execKind, cfg Config) bool {
 	return k.netEvents && cfg.EdgeSink == nil && m.Delay.Dist == "" && m.Activation.Kind != network.ActAdaptive
 }
 
-// needPerfectNet is the rule of the rows that do not honour a network
-// model or an edge sink yet (see netFits).
-func needPerfectNet(cfg Config) fitCheck {
-	return fitCheck{netFits(cfg), "the paper's network and no edge sink (a network model, " +
-		"or --write-edges, runs on the plain, async and reference rows for now)"}
-}
-
 // attachNetwork builds the run's network on s (nothing for the paper's
 // network). For Algorithm 3 with one phase the model's 1/p_k replace the
 // graph's in s.invP (the same values for uniform edges); with several phases

@@ -194,19 +194,24 @@ func TestNetworkExecutorsMatchReference(t *testing.T) {
 			if snapNet(ps, ptr).diff(ref) == "" {
 				t.Fatalf("%s: the model changed nothing", name)
 			}
-			// auto picks blocked (plain for an adaptive picker, which
-			// blocked refuses); plain is run by name too.
+			// blocked and plain by name (auto runs the reduced schedule for
+			// the gossip estimator, which agrees with the reference to
+			// rounding: TestNetworkReducedMatchesReference); auto picks plain
+			// for an adaptive picker, which the block schedules refuse.
 			adaptive := nm.m.Activation.Kind == network.ActAdaptive
 			rows := []struct {
 				sched Schedule
 				want  string
-			}{{ScheduleAuto, "blocked"}, {SchedulePlain, "plain"}}
+			}{{ScheduleBlocked, "blocked"}, {SchedulePlain, "plain"}}
 			if adaptive {
-				rows[0].want = "plain"
+				rows[0] = struct {
+					sched Schedule
+					want  string
+				}{ScheduleAuto, "plain"}
 			}
 			if c.algo == Async {
 				rows = rows[:1]
-				rows[0].want = "async"
+				rows[0].sched, rows[0].want = ScheduleAuto, "async"
 			}
 			for _, row := range rows {
 				for _, w := range []int{1, 2, 8} {
@@ -227,33 +232,42 @@ func TestNetworkExecutorsMatchReference(t *testing.T) {
 	}
 }
 
-// TestNetworkRefusingRows: the rows that do not honour a network model
-// refuse it, naming the schedule and the model; the centralized algorithm
-// and delays with Algorithm 2 are refused by Validate.
+// TestNetworkRefusingRows: a row that does not honour a model refuses it
+// by name with its reason (the reduced and blocked schedules an adaptive
+// picker, the reduced metric schedule churn, the blocked generic one churn),
+// and auto then runs a row that does; the centralized algorithm and delays
+// with Algorithm 2 are refused by Validate.
 func TestNetworkRefusingRows(t *testing.T) {
 	n := 40
 	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 1})
 	auc := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
-	m := network.Model{Loss: 0.1}
+	metric := testProblem(t, problem.MetricHinge, problem.Regularizer{Kind: problem.RegPSD}, n, 3, 2)
+	adaptive := network.Model{Activation: network.Activation{Kind: network.ActAdaptive, Picker: netPicker{g}, PilotDraws: 200}}
+	churn := network.Model{Churn: network.Churn{Dist: network.DistGeometric, Up: 30, Down: 10}}
 	for _, c := range []struct {
 		p     *problem.Problem
-		algo  Algorithm
 		sched Schedule
-	}{{auc, Sync, ScheduleReduced}} {
-		_, err := New(c.p, g, Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Schedule: c.sched, Network: m})
-		if err == nil || !strings.Contains(err.Error(), "needs the paper's network and no edge sink") {
-			t.Fatalf("%s %s %s: %v", c.p.Loss, c.algo, c.sched, err)
+		m     network.Model
+		why   string
+	}{
+		{auc, ScheduleReduced, adaptive, "adaptive picker"},
+		{auc, ScheduleBlocked, adaptive, "adaptive picker"},
+		{metric, ScheduleReduced, churn, "no churn"},
+	} {
+		_, err := New(c.p, g, Config{Algorithm: Sync, Iters: 10, GammaC: 1, Seed: 1, Schedule: c.sched, Network: c.m})
+		if err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Fatalf("%s %s: %v, want a refusal naming %q", c.p.Loss, c.sched, err, c.why)
 		}
-		s, err := New(c.p, g, Config{Algorithm: c.algo, Iters: 10, GammaC: 1, Seed: 1, Network: m})
+		s, err := New(c.p, g, Config{Algorithm: Sync, Iters: 10, GammaC: 1, Seed: 1, Network: c.m})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.kind.name == "reduced" {
-			t.Fatalf("%s %s: auto picked %s under a network model", c.p.Loss, c.algo, s.kind.name)
+		if s.kind.schedule == c.sched {
+			t.Fatalf("%s: auto picked the %s schedule, which refuses the model", c.p.Loss, s.kind.name)
 		}
 		s.Close()
 	}
-	if _, err := New(auc, nil, Config{Algorithm: Centralized, Iters: 10, GammaC: 1, Network: m}); err == nil || !strings.Contains(err.Error(), "centralized") {
+	if _, err := New(auc, nil, Config{Algorithm: Centralized, Iters: 10, GammaC: 1, Network: network.Model{Loss: 0.1}}); err == nil || !strings.Contains(err.Error(), "centralized") {
 		t.Fatalf("centralized: %v", err)
 	}
 	if _, err := New(auc, g, Config{Algorithm: Sync, Iters: 10, GammaC: 1, Network: network.Model{Delay: network.Delay{Dist: network.DelayConstant, C: 2}}}); err == nil || !strings.Contains(err.Error(), "--delay") {

@@ -137,6 +137,9 @@ func (r *Run) computeIdentity() error {
 	cj, _ := json.Marshal(r.Config)
 	h.Write(cj)
 	h.Write(all)
+	if m := r.ecfg.Network; !m.IsPerfect() {
+		h.Write([]byte(m.String())) // the model (PrepareModel)
+	}
 	r.ident = hex.EncodeToString(h.Sum(nil))
 	return nil
 }
@@ -273,6 +276,11 @@ func (r *Run) writeRank(f io.Writer) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if l.nt != nil {
+		if err := l.writeNetCheckpoint(bw); err != nil { // network.go
+			return nil, err
+		}
+	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
@@ -354,14 +362,18 @@ func (r *Run) readRank(name string, m Manifest) error {
 	}
 	rest = rest[hl:]
 	nl := l.hi - l.lo
-	if len(rest) != 8*(2*nl*l.P+nl)+4*2*nl {
-		return bad(fmt.Sprintf("%d bytes of state, want %d", len(rest), 8*(2*nl*l.P+nl)+4*2*nl))
+	if want := 8*(2*nl*l.P+nl) + 4*2*nl + l.netCheckpointLen(); len(rest) != want {
+		return bad(fmt.Sprintf("%d bytes of state, want %d", len(rest), want))
 	}
 	z, bar, marg := make([]float64, nl*l.P), make([]float64, nl*l.P), make([]float64, nl)
 	y, ylab := make([]int32, nl), make([]int32, nl)
 	rd := bytes.NewReader(rest)
 	for _, v := range []any{z, bar, marg, y, ylab} {
 		binary.Read(rd, binary.LittleEndian, v)
+	}
+	var ns *netSaved
+	if l.nt != nil {
+		ns = l.readNetCheckpoint(rd) // network.go
 	}
 	for k, j := range y {
 		if j < 0 || int(j) >= l.n || (ylab[k] != 1 && ylab[k] != -1) {
@@ -375,6 +387,9 @@ func (r *Run) readRank(name string, m Manifest) error {
 	copy(l.bar, bar)
 	copy(l.marg, marg)
 	l.t, l.cPrev, l.nonzero = h.Iter, math.Float64frombits(h.CBits), h.Nonzero
+	if ns != nil {
+		l.applyNetCheckpoint(ns)
+	}
 	// y: the rows of other ranks' data are regenerated (the synthetic
 	// generator is counter-based).
 	clear(l.foreign)

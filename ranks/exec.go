@@ -40,9 +40,11 @@ import (
 // number of ranks and workers (tested against engine for 1 to 4 ranks).
 
 // rec is the layout of a touched node's packed record.
-type rec struct{ d, p int }
+// extra is the number of values after the tail's three: under churn a node's
+// count of online rounds c_k and the c of its last step (network.go).
+type rec struct{ d, p, extra int }
 
-func (r rec) len() int { return 2*r.d + 2*r.p + 3 }
+func (r rec) len() int { return 2*r.d + 2*r.p + 3 + r.extra }
 
 // xs ... return the parts of a record.
 func (r rec) x(v []float64) []float64   { return v[:r.d] }
@@ -50,7 +52,7 @@ func (r rec) y(v []float64) []float64   { return v[r.d : 2*r.d] }
 func (r rec) z(v []float64) []float64   { return v[2*r.d : 2*r.d+r.p] }
 func (r rec) bar(v []float64) []float64 { return v[2*r.d+r.p : 2*r.d+2*r.p] }
 func (r rec) tail(v []float64) []float64 {
-	return v[2*r.d+2*r.p : 2*r.d+2*r.p+3] // margin, y's index, y's label
+	return v[2*r.d+2*r.p : 2*r.d+2*r.p+3+r.extra] // margin, y's index, y's label (, c_k, c)
 }
 
 // local is a rank's share of the state.
@@ -113,6 +115,9 @@ type local struct {
 	// included)
 	bytesSent int64
 	commTime  time.Duration
+	// nt is the network model's state (network.go; nil for the paper's
+	// network).
+	nt *lnet
 }
 
 type coef struct{ c, a, b, cPrev float64 }
@@ -267,6 +272,9 @@ func ptr(v []float64) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(v)
 
 // advance runs one block towards stop.
 func (l *local) advance(stop int64) error {
+	if l.nt != nil {
+		return l.advanceNet(stop) // network.go
+	}
 	t0 := l.t
 	B, err := l.begin(stop)
 	if err != nil {
@@ -288,7 +296,7 @@ func (l *local) advance(stop int64) error {
 // gather packs this rank's touched records and gathers every rank's, in
 // slot order, into l.recs.
 func (l *local) gather() error {
-	rc := rec{l.d, l.P}
+	rc := l.rec()
 	L := rc.len()
 	S := len(l.touched)
 	size := l.comm.Size()
@@ -311,6 +319,9 @@ func (l *local) gather() error {
 		l.sendBuf = append(l.sendBuf, l.zRow(k)...)
 		l.sendBuf = append(l.sendBuf, l.barRow(k)...)
 		l.sendBuf = append(l.sendBuf, l.marg[lk], float64(l.y[lk]), float64(l.ylab[lk]))
+		if rc.extra > 0 {
+			l.sendBuf = append(l.sendBuf, float64(l.nt.rounds[lk]), l.nt.cNode[lk])
+		}
 	}
 	total := S * L
 	if cap(l.gathered) < total {
@@ -360,7 +371,7 @@ func partition(n, size, r int) (lo, hi int) {
 // touchedRounds runs the block's touched nodes in event order on the
 // gathered records (engine's reducedExec.advance, second half).
 func (l *local) touchedRounds(t0 int64, B int) {
-	rc := rec{l.d, l.P}
+	rc := l.rec()
 	L := rc.len()
 	S := len(l.touched)
 	r0 := func(sl int32) []float64 { return l.recs[int(sl)*L : (int(sl)+1)*L] }

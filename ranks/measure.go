@@ -262,7 +262,7 @@ func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 		l.reg.Smooth(omega, zbar, l.step.Gamma(tf), tf, nil)
 		// θ_k = c·z_k and y_k of the evaluated nodes.
 		th, err := ms.gatherRows(P+1, func(k int, dst []float64) {
-			kernel.Scale(dst[:P], l.zRow(k), l.cPrev)
+			kernel.Scale(dst[:P], l.zRow(k), l.thetaScale(k))
 			dst[P] = float64(l.y[k-l.lo])
 		})
 		if err != nil {

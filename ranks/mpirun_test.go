@@ -316,7 +316,8 @@ func TestRankWorker(t *testing.T) {
 		fmt.Fprintf(os.Stderr, "rank %d: %v\n", c.Rank(), err)
 		mpi.Abort(3)
 	}
-	r, err := Prepare(c, workerConfig(tc))
+	// A network model (TestRanksNetworkIdentical): netCases by name.
+	r, err := PrepareModel(c, workerConfig(tc), netCases[os.Getenv("PAIRGOSSIP_DIST_NET")])
 	if os.Getenv("PAIRGOSSIP_DIST_WANT_ERROR") != "" { // TestRanksCSVError
 		fmt.Printf("rank %d error: %v\n", c.Rank(), err)
 		if err := c.Finalize(); err != nil {

@@ -35,6 +35,7 @@ import (
 	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"github.com/pairgossip/pairgossip/mpi"
+	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -78,6 +79,14 @@ var ErrStopped = errors.New("ranks: stopped at the requested iteration (StopAt)"
 // Prepare checks that cfg runs distributed, generates this rank's rows,
 // builds the graph and the rank's state.
 func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
+	return PrepareModel(c, cfg, cfg.WithDefaults().EngineConfig().Network)
+}
+
+// PrepareModel is Prepare under the network model m (what the engine's
+// Config.Network holds for one process): message loss and churn run over
+// ranks (network.go), the models that need the whole graph on every rank
+// are refused, naming the flag.
+func PrepareModel(c mpi.Comm, cfg pairgossip.Config, m network.Model) (*Run, error) {
 	cfg = cfg.WithDefaults()
 	if cfg.PointsNode == 0 {
 		cfg.PointsNode = 1
@@ -92,9 +101,14 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 	loss, lossErr := problem.ParseLoss(cfg.Problem)
 	rk, _ := problem.ParseReg(cfg.Reg)
 	ecfg := cfg.EngineConfig()
+	ecfg.Network = m
 	algo, est := ecfg.Algorithm, ecfg.Estimator
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
+	}
+	if err := network.CheckNodes(m); err != nil {
+		// Before any data is read (network.go).
+		return nil, fmt.Errorf("ranks: %w", err)
 	}
 	var why []string
 	if lossErr != nil {
@@ -222,6 +236,11 @@ func Prepare(c mpi.Comm, cfg pairgossip.Config) (*Run, error) {
 		// the unit of the pass a worker cannot share, and the kernel's
 		// time a node is lowest at 256 and 512).
 		l.packs[w] = redpack.New(512)
+	}
+	if !m.IsPerfect() {
+		if l.nt, err = newLnet(m, n, cfg.Seed, l); err != nil {
+			return nil, fmt.Errorf("ranks: %w", err)
+		}
 	}
 	r.l = l
 	if err := r.computeIdentity(); err != nil {
@@ -369,11 +388,16 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 		if next < len(r.sched) && l.t == r.sched[next] {
 			next++
 			t1 := time.Now()
-			rec, err := r.ms.measure(int64(l.n) * l.t)
+			evals, err := l.gradEvals()
+			if err != nil {
+				return trace, err
+			}
+			rec, err := r.ms.measure(evals)
 			r.MeasureTime += time.Since(t1)
 			if err != nil {
 				return trace, err
 			}
+			l.netRecord(&rec)
 			trace = append(trace, rec)
 			if onRecord != nil {
 				onRecord(rec)

@@ -29,7 +29,7 @@ func (r *Run) WriteState(w io.Writer) error {
 			v := l.zRow(k)
 			switch f {
 			case 1:
-				kernel.Scale(row, l.zRow(k), l.cPrev)
+				kernel.Scale(row, l.zRow(k), l.thetaScale(k))
 				v = row
 			case 2:
 				v = l.barRow(k)
@@ -42,7 +42,13 @@ func (r *Run) WriteState(w io.Writer) error {
 	if err := binary.Write(w, binary.LittleEndian, l.y); err != nil {
 		return err
 	}
-	return put2(w, l.marg)
+	if err := put2(w, l.marg); err != nil {
+		return err
+	}
+	if l.nt != nil {
+		return l.writeNetState(w) // network.go
+	}
+	return nil
 }
 
 func put2(w io.Writer, v []float64) error { return binary.Write(w, binary.LittleEndian, v) }

@@ -83,7 +83,7 @@ func (l *local) finish(p *redpack.Pack, i, B int) {
 
 // scatter writes this rank's touched records back from the gathered copies.
 func (l *local) scatter() {
-	rc := rec{l.d, l.P}
+	rc := l.rec()
 	L := rc.len()
 	me := int32(l.comm.Rank())
 	for sl, k32 := range l.touched {
@@ -97,6 +97,9 @@ func (l *local) scatter() {
 		copy(l.barRow(k), rc.bar(v))
 		tl := rc.tail(v)
 		l.marg[lk] = tl[0]
+		if rc.extra > 0 {
+			l.nt.rounds[lk], l.nt.cNode[lk] = int64(tl[3]), tl[4]
+		}
 		old, nw := l.y[lk], int32(tl[1])
 		l.y[lk], l.ylab[lk] = nw, int32(tl[2])
 		if old != nw {

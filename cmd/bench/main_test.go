@@ -28,6 +28,8 @@ func TestHostileFlags(t *testing.T) {
 		{[]string{"sync", "--workers", "9223372036854775807"}, "--workers must be <= 4096"},
 		{[]string{"metric", "--workers", "100000000"}, "--workers must be <= 4096"},
 		{[]string{"sync", "--n", "1"}, "--n must be >= 2"},
+		{[]string{"sync", "--loss", "2"}, "--loss: 2 is not a probability"},
+		{[]string{"sync", "--churn", "weibull:up=3"}, "--churn"},
 	} {
 		var out, errb bytes.Buffer
 		code := realMain(c.args, &out, &errb)
@@ -187,5 +189,23 @@ func TestAsyncFaults(t *testing.T) {
 		if code := realMain(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c[0]) {
 			t.Fatalf("%v: exit %d: %s", c, code, errb.String())
 		}
+	}
+}
+
+// TestSyncNetwork: bench sync --loss --churn runs the reduced schedule
+// under the model and says so in its JSON.
+func TestSyncNetwork(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := realMain([]string{"sync", "--n", "3000", "--d", "4", "--iters", "300", "--workers", "1", "--triad-n", "1000",
+		"--loss", "0.3", "--churn", "geometric:up=450,down=50", "--json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["schedule"] != "reduced" || !strings.Contains(m["network"].(string), "loss") || !strings.Contains(m["network"].(string), "churn") {
+		t.Fatalf("schedule %v, network %v", m["schedule"], m["network"])
 	}
 }

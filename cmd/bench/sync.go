@@ -9,6 +9,7 @@ import (
 
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/kernel"
+	"github.com/pairgossip/pairgossip/network"
 )
 
 func cmdSync(args []string, stdout, stderr io.Writer) error {
@@ -33,8 +34,21 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
 	triadN := fs.Int("triad-n", 1<<23, "elements per array of the STREAM-triad probe (3 arrays of 8-byte floats)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	loss := fs.Float64("loss", 0, "message loss: the exchange of a round fails with this probability (docs/networks.md §3)")
+	churn := fs.String("churn", "", "churn: exponential|geometric|lognormal:up=U,down=D (docs/networks.md §4), e.g. geometric:up=4500,down=500 (10% offline)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	net := network.Model{Loss: *loss}
+	if *churn != "" {
+		c, err := network.ParseChurn(*churn)
+		if err != nil {
+			return usageError{Err: err}
+		}
+		net.Churn = c
+	}
+	if err := net.Validate(); err != nil {
+		return usageError{Err: err}
 	}
 	if err := validSize(*n, *d); err != nil {
 		return err
@@ -63,7 +77,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	}
 	tGraph := time.Now()
 	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters + 1, GammaC: 1, Seed: *seed,
-		Workers: *workers, Pin: *pin, LogPoints: 1, EvalNodes: 1, Schedule: engine.Schedule(*schedule)})
+		Workers: *workers, Pin: *pin, LogPoints: 1, EvalNodes: 1, Schedule: engine.Schedule(*schedule), Network: net})
 	if err != nil {
 		return usageError{Err: err}
 	}
@@ -103,7 +117,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		"stream_triad_gbps": triad, "stream_triad_1thread_gbps": triad1, "fraction_of_triad": bytesPlain / ns / triad,
 		"pinned_cpus": cpus, "pin_note": pinWhy,
 		"allocs_per_iteration": float64(ms1.Mallocs-ms0.Mallocs) / float64(*iters),
-		"graph":                g.Name, "gomaxprocs": runtime.GOMAXPROCS(0),
+		"graph":                g.Name, "gomaxprocs": runtime.GOMAXPROCS(0), "network": net.String(),
 		// Set-up, apart from the rounds: the random data and its problem,
 		// the graph, the engine's state and executor.
 		"setup_data_seconds": tData.Sub(tSetup).Seconds(), "setup_graph_seconds": tGraph.Sub(tData).Seconds(),

@@ -1,0 +1,50 @@
+package network
+
+import "math"
+
+// Span returns whether node k is online at iteration t ≥ 1 and the first
+// iteration end > t at which its state may change: node k keeps the state
+// it has at t over t … end − 1 (math.MaxInt64: for ever). An executor that
+// advances a node over many iterations at once (the reduced synchronous
+// schedule) walks a node's sessions with it, O(1) a switch, instead of
+// asking Online iteration by iteration.
+//
+// It moves node k's cursor as Online does and is safe for concurrent calls
+// on different nodes. Unlike Online it also walks the cursor back when t is
+// before the cursor's session (a session's start is its successor's start
+// less its own length), so that asking about a block's first iteration
+// after the draw asked about its last costs O(1) a session. For a session
+// file, end is the next interval's start or the current one's end + 1 (two
+// adjacent intervals give an end at which the state does not change).
+func (nt *Net) Span(k int, t int64) (online bool, end int64) {
+	if nt.churn == nil {
+		return true, math.MaxInt64
+	}
+	return nt.churn.span(k, t)
+}
+
+func (ch *churn) span(k int, t int64) (bool, int64) {
+	if ch.off != nil {
+		on := ch.fileOnline(k, t)
+		iv := ch.off[ch.offs[k]:ch.offs[k+1]]
+		x := ch.fidx[k]
+		switch {
+		case !on:
+			return false, iv[x][1] + 1
+		case x < len(iv):
+			return true, iv[x][0]
+		}
+		return true, math.MaxInt64
+	}
+	c := &ch.cur[k]
+	// Back over the sessions before the cursor's (session 0 starts at 1
+	// ≤ t, so the walk stops there at the latest).
+	for c.start != 0 && t < c.start && c.idx > 0 {
+		c.idx--
+		c.online = !c.online
+		c.next = c.start
+		c.start -= ch.length(k, c.idx, c.online)
+	}
+	on := ch.online(k, t)
+	return on, c.next
+}
