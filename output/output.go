@@ -20,7 +20,6 @@ import (
 	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/engine"
-	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
@@ -335,9 +334,10 @@ type NetworkInfo struct {
 }
 
 // SummaryGapMaxN bounds the runs whose summary computes the effective gap:
-// up to it the dense eigensolver does it at once; beyond, Lanczos on a
-// sparse graph can take longer than the run (pairgossip gap computes it).
-const SummaryGapMaxN = graph.DenseMaxN
+// the dense eigensolver up to graph.DenseMaxN, Lanczos on the sparse
+// weighted Laplacian beyond, whose cost grows as n/gap; past this bound it
+// could take longer than the run (pairgossip gap computes it at any n).
+const SummaryGapMaxN = 50_000
 
 // NewNetworkInfo describes the network of a run (nil for the paper's
 // network). net is the run's network (engine.Sim.Net), for the effective

@@ -48,6 +48,7 @@ func singleProcessNet(t *testing.T, cfg pairgossip.Config, m network.Model) (tra
 		t.Fatal(err)
 	}
 	defer run.Close()
+	run.Network = m // the summary's network object, as a run given m by its flags
 	if run.Sim.Schedule() != engine.ScheduleReduced {
 		t.Fatalf("one process ran %s, want reduced", run.Sim.Schedule())
 	}

@@ -459,6 +459,12 @@ func (r *Run) Summary(trace []engine.Record, wall, measure time.Duration, err er
 	s.Execution.PinNote = pinNote(cfg.Pin)
 	s.Warnings = r.Warnings
 	s.SetTrace(trace)
+	if r.l.nt != nil && len(trace) > 0 {
+		// The counters as one process reports them; the effective gap needs
+		// the whole graph, which no rank holds.
+		s.Network = output.NewNetworkInfo(cfg, r.l.nt.net.Model(), nil, &trace[len(trace)-1])
+		s.Network.GapMethod = "not computed over MPI ranks (no rank holds the whole graph): pairgossip gap with the same flags computes it"
+	}
 	if !cfg.SkipOptimum {
 		s.OptimumMethod = optimumOutOfReachText(r.l.n, r.l.labels.npos)
 	}

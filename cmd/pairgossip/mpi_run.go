@@ -57,12 +57,14 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		// (by every rank alike) rather than a run that writes no model.
 		return true, usagef("--save-model: not available over MPI ranks yet (the model of a run over %d ranks is not gathered into one file); run without --save-model, or as one process", comm.Size())
 	}
-	if a.cfg.HasNetwork() || a.cfg.WriteEdges != "" {
-		// The run over ranks has its own executor, which does not consult
-		// a network model yet: refused rather than a run of the paper's
-		// network under the model's name.
-		return true, usagef("the network flags (--loss, --churn, --graph-schedule, --edge-stream, --activation, --write-edges...) are not available over MPI ranks yet: run as one process (without mpirun, or with mpirun -np 1)")
+	if a.cfg.WriteEdges != "" {
+		// Each rank resolves only its own edges of a block: refused rather
+		// than a stream that one rank could not write whole.
+		return true, usagef("--write-edges: not available over MPI ranks (each rank holds only its own edges); run as one process (without mpirun, or with mpirun -np 1)")
 	}
+	// A network model: loss, one-way loss and churn run over the ranks
+	// (bit for bit one process's run); the models that need the whole graph
+	// on every rank are refused by ranks.Prepare, naming the flag.
 	if a.traceNodes {
 		// The nodes' objectives are measured over the ranks and only their
 		// statistics reach rank 0: refused rather than a run without nodes.csv.
@@ -127,7 +129,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVOptimum(trace, float64(sum.OptimumObjective))); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVNetwork(trace, float64(sum.OptimumObjective), sum.Network != nil)); err != nil {
 		return true, err
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), output.JSON(sum)); err != nil {

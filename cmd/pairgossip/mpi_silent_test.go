@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -18,9 +19,10 @@ import (
 // objective problems (ranking with 2 and 3 levels, its hinge form,
 // similarity) are refused naming the problem, never run as the AUC
 // logistic loss under their label nor refused for ±1 labels,
-// --save-model is refused instead of writing nothing, and the network flags
-// instead of a run of the paper's network; every refusal before --out is
-// created.
+// --save-model is refused instead of writing nothing, --write-edges and the
+// network models that need the whole graph on every rank by name (loss and
+// churn run over ranks: ranks' identity tests); every refusal before --out
+// is created.
 func TestMPIRefusesWhatItCannotRun(t *testing.T) {
 	mpirun, dir, bin := mpiCommand(t)
 	for _, levels := range []int{2, 3} {
@@ -39,9 +41,10 @@ func TestMPIRefusesWhatItCannotRun(t *testing.T) {
 		{[]string{"--problem", "ranking-hinge", "--data", filepath.Join(dir, "ord3.csv")}, "--problem ranking-hinge does not run over MPI ranks"},
 		{[]string{"--problem", "similarity", "--data", filepath.Join(dir, "ord3.csv")}, "--problem similarity does not run over MPI ranks"},
 		{[]string{"--data", "synthetic-auc", "--n", "3000", "--save-model"}, "--save-model: not available over MPI ranks"},
-		// The run over ranks does not consult a network model yet.
-		{[]string{"--data", "synthetic-auc", "--n", "3000", "--loss", "0.3"}, "the network flags (--loss, --churn"},
-		{[]string{"--data", "synthetic-auc", "--n", "3000", "--write-edges", filepath.Join(dir, "e.txt")}, "not available over MPI ranks yet"},
+		// Loss and churn run over ranks (TestMPINetworkRun); the models
+		// that need the whole graph on every rank do not.
+		{[]string{"--data", "synthetic-auc", "--n", "3000", "--loss", "0.3", "--activation", "clocks"}, "--activation clocks: not available where the graph is not held whole"},
+		{[]string{"--data", "synthetic-auc", "--n", "3000", "--write-edges", filepath.Join(dir, "e.txt")}, "--write-edges: not available over MPI ranks"},
 	}
 	for i, c := range cases {
 		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
@@ -58,6 +61,40 @@ func TestMPIRefusesWhatItCannotRun(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(out, "trace.csv")); err == nil {
 			t.Errorf("%v: a refused run wrote trace.csv", c.args)
+		}
+	}
+}
+
+// TestMPINetworkRun: `run --loss --churn` over 3 ranks writes one process's
+// trace.csv byte for byte, network columns included, and summary.json's
+// network counters.
+func TestMPINetworkRun(t *testing.T) {
+	mpirun, dir, bin := mpiCommand(t)
+	run := []string{"run", "--data", "synthetic-auc", "--n", "6000", "--graph", "watts-strogatz", "--iters", "2000",
+		"--no-optimum", "--seed", "3", "--loss", "0.3", "--loss-oneway", "--churn", "geometric:up=900,down=100"}
+	one := filepath.Join(dir, "one")
+	if o, err := exec.Command(bin, append(run, "--out", one)...).CombinedOutput(); err != nil {
+		t.Fatalf("one process: %v\n%s", err, o)
+	}
+	args := []string{"--oversubscribe", "-np", "3"}
+	if os.Geteuid() == 0 {
+		args = append([]string{"--allow-run-as-root"}, args...)
+	}
+	over := filepath.Join(dir, "ranks")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if o, err := exec.CommandContext(ctx, mpirun, append(append(args, bin), append(run, "--out", over)...)...).CombinedOutput(); err != nil {
+		t.Fatalf("3 ranks: %v\n%s", err, o)
+	}
+	a, _ := os.ReadFile(filepath.Join(one, "trace.csv"))
+	b, _ := os.ReadFile(filepath.Join(over, "trace.csv"))
+	if len(a) == 0 || !bytes.Equal(a, b) || !bytes.Contains(a, []byte("exchanges_delivered")) {
+		t.Fatalf("traces differ or lack the network columns:\n%s\n%s", a, b)
+	}
+	for _, f := range []string{one, over} {
+		sb, _ := os.ReadFile(filepath.Join(f, "summary.json"))
+		if !bytes.Contains(sb, []byte(`"model": "--loss 0.3 --loss-oneway --churn geometric:up=900,down=100"`)) {
+			t.Fatalf("%s: summary.json without the network model:\n%s", f, sb)
 		}
 	}
 }
