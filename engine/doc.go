@@ -25,6 +25,12 @@
 //     every executor shares (draw an edge, exchange: average z and swap y;
 //     the seam where a network model enters), and endIters, the one
 //     epilogue of every executor's iterations.
+//   - network.go, network_reduced.go: the network model of package network
+//     (docs/networks.md) where it enters, state.activation and
+//     state.activations (the edge, churn at the endpoints, the deliveries,
+//     the counters, the edge sink, decided in one place), and each
+//     executor's rules under a model; its header says which executor
+//     honours which model.
 //   - exec_reference.go: the algorithms exactly as the paper writes them,
 //     node by node, for every loss and regulariser. Read this next to the
 //     paper; every other executor is tested against it.

@@ -184,8 +184,9 @@ type execKind struct {
 	// events, for a row whose executor runs asynchronous events one at a
 	// time (an eventRunner), says how the parallel executor
 	// (exec_asyncpar.go) runs them; nil for the other rows. The parallel
-	// executor runs the row when the run has several workers and enough
-	// nodes (execKind.parallel).
+	// executor runs the row when the run has several workers, enough
+	// nodes and a network it can draw ahead (execKind.parallel,
+	// parallelNet).
 	events func(sh Shape, cfg Config) eventPlan
 	// netEvents: the row's event runner runs events under a network model
 	// (a netEventer), so the parallel executor runs it under one

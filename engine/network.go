@@ -20,26 +20,36 @@ import (
 // churn at the endpoints, the deliveries, the counters and Config.EdgeSink
 // are decided in one place.
 //
-// Which executors honour a model: the reference (every model, both
-// algorithms and estimators, delays and churn included), the plain
-// synchronous fast path (exec_plain.go: every model; under churn θ_k =
-// c_k·z_k with the c of node k's last step) and the asynchronous serial
-// fast path (exec_async.go: every model; under delays an arrival changes
-// z_k of a node that does not step, so its θ_k is held apart until it
-// does), the blocked synchronous schedule (exec_blocked.go: every model
-// but adaptive pickers and an edge sink, a block's activations drawn
-// ahead; under churn as the plain one), the generic executors of a user
-// objective (exec_generic.go: every model but delays, needGenericNet;
-// exec_genericblocked.go: not churn either), the asynchronous metric
-// schedule (exec_asynccone.go: every model), the reduced synchronous
-// metric schedule (exec_cone.go: every model but churn and adaptive
-// pickers, needConeNet), and the parallel
-// asynchronous executor (exec_asyncpar.go: every
-// model but delays, adaptive pickers and an edge sink, parallelNet; a
-// window's activations are drawn before it runs and its idle events
-// dropped before the levelling). The other rows of the executor table
-// refuse a model (netFits), so that auto falls through to one that
-// honours it.
+// Which executors honour a model (each row's fits says why it refuses
+// one, so that auto falls through to a row that honours it; docs/networks.md
+// §11 has the table):
+//   - reference (exec_reference.go): every model, both algorithms and
+//     estimators, every problem; each rule literally (netStep);
+//   - plain synchronous (exec_plain.go): every model; under churn θ_k =
+//     c·z_k with the c of node k's last step (cNode, churnShard);
+//   - blocked (exec_blocked.go): every model but an adaptive picker and an
+//     edge sink (needBlockedNet: a block's activations are drawn ahead);
+//     under churn as the plain one;
+//   - reduced (exec_reduced.go, network_reduced.go): every model but an
+//     adaptive picker (reducedNetFit);
+//   - cone, the reduced metric schedule (exec_cone.go): every model but
+//     churn and an adaptive picker (needConeNet: θ = c·U with one c);
+//   - async serial (exec_async.go): every model; under delays an arrival
+//     changes z_k of a node that does not step, so its θ_k is held apart
+//     until it does;
+//   - async parallel (exec_asyncpar.go, over the async, async-cone,
+//     generic and reference rows): every model but delays, an adaptive
+//     picker and an edge sink, which run on the row's serial loop
+//     (parallelNet, execKind.parallel); a window's activations are drawn
+//     before it runs and its idle events dropped before the levelling;
+//   - async-cone (exec_asynccone.go): every model;
+//   - generic (exec_generic.go): every model but delays (needGenericNet);
+//     under churn an offline node keeps θ_k of its last online round;
+//   - generic-blocked (exec_genericblocked.go): refuses churn, an adaptive
+//     picker and an edge sink (needBlockedNet and its own rule).
+//
+// Delays exist for Algorithm 3 only (Model.CheckAlgorithm), and the
+// centralized algorithm takes no model (checkNetwork).
 
 // EdgeSink receives every activation of a run in order of t (lost or not,
 // with offline endpoints or not; not the idle iterations that activate no
@@ -136,9 +146,9 @@ func (c Config) checkNetwork() error {
 	return c.Network.CheckAlgorithm(c.Algorithm == Async)
 }
 
-// netFits reports whether an executor row that does not honour a network
-// model may run cfg: only with the paper's network and no edge sink (an
-// executor that draws its edges in bulk does not report them).
+// netFits reports whether cfg runs on the paper's network with no edge
+// sink, which every row runs (needBlockedNet and parallelNet start from
+// it).
 func netFits(cfg Config) bool { return cfg.Network.IsPerfect() && cfg.EdgeSink == nil }
 
 // netEventer is an eventRunner that runs an event under a network model:
@@ -825,8 +835,9 @@ func (e *referenceExec) netSyncShard(w int, r layout.Range, tk *task) {
 
 // ---- The plain synchronous executor (exec_plain.go) ----
 
-// netAdvance is plainExec.advance under a network model (not churn, which
-// plainFits refuses: its θ_k = c·z_k has one c for every node).
+// netAdvance is plainExec.advance under a network model; under churn
+// (cNode) a round runs churnShard, θ_k = c·z_k with the c of node k's last
+// step.
 func (e *plainExec) netAdvance(stop int64) error {
 	s := e.s
 	end := min(stop, s.t+max(1, min(256, int64(4<<20)/int64(s.prob.N*s.prob.P))))
@@ -951,10 +962,11 @@ func (e *plainExec) theta(k int, dst []float64) {
 
 // ---- The serial asynchronous executor (exec_async.go) ----
 
-// netSerialTo is asyncExec.serialTo under a network model (not delays,
-// which asyncFits refuses): events in order, an idle event (an endpoint
-// offline, no edge) changing nothing, a partial delivery through
-// partialEvent, a whole one through the fast event.
+// netSerialTo is asyncExec.serialTo under a network model: events in
+// order, an idle event (an endpoint offline, no edge) changing nothing, a
+// partial delivery through partialEvent, a whole one through the fast
+// event; under delays the arrivals due at t first (deliverDueWith, θ_k
+// held apart), and the events through delayedEvent.
 func (e *asyncExec) netSerialTo(stop int64) error {
 	s, nx := e.s, e.s.nx
 	if nx.fl == nil {
