@@ -192,6 +192,10 @@ type execKind struct {
 	// (a netEventer), so the parallel executor runs it under one
 	// (parallelNet).
 	netEvents bool
+	// linearNet: the executor keeps θ_k = c·z_k implicit with one c, so a
+	// network model needs c per node under churn (synchronous) and θ held
+	// apart under delays (asynchronous): state.attachNetwork's linear.
+	linearNet bool
 }
 
 // eventPlan is how the parallel asynchronous executor runs a row's events.
@@ -212,10 +216,10 @@ type eventPlan struct {
 var executors = []execKind{
 	{schedule: ScheduleReduced, name: "cone", fits: coneFits, bytes: coneBytes, build: newConeExec},
 	{schedule: ScheduleReduced, name: "reduced", fits: reducedFits, bytes: reducedBytes, build: newReducedExec, compact: true},
-	{schedule: ScheduleBlocked, name: "blocked", fits: blockedFits, bytes: blockedBytes, build: newBlockedExec},
-	{schedule: SchedulePlain, name: "plain", fits: plainFits, bytes: plainBytes, build: newPlainExec},
+	{schedule: ScheduleBlocked, name: "blocked", fits: blockedFits, bytes: blockedBytes, build: newBlockedExec, linearNet: true},
+	{schedule: SchedulePlain, name: "plain", fits: plainFits, bytes: plainBytes, build: newPlainExec, linearNet: true},
 	{schedule: SchedulePlain, name: "async", fits: asyncFits, bytes: asyncBytes, build: newAsyncExec,
-		events: func(_ Shape, cfg Config) eventPlan { return eventPlan{dataflow: cfg.Estimator == Gossip} }, netEvents: true},
+		events: func(_ Shape, cfg Config) eventPlan { return eventPlan{dataflow: cfg.Estimator == Gossip} }, netEvents: true, linearNet: true},
 	{schedule: SchedulePlain, name: "async-cone", fits: asyncConeFits, bytes: asyncConeBytes, build: newAsyncConeExec,
 		events: func(sh Shape, _ Config) eventPlan { return eventPlan{heavy: sh.Reg == problem.RegPSD} }, netEvents: true},
 	// A user objective (problem.Custom): blocked synchronous, then plain

@@ -86,7 +86,7 @@ func New(p *problem.Problem, g *graph.Graph, cfg Config) (*Sim, error) {
 	}
 	workers := par.Workers(cfg.Workers)
 	st := newState(p, g, cfg, kind.compact, kind.storesTheta)
-	if err := st.attachNetwork(workers, kind.name == "plain" || kind.name == "blocked" || kind.name == "async"); err != nil {
+	if err := st.attachNetwork(workers, kind.linearNet); err != nil {
 		return nil, err
 	}
 	cr := newCrew(p, cfg, st.rows(), workers)
