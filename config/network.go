@@ -14,7 +14,7 @@ import (
 // and a Go program set the same thing (cfg.Loss = 0.3 is --loss 0.3 is
 // `loss: 0.3`). NetworkModel turns them into a network.Model; what only Go
 // can give (a Weights function, an adaptive network.Picker, a stream in
-// memory) comes through pairgossip.Input.Network.
+// memory) comes through pairgossip.Input's Activation and Stream.
 
 // netParams are the network's rows of the parameter table (params.go
 // appends them), in the order of docs/networks.md §10.
@@ -99,7 +99,7 @@ var netParams = []*Param{
 		}},
 	{Field: "WriteEdges", Flag: "write-edges", JSON: "-", Group: "network",
 		Help: "write every activation of the run, lost or not, to `FILE` as \"t i j\" lines (with a header naming\n" +
-			"the seed and the network); --edge-stream FILE with the same flags replays the run bit for bit\n(on the paper's network auto then runs plain, not reduced: they agree to rounding)",
+			"the seed and the network); --edge-stream FILE with the same flags replays the run bit for bit",
 		only: onlyGossip},
 }
 

@@ -328,7 +328,8 @@ func (e *genericExec) applySaved(v []float64) {
 }
 
 // netAdvance is advance's synchronous rounds up to end under a network
-// model (not churn: needGenericNet): the round's activation; with an
+// model (churn too: an offline node keeps θ = π_{τ_k}(z_k) of its last
+// online round, e.last): the round's activation; with an
 // exchange the endpoints' θ from z before it and the deliveries
 // (state.netExchange), without one no endpoint.
 func (e *genericExec) netAdvance(end int64, big bool) error {
