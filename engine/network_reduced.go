@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/pairgossip/pairgossip/internal/netchunk"
 	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
@@ -61,61 +62,37 @@ func netReducedBytes(sh Shape, cfg Config, workers int) int64 {
 		return 0
 	}
 	B := int64(redpack.Rounds(sh.N))
-	seg := int64(unsafe.Sizeof(netSeg{}))
+	seg := int64(unsafe.Sizeof(netchunk.Seg{}))
 	chunk := int64(reducedChunk)*(seg+4+4+(4+5*8+1)+8*4) + (B+2)*4*2
 	return B + 2*B*seg + int64(max(1, workers))*chunk
 }
 
-// netSeg is a node's segment under a network model: s₀ = δᵀz₀, q = δᵀδ,
-// W, H = Σ c_r W_r and cs = Σ c_r over its online rounds so far, its next
-// margin m, c₀ its online rounds before the segment and on those in it;
-// a is the block round its current online piece began (0: none open), last
-// its last online round in the block (0: none).
-type netSeg struct {
-	s0, q, W, H, cs, m float64
-	c0, on             int64
-	a, last            int32
-}
+// A node's segment under a network model, the chunks of untouched nodes
+// and the touched nodes' switches are package netchunk's (shared with the
+// run over ranks, package ranks).
 
-// netChunk is a worker's chunk of untouched nodes: their segments, the
-// pack of the contributing ones that are online (Act: the index in the
-// chunk), and the joins and leaves of their online pieces bucketed by
-// round (head[r]: the first event of round r, −1 none; nxt chains them;
-// ev: index<<1 | 1 for a join).
+// netChunk is a worker's chunk of untouched nodes, the host of its walk
+// (netchunk.Host): worker w of the executor e.
 type netChunk struct {
-	nodes []int32
-	segs  []netSeg
-	pk    redpack.Pack
-	head  []int32
-	used  []int32
-	ev    []int32
-	nxt   []int32
+	netchunk.Chunk
+	e     *reducedExec
+	w     int
 	evals int64
 }
 
 // netRed is what the reduced executor keeps under a network model.
 type netRed struct {
-	fl     []uint8    // the block's flags (state.activations)
-	segs   []netSeg   // per touched slot
-	head   []int32    // the touched nodes' switches by round (−1 none), chained by nxt
-	nxt    []int32    // per slot
-	chunks []netChunk // per worker
+	fl     []uint8        // the block's flags (state.activations)
+	bk     netchunk.Block // the block under way
+	slots  netchunk.Slots // the touched nodes' segments and switches
+	chunks []netChunk     // per worker
 }
 
 func newNetRed(s *state, workers, B int) *netRed {
-	nr := &netRed{fl: make([]uint8, B), segs: make([]netSeg, 2*B), head: make([]int32, B+2), nxt: make([]int32, 2*B)}
+	nr := &netRed{fl: make([]uint8, B), slots: netchunk.NewSlots(B)}
 	nr.chunks = make([]netChunk, workers)
 	for w := range nr.chunks {
-		c := &nr.chunks[w]
-		c.nodes, c.segs = make([]int32, 0, reducedChunk), make([]netSeg, reducedChunk)
-		c.pk = redpack.New(reducedChunk)
-		c.pk.Pos = make([]int32, reducedChunk)
-		c.head = make([]int32, B+2)
-		for r := range c.head {
-			c.head[r] = -1
-		}
-		c.used = make([]int32, 0, B+2)
-		c.ev, c.nxt = make([]int32, 0, 8*reducedChunk), make([]int32, 0, 8*reducedChunk)
+		nr.chunks[w] = netChunk{Chunk: netchunk.NewChunk(reducedChunk, B), w: w}
 	}
 	if s.nx.churn && s.nx.cNode == nil {
 		// θ_k = c·z_k with the c of node k's last step (a checkpoint
@@ -178,6 +155,7 @@ func (e *reducedExec) netAdvance(stop int64) error {
 	for r := 1; r <= B; r++ {
 		rs.cSum[r] = rs.cSum[r-1] + bl.coef[r].c
 	}
+	e.nr.bk = netchunk.Block{T0: bl.t0, B: B, CSum: rs.cSum}
 	e.claim.Store(0)
 	e.evNonzero = 0
 	e.cr.pass(big, e.netFn, task{}, s.prob.N, PhasePass)
@@ -204,6 +182,7 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 		e.evNonzero = e.netTouched()
 	}
 	c := &e.nr.chunks[w]
+	c.e = e
 	N := e.s.prob.N
 	var nz int64
 	for {
@@ -215,17 +194,34 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 			if e.bl.stamp[k] == e.bl.gen {
 				continue
 			}
-			c.nodes = append(c.nodes, int32(k))
-			if len(c.nodes) == len(c.segs) {
-				nz += e.netChunk(w, c)
+			c.Nodes = append(c.Nodes, int32(k))
+			if c.Full() {
+				nz += c.Run(c, &e.nr.bk)
 			}
 		}
 	}
-	if len(c.nodes) > 0 {
-		nz += e.netChunk(w, c)
+	if len(c.Nodes) > 0 {
+		nz += c.Run(c, &e.nr.bk)
 	}
 	e.cr.nz[w] += nz
 }
+
+// Node, Segment, Span, Round and End make a chunk the host of its walk.
+
+func (c *netChunk) Node(k int) (bool, int64, float64) {
+	e := c.e
+	return e.s.prob.Label[k] > e.s.ylab[k], e.count(k), e.marg[k]
+}
+
+func (c *netChunk) Segment(k int) (float64, float64) { return c.e.segment(k) }
+
+func (c *netChunk) Span(k int, t int64) (bool, int64) { return c.e.span(k, t) }
+
+func (c *netChunk) Round(p *redpack.Pack, r int, nodes []int32) int64 {
+	return c.e.netRound(c.w, p, r, func(i int) int { return int(nodes[p.Act[i]]) })
+}
+
+func (c *netChunk) End(k int, sg *netchunk.Seg) { c.evals += c.e.segEnd(sg, k) }
 
 // span is Net.Span, every node online for ever without churn.
 func (e *reducedExec) span(k int, t int64) (bool, int64) {
@@ -244,9 +240,9 @@ func (e *reducedExec) count(k int) int64 {
 }
 
 // cLast is the c of θ_k = c·z_k at node k's last step before block round r.
-func (e *reducedExec) cLast(k int, sg *netSeg) float64 {
-	if sg.last > 0 {
-		return e.bl.coef[sg.last].c
+func (e *reducedExec) cLast(k int, sg *netchunk.Seg) float64 {
+	if sg.Last > 0 {
+		return e.bl.coef[sg.Last].c
 	}
 	if c := e.s.nx.cNode; c != nil {
 		return c[k]
@@ -254,58 +250,35 @@ func (e *reducedExec) cLast(k int, sg *netSeg) float64 {
 	return e.bl.coef[0].c
 }
 
-// segOpen starts node k's segment: s₀ and q from its record, W = H = 0,
-// margin m, c₀ online rounds before it.
-func (e *reducedExec) segOpen(sg *netSeg, k int, c0 int64, m float64) {
-	sg.s0, sg.q = e.segment(k)
-	sg.W, sg.H, sg.cs, sg.m, sg.c0, sg.on = 0, 0, 0, m, c0, 0
-}
-
-// pieceClose ends the online piece of sg after block round b with the
-// pack's W, η and margin.
-func (e *reducedExec) pieceClose(sg *netSeg, W, eta, m float64, b int) {
-	sg.W, sg.m = W, m
-	if a := int(sg.a); b >= a {
-		sg.H += eta * float64(e.bl.t0+int64(b))
-		sg.cs += e.rs.cSum[b] - e.rs.cSum[a-1]
-		sg.on += int64(b - a + 1)
-		sg.last = int32(b)
-	}
-	sg.a = 0
-}
-
 // segWrite writes node k's segment into its record (z += Wδ, θ̄ the average
 // over its online rounds) and starts the count of the next one; it returns
 // the segment's online rounds.
-func (e *reducedExec) segWrite(sg *netSeg, k int) int64 {
-	on := sg.on
-	if on == 0 {
-		return 0 // offline throughout: nothing moved
-	}
-	cEnd := sg.c0 + on
-	f := float64(cEnd)
+func (e *reducedExec) segWrite(sg *netchunk.Seg, k int) int64 {
+	on, al, be, W, eta, avg := sg.Flush()
 	s := e.s
-	if sg.W == 0 && sg.H == 0 {
-		redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, float64(sg.c0)/f, sg.cs/f)
-	} else {
-		e.write(k, float64(sg.c0)/f, sg.cs/f, sg.W, sg.H/f)
+	switch {
+	case on == 0:
+		// offline throughout: nothing moved
+	case avg:
+		redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, al, be)
+	default:
+		e.write(k, al, be, W, eta)
 	}
-	sg.c0, sg.on, sg.W, sg.H, sg.cs = cEnd, 0, 0, 0, 0
 	return on
 }
 
 // segEnd ends node k's block: its record, c_k, the c of its last step and
 // its margin.
-func (e *reducedExec) segEnd(sg *netSeg, k int) int64 {
+func (e *reducedExec) segEnd(sg *netchunk.Seg, k int) int64 {
 	on := e.segWrite(sg, k)
 	nx := e.s.nx
 	if nx.rounds != nil {
-		nx.rounds[k] = sg.c0
-		if sg.last > 0 {
-			nx.cNode[k] = e.bl.coef[sg.last].c
+		nx.rounds[k] = sg.C0
+		if sg.Last > 0 {
+			nx.cNode[k] = e.bl.coef[sg.Last].c
 		}
 	}
-	e.marg[k] = sg.m
+	e.marg[k] = sg.M
 	return on
 }
 
@@ -325,156 +298,42 @@ func (e *reducedExec) netRound(w int, p *redpack.Pack, r int, node func(i int) i
 	return nz
 }
 
-// netChunk advances the untouched nodes of c through the block and
-// empties it: a node that does not contribute only averages θ̄ over its
-// online rounds; a contributing one is in the pack over each online piece.
-func (e *reducedExec) netChunk(w int, c *netChunk) (nz int64) {
-	s, bl := e.s, e.bl
-	B, t0 := bl.rounds, bl.t0
-	lab := s.prob.Label
-	p := &c.pk
-	addEv := func(r, x int, join bool) {
-		if c.head[r] < 0 {
-			c.used = append(c.used, int32(r))
-		}
-		v := int32(x << 1)
-		if join {
-			v |= 1
-		}
-		c.ev, c.nxt = append(c.ev, v), append(c.nxt, c.head[r])
-		c.head[r] = int32(len(c.ev) - 1)
-	}
-	for x, k32 := range c.nodes {
-		k := int(k32)
-		sg := &c.segs[x]
-		sg.a, sg.last = 0, 0
-		contrib := lab[k] > s.ylab[k]
-		if contrib {
-			e.segOpen(sg, k, e.count(k), e.marg[k])
-		} else {
-			sg.W, sg.H, sg.cs, sg.m, sg.c0, sg.on = 0, 0, 0, e.marg[k], e.count(k), 0
-		}
-		for t := t0 + 1; t <= t0+int64(B); {
-			on, end := e.span(k, t)
-			hi := min(end-1, t0+int64(B))
-			if on {
-				a, b := int(t-t0), int(hi-t0)
-				if contrib {
-					addEv(a, x, true)
-					if b < B {
-						addEv(b+1, x, false)
-					}
-				} else {
-					sg.a = int32(a)
-					e.pieceClose(sg, 0, 0, sg.m, b)
-				}
-			}
-			t = hi + 1
-		}
-	}
-	for r := 1; r <= B; r++ {
-		for v := c.head[r]; v >= 0; v = c.nxt[v] {
-			x := int(c.ev[v] >> 1)
-			sg := &c.segs[x]
-			if c.ev[v]&1 != 0 {
-				sg.a = int32(r)
-				p.Add(int32(x), sg.s0, sg.q, sg.W, 0, sg.m)
-				continue
-			}
-			i := int(p.Pos[x]) - 1
-			e.pieceClose(sg, p.W[i], p.Eta[i], p.M[i], r-1)
-			p.Remove(i)
-		}
-		if len(p.M) > 0 {
-			nz += e.netRound(w, p, r, func(i int) int { return int(c.nodes[p.Act[i]]) })
-		}
-	}
-	for i, x := range p.Act {
-		e.pieceClose(&c.segs[x], p.W[i], p.Eta[i], p.M[i], B)
-		p.Pos[x] = 0
-	}
-	p.Reset()
-	for x, k := range c.nodes {
-		c.evals += e.segEnd(&c.segs[x], int(k))
-	}
-	for _, r := range c.used {
-		c.head[r] = -1
-	}
-	c.used, c.ev, c.nxt, c.nodes = c.used[:0], c.ev[:0], c.nxt[:0], c.nodes[:0]
-	return nz
-}
-
 // netTouched runs the block's touched nodes in round order (worker 0):
 // their online pieces, packed while online, and at each touch the
 // endpoints' segments written into their records, the exchange of the
 // round's deliveries and new segments.
 func (e *reducedExec) netTouched() (nz int64) {
 	s, bl, rs, nr := e.s, e.bl, e.rs, e.nr
-	B, t0 := bl.rounds, bl.t0
+	B := bl.rounds
+	bk, sls := &nr.bk, &nr.slots
 	lab := s.prob.Label
 	p := &rs.tp
 	p.Pos = rs.tpos
-	for r := range nr.head[:B+2] {
-		nr.head[r] = -1
+	sls.Reset(B)
+	contrib := func(sl int) bool {
+		k := int(bl.touched[sl])
+		return lab[k] > s.ylab[k]
 	}
-	// sched asks when slot sl's state may next change after block round
-	// r (at which it is online or not) and chains it there.
-	sched := func(sl int, end int64) {
-		if end-t0 <= int64(B) {
-			r := int(end - t0)
-			nr.nxt[sl], nr.head[r] = nr.head[r], int32(sl)
-		}
-	}
-	join := func(sl int, sg *netSeg, k, r int) {
-		sg.a = int32(r)
-		if lab[k] > s.ylab[k] {
-			p.Add(int32(sl), sg.s0, sg.q, sg.W, 0, sg.m)
-		}
-	}
-	leave := func(sl int, sg *netSeg, b int) {
-		if i := int(p.Pos[sl]) - 1; i >= 0 {
-			e.pieceClose(sg, p.W[i], p.Eta[i], p.M[i], b)
-			p.Remove(i)
-		} else if sg.a > 0 {
-			e.pieceClose(sg, sg.W, 0, sg.m, b)
-		}
-	}
+	span := func(sl int, t int64) (bool, int64) { return e.span(int(bl.touched[sl]), t) }
 	for sl, k32 := range bl.touched {
 		k := int(k32)
-		sg := &nr.segs[sl]
-		sg.a, sg.last = 0, 0
-		e.segOpen(sg, k, e.count(k), e.marg[k])
-		on, end := e.span(k, t0+1)
-		if on {
-			join(sl, sg, k, 1)
-		}
-		sched(sl, end)
+		s0, q := e.segment(k)
+		on, end := span(sl, bk.T0+1)
+		sls.Begin(sl, bk, p, s0, q, e.count(k), e.marg[k], on, end, contrib(sl))
 	}
 	evals := int64(0)
 	for r := 1; r <= B; r++ {
-		for sl := nr.head[r]; sl >= 0; {
-			next := nr.nxt[sl]
-			k, sg := int(bl.touched[sl]), &nr.segs[sl]
-			on, end := e.span(k, t0+int64(r))
-			switch {
-			case on && sg.a == 0:
-				join(int(sl), sg, k, r)
-			case !on && sg.a > 0:
-				leave(int(sl), sg, r-1)
-			}
-			sched(int(sl), end)
-			sl = next
-		}
+		sls.Wake(r, bk, p, span, contrib)
 		if fl := nr.fl[r-1]; netTouch(fl) {
 			i, j := int(bl.edges[r-1][0]), int(bl.edges[r-1][1])
 			si, sj := int(rs.slot[i]), int(rs.slot[j])
-			gi, gj := &nr.segs[si], &nr.segs[sj]
+			gi, gj := &sls.Segs[si], &sls.Segs[sj]
 			// Both endpoints are online at r (actOnline): their pieces
 			// so far end at r − 1, their segments are written.
-			leave(si, gi, r-1)
-			leave(sj, gj, r-1)
+			bk.Leave(p, si, gi, r-1)
+			bk.Leave(p, sj, gj, r-1)
 			evals += e.segWrite(gi, i) + e.segWrite(gj, j)
-			mi, mj := gi.m, gj.m
+			mi, mj := gi.M, gj.M
 			switch toI, toJ := fl&actToI != 0, fl&actToJ != 0; {
 			case network.Swap(toI, toJ):
 				s.swapY(i, j)
@@ -486,18 +345,20 @@ func (e *reducedExec) netTouched() (nz int64) {
 			default:
 				s.averageInto(j, i)
 			}
-			e.segOpen(gi, i, gi.c0, mi)
-			e.segOpen(gj, j, gj.c0, mj)
-			join(si, gi, i, r)
-			join(sj, gj, j, r)
+			s0, q := e.segment(i)
+			gi.Open(s0, q, gi.C0, mi)
+			s0, q = e.segment(j)
+			gj.Open(s0, q, gj.C0, mj)
+			netchunk.Join(p, si, gi, r, contrib(si))
+			netchunk.Join(p, sj, gj, r, contrib(sj))
 		}
 		if len(p.M) > 0 {
 			nz += e.netRound(0, p, r, func(i int) int { return int(bl.touched[p.Act[i]]) })
 		}
 	}
 	for sl, k := range bl.touched {
-		leave(sl, &nr.segs[sl], B)
-		evals += e.segEnd(&nr.segs[sl], int(k))
+		bk.Leave(p, sl, &sls.Segs[sl], B)
+		evals += e.segEnd(&sls.Segs[sl], int(k))
 	}
 	p.Pos = nil
 	p.Reset()

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/internal/netchunk"
 	"github.com/pairgossip/pairgossip/internal/par"
 	"github.com/pairgossip/pairgossip/internal/redpack"
 	"github.com/pairgossip/pairgossip/mpi"
@@ -48,25 +49,16 @@ type lnet struct {
 	// rounds (its untouched nodes; rank 0 adds the touched ones).
 	attempted, delivered, oneWay int64
 	evals                        int64
-	segs                         []nseg // per touched slot
-	head, nxt                    []int32
-	chunks                       []nchunk // per worker
+	bk                           netchunk.Block // the block under way
+	slots                        netchunk.Slots // the touched slots' segments and switches
+	chunks                       []nchunk       // per worker
 }
 
-// nseg is engine's netSeg: a node's segment under the model.
-type nseg struct {
-	s0, q, W, H, cs, m float64
-	c0, on             int64
-	a, last            int32
-}
-
-// nchunk is engine's netChunk, over a worker's own untouched nodes.
+// nchunk is a worker's chunk of its own untouched nodes (engine's
+// netChunk), the host of its walk (netchunk.Host).
 type nchunk struct {
-	nodes          []int32
-	segs           []nseg
-	pk             redpack.Pack
-	head, used     []int32
-	ev, nxt        []int32
+	netchunk.Chunk
+	l              *local
 	nz, evals, bad int64
 }
 
@@ -78,21 +70,13 @@ func newLnet(m network.Model, n int, seed uint64, l *local) (*lnet, error) {
 		return nil, err
 	}
 	B := l.maxB
-	nt := &lnet{net: net, churn: net.Churn(), fl: make([]uint8, B), segs: make([]nseg, 2*B),
-		head: make([]int32, B+2), nxt: make([]int32, 2*B), chunks: make([]nchunk, max(1, l.workers))}
+	nt := &lnet{net: net, churn: net.Churn(), fl: make([]uint8, B), slots: netchunk.NewSlots(B),
+		chunks: make([]nchunk, max(1, l.workers))}
 	if nt.churn {
 		nt.rounds, nt.cNode = make([]int64, l.hi-l.lo), make([]float64, l.hi-l.lo)
 	}
 	for w := range nt.chunks {
-		c := &nt.chunks[w]
-		c.nodes, c.segs = make([]int32, 0, netChunk), make([]nseg, netChunk)
-		c.pk = redpack.New(netChunk)
-		c.pk.Pos = make([]int32, netChunk)
-		c.head = make([]int32, B+2)
-		for r := range c.head {
-			c.head[r] = -1
-		}
-		c.used = make([]int32, 0, B+2)
+		nt.chunks[w] = nchunk{Chunk: netchunk.NewChunk(netChunk, B), l: l}
 	}
 	return nt, nil
 }
@@ -113,10 +97,11 @@ func (l *local) advanceNet(stop int64) error {
 		return err
 	}
 	l.curB = B
+	l.nt.bk = netchunk.Block{T0: t0, B: B, CSum: l.cSum}
 	if err := l.gather(); err != nil {
 		return err
 	}
-	l.untouchedNet(t0, B)
+	l.untouchedNet()
 	l.touchedNet(t0, B)
 	l.scatter()
 	l.cPrev = l.coef[B].c
@@ -195,40 +180,22 @@ func (nt *lnet) span(k int, t int64) (bool, int64) {
 	return nt.net.Span(k, t)
 }
 
-// pieceClose is engine's: the online piece of sg ends after block round b.
-func (l *local) pieceClose(sg *nseg, W, eta, m float64, b int, t0 int64) {
-	sg.W, sg.m = W, m
-	if a := int(sg.a); b >= a {
-		sg.H += eta * float64(t0+int64(b))
-		sg.cs += l.cSum[b] - l.cSum[a-1]
-		sg.on += int64(b - a + 1)
-		sg.last = int32(b)
-	}
-	sg.a = 0
-}
-
 // segWrite is engine's: the segment written into the rows, the count of
 // the next one started; it returns the segment's online rounds.
-func segWrite(sg *nseg, x, y, z, bar []float64) int64 {
-	on := sg.on
-	if on == 0 {
-		return 0
+func segWrite(sg *netchunk.Seg, x, y, z, bar []float64) int64 {
+	on, al, be, W, eta, avg := sg.Flush()
+	if on > 0 && avg {
+		redpack.Average(ptr(z), ptr(bar[:len(z)]), len(z), al, be)
+	} else if on > 0 {
+		write(x, y, z, bar, al, be, W, eta)
 	}
-	cEnd := sg.c0 + on
-	f := float64(cEnd)
-	if sg.W == 0 && sg.H == 0 {
-		redpack.Average(ptr(z), ptr(bar[:len(z)]), len(z), float64(sg.c0)/f, sg.cs/f)
-	} else {
-		write(x, y, z, bar, float64(sg.c0)/f, sg.cs/f, sg.W, sg.H/f)
-	}
-	sg.c0, sg.on, sg.W, sg.H, sg.cs = cEnd, 0, 0, 0, 0
 	return on
 }
 
 // segOpen is engine's: a segment from the rows' current z and y.
-func segOpen(sg *nseg, x, y, z []float64, c0 int64, m float64) {
-	sg.s0, sg.q = segment(x, y, z)
-	sg.W, sg.H, sg.cs, sg.m, sg.c0, sg.on = 0, 0, 0, m, c0, 0
+func segOpen(sg *netchunk.Seg, x, y, z []float64, c0 int64, m float64) {
+	s0, q := segment(x, y, z)
+	sg.Open(s0, q, c0, m)
 }
 
 // netRound advances p through block round r; it returns the non-zero
@@ -241,7 +208,7 @@ func (l *local) netRound(p *redpack.Pack, r int) (int64, bool) {
 
 // untouchedNet advances this rank's untouched nodes through the block
 // (engine's netShard, netChunk), over the rank's workers.
-func (l *local) untouchedNet(t0 int64, B int) {
+func (l *local) untouchedNet() {
 	nt := l.nt
 	par.Blocks(l.hi-l.lo, len(nt.chunks), func(w, lo, hi int) {
 		c := &nt.chunks[w]
@@ -249,13 +216,13 @@ func (l *local) untouchedNet(t0 int64, B int) {
 			if l.stamp[lk] == l.gen {
 				continue
 			}
-			c.nodes = append(c.nodes, int32(lk+l.lo))
-			if len(c.nodes) == len(c.segs) {
-				l.runChunk(c, t0, B)
+			c.Nodes = append(c.Nodes, int32(lk+l.lo))
+			if c.Full() {
+				c.nz += c.Run(c, &nt.bk)
 			}
 		}
-		if len(c.nodes) > 0 {
-			l.runChunk(c, t0, B)
+		if len(c.Nodes) > 0 {
+			c.nz += c.Run(c, &nt.bk)
 		}
 	})
 	for w := range nt.chunks {
@@ -269,104 +236,50 @@ func (l *local) untouchedNet(t0 int64, B int) {
 	}
 }
 
-// runChunk is engine's netChunk over own nodes.
-func (l *local) runChunk(c *nchunk, t0 int64, B int) {
-	nt := l.nt
-	p := &c.pk
-	addEv := func(r, x int, join bool) {
-		if c.head[r] < 0 {
-			c.used = append(c.used, int32(r))
-		}
-		v := int32(x << 1)
-		if join {
-			v |= 1
-		}
-		c.ev, c.nxt = append(c.ev, v), append(c.nxt, c.head[r])
-		c.head[r] = int32(len(c.ev) - 1)
+// Node, Segment, Span, Round and End make a chunk the host of its walk
+// over own nodes.
+
+func (c *nchunk) Node(k int) (bool, int64, float64) {
+	l := c.l
+	lk := k - l.lo
+	c0 := l.nt.bk.T0
+	if l.nt.churn {
+		c0 = l.nt.rounds[lk]
 	}
-	for x, k32 := range c.nodes {
-		k := int(k32)
-		lk := k - l.lo
-		sg := &c.segs[x]
-		sg.a, sg.last = 0, 0
-		c0 := t0
-		if nt.churn {
-			c0 = nt.rounds[lk]
-		}
-		contrib := l.lab[lk] > l.ylab[lk]
-		if contrib {
-			segOpen(sg, l.xRow(k), l.yRow(k), l.zRow(k), c0, l.marg[lk])
-		} else {
-			sg.W, sg.H, sg.cs, sg.m, sg.c0, sg.on = 0, 0, 0, l.marg[lk], c0, 0
-		}
-		for t := t0 + 1; t <= t0+int64(B); {
-			on, end := nt.span(k, t)
-			hi := min(end-1, t0+int64(B))
-			if on {
-				a, b := int(t-t0), int(hi-t0)
-				if contrib {
-					addEv(a, x, true)
-					if b < B {
-						addEv(b+1, x, false)
-					}
-				} else {
-					sg.a = int32(a)
-					l.pieceClose(sg, 0, 0, sg.m, b, t0)
-				}
-			}
-			t = hi + 1
+	return l.lab[lk] > l.ylab[lk], c0, l.marg[lk]
+}
+
+func (c *nchunk) Segment(k int) (float64, float64) {
+	return segment(c.l.xRow(k), c.l.yRow(k), c.l.zRow(k))
+}
+
+func (c *nchunk) Span(k int, t int64) (bool, int64) { return c.l.nt.span(k, t) }
+
+func (c *nchunk) Round(p *redpack.Pack, r int, _ []int32) int64 {
+	nz, bad := c.l.netRound(p, r)
+	if bad && c.bad == 0 {
+		c.bad = c.l.nt.bk.T0 + int64(r)
+	}
+	return nz
+}
+
+func (c *nchunk) End(k int, sg *netchunk.Seg) {
+	l, nt := c.l, c.l.nt
+	lk := k - l.lo
+	x, y, z := l.xRow(k), l.yRow(k), l.zRow(k)
+	c.evals += segWrite(sg, x, y, z, l.barRow(k))
+	if nt.churn {
+		nt.rounds[lk] = sg.C0
+		if sg.Last > 0 {
+			nt.cNode[lk] = l.coef[sg.Last].c
 		}
 	}
-	for r := 1; r <= B; r++ {
-		for v := c.head[r]; v >= 0; v = c.nxt[v] {
-			x := int(c.ev[v] >> 1)
-			sg := &c.segs[x]
-			if c.ev[v]&1 != 0 {
-				sg.a = int32(r)
-				p.Add(int32(x), sg.s0, sg.q, sg.W, 0, sg.m)
-				continue
-			}
-			i := int(p.Pos[x]) - 1
-			l.pieceClose(sg, p.W[i], p.Eta[i], p.M[i], r-1, t0)
-			p.Remove(i)
-		}
-		if len(p.M) > 0 {
-			nz, bad := l.netRound(p, r)
-			c.nz += nz
-			if bad && c.bad == 0 {
-				c.bad = t0 + int64(r)
-			}
-		}
+	l.marg[lk] = sg.M
+	if l.lab[lk] <= l.ylab[lk] {
+		// Engine sets a non-contributing node's margin when it saves
+		// the state (reducedExec.margins): c·δᵀz.
+		l.marg[lk] = nonContribMargin(nt, lk, l.coef[nt.bk.B].c, x, y, z)
 	}
-	for i, x := range p.Act {
-		l.pieceClose(&c.segs[x], p.W[i], p.Eta[i], p.M[i], B, t0)
-		p.Pos[x] = 0
-	}
-	p.Reset()
-	cEnd := l.coef[B].c
-	for x, k32 := range c.nodes {
-		k := int(k32)
-		lk := k - l.lo
-		sg := &c.segs[x]
-		x, y, z := l.xRow(k), l.yRow(k), l.zRow(k)
-		c.evals += segWrite(sg, x, y, z, l.barRow(k))
-		if nt.churn {
-			nt.rounds[lk] = sg.c0
-			if sg.last > 0 {
-				nt.cNode[lk] = l.coef[sg.last].c
-			}
-		}
-		l.marg[lk] = sg.m
-		if l.lab[lk] <= l.ylab[lk] {
-			// Engine sets a non-contributing node's margin when it saves
-			// the state (reducedExec.margins): c·δᵀz.
-			l.marg[lk] = nonContribMargin(nt, lk, cEnd, x, y, z)
-		}
-	}
-	for _, r := range c.used {
-		c.head[r] = -1
-	}
-	c.used, c.ev, c.nxt, c.nodes = c.used[:0], c.ev[:0], c.nxt[:0], c.nodes[:0]
 }
 
 // nonContribMargin is engine's reducedExec.margins for one node: c·δᵀz
@@ -384,6 +297,7 @@ func nonContribMargin(nt *lnet, lk int, cEnd float64, x, y, z []float64) float64
 // order (engine's netTouched): every rank alike.
 func (l *local) touchedNet(t0 int64, B int) {
 	nt := l.nt
+	bk, sls := &nt.bk, &nt.slots
 	rc := l.rec()
 	L := rc.len()
 	S := len(l.touched)
@@ -392,41 +306,20 @@ func (l *local) touchedNet(t0 int64, B int) {
 	tp.Reset()
 	tp.Pos = l.tpos[:S]
 	clear(tp.Pos)
-	for r := range nt.head[:B+2] {
-		nt.head[r] = -1
-	}
-	sched := func(sl int, end int64) {
-		if end-t0 <= int64(B) {
-			r := int(end - t0)
-			nt.nxt[sl], nt.head[r] = nt.head[r], int32(sl)
-		}
-	}
+	sls.Reset(B)
 	contrib := func(sl int) bool {
 		v := r0(sl)
 		return l.labelOf(int(l.touched[sl]), v) > int32(rc.tail(v)[2])
 	}
-	join := func(sl int, sg *nseg, r int) {
-		sg.a = int32(r)
-		if contrib(sl) {
-			tp.Add(int32(sl), sg.s0, sg.q, sg.W, 0, sg.m)
-		}
-	}
-	leave := func(sl int, sg *nseg, b int) {
-		if i := int(tp.Pos[sl]) - 1; i >= 0 {
-			l.pieceClose(sg, tp.W[i], tp.Eta[i], tp.M[i], b, t0)
-			tp.Remove(i)
-		} else if sg.a > 0 {
-			l.pieceClose(sg, sg.W, 0, sg.m, b, t0)
-		}
-	}
-	write := func(sl int, sg *nseg) int64 {
+	span := func(sl int, t int64) (bool, int64) { return nt.span(int(l.touched[sl]), t) }
+	write := func(sl int, sg *netchunk.Seg) int64 {
 		v := r0(sl)
 		return segWrite(sg, rc.x(v), rc.y(v), rc.z(v), rc.bar(v))
 	}
-	cLast := func(sl int, sg *nseg) float64 {
+	cLast := func(sl int, sg *netchunk.Seg) float64 {
 		switch {
-		case sg.last > 0:
-			return l.coef[sg.last].c
+		case sg.Last > 0:
+			return l.coef[sg.Last].c
 		case nt.churn:
 			return rc.tail(r0(sl))[4]
 		}
@@ -434,44 +327,27 @@ func (l *local) touchedNet(t0 int64, B int) {
 	}
 	for sl := 0; sl < S; sl++ {
 		v := r0(sl)
-		sg := &nt.segs[sl]
-		sg.a, sg.last = 0, 0
 		c0 := t0
 		if nt.churn {
 			c0 = int64(rc.tail(v)[3])
 		}
-		segOpen(sg, rc.x(v), rc.y(v), rc.z(v), c0, rc.tail(v)[0])
-		on, end := nt.span(int(l.touched[sl]), t0+1)
-		if on {
-			join(sl, sg, 1)
-		}
-		sched(sl, end)
+		s0, q := segment(rc.x(v), rc.y(v), rc.z(v))
+		on, end := span(sl, t0+1)
+		sls.Begin(sl, bk, tp, s0, q, c0, rc.tail(v)[0], on, end, contrib(sl))
 	}
 	var nz, evals int64
 	for r := 1; r <= B; r++ {
 		t := t0 + int64(r)
-		for sl := nt.head[r]; sl >= 0; {
-			next := nt.nxt[sl]
-			sg := &nt.segs[sl]
-			on, end := nt.span(int(l.touched[sl]), t)
-			switch {
-			case on && sg.a == 0:
-				join(int(sl), sg, r)
-			case !on && sg.a > 0:
-				leave(int(sl), sg, r-1)
-			}
-			sched(int(sl), end)
-			sl = next
-		}
+		sls.Wake(r, bk, tp, span, contrib)
 		if f := nt.fl[r-1]; netTouch(f) {
 			e := l.bEdges[r-1]
 			si, sj := int(l.slotOf[e[0]]), int(l.slotOf[e[1]])
-			gi, gj := &nt.segs[si], &nt.segs[sj]
-			leave(si, gi, r-1)
-			leave(sj, gj, r-1)
+			gi, gj := &sls.Segs[si], &sls.Segs[sj]
+			bk.Leave(tp, si, gi, r-1)
+			bk.Leave(tp, sj, gj, r-1)
 			evals += write(si, gi) + write(sj, gj)
 			vi, vj := r0(si), r0(sj)
-			mi, mj := gi.m, gj.m
+			mi, mj := gi.M, gj.M
 			zi, zj := rc.z(vi), rc.z(vj)
 			switch toI, toJ := f&fToI != 0, f&fToJ != 0; {
 			case network.Swap(toI, toJ):
@@ -497,10 +373,10 @@ func (l *local) touchedNet(t0 int64, B int) {
 					zj[a] = (zj[a] + zi[a]) / 2
 				}
 			}
-			segOpen(gi, rc.x(vi), rc.y(vi), zi, gi.c0, mi)
-			segOpen(gj, rc.x(vj), rc.y(vj), zj, gj.c0, mj)
-			join(si, gi, r)
-			join(sj, gj, r)
+			segOpen(gi, rc.x(vi), rc.y(vi), zi, gi.C0, mi)
+			segOpen(gj, rc.x(vj), rc.y(vj), zj, gj.C0, mj)
+			netchunk.Join(tp, si, gi, r, contrib(si))
+			netchunk.Join(tp, sj, gj, r, contrib(sj))
 		}
 		if len(tp.M) > 0 {
 			c, bad := l.netRound(tp, r)
@@ -512,18 +388,18 @@ func (l *local) touchedNet(t0 int64, B int) {
 	}
 	cEnd := l.coef[B].c
 	for sl := 0; sl < S; sl++ {
-		sg := &nt.segs[sl]
-		leave(sl, sg, B)
+		sg := &sls.Segs[sl]
+		bk.Leave(tp, sl, sg, B)
 		evals += write(sl, sg)
 		v := r0(sl)
 		tl := rc.tail(v)
 		if nt.churn {
-			tl[3] = float64(sg.c0)
-			if sg.last > 0 {
-				tl[4] = l.coef[sg.last].c
+			tl[3] = float64(sg.C0)
+			if sg.Last > 0 {
+				tl[4] = l.coef[sg.Last].c
 			}
 		}
-		tl[0] = sg.m
+		tl[0] = sg.M
 		if !contrib(sl) {
 			s0, _ := segment(rc.x(v), rc.y(v), rc.z(v))
 			c := cEnd
