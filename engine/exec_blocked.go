@@ -143,16 +143,10 @@ func (bl *syncBlock) beginNet(l *linearSync, stop int64) (int, error) {
 	if bl.fl == nil {
 		bl.fl = make([]uint8, bl.maxB)
 	}
-	if err := s.activations(s.t, unsafe.Slice(&bl.edges[0][0], 2*B), bl.fl[:B]); err != nil {
+	if err := s.drawBlock(B, bl.edges, bl.fl, &bl.gen, bl.stamp); err != nil {
 		return 0, err
 	}
-	bl.rounds, bl.t0 = B, s.t
-	bl.gen++
-	if bl.gen == 0 {
-		clear(bl.stamp)
-		bl.gen = 1
-	}
-	bl.touched = bl.touched[:0]
+	bl.rounds, bl.t0, bl.touched = B, s.t, bl.touched[:0]
 	bl.coef[0] = roundCoef{c: l.cPrev}
 	for r := 1; r <= B; r++ {
 		if f := bl.fl[r-1]; f&actOnline == 0 || f&actBoth == 0 {

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"unsafe"
-
 	"github.com/pairgossip/pairgossip/layout"
 )
 
@@ -146,16 +144,10 @@ func (e *genericBlockedExec) beginNet(stop int64) (int, error) {
 	if bl.fl == nil {
 		bl.fl = make([]uint8, len(bl.edges))
 	}
-	if err := s.activations(s.t, unsafe.Slice(&bl.edges[0][0], 2*B), bl.fl[:B]); err != nil {
+	if err := s.drawBlock(B, bl.edges, bl.fl, &bl.gen, bl.stamp); err != nil {
 		return 0, err
 	}
-	bl.rounds, bl.t0 = B, s.t
-	bl.gen++
-	if bl.gen == 0 {
-		clear(bl.stamp)
-		bl.gen = 1
-	}
-	bl.touched = bl.touched[:0]
+	bl.rounds, bl.t0, bl.touched = B, s.t, bl.touched[:0]
 	if s.t > 0 {
 		bl.gamma[0] = s.cfg.Gamma(float64(s.t))
 	}

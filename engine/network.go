@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
@@ -172,6 +173,23 @@ func parallelNet(k execKind, cfg Config) bool {
 	}
 	m := cfg.Network
 	return k.netEvents && cfg.EdgeSink == nil && m.Delay.Dist == "" && m.Activation.Kind != network.ActAdaptive
+}
+
+// drawBlock is the start of every block schedule's block under a network
+// model (blocked, generic-blocked, reduced): the activations of its B
+// rounds from s.t into edges and fl (state.activations: counters, churn
+// cursors and the edge sink in order of t), and a new generation of the
+// per-node touched stamps (cleared when the generation wraps).
+func (s *state) drawBlock(B int, edges [][2]int32, fl []uint8, gen *uint32, stamp []uint32) error {
+	if err := s.activations(s.t, unsafe.Slice(&edges[0][0], 2*B), fl[:B]); err != nil {
+		return err
+	}
+	*gen++
+	if *gen == 0 {
+		clear(stamp)
+		*gen = 1
+	}
+	return nil
 }
 
 // attachNetwork builds the run's network on s (nothing for the paper's

@@ -108,16 +108,10 @@ func newNetRed(s *state, workers, B int) *netRed {
 func (e *reducedExec) netBegin(stop int64) (int, error) {
 	s, bl, nr := e.s, e.bl, e.nr
 	B := int(min(int64(bl.maxB), stop-s.t))
-	if err := s.activations(s.t, unsafe.Slice(&bl.edges[0][0], 2*B), nr.fl[:B]); err != nil {
+	if err := s.drawBlock(B, bl.edges, nr.fl, &bl.gen, bl.stamp); err != nil {
 		return 0, err
 	}
-	bl.rounds, bl.t0 = B, s.t
-	bl.gen++
-	if bl.gen == 0 {
-		clear(bl.stamp)
-		bl.gen = 1
-	}
-	bl.touched = bl.touched[:0]
+	bl.rounds, bl.t0, bl.touched = B, s.t, bl.touched[:0]
 	bl.coef[0] = roundCoef{c: e.cPrev}
 	for r := 1; r <= B; r++ {
 		if netTouch(nr.fl[r-1]) {
