@@ -244,7 +244,10 @@ func TestNetworkBlockedMatchesReference(t *testing.T) {
 	}
 	iters := int64(500)
 	for _, est := range []Estimator{Gossip, Unbiased} {
-		for _, nm := range netModels(g, iters, false) {
+		for x, nm := range netModels(g, iters, false) {
+			if skipShort(x) {
+				continue
+			}
 			if nm.m.Activation.Kind == network.ActAdaptive {
 				continue
 			}
@@ -253,7 +256,7 @@ func TestNetworkBlockedMatchesReference(t *testing.T) {
 				Network: nm.m, Workers: 1, Schedule: ScheduleReference}
 			tr, s := runTrace(t, p, g, cfg)
 			ref := snapNet(s, tr)
-			for _, w := range []int{1, 2, 8} {
+			for _, w := range shortWorkers() {
 				cfg.Workers, cfg.Schedule = w, ScheduleBlocked
 				tr, s := runTrace(t, p, g, cfg)
 				if s.kind.name != "blocked" {
@@ -341,7 +344,10 @@ func TestNetworkGenericMatchesReference(t *testing.T) {
 		if c.algo == Async {
 			iters = 3000
 		}
-		for _, nm := range netModels(g, iters, c.algo == Async) {
+		for x, nm := range netModels(g, iters, c.algo == Async) {
+			if skipShort(x) {
+				continue
+			}
 			if nm.m.Delay.Dist != "" {
 				continue // the reference runs them (TestNetworkGenericRefuses)
 			}
@@ -360,7 +366,7 @@ func TestNetworkGenericMatchesReference(t *testing.T) {
 				rows[0].sched = ScheduleAuto
 			}
 			for _, row := range rows {
-				for _, w := range []int{1, 2, 8} {
+				for _, w := range shortWorkers() {
 					cfg.Workers, cfg.Schedule = w, row.sched
 					tr, s := runTrace(t, user, g, cfg)
 					par := c.algo == Async && w > 1 && !adaptive
@@ -785,4 +791,17 @@ func TestNetworkZeroModelBitsRest(t *testing.T) {
 			t.Fatalf("%s %s (%s): the zero model or loss 0 changes the bits", c.p.Loss, c.algo, c.want)
 		}
 	}
+}
+
+// skipShort and shortWorkers bound the two slowest comparisons with the
+// reference in -short runs (CI runs them under the race detector): every
+// third model, on 1 and 8 workers; the full runs take every model on 1, 2
+// and 8.
+func skipShort(model int) bool { return testing.Short() && model%3 != 0 }
+
+func shortWorkers() []int {
+	if testing.Short() {
+		return []int{1, 8}
+	}
+	return []int{1, 2, 8}
 }
