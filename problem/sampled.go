@@ -65,7 +65,11 @@ func (e *Evaluator) pairAt(idx uint64) (i, j int) {
 }
 
 // sumM2 returns Σv and Σ(v − mean)².
-func sumM2(v []float64) (sum, m2 float64) {
+func sumM2(v []float64) (sum, m2 float64) { return SumM2(v) }
+
+// SumM2 returns Σv and Σ(v − mean)², a sampled block's statistics (the
+// Evaluator's and the measurement over MPI ranks').
+func SumM2(v []float64) (sum, m2 float64) {
 	for _, x := range v {
 		sum += x
 	}
@@ -150,16 +154,27 @@ func (e *Evaluator) sampleBlockSums(sc *evalScratch, blk, m int, wantAUC bool) {
 // variance of the per-pair means at offset off (0: loss, 2: AUC) of the
 // records' statistics.
 func (e *Evaluator) combine(k, m, off int) (mean, variance float64) {
+	return CombineBlocks(e.blocks, k, m, off)
+}
+
+// CombineBlocks returns the mean and variance of a pair statistic over k
+// sampled blocks of sampleBlock pairs laid out as the Evaluator's blocks
+// (blockStride(m) floats a block; at 2m+off the block's sum of the
+// statistic, at 2m+off+1 its sum of squared deviations, as SumM2 gives
+// them), from the blocks' own sums and deviations (Chan's update). The
+// measurement over MPI ranks (package ranks) combines its gathered blocks
+// with it.
+func CombineBlocks(blocks []float64, k, m, off int) (mean, variance float64) {
 	stride := blockStride(m)
 	var sum float64
 	for b := 0; b < k; b++ {
-		sum += e.blocks[b*stride+2*m+off]
+		sum += blocks[b*stride+2*m+off]
 	}
 	nb := float64(k * sampleBlock)
 	mean = sum / nb
 	var m2 float64
 	for b := 0; b < k; b++ {
-		r := e.blocks[b*stride+2*m:]
+		r := blocks[b*stride+2*m:]
 		dm := r[off]/sampleBlock - mean
 		m2 += r[off+1] + sampleBlock*dm*dm
 	}

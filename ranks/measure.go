@@ -375,17 +375,6 @@ func (ms *measurer) shareBlocks(lo, hi, stride int, fn func(b int, out []float64
 	return l.comm.AllgathervFloat64(mine, counts, ms.blocks[lo*stride:hi*stride])
 }
 
-func sumM2(v []float64) (sum, m2 float64) {
-	for _, x := range v {
-		sum += x
-	}
-	mean := sum / float64(len(v))
-	for _, x := range v {
-		m2 += (x - mean) * (x - mean)
-	}
-	return sum, m2
-}
-
 func dot(a, b []float64) float64 {
 	var s float64
 	a = a[:len(b)]
@@ -428,27 +417,13 @@ func (ms *measurer) sampleBlock(tt []float64, blk, m int, out []float64) {
 	problem.GemmSerial(blas.NoTrans, blas64.General{Rows: SB, Cols: d, Stride: d, Data: ms.delta},
 		blas64.General{Rows: d, Cols: m, Stride: m, Data: tt}, prod)
 	problem.AccumulateMargins(l.loss, ms.prod, m, m, S, A, ms.f[:SB], ms.fa[:SB], true)
-	st[0], st[1] = sumM2(ms.f)
-	st[2], st[3] = sumM2(ms.fa)
+	st[0], st[1] = problem.SumM2(ms.f)
+	st[2], st[3] = problem.SumM2(ms.fa)
 }
 
-// combine is problem's Evaluator.combine.
+// combine is problem's Evaluator.combine on the gathered blocks.
 func (ms *measurer) combine(k, m, off int) (mean, variance float64) {
-	SB := float64(problem.SampleBlock)
-	stride := 2*m + 4
-	var sum float64
-	for b := 0; b < k; b++ {
-		sum += ms.blocks[b*stride+2*m+off]
-	}
-	nb := float64(k) * SB
-	mean = sum / nb
-	var m2 float64
-	for b := 0; b < k; b++ {
-		r := ms.blocks[b*stride+2*m:]
-		dm := r[off]/SB - mean
-		m2 += r[off+1] + SB*dm*dm
-	}
-	return mean, m2 / (nb - 1)
+	return problem.CombineBlocks(ms.blocks, k, m, off)
 }
 
 // sampled is problem's Evaluator.sampled with the blocks shared out among
@@ -586,7 +561,7 @@ func (ms *measurer) bias(th, omega []float64) (problem.BiasEstimate, error) {
 		err = ms.shareBlocks(0, k, stride, func(b int, out []float64) {
 			clear(out)
 			block(uint64(b)*uint64(SB), SB, true, out)
-			out[2*m], out[2*m+1] = sumM2(ms.f)
+			out[2*m], out[2*m+1] = problem.SumM2(ms.f)
 		})
 	} else {
 		k = problem.StreamSegments
