@@ -193,21 +193,11 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		}
 		sh = s
 	} else {
-		if err := checkGapMemory(spec, cfg.PointsNode); err != nil {
+		g, w, err := buildGapGraph(spec, cfg.PointsNode)
+		if err != nil {
 			return err
 		}
-		g, err := graph.Build(spec)
-		if err != nil {
-			return usageError{Err: err}
-		}
-		if cfg.PointsNode > 1 {
-			if g, err = graph.Tensor(g, cfg.PointsNode); err != nil {
-				return usageError{Err: err}
-			}
-		}
-		if warn, err = graph.Check(g); err != nil {
-			return usageError{Err: err}
-		}
+		warn = w
 		gap, err := graph.SpectralGap(g)
 		if err != nil {
 			return err

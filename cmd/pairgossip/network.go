@@ -11,6 +11,29 @@ import (
 	"github.com/pairgossip/pairgossip/output"
 )
 
+// buildGapGraph builds the graph of pairgossip gap (its memory checked
+// first; points per node > 1: the tensor with the points' clique) and its
+// warnings; errors are usage errors.
+func buildGapGraph(spec graph.Spec, pointsNode int) (*graph.Graph, []string, error) {
+	if err := checkGapMemory(spec, pointsNode); err != nil {
+		return nil, nil, err
+	}
+	g, err := graph.Build(spec)
+	if err != nil {
+		return nil, nil, usageError{Err: err}
+	}
+	if pointsNode > 1 {
+		if g, err = graph.Tensor(g, pointsNode); err != nil {
+			return nil, nil, usageError{Err: err}
+		}
+	}
+	warn, err := graph.Check(g)
+	if err != nil {
+		return nil, nil, usageError{Err: err}
+	}
+	return g, warn, nil
+}
+
 // gapNetwork is pairgossip gap with a network model: the graph's spectral
 // gap and, beside it, the effective gap 1 − λ₂(W̄) of the expected gossip
 // matrix under the model (network.Net.EffectiveGap, docs/networks.md §9).
@@ -18,21 +41,9 @@ func gapNetwork(cfg config.Config, n int, asJSON bool, stdout, stderr io.Writer)
 	t0 := time.Now()
 	spec := graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
 		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile}
-	if err := checkGapMemory(spec, cfg.PointsNode); err != nil {
+	g, warn, err := buildGapGraph(spec, cfg.PointsNode)
+	if err != nil {
 		return err
-	}
-	g, err := graph.Build(spec)
-	if err != nil {
-		return usageError{Err: err}
-	}
-	if cfg.PointsNode > 1 {
-		if g, err = graph.Tensor(g, cfg.PointsNode); err != nil {
-			return usageError{Err: err}
-		}
-	}
-	warn, err := graph.Check(g)
-	if err != nil {
-		return usageError{Err: err}
 	}
 	m, err := cfg.NetworkModel(g.N)
 	if err == nil {
