@@ -1214,10 +1214,15 @@ func (e *asyncExec) delayedEvent(i, j int, t int64, fl uint8) (nonzero int64, ba
 }
 
 // netName is the network model's String for a checkpoint's header, empty
-// for the paper's network.
+// for the paper's network; a run on the paper's network with an edge sink
+// (whose checkpoint has the network's section) is named apart, so that a
+// refused resume does not read "perfect" against "perfect".
 func (s *state) netName() string {
 	if s.net == nil {
 		return ""
+	}
+	if s.cfg.Network.IsPerfect() {
+		return "perfect, with an edge sink"
 	}
 	return s.cfg.Network.String()
 }

@@ -3,6 +3,7 @@ package network
 import (
 	"bufio"
 	"fmt"
+	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -169,7 +170,7 @@ type StreamWriter struct {
 // lines (each line of header is prefixed with "# "), typically naming the
 // seed and the model (Model.String).
 func CreateStream(path, header string) (*StreamWriter, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(filepath.Dir(path), atomicfile.TempPattern(path))
 	if err != nil {
 		return nil, fmt.Errorf("--write-edges: %w", err)
 	}
@@ -211,6 +212,11 @@ func (w *StreamWriter) Close() error {
 	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		// The mode of the run's other outputs (atomicfile.Write), not the
+		// temporary file's 0600.
+		err = os.Chmod(w.tmp, 0o644)
 	}
 	if err == nil {
 		err = os.Rename(w.tmp, w.path)

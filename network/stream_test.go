@@ -216,3 +216,20 @@ func FuzzParseStream(f *testing.F) {
 }
 
 func itoa(x int64) string { return strconv.FormatInt(x, 10) }
+
+// TestStreamFileMode: a written stream has the mode of the run's other
+// outputs (0644), not its temporary file's.
+func TestStreamFileMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "e.txt")
+	w, err := CreateStream(p, "seed 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(1, 0, 1)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("%v, mode %v", err, st.Mode())
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip/graph"
 	"io"
 	"math"
 	"slices"
@@ -334,10 +335,10 @@ type NetworkInfo struct {
 }
 
 // SummaryGapMaxN bounds the runs whose summary computes the effective gap:
-// the dense eigensolver up to graph.DenseMaxN, Lanczos on the sparse
-// weighted Laplacian beyond, whose cost grows as n/gap; past this bound it
-// could take longer than the run (pairgossip gap computes it at any n).
-const SummaryGapMaxN = 50_000
+// up to it the dense eigensolver does it at once; beyond, Lanczos on the
+// sparse weighted Laplacian, whose cost grows as n/gap, can take longer than
+// the run and does not see a Ctrl-C (pairgossip gap computes it at any n).
+const SummaryGapMaxN = graph.DenseMaxN
 
 // NewNetworkInfo describes the network of a run (nil for the paper's
 // network). net is the run's network (engine.Sim.Net), for the effective

@@ -438,6 +438,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if runErr != nil {
 		sum.Error = config.FlagMessage(runErr) // as stderr says it
+		if a.cfg.WriteEdges != "" {
+			// The stream is renamed into place only by a run that ended.
+			w := fmt.Sprintf("--write-edges %s not written: the run did not end", a.cfg.WriteEdges)
+			fmt.Fprintln(stderr, "warning:", w)
+			sum.Warnings = append(sum.Warnings, w)
+		}
 	}
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"

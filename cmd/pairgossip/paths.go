@@ -114,6 +114,9 @@ func runPaths(a *runArgs) []namedPath {
 			}
 		}
 	}
+	if a.cfg.LabelsFile != "" {
+		ps = append(ps, namedPath{"--labels-file", a.cfg.LabelsFile, true})
+	}
 	if a.cfg.GraphFile != "" {
 		ps = append(ps, namedPath{"--graph-file", a.cfg.GraphFile, true})
 	}

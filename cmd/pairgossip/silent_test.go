@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/output"
 	"os"
 	"path/filepath"
@@ -272,5 +273,21 @@ func TestSmallerCases(t *testing.T) {
 	}
 	if got := readSummary(t, out).Data.PositiveClass; got != "malignant" {
 		t.Errorf("positive_class = %q, want malignant", got)
+	}
+}
+
+// TestLabelsFileIsAnInput: --labels-file is an input of the run, so an
+// output named like it (here --write-edges, or the checkpoint) is refused.
+func TestLabelsFileIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	lab := filepath.Join(dir, "y.npy")
+	os.WriteFile(lab, []byte("labels"), 0o644)
+	for _, a := range []*runArgs{
+		{cfg: pairgossip.Config{Data: "synthetic-auc", LabelsFile: lab, WriteEdges: lab}, out: filepath.Join(dir, "out")},
+		{cfg: pairgossip.Config{Data: "synthetic-auc", LabelsFile: lab}, out: filepath.Join(dir, "out"), ckpt: lab},
+	} {
+		if err := checkDistinct(runPaths(a)); err == nil || !strings.Contains(err.Error(), "--labels-file") {
+			t.Errorf("%+v: %v, want a refusal naming --labels-file", a.cfg, err)
+		}
 	}
 }

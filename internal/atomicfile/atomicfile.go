@@ -14,6 +14,11 @@ import (
 // random suffix: ".NAME.tmp-".
 func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
 
+// TempPattern is the os.CreateTemp pattern of a temporary file for path in
+// its directory: Write's, so that RemoveStale finds what a writer of its own
+// (a stream written as it goes) leaves behind when killed.
+func TempPattern(path string) string { return tempPrefix(path) + "*" }
+
 // RemoveStale removes the temporary files that Write for path left behind
 // when its process was killed mid-write (a checkpoint's can be as large as
 // the state), and returns their names. Call it only while no other process
