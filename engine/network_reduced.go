@@ -188,10 +188,7 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 			if e.bl.stamp[k] == e.bl.gen {
 				continue
 			}
-			c.Nodes = append(c.Nodes, int32(k))
-			if c.Full() {
-				nz += c.Run(c, &e.nr.bk)
-			}
+			nz += c.Add(c, &e.nr.bk, k)
 		}
 	}
 	if len(c.Nodes) > 0 {

@@ -216,10 +216,7 @@ func (l *local) untouchedNet() {
 			if l.stamp[lk] == l.gen {
 				continue
 			}
-			c.Nodes = append(c.Nodes, int32(lk+l.lo))
-			if c.Full() {
-				c.nz += c.Run(c, &nt.bk)
-			}
+			c.nz += c.Add(c, &nt.bk, lk+l.lo)
 		}
 		if len(c.Nodes) > 0 {
 			c.nz += c.Run(c, &nt.bk)

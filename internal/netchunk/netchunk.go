@@ -107,23 +107,25 @@ type Host interface {
 	End(k int, sg *Seg)
 }
 
-// Chunk is a worker's chunk of untouched nodes: their segments, the pack
-// of the contributing ones that are online (Act: the index in the chunk),
-// and the joins and leaves of their online pieces bucketed by round
-// (head[r]: the first event of round r, −1 none; nxt chains them; ev:
-// index<<1 | 1 for a join).
+// Chunk is a worker's chunk of untouched nodes: the contributing ones
+// (Nodes, the segments Segs), the pack of those that are online (Act: the
+// index in the chunk), and the joins and leaves of their online pieces
+// bucketed by round (head[r]: the first event of round r, −1 none; nxt
+// chains them; ev: index<<1 | 1 for a join). A node that does not
+// contribute never enters it: Add walks it through the block at once.
 type Chunk struct {
 	Nodes []int32
 	Segs  []Seg
 	Pk    redpack.Pack
+	nc    Seg // a non-contributing node's segment (Add)
 	head  []int32
 	used  []int32
 	ev    []int32
 	nxt   []int32
 }
 
-// NewChunk returns an empty chunk of size nodes for blocks of at most B
-// rounds.
+// NewChunk returns an empty chunk of size contributing nodes for blocks of
+// at most B rounds.
 func NewChunk(size, B int) Chunk {
 	c := Chunk{Nodes: make([]int32, 0, size), Segs: make([]Seg, size), Pk: redpack.New(size)}
 	c.Pk.Pos = make([]int32, size)
@@ -136,8 +138,59 @@ func NewChunk(size, B int) Chunk {
 	return c
 }
 
-// Full reports whether the chunk holds as many nodes as it has room for.
-func (c *Chunk) Full() bool { return len(c.Nodes) == len(c.Segs) }
+// Add takes untouched node k through the block bk: one that does not
+// contribute only averages θ̄ over its online rounds, at once (h.End); a
+// contributing one joins the chunk, whose pack then runs when it holds as
+// many as it has room for (Run). Add returns the non-zero gradients of a
+// run it made. The pack is full of contributing nodes each time it runs,
+// however few of the nodes contribute (the kernel's time a node and round
+// is lowest on full packs: exec_reduced.go, reducedChunk).
+func (c *Chunk) Add(h Host, bk *Block, k int) int64 {
+	contrib, c0, m := h.Node(k)
+	if contrib {
+		x := len(c.Nodes)
+		c.Nodes = append(c.Nodes, int32(k))
+		sg := &c.Segs[x]
+		sg.A, sg.Last = 0, 0
+		s0, q := h.Segment(k)
+		sg.Open(s0, q, c0, m)
+		c.walk(h, bk, k, x, sg, true)
+		if len(c.Nodes) == len(c.Segs) {
+			return c.Run(h, bk)
+		}
+		return 0
+	}
+	sg := &c.nc
+	sg.A, sg.Last = 0, 0
+	sg.Start(c0, m)
+	c.walk(h, bk, k, -1, sg, false)
+	h.End(k, sg)
+	return 0
+}
+
+// walk cuts node k's block into its online pieces (h.Span): a contributing
+// node's joins and leaves are noted for entry x; a node that does not
+// contribute closes each piece at once (W = η = 0).
+func (c *Chunk) walk(h Host, bk *Block, k, x int, sg *Seg, contrib bool) {
+	B, t0 := bk.B, bk.T0
+	for t := t0 + 1; t <= t0+int64(B); {
+		on, end := h.Span(k, t)
+		hi := min(end-1, t0+int64(B))
+		if on {
+			a, b := int(t-t0), int(hi-t0)
+			if contrib {
+				c.event(a, x, true)
+				if b < B {
+					c.event(b+1, x, false)
+				}
+			} else {
+				sg.A = int32(a)
+				bk.Close(sg, 0, 0, sg.M, b)
+			}
+		}
+		t = hi + 1
+	}
+}
 
 // event notes entry x's join (or leave) at block round r.
 func (c *Chunk) event(r, x int, join bool) {
@@ -152,42 +205,12 @@ func (c *Chunk) event(r, x int, join bool) {
 	c.head[r] = int32(len(c.ev) - 1)
 }
 
-// Run advances the chunk's nodes through the block bk and empties it: a
-// node that does not contribute only averages θ̄ over its online rounds; a
-// contributing one is in the pack over each online piece. It returns the
-// non-zero gradients.
+// Run advances the chunk's contributing nodes through the block bk, each
+// in the pack over its online pieces, writes them (h.End) and empties the
+// chunk. It returns the non-zero gradients.
 func (c *Chunk) Run(h Host, bk *Block) (nz int64) {
-	B, t0 := bk.B, bk.T0
+	B := bk.B
 	p := &c.Pk
-	for x, k32 := range c.Nodes {
-		k := int(k32)
-		sg := &c.Segs[x]
-		sg.A, sg.Last = 0, 0
-		contrib, c0, m := h.Node(k)
-		if contrib {
-			s0, q := h.Segment(k)
-			sg.Open(s0, q, c0, m)
-		} else {
-			sg.Start(c0, m)
-		}
-		for t := t0 + 1; t <= t0+int64(B); {
-			on, end := h.Span(k, t)
-			hi := min(end-1, t0+int64(B))
-			if on {
-				a, b := int(t-t0), int(hi-t0)
-				if contrib {
-					c.event(a, x, true)
-					if b < B {
-						c.event(b+1, x, false)
-					}
-				} else {
-					sg.A = int32(a)
-					bk.Close(sg, 0, 0, sg.M, b)
-				}
-			}
-			t = hi + 1
-		}
-	}
 	for r := 1; r <= B; r++ {
 		for v := c.head[r]; v >= 0; v = c.nxt[v] {
 			x := int(c.ev[v] >> 1)
