@@ -1008,11 +1008,16 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 		g, ahead := 0, 0
 		if e.pfOn && s.cfg.Estimator == Gossip && m > 1 {
 			g, ahead = asyncGroup, asyncGroupAhead
-			e.prefetchEvents(e.ev[:2*min(ahead, m)])
 		}
+		ev := e.ev[:2*m]
+		pf := e.startGroups(ev, g, ahead)
+		// Two whole exchanges in a row (idle iterations between them do
+		// nothing) on four distinct nodes run in one call of the two-event
+		// kernel, as gossipWindow runs them: the results of two events.
+		pairs := e.evp != nil && s.cfg.Estimator == Gossip && nx.queue == nil && !nx.multiPhase
 		for x := 0; x < m; x++ {
-			if lo := x + ahead; g > 0 && x%g == 0 && lo < m {
-				e.prefetchEvents(e.ev[2*lo : 2*min(lo+g, m)])
+			if x >= pf.next {
+				e.reachGroups(&pf, ev, x)
 			}
 			t, fl := t0+1+int64(x), nx.fl[x]
 			s.t = t
@@ -1022,10 +1027,34 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 			if fl&actOnline == 0 {
 				continue
 			}
-			i, j := int(e.ev[2*x]), int(e.ev[2*x+1])
+			i, j := int(ev[2*x]), int(ev[2*x+1])
 			if nx.multiPhase {
 				s.setInvP(t, i, j)
 				e.nd[i].invP, e.nd[j].invP = s.invP[i], s.invP[j]
+			}
+			if pairs && fl&actBoth == actBoth {
+				x2 := x + 1
+				for x2 < m && nx.fl[x2]&actOnline == 0 {
+					x2++
+				}
+				if x2 < m && nx.fl[x2]&actBoth == actBoth {
+					if k, l := int(ev[2*x2]), int(ev[2*x2+1]); k != i && k != j && l != i && l != j {
+						nz1, nz2, b1, b2 := e.gossipPair(i, j, k, l, &e.sc[0])
+						s.gradEvals += 2
+						s.nonzero += nz1
+						if b1 >= 0 {
+							return s.diverged(divergence{t: t, node: b1})
+						}
+						s.t = t0 + 1 + int64(x2)
+						s.gradEvals += 2
+						s.nonzero += nz2
+						if b2 >= 0 {
+							return s.diverged(divergence{t: s.t, node: b2})
+						}
+						x = x2
+						continue
+					}
+				}
 			}
 			var nz int64
 			var bad int
@@ -1070,20 +1099,23 @@ type pendingSteps struct {
 // current y and θ (c_k·z_k before the averaging, or the held θ_k).
 func (e *asyncExec) margins(pe *pendingSteps, i, j int, t int64) {
 	s := e.s
-	lab := s.prob.Label
 	held := s.nx.held
 	for x, k := range [2]int{i, j} {
+		// The labels and 1/p_k from the packed scalars (asyncNode), which
+		// prefetchEvents asked for, not the state's arrays: on a large
+		// problem each of those is a cache miss an endpoint.
+		nd := &e.nd[k]
 		var ly int32
 		if s.cfg.Estimator == Gossip {
-			pe.ys[x], ly = s.YX.Row(k), int32(e.nd[k].ylab)
+			pe.ys[x], ly = s.YX.Row(k), int32(nd.ylab)
 		} else {
 			pe.ys[x], ly = s.auxRow(k, t)
 		}
-		if pe.contrib[x] = lab[k] > ly; pe.contrib[x] {
+		if pe.contrib[x] = int32(nd.lab) > ly; pe.contrib[x] {
 			if held != nil && held[k] {
 				pe.ms[x] = marginScaled(s.X.Row(k), pe.ys[x], s.nx.heldTheta.Row(k), 1)
 			} else {
-				pe.ms[x] = marginScaled(s.X.Row(k), pe.ys[x], s.Z.Row(k), e.nd[k].c)
+				pe.ms[x] = marginScaled(s.X.Row(k), pe.ys[x], s.Z.Row(k), nd.c)
 			}
 		}
 	}
@@ -1097,7 +1129,7 @@ func (e *asyncExec) steps(pe *pendingSteps, i, j int) (nonzero int64, bad int) {
 	for x, k := range [2]int{i, j} {
 		var wt float64
 		if pe.contrib[x] {
-			wt = s.invP[k] * s.prob.Loss.MarginDeriv(pe.ms[x])
+			wt = e.nd[k].invP * s.prob.Loss.MarginDeriv(pe.ms[x])
 			if wt != 0 {
 				nonzero++
 			}

@@ -25,7 +25,8 @@ import (
 // otherwise; workers 1 and PAIRGOSSIP_BENCH_WORKERS (if set). With
 // PAIRGOSSIP_BENCH_HORIZON=start the blocks are timed from the first round
 // instead (the cheap start, where a block is mostly its pass over the
-// records: the horizon of bench sync's --iters 20000 at n = 10⁶).
+// records: the horizon of bench sync's --iters 20000 at n = 10⁶), and with
+// a number R after R rounds.
 // bench/RESULTS.md has the figures.
 func BenchmarkReducedNetwork(b *testing.B) {
 	n := 100000
@@ -57,8 +58,16 @@ func BenchmarkReducedNetwork(b *testing.B) {
 					b.Fatalf("ran %s, want reduced", s.kind.name)
 				}
 				warm := (4*int64(n) + B - 1) / B * B
-				if os.Getenv("PAIRGOSSIP_BENCH_HORIZON") == "start" {
+				switch h := os.Getenv("PAIRGOSSIP_BENCH_HORIZON"); h {
+				case "", "4n":
+				case "start":
 					warm = 1
+				default:
+					v, err := strconv.ParseInt(h, 10, 64)
+					if err != nil || v < 1 {
+						b.Fatalf("PAIRGOSSIP_BENCH_HORIZON=%q: want start, 4n or a number of rounds", h)
+					}
+					warm = v
 				}
 				if err := s.Advance(warm); err != nil {
 					b.Fatal(err)

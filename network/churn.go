@@ -22,22 +22,66 @@ func unit(h uint64) float64 { return float64(h>>11) * 0x1p-53 }
 //	geometric    on {1, 2, …} with success 1/mean: E = mean exactly
 //	lognormal    max(1, ⌈e^(μ+σZ)⌉), μ = ln(mean) − σ²/2: E[e^(μ+σZ)] = mean
 func sessionLength(dist string, mean, sigma float64, h uint64) int64 {
-	u := unit(h)
-	var x float64
+	d := newSessionDraw(dist, mean, sigma)
+	return d.length(h)
+}
+
+// sessionDraw is sessionLength for one distribution and mean, its constants
+// (the geometric's log(1 − 1/mean), the lognormal's μ) computed once: a
+// churn walk draws a session at every switch of every node, and under the
+// reduced schedule at n = 10⁶ those draws are most of what churn costs.
+// The same operations on the same values: the same lengths, bit for bit.
+type sessionDraw struct {
+	kind      uint8 // sessionExp, sessionGeo, sessionLogn
+	mean      float64
+	geo       float64 // log1p(−1/mean)
+	mu, sigma float64 // the lognormal's
+}
+
+const (
+	sessionExp = iota
+	sessionGeo
+	sessionLogn
+	sessionOne // geometric with mean ≤ 1: always 1
+)
+
+func newSessionDraw(dist string, mean, sigma float64) sessionDraw {
+	d := sessionDraw{mean: mean, sigma: sigma}
 	switch dist {
 	case DistExponential:
-		x = math.Ceil(-mean * math.Log1p(-u))
+		d.kind = sessionExp
 	case DistGeometric:
+		d.kind = sessionGeo
 		if mean <= 1 {
-			return 1
+			d.kind = sessionOne
 		}
-		x = math.Ceil(math.Log1p(-u) / math.Log1p(-1/mean))
+		d.geo = math.Log1p(-1 / mean)
 	case DistLognormal:
+		d.kind = sessionLogn
+		d.mu = math.Log(mean) - sigma*sigma/2
+	default:
+		d.kind = sessionOne + 1 // no distribution: x = 0, a length of 1
+	}
+	return d
+}
+
+// length is the session length the hash h draws (sessionLength).
+func (d *sessionDraw) length(h uint64) int64 {
+	u := unit(h)
+	var x float64
+	switch d.kind {
+	case sessionExp:
+		x = math.Ceil(-d.mean * math.Log1p(-u))
+	case sessionGeo:
+		x = math.Ceil(math.Log1p(-u) / d.geo)
+	case sessionOne:
+		return 1
+	case sessionLogn:
 		// Box–Muller from two uniforms derived from h; u1 in (0, 1].
 		u1 := 1 - u
 		u2 := unit(rng.Mix(h + 0x9e3779b97f4a7c15))
 		z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
-		x = math.Ceil(math.Exp(math.Log(mean) - sigma*sigma/2 + sigma*z))
+		x = math.Ceil(math.Exp(d.mu + d.sigma*z))
 	}
 	if !(x >= 1) {
 		return 1
@@ -59,11 +103,12 @@ type cursor struct {
 
 // churn holds the session model and one cursor per node.
 type churn struct {
-	dist            string
-	up, down, sigma float64
-	dom, domStart   uint64
-	pOnline         float64 // up/(up+down)
-	cur             []cursor
+	dist             string
+	up, down, sigma  float64
+	dom, domStart    uint64
+	pOnline          float64 // up/(up+down)
+	upDraw, downDraw sessionDraw
+	cur              []cursor
 	// file mode: offline intervals [off[x][0], off[x][1]] (inclusive) of
 	// node k at off[offs[k]:offs[k+1]], sorted; fidx is the cursor.
 	file string
@@ -89,6 +134,7 @@ func newChurn(c Churn, n int, seed uint64) (*churn, error) {
 		return ch, nil
 	}
 	ch.pOnline = c.Up / (c.Up + c.Down)
+	ch.upDraw, ch.downDraw = newSessionDraw(ch.dist, ch.up, ch.sigma), newSessionDraw(ch.dist, ch.down, ch.sigma)
 	ch.cur = make([]cursor, n)
 	return ch, nil
 }
@@ -108,11 +154,11 @@ func (ch *churn) first(k int) cursor {
 
 // length draws the length of node k's session idx.
 func (ch *churn) length(k int, idx int64, online bool) int64 {
-	mean := ch.down
+	d := &ch.downDraw
 	if online {
-		mean = ch.up
+		d = &ch.upDraw
 	}
-	return sessionLength(ch.dist, mean, ch.sigma, rng.Hash(ch.dom, uint64(k), uint64(idx)))
+	return d.length(rng.Hash(ch.dom, uint64(k), uint64(idx)))
 }
 
 // online reports whether node k is online at iteration t >= 1.
