@@ -167,6 +167,16 @@ func (ch *churn) online(k int, t int64) bool {
 		return ch.fileOnline(k, t)
 	}
 	c := &ch.cur[k]
+	// Back over the sessions before the cursor's (session 0 starts at 1
+	// ≤ t, so the walk stops there at the latest): a question a little
+	// behind the cursor (the trace's count of online nodes after a block
+	// walked some cursors on) costs a step back, not a walk from t = 1.
+	for c.start != 0 && t < c.start && c.idx > 0 {
+		c.idx--
+		c.online = !c.online
+		c.next = c.start
+		c.start -= ch.length(k, c.idx, c.online)
+	}
 	if c.start == 0 || t < c.start {
 		*c = ch.first(k)
 	}

@@ -37,14 +37,6 @@ func (ch *churn) span(k int, t int64) (bool, int64) {
 		return true, math.MaxInt64
 	}
 	c := &ch.cur[k]
-	// Back over the sessions before the cursor's (session 0 starts at 1
-	// ≤ t, so the walk stops there at the latest).
-	for c.start != 0 && t < c.start && c.idx > 0 {
-		c.idx--
-		c.online = !c.online
-		c.next = c.start
-		c.start -= ch.length(k, c.idx, c.online)
-	}
 	on := ch.online(k, t)
 	return on, c.next
 }
