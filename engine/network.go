@@ -1245,8 +1245,9 @@ func (e *asyncExec) delayedEvent(i, j int, t int64, fl uint8) (nonzero int64, ba
 	return e.steps(&pe, i, j)
 }
 
-// netName is the network model's String for a checkpoint's header, empty
-// for the paper's network; a run on the paper's network with an edge sink
+// netName is the network model's String for a checkpoint's header, with
+// the digest of the data it read (Net.Fingerprint) where it read some,
+// empty for the paper's network; a run on the paper's network with an edge sink
 // (whose checkpoint has the network's section) is named apart, so that a
 // refused resume does not read "perfect" against "perfect".
 func (s *state) netName() string {
@@ -1255,6 +1256,11 @@ func (s *state) netName() string {
 	}
 	if s.cfg.Network.IsPerfect() {
 		return "perfect, with an edge sink"
+	}
+	if fp := s.net.Fingerprint(); fp != 0 {
+		// The data read from files or built from a schedule or a weights
+		// function: the same flags over other data are another model.
+		return fmt.Sprintf("%s [data %016x]", s.cfg.Network.String(), fp)
 	}
 	return s.cfg.Network.String()
 }

@@ -832,3 +832,86 @@ func TestNetworkActiveKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkCheckpointRefusesOtherData: a checkpoint of a run whose model
+// read data (a churn file, a recorded stream, a weights function) is
+// refused by a run with the same flags over other data — a file edited
+// between the checkpoint and the resume — and taken by one over the same
+// data (Net.Fingerprint in the checkpoint's network name).
+func TestNetworkCheckpointRefusesOtherData(t *testing.T) {
+	n := 30
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: n})
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	churnA, churnB := "3 10 40\n7 5 9\n", "3 10 41\n7 5 9\n"
+	var streamA strings.Builder
+	for x := 1; x <= 60; x++ {
+		fmt.Fprintf(&streamA, "%d %d %d\n", x, x%n, (x+1)%n)
+	}
+	streamB := streamA.String() + "61 4 5\n" // one more contact, after the checkpoint
+	w := func(scale float64) func(i, j int) float64 {
+		return func(i, j int) float64 { return 1 + scale*float64(i%3) }
+	}
+	for _, c := range []struct {
+		name string
+		algo Algorithm
+		a, b func() network.Model
+	}{
+		{"churn file", Sync,
+			func() network.Model {
+				return network.Model{Churn: network.Churn{Dist: network.DistFile, File: write("sessions", churnA)}}
+			},
+			func() network.Model {
+				return network.Model{Churn: network.Churn{Dist: network.DistFile, File: write("sessions", churnB)}}
+			}},
+		{"edge stream", Async,
+			func() network.Model { return network.Model{EdgeStream: write("stream", streamA.String())} },
+			func() network.Model { return network.Model{EdgeStream: write("stream", streamB)} }},
+		{"weights function", Async,
+			func() network.Model {
+				return network.Model{Activation: network.Activation{Kind: network.ActWeights, Weights: w(1)}}
+			},
+			func() network.Model {
+				return network.Model{Activation: network.Activation{Kind: network.ActWeights, Weights: w(2)}}
+			}},
+	} {
+		cfg := Config{Algorithm: c.algo, Iters: 60, GammaC: 0.5, Seed: 3, LogPoints: 2, EvalNodes: -1, Workers: 1, Network: c.a()}
+		a, err := New(p, g, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if err := a.Advance(50); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := a.WriteCheckpoint(&buf, []byte("id"), nil); err != nil {
+			t.Fatal(err)
+		}
+		same, err := New(p, g, cfg) // the same data (the file as it was)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := same.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id")); err != nil {
+			t.Errorf("%s: the same data refused: %v", c.name, err)
+		}
+		cfg.Network = c.b()
+		other, err := New(p, g, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Network.String() != c.a().String() {
+			t.Fatalf("%s: the models' flags differ (%q, %q): the case tests nothing", c.name, cfg.Network.String(), c.a().String())
+		}
+		_, err = other.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
+		if err == nil || !strings.Contains(err.Error(), "network model") || !strings.Contains(err.Error(), "[data ") {
+			t.Errorf("%s: the same flags over other data: err = %v, want a refusal naming the model's data", c.name, err)
+		}
+	}
+}

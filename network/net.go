@@ -53,6 +53,8 @@ type Net struct {
 	delay  Delay
 	maxTau int
 	err    error
+	fp     uint64 // Fingerprint, once computed (fpDone)
+	fpDone bool
 }
 
 // New builds the network of a run on graph g (the run's graph: every

@@ -139,6 +139,14 @@ func (r *Run) computeIdentity() error {
 	h.Write(all)
 	if m := r.ecfg.Network; !m.IsPerfect() {
 		h.Write([]byte(m.String())) // the model (PrepareModel)
+		if r.l.nt != nil {
+			// and the data it read (a churn file): the same flags over
+			// an edited file are another run (Net.Fingerprint; 0 for a
+			// model that read none, whose identity stays what it was).
+			if fp := r.l.nt.net.Fingerprint(); fp != 0 {
+				binary.Write(h, binary.LittleEndian, fp)
+			}
+		}
 	}
 	r.ident = hex.EncodeToString(h.Sum(nil))
 	return nil
