@@ -66,6 +66,9 @@ type execCaps struct {
 	// serialGossip is the fast path's serial loop when it runs the events
 	// itself (for the lab's memory ceiling, async_ceiling.go), else nil.
 	serialGossip *asyncExec
+	// serialWhy says why an asynchronous run given several workers runs
+	// its events on one (Sim.SerialEvents); empty otherwise.
+	serialWhy string
 }
 
 // capsOf finds the capabilities of inner, run through outer (outer ==
@@ -258,24 +261,39 @@ func choose(sh Shape, cfg Config) (execKind, error) {
 }
 
 // parallel reports whether a run of the row goes to the parallel
-// asynchronous executor, and how that runs its events.
-func (k execKind) parallel(sh Shape, cfg Config, workers int) (eventPlan, bool) {
-	if k.events == nil || cfg.Algorithm != Async || workers < 2 || !parallelNet(k, cfg) {
-		return eventPlan{}, false
+// asynchronous executor, and how that runs its events; when an
+// asynchronous run given several workers does not, why says why.
+func (k execKind) parallel(sh Shape, cfg Config, workers int) (pl eventPlan, ok bool, why string) {
+	if cfg.Algorithm != Async || workers < 2 {
+		return eventPlan{}, false, ""
 	}
-	pl := k.events(sh, cfg)
+	if k.events == nil {
+		return eventPlan{}, false, "the " + k.name + " executor runs its events in order on one worker"
+	}
+	if !parallelNet(k, cfg) {
+		return eventPlan{}, false, "the network model (delays, an adaptive picker or an edge sink) keeps the events in order on one worker"
+	}
+	pl = k.events(sh, cfg)
 	rows := sh.rows(cfg.Algorithm)
-	return pl, rows >= asyncMinNodes || pl.heavy && rows >= asyncHeavyMinNodes
+	if rows >= asyncMinNodes || pl.heavy && rows >= asyncHeavyMinNodes {
+		return pl, true, ""
+	}
+	lim := asyncMinNodes
+	if pl.heavy {
+		lim = asyncHeavyMinNodes
+	}
+	return eventPlan{}, false, fmt.Sprintf("%d nodes, fewer than the %d from which the parallel asynchronous executor gains", rows, lim)
 }
 
 // newExecutor builds the row's executor on s (and the parallel executor
 // over its events when the run goes there) and finds its capabilities.
 func (k execKind) newExecutor(sh Shape, cfg Config, s *state, cr *crew) execCaps {
 	ex := k.build(s, cr)
-	pl, ok := k.parallel(sh, cfg, cr.n)
+	pl, ok, why := k.parallel(sh, cfg, cr.n)
 	if !ok {
 		c := capsOf(ex, ex)
 		c.serialGossip, _ = ex.(*asyncExec)
+		c.serialWhy = why
 		return c
 	}
 	var flow *asyncExec
@@ -443,7 +461,7 @@ func EstimateMemory(sh Shape, cfg Config) (Memory, error) {
 	workers := par.Workers(cfg.Workers)
 	rows := sh.rows(cfg.Algorithm)
 	m := Memory{State: stateMemory(rows, sh.D, sh.P, sh.Edges, cfg.Algorithm, kind.compact, kind.storesTheta) + netBytes(sh, cfg), Executor: kind.bytes(sh, cfg, workers)}
-	if pl, ok := kind.parallel(sh, cfg, workers); ok {
+	if pl, ok, _ := kind.parallel(sh, cfg, workers); ok {
 		m.Executor += asyncParBytes(rows, pl.dataflow, !cfg.Network.IsPerfect())
 	}
 	return m, nil

@@ -119,6 +119,12 @@ func (s *Sim) Pinned() (cpus []int, why string) {
 // Workers returns the number of workers of the run.
 func (s *Sim) Workers() int { return s.crew.n }
 
+// SerialEvents says why an asynchronous run given several workers runs its
+// events in order on one of them (a small problem, a network model that
+// orders them, an executor without parallel events); it is empty when
+// the workers share the events, and for a synchronous run.
+func (s *Sim) SerialEvents() string { return s.caps.serialWhy }
+
 // Iter returns the number of iterations done.
 func (s *Sim) Iter() int64 { return s.t }
 

@@ -292,6 +292,9 @@ type Execution struct {
 	LAPACK   string `json:"lapack"`
 	BLASCore string `json:"blas_core,omitempty"`
 	Workers  int    `json:"workers"`
+	// EventsSerial says why an asynchronous run given several workers ran
+	// its events on one of them (engine.Sim.SerialEvents).
+	EventsSerial string `json:"events_serial,omitempty"`
 	// PinnedCPUs is the CPU of each worker when they were pinned (--pin);
 	// PinNote says why they were not.
 	PinnedCPUs []int  `json:"pinned_cpus,omitempty"`
@@ -390,6 +393,7 @@ func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
 	}
 	s.EvalNodes = len(r.Sim.EvalNodes())
 	s.Execution = NewExecution(string(r.Sim.Schedule()), r.Sim.Workers())
+	s.Execution.EventsSerial = r.Sim.SerialEvents()
 	s.Execution.PinnedCPUs, s.Execution.PinNote = r.Sim.Pinned()
 	s.Warnings = r.Warnings
 	var final *engine.Record
