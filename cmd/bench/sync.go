@@ -14,7 +14,8 @@ import (
 
 func cmdSync(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sync", "bench sync: the synchronous round (Algorithm 2, AUC logistic, ψ = 0, random data with both\n"+
-		"labels) timed over --iters rounds after one warm-up round, beside a STREAM-triad probe measured in\n"+
+		"labels) timed over --iters rounds after --warm untimed ones (1: the first rounds, which are cheap: few\n"+
+		"nodes hold another's point yet; n or more: a horizon a run spends most of its time at), beside a STREAM-triad probe measured in\n"+
 		"the same process with as many threads as workers (stream_triad_gbps) and with one. ns_per_node_update\n"+
 		"is wall time / (n·iters); bytes_per_node_update is what the plain schedule moves.\n"+
 		"serial_fraction and amdahl_speedup_2/16/64 (Amdahl's law from it) where the schedule profiles its\n"+
@@ -26,6 +27,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	n := fs.Int("n", 1_000_000, "nodes (one random point each)")
 	d := fs.Int("d", 16, "dimension")
 	iters := fs.Int64("iters", 20, "rounds timed")
+	warm := fs.Int64("warm", 1, "rounds run before the timed ones (the horizon the figures hold for; the first touches every page)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "workers of the round")
 	schedule := fs.String("schedule", "auto", "auto (= reduced here), plain, blocked, reduced — or reference, the generic per-node path")
 	pin := fs.Bool("pin", false, "pin the workers to CPUs (package affinity; the JSON says where, or why not)")
@@ -53,8 +55,8 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if err := validSize(*n, *d); err != nil {
 		return err
 	}
-	if *iters < 1 || *workers < 1 {
-		return usageError{Err: fmt.Errorf("--iters and --workers must be >= 1")}
+	if *iters < 1 || *workers < 1 || *warm < 1 {
+		return usageError{Err: fmt.Errorf("--iters, --warm and --workers must be >= 1")}
 	}
 	if *triadN < 1 {
 		return usageError{Err: fmt.Errorf("--triad-n must be >= 1, got %d", *triadN)}
@@ -76,14 +78,14 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tGraph := time.Now()
-	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters + 1, GammaC: 1, Seed: *seed,
+	s, err := engine.New(p, g, engine.Config{Algorithm: engine.Sync, Iters: *iters + *warm, GammaC: 1, Seed: *seed,
 		Workers: *workers, Pin: *pin, LogPoints: 1, EvalNodes: 1, Schedule: engine.Schedule(*schedule), Network: net})
 	if err != nil {
 		return usageError{Err: err}
 	}
 	defer s.Close()
 	tEngine := time.Now()
-	if err := s.Advance(1); err != nil { // warm-up: touches every page
+	if err := s.Advance(*warm); err != nil { // warm-up: the first round touches every page
 		return err
 	}
 	prof0 := s.Profile()
@@ -111,7 +113,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	cpus, pinWhy := s.Pinned()
 	out := map[string]any{
 		"n": *n, "d": *d, "workers": *workers, "kernel": kernel.Active(), "schedule": s.Schedule(),
-		"iters": *iters, "seconds": el.Seconds(),
+		"iters": *iters, "warm_rounds": *warm, "seconds": el.Seconds(),
 		"ns_per_node_update": ns, "node_updates_per_s": 1e9 / ns, "ns_per_iteration": ns * float64(*n),
 		"bytes_per_node_update": bytesPlain, "effective_gbps": bytesPlain / ns,
 		"stream_triad_gbps": triad, "stream_triad_1thread_gbps": triad1, "fraction_of_triad": bytesPlain / ns / triad,
