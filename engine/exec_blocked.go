@@ -327,13 +327,3 @@ func (e *blockedExec) churnRound(k int, t int64, r int, endTh []float64) (nonzer
 	nx.cNode[k] = c
 	return nonzero, ok
 }
-
-// theta sets dst = θ_k: c·z_k with the last round's c, or under churn the
-// c of node k's last step.
-func (e *blockedExec) theta(k int, dst []float64) {
-	if nx := e.s.nx; nx != nil && nx.cNode != nil {
-		kernel.Scale(dst, e.s.Z.Row(k), nx.cNode[k])
-		return
-	}
-	e.linearSync.theta(k, dst)
-}

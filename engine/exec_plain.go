@@ -150,8 +150,16 @@ func (l *linearSync) endTh(k, i, j int) []float64 {
 	return nil
 }
 
-// theta sets dst = θ_k = c·z_k after the last round.
-func (l *linearSync) theta(k int, dst []float64) { kernel.Scale(dst, l.s.Z.Row(k), l.cPrev) }
+// theta sets dst = θ_k = c·z_k: the c of the last round, or under churn
+// (nx.cNode, kept by the plain, blocked and reduced schedules) the c of
+// node k's last step, an offline node keeping its θ.
+func (l *linearSync) theta(k int, dst []float64) {
+	c := l.cPrev
+	if nx := l.s.nx; nx != nil && nx.cNode != nil {
+		c = nx.cNode[k]
+	}
+	kernel.Scale(dst, l.s.Z.Row(k), c)
+}
 
 // The margins are part of the state a checkpoint carries.
 func (l *linearSync) savedLen() int                                { return len(l.marg) }

@@ -968,16 +968,6 @@ func (e *plainExec) churnShard(w int, r layout.Range, tk *task) {
 	nx.evals[w] += evals
 }
 
-// theta sets dst = θ_k: c·z_k with the last round's c, or under churn the
-// c of node k's last step.
-func (e *plainExec) theta(k int, dst []float64) {
-	if nx := e.s.nx; nx != nil && nx.cNode != nil {
-		kernel.Scale(dst, e.s.Z.Row(k), nx.cNode[k])
-		return
-	}
-	e.linearSync.theta(k, dst)
-}
-
 // ---- The serial asynchronous executor (exec_async.go) ----
 
 // netSerialTo is asyncExec.serialTo under a network model: events in

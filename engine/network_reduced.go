@@ -6,7 +6,6 @@ import (
 
 	"github.com/pairgossip/pairgossip/internal/netchunk"
 	"github.com/pairgossip/pairgossip/internal/redpack"
-	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
 	"github.com/pairgossip/pairgossip/network"
 )
@@ -355,22 +354,4 @@ func (e *reducedExec) netTouched() (nz int64) {
 	p.Reset()
 	nr.chunks[0].evals += evals
 	return nz
-}
-
-// netTheta sets dst = θ_k under churn: c·z_k with the c of node k's last
-// step; it reports whether it did.
-func (e *reducedExec) netTheta(k int, dst []float64) bool {
-	if nx := e.s.nx; nx != nil && nx.cNode != nil {
-		kernel.Scale(dst, e.s.Z.Row(k), nx.cNode[k])
-		return true
-	}
-	return false
-}
-
-// theta sets dst = θ_k: c·z_k with the last round's c, or under churn the
-// c of node k's last step.
-func (e *reducedExec) theta(k int, dst []float64) {
-	if !e.netTheta(k, dst) {
-		e.linearSync.theta(k, dst)
-	}
 }
