@@ -95,6 +95,7 @@ type NetworkSetting struct {
 	RunCSVs  []string  `json:"run_csvs"`
 	cfg      pairgossip.Config
 	traces   [][]engine.Record
+	nodes    int // the run's nodes (the graph's), online throughout without churn
 	gapLabel string
 }
 
@@ -202,6 +203,7 @@ func ReproduceNetworks(ctx context.Context, opt NetworksOptions) (*NetworksResul
 					defer run.Close()
 					if r == 0 {
 						s.Model = run.Network.String()
+						s.nodes = run.Graph.N
 					}
 					out, err := run.Execute(ctx, nil)
 					if err != nil {
@@ -323,8 +325,8 @@ func (s *NetworkSetting) aggregate(out string, seed uint64) error {
 			del += 1 / float64(len(s.traces))
 		}
 		on := float64(last.Online)
-		if last.Online < 0 {
-			on = 699
+		if last.Online < 0 { // no churn: every node online
+			on = float64(s.nodes)
 		}
 		online += on / float64(len(s.traces))
 	}
