@@ -3,7 +3,6 @@ package pairgossip
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -116,10 +115,10 @@ func (r *Run) optimumCacheKey(opt problem.OptimumOptions) ([]byte, bool) {
 	p := r.Problem
 	opt = p.SolveDefaults(opt)
 	h := sha256.New()
-	for i := 0; i < p.N; i++ {
-		binary.Write(h, binary.LittleEndian, p.X.Row(i))
-	}
-	binary.Write(h, binary.LittleEndian, p.Label)
+	lw := newLEWriter(h)
+	lw.rows(p.X)
+	lw.int32s(p.Label)
+	lw.flush()
 	k := optimumKey{Solver: OptimumSolverVersion, Go: runtime.Version(), Kernel: kernel.Active(), LAPACK: problem.LAPACK,
 		BLASCore: problem.BLASCore(), Problem: r.Config.Problem, UserKey: r.userCacheKey, Reg: p.Reg.Kind.String(),
 		Lambda: p.Reg.Lambda, Radius: p.Reg.Radius, B: p.B, MaxIter: opt.MaxIter, Tol: opt.Tol, FinalMu: opt.FinalMu,

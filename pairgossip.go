@@ -22,7 +22,6 @@ package pairgossip
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -596,13 +595,13 @@ func (r *Run) Identity() []byte {
 	h := sha256.New()
 	cj, _ := json.Marshal(r.Config)
 	h.Write(cj)
-	for i := 0; i < r.Problem.N; i++ { // the data, as dense rows (the bytes of the data set's X)
-		binary.Write(h, binary.LittleEndian, r.Problem.X.Row(i))
-	}
-	binary.Write(h, binary.LittleEndian, r.Data.Class)
+	lw := newLEWriter(h)
+	lw.rows(r.Problem.X) // the data, as dense rows (the bytes of the data set's X)
+	lw.int32s(r.Data.Class)
 	if r.Graph != nil {
-		binary.Write(h, binary.LittleEndian, r.Graph.Edges)
+		lw.pairs(r.Graph.Edges)
 	}
+	lw.flush()
 	return h.Sum(nil)
 }
 
