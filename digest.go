@@ -11,10 +11,10 @@ import (
 // leWriter writes little-endian values to a hash through one buffer of
 // leChunk bytes: the bytes binary.Write writes for the same values (so
 // the digests of the optimum cache's keys and of checkpoint identities are
-// what they were), without its buffer the size of each call's value. A
-// digest of the data row by row through binary.Write made 10⁷ garbage
-// buffers at n = 10⁷, 1.3 GB the collector had not reclaimed when the run
-// ended, which set the run's peak memory.
+// what they were), without its buffer the size of each call's value: a
+// digest of the data row by row through binary.Write made a garbage buffer
+// a row, which the collector had not reclaimed when a large run ended and
+// which set its peak memory (bench/RESULTS.md, "The whole job at large n").
 type leWriter struct {
 	w   io.Writer
 	buf []byte
