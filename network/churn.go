@@ -71,9 +71,9 @@ func (d *sessionDraw) length(h uint64) int64 {
 	var x float64
 	switch d.kind {
 	case sessionExp:
-		x = math.Ceil(-d.mean * math.Log1p(-u))
+		x = math.Ceil(-d.mean * lnUnit(1-u))
 	case sessionGeo:
-		x = math.Ceil(math.Log1p(-u) / d.geo)
+		x = math.Ceil(lnUnit(1-u) / d.geo)
 	case sessionOne:
 		return 1
 	case sessionLogn:
@@ -92,13 +92,15 @@ func (d *sessionDraw) length(h uint64) int64 {
 	return int64(x)
 }
 
-// cursor is a node's position in its churn sessions: the session idx,
-// covering iterations [start, next), online or not. start 0 means not yet
-// initialised.
+// cursor is a node's position in its churn sessions: session idx covers
+// iterations [start, next) and is online if on is set (st = idx<<1 | on);
+// nlen is the length of session idx+1, drawn a session ahead, so that the
+// test t >= next after a switch waits on a load, not on that switch's draw
+// (bench/RESULTS.md, "Session draws"). start 0 means not yet initialised.
 type cursor struct {
 	start, next int64
-	idx         int64
-	online      bool
+	nlen        int64
+	st          int64
 }
 
 // churn holds the session model and one cursor per node.
@@ -106,6 +108,7 @@ type churn struct {
 	dist             string
 	up, down, sigma  float64
 	dom, domStart    uint64
+	domKey           uint64  // rng.HashKey(dom)
 	pOnline          float64 // up/(up+down)
 	upDraw, downDraw sessionDraw
 	cur              []cursor
@@ -133,6 +136,7 @@ func newChurn(c Churn, n int, seed uint64) (*churn, error) {
 		ch.fidx = make([]int, n)
 		return ch, nil
 	}
+	ch.domKey = rng.HashKey(ch.dom)
 	ch.pOnline = c.Up / (c.Up + c.Down)
 	ch.upDraw, ch.downDraw = newSessionDraw(ch.dist, ch.up, ch.sigma), newSessionDraw(ch.dist, ch.down, ch.sigma)
 	ch.cur = make([]cursor, n)
@@ -149,7 +153,11 @@ func (ch *churn) reset() {
 // first returns node k's cursor at t = 1.
 func (ch *churn) first(k int) cursor {
 	on := unit(rng.Hash(ch.domStart, uint64(k), 0)) < ch.pOnline
-	return cursor{start: 1, next: 1 + ch.length(k, 0, on), idx: 0, online: on}
+	c := cursor{start: 1, next: 1 + ch.length(k, 0, on), nlen: ch.length(k, 1, !on)}
+	if on {
+		c.st = 1
+	}
+	return c
 }
 
 // length draws the length of node k's session idx.
@@ -158,7 +166,7 @@ func (ch *churn) length(k int, idx int64, online bool) int64 {
 	if online {
 		d = &ch.upDraw
 	}
-	return d.length(rng.Hash(ch.dom, uint64(k), uint64(idx)))
+	return d.length(rng.HashKeyed(ch.domKey, uint64(k), uint64(idx)))
 }
 
 // online reports whether node k is online at iteration t >= 1.
@@ -171,22 +179,24 @@ func (ch *churn) online(k int, t int64) bool {
 	// ≤ t, so the walk stops there at the latest): a question a little
 	// behind the cursor (the trace's count of online nodes after a block
 	// walked some cursors on) costs a step back, not a walk from t = 1.
-	for c.start != 0 && t < c.start && c.idx > 0 {
-		c.idx--
-		c.online = !c.online
+	for c.start != 0 && t < c.start && c.st > 1 {
+		st := (c.st - 2) ^ 1 // session idx−1, the other state
+		c.nlen = c.next - c.start
 		c.next = c.start
-		c.start -= ch.length(k, c.idx, c.online)
+		c.start -= ch.length(k, st>>1, st&1 != 0)
+		c.st = st
 	}
 	if c.start == 0 || t < c.start {
 		*c = ch.first(k)
 	}
 	for t >= c.next {
-		c.idx++
-		c.online = !c.online
+		st := (c.st + 2) ^ 1 // session idx+1, the other state
 		c.start = c.next
-		c.next += ch.length(k, c.idx, c.online)
+		c.next += c.nlen
+		c.st = st
+		c.nlen = ch.length(k, st>>1+1, st&1 == 0)
 	}
-	return c.online
+	return c.st&1 != 0
 }
 
 func (ch *churn) fileOnline(k int, t int64) bool {

@@ -307,3 +307,66 @@ func TestOnlineConcurrentDisjointNodes(t *testing.T) {
 		t.Fatal("concurrent Online differs from serial")
 	}
 }
+
+// TestLnUnitIsLog checks lnUnit against math.Log (the same algorithm) on
+// the values a session draw gives it, 1 − u for u = k·2⁻⁵³, and on the
+// edges of its reduction.
+func TestLnUnitIsLog(t *testing.T) {
+	vals := []float64{1, 0.5, 0x1p-53, 0x1p-52, math.Sqrt2 / 2, math.Nextafter(math.Sqrt2/2, 0),
+		math.Nextafter(math.Sqrt2/2, 1), math.Nextafter(1, 0), 0.75, 0.25, 1 - 0x1p-53}
+	for x := uint64(0); x < 1_000_000; x++ {
+		vals = append(vals, 1-unit(rng.Hash(11, x, 0)))
+	}
+	for _, v := range vals {
+		got, want := lnUnit(v), math.Log(v)
+		if got != want && math.Abs(got-want) > 1e-16*math.Abs(want) {
+			t.Fatalf("lnUnit(%v) = %v, math.Log %v", v, got, want)
+		}
+	}
+}
+
+// TestSessionLengthsAreLog1p checks that the draws, which take lnUnit(1 −
+// u) (1 − u is exact), give the session lengths of log1p(−u), the form
+// they were first written in: churn runs from before keep their bits.
+func TestSessionLengthsAreLog1p(t *testing.T) {
+	for _, mean := range []float64{2, 10, 500, 4500, 1e6} {
+		geo, exp := newSessionDraw(DistGeometric, mean, 1), newSessionDraw(DistExponential, mean, 1)
+		for x := uint64(0); x < 200_000; x++ {
+			h := rng.Hash(3, x, uint64(mean))
+			u := unit(h)
+			if got, want := geo.length(h), int64(max(1, math.Ceil(math.Log1p(-u)/math.Log1p(-1/mean)))); got != want {
+				t.Fatalf("geometric mean %g, u %v: length %d, log1p form %d", mean, u, got, want)
+			}
+			if got, want := exp.length(h), int64(max(1, math.Ceil(-mean*math.Log1p(-u)))); got != want {
+				t.Fatalf("exponential mean %g, u %v: length %d, log1p form %d", mean, u, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkSessionDraw times a geometric session draw (mean 4500) with
+// each form of its log, the draws independent (a loop over nodes):
+// bench/RESULTS.md, "Session draws".
+func BenchmarkSessionDraw(b *testing.B) {
+	geo := math.Log1p(-1.0 / 4500)
+	for _, c := range []struct {
+		name string
+		ln   func(u float64) float64
+	}{
+		{"log1p", func(u float64) float64 { return math.Log1p(-u) }},
+		{"math.Log", func(u float64) float64 { return math.Log(1 - u) }},
+		{"lnUnit", func(u float64) float64 { return lnUnit(1 - u) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var s int64
+			x := uint64(0)
+			for b.Loop() {
+				x++
+				s += int64(math.Ceil(c.ln(unit(rng.Hash(7, x, 0))) / geo))
+			}
+			sinkInt = s
+		})
+	}
+}
+
+var sinkInt int64

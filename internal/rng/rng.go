@@ -105,10 +105,17 @@ func Mix(x uint64) uint64 {
 // Hash is the counter-based generator: a 64-bit value determined by
 // (seed, a, b) alone, for example (seed, node, t).
 func Hash(seed, a, b uint64) uint64 {
-	h := Mix(seed + 0x9e3779b97f4a7c15)
-	h = Mix(h ^ (a + 0x632be59bd9b4e019))
-	h = Mix(h ^ (b + 0xd1b54a32d192ed03))
-	return h
+	return HashKeyed(HashKey(seed), a, b)
+}
+
+// HashKey is the part of Hash(seed, a, b) that depends on seed alone: a
+// loop that draws many values of one seed computes it once (HashKeyed).
+func HashKey(seed uint64) uint64 { return Mix(seed + 0x9e3779b97f4a7c15) }
+
+// HashKeyed is Hash(seed, a, b) from key = HashKey(seed): two of its three
+// mixes.
+func HashKeyed(key, a, b uint64) uint64 {
+	return Mix(Mix(key^(a+0x632be59bd9b4e019)) ^ (b + 0xd1b54a32d192ed03))
 }
 
 // HashIntN returns a uniform integer in [0, n) determined by (seed, a, b).
