@@ -196,7 +196,7 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 	e.cr.nz[w] += nz
 }
 
-// Node, Segment, Span, Round and End make a chunk the host of its walk.
+// Node, Segment, Pieces, Round and End make a chunk the host of its walk.
 
 func (c *netChunk) Node(k int) (bool, int64, float64) {
 	e := c.e
@@ -205,7 +205,12 @@ func (c *netChunk) Node(k int) (bool, int64, float64) {
 
 func (c *netChunk) Segment(k int) (float64, float64) { return c.e.segment(k) }
 
-func (c *netChunk) Span(k int, t int64) (bool, int64) { return c.e.span(k, t) }
+func (c *netChunk) Pieces(k int, lo, hi int64, dst []int64) []int64 {
+	if !c.e.s.nx.churn {
+		return append(dst, lo, hi)
+	}
+	return c.e.s.net.Pieces(k, lo, hi, dst)
+}
 
 func (c *netChunk) Round(p *redpack.Pack, r int, nodes []int32) int64 {
 	return c.e.netRound(c.w, p, r, func(i int) int { return int(nodes[p.Act[i]]) })

@@ -296,7 +296,7 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 func (nt *Net) Bytes() int64 {
 	var b int64
 	if nt.churn != nil {
-		b += int64(len(nt.churn.cur))*32 + int64(len(nt.churn.off))*16 + int64(len(nt.churn.offs)+len(nt.churn.fidx))*8
+		b += int64(len(nt.churn.cur))*int64(unsafe.Sizeof(cursor{})) + int64(len(nt.churn.off))*16 + int64(len(nt.churn.offs)+len(nt.churn.fidx))*8
 	}
 	if nt.stream != nil {
 		b += int64(len(nt.stream.T)) * 16

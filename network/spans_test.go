@@ -3,6 +3,7 @@ package network
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -81,5 +82,60 @@ func TestSpanMatchesOnline(t *testing.T) {
 	perfect := mustNet(t, Model{Loss: 0.5}, g, 1)
 	if on, end := perfect.Span(1, 77); !on || end != math.MaxInt64 {
 		t.Fatalf("no churn: %v %d", on, end)
+	}
+}
+
+// spanPieces is the walk Pieces replaces: [lo, hi] cut by Span.
+func spanPieces(nt *Net, k int, lo, hi int64) []int64 {
+	var dst []int64
+	for t := lo; t <= hi; {
+		on, end := nt.Span(k, t)
+		e := min(end-1, hi)
+		if on {
+			dst = append(dst, t, e)
+		}
+		t = e + 1
+	}
+	return dst
+}
+
+// TestPiecesAreSpans checks Pieces against the walk with Span on a second
+// model of the same seed: blocks in order, blocks asked about again, and
+// random ranges (a restore), for every distribution, a session file and no
+// churn.
+func TestPiecesAreSpans(t *testing.T) {
+	nets := map[string][2]*Net{}
+	for _, dist := range []string{DistExponential, DistGeometric, DistLognormal} {
+		nets[dist] = [2]*Net{churnNet(t, dist, 30, 10, 20, 9), churnNet(t, dist, 30, 10, 20, 9)}
+	}
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 20})
+	p := writeFile(t, "s.txt", "2 10 12\n0 5 5\n2 3 4\n2 13 15\n7 1 1\n7 2 40\n")
+	nets["file"] = [2]*Net{mustNet(t, Model{Churn: Churn{Dist: DistFile, File: p}}, g, 1),
+		mustNet(t, Model{Churn: Churn{Dist: DistFile, File: p}}, g, 1)}
+	nets["none"] = [2]*Net{mustNet(t, Model{Loss: 0.1}, g, 1), mustNet(t, Model{Loss: 0.1}, g, 1)}
+	for name, nn := range nets {
+		r := rand.New(rand.NewPCG(5, 6))
+		check := func(k int, lo, hi int64) {
+			t.Helper()
+			got := nn[0].Pieces(k, lo, hi, []int64{-1})
+			want := append([]int64{-1}, spanPieces(nn[1], k, lo, hi)...)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s node %d [%d, %d]: Pieces %v, Span's walk %v", name, k, lo, hi, got[1:], want[1:])
+			}
+		}
+		for k := 0; k < 20; k++ {
+			for lo := int64(1); lo < 3000; {
+				hi := lo + r.Int64N(64)
+				check(k, lo, hi)
+				if r.IntN(4) == 0 {
+					check(k, lo, hi)
+				}
+				lo = hi + 1
+			}
+		}
+		for x := 0; x < 2000; x++ {
+			lo := 1 + r.Int64N(4000)
+			check(r.IntN(20), lo, lo+r.Int64N(300))
+		}
 	}
 }

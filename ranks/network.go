@@ -233,7 +233,7 @@ func (l *local) untouchedNet() {
 	}
 }
 
-// Node, Segment, Span, Round and End make a chunk the host of its walk
+// Node, Segment, Pieces, Round and End make a chunk the host of its walk
 // over own nodes.
 
 func (c *nchunk) Node(k int) (bool, int64, float64) {
@@ -250,7 +250,12 @@ func (c *nchunk) Segment(k int) (float64, float64) {
 	return segment(c.l.xRow(k), c.l.yRow(k), c.l.zRow(k))
 }
 
-func (c *nchunk) Span(k int, t int64) (bool, int64) { return c.l.nt.span(k, t) }
+func (c *nchunk) Pieces(k int, lo, hi int64, dst []int64) []int64 {
+	if !c.l.nt.churn {
+		return append(dst, lo, hi)
+	}
+	return c.l.nt.net.Pieces(k, lo, hi, dst)
+}
 
 func (c *nchunk) Round(p *redpack.Pack, r int, _ []int32) int64 {
 	nz, bad := c.l.netRound(p, r)

@@ -97,9 +97,9 @@ type Host interface {
 	Node(k int) (contrib bool, c0 int64, m float64)
 	// Segment returns s₀ = δᵀz and q = δᵀδ from node k's record.
 	Segment(k int) (s0, q float64)
-	// Span is Net.Span: whether node k is online at clock t and the
-	// clock at which that next changes.
-	Span(k int, t int64) (bool, int64)
+	// Pieces is Net.Pieces: node k's online pieces within clocks lo …
+	// hi, appended to dst as first and last clock.
+	Pieces(k int, lo, hi int64, dst []int64) []int64
 	// Round advances p through block round r (entry i is node
 	// nodes[p.Act[i]]) and returns its non-zero gradients.
 	Round(p *redpack.Pack, r int, nodes []int32) int64
@@ -117,7 +117,8 @@ type Chunk struct {
 	Nodes []int32
 	Segs  []Seg
 	Pk    redpack.Pack
-	nc    Seg // a non-contributing node's segment (Add)
+	nc    Seg     // a non-contributing node's segment (Add)
+	pcs   []int64 // a node's online pieces (walk)
 	head  []int32
 	used  []int32
 	ev    []int32
@@ -135,6 +136,7 @@ func NewChunk(size, B int) Chunk {
 	}
 	c.used = make([]int32, 0, B+2)
 	c.ev, c.nxt = make([]int32, 0, 8*size), make([]int32, 0, 8*size)
+	c.pcs = make([]int64, 0, 16)
 	return c
 }
 
@@ -168,27 +170,23 @@ func (c *Chunk) Add(h Host, bk *Block, k int) int64 {
 	return 0
 }
 
-// walk cuts node k's block into its online pieces (h.Span): a contributing
-// node's joins and leaves are noted for entry x; a node that does not
-// contribute closes each piece at once (W = η = 0).
+// walk cuts node k's block into its online pieces (h.Pieces): a
+// contributing node's joins and leaves are noted for entry x; a node that
+// does not contribute closes each piece at once (W = η = 0).
 func (c *Chunk) walk(h Host, bk *Block, k, x int, sg *Seg, contrib bool) {
 	B, t0 := bk.B, bk.T0
-	for t := t0 + 1; t <= t0+int64(B); {
-		on, end := h.Span(k, t)
-		hi := min(end-1, t0+int64(B))
-		if on {
-			a, b := int(t-t0), int(hi-t0)
-			if contrib {
-				c.event(a, x, true)
-				if b < B {
-					c.event(b+1, x, false)
-				}
-			} else {
-				sg.A = int32(a)
-				bk.Close(sg, 0, 0, sg.M, b)
+	c.pcs = h.Pieces(k, t0+1, t0+int64(B), c.pcs[:0])
+	for i := 0; i+1 < len(c.pcs); i += 2 {
+		a, b := int(c.pcs[i]-t0), int(c.pcs[i+1]-t0)
+		if contrib {
+			c.event(a, x, true)
+			if b < B {
+				c.event(b+1, x, false)
 			}
+		} else {
+			sg.A = int32(a)
+			bk.Close(sg, 0, 0, sg.M, b)
 		}
-		t = hi + 1
 	}
 }
 
