@@ -96,11 +96,14 @@ func (d *sessionDraw) length(h uint64) int64 {
 // iterations [start, next) and is online if on is set (st = idx<<1 | on);
 // ahead[i] is the length of session idx+1+i, drawn ahead, so that the test
 // of the next switches waits on loads, not on the draws just made
-// (bench/RESULTS.md, "Session draws"). start 0 means not yet initialised.
+// (bench/RESULTS.md, "Session draws"); 32 bits each, so that a cursor stays
+// 32 bytes (at 40, two in ten straddled cache lines, and the asynchronous
+// loop, which reads two cursors at random nodes an event, lost 8 %).
+// start 0 means not yet initialised.
 type cursor struct {
 	start, next int64
 	st          int64
-	ahead       [lookahead]int64
+	ahead       [lookahead]uint32 // 0: longer than 32 bits, drawn again when used
 }
 
 // lookahead is how many sessions past its own a cursor has drawn: two
@@ -163,7 +166,7 @@ func (ch *churn) first(k int) cursor {
 		c.st = 1
 	}
 	for i := range c.ahead {
-		c.ahead[i] = ch.length(k, int64(i+1), on == (i%2 == 1))
+		c.ahead[i] = short(ch.length(k, int64(i+1), on == (i%2 == 1)))
 	}
 	return c
 }
@@ -190,7 +193,7 @@ func (ch *churn) online(k int, t int64) bool {
 	for c.start != 0 && t < c.start && c.st > 1 {
 		st := (c.st - 2) ^ 1 // session idx−1, the other state
 		copy(c.ahead[1:], c.ahead[:lookahead-1])
-		c.ahead[0] = c.next - c.start
+		c.ahead[0] = short(c.next - c.start)
 		c.next = c.start
 		c.start -= ch.length(k, st>>1, st&1 != 0)
 		c.st = st
@@ -207,11 +210,24 @@ func (ch *churn) online(k int, t int64) bool {
 // step moves node k's cursor c to its next session.
 func (ch *churn) step(k int, c *cursor) {
 	st := (c.st + 2) ^ 1 // session idx+1, the other state
+	l := int64(c.ahead[0])
+	if l == 0 {
+		l = ch.length(k, st>>1, st&1 != 0)
+	}
 	c.start = c.next
-	c.next += c.ahead[0]
+	c.next += l
 	c.st = st
 	copy(c.ahead[:], c.ahead[1:])
-	c.ahead[lookahead-1] = ch.length(k, st>>1+lookahead, (st&1 != 0) == (lookahead%2 == 0))
+	c.ahead[lookahead-1] = short(ch.length(k, st>>1+lookahead, (st&1 != 0) == (lookahead%2 == 0)))
+}
+
+// short is a session length as a cursor holds it ahead: itself below 2³²,
+// else 0 (step draws it again).
+func short(l int64) uint32 {
+	if l >= 1<<32 {
+		return 0
+	}
+	return uint32(l)
 }
 
 func (ch *churn) fileOnline(k int, t int64) bool {

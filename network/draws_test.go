@@ -370,3 +370,41 @@ func BenchmarkSessionDraw(b *testing.B) {
 }
 
 var sinkInt int64
+
+// TestOnlineLongSessions: sessions longer than 2³² iterations, which a
+// cursor does not hold ahead but draws again when it reaches them, against
+// the definition, forward, backward and at random, and Pieces against
+// Span's walk.
+func TestOnlineLongSessions(t *testing.T) {
+	for _, dist := range []string{DistExponential, DistGeometric, DistLognormal} {
+		for _, ud := range [][2]float64{{6e9, 3}, {3, 6e9}, {8e9, 8e9}} {
+			nt := churnNet(t, dist, ud[0], ud[1], 8, 4)
+			ref := churnNet(t, dist, ud[0], ud[1], 8, 4)
+			r := rand.New(rand.NewPCG(7, 8))
+			long := 0
+			for k := 0; k < 8; k++ {
+				for tt := int64(1); tt < 1e11; tt += 1 + r.Int64N(3e9) {
+					if got, want := nt.Online(k, tt), bruteOnline(nt, k, tt); got != want {
+						t.Fatalf("%s %v node %d t %d: cursor %v, brute %v", dist, ud, k, tt, got, want)
+					}
+					if nt.churn.cur[k].next-nt.churn.cur[k].start >= 1<<32 {
+						long++
+					}
+				}
+			}
+			for x := 0; x < 300; x++ {
+				k, lo := r.IntN(8), 1+r.Int64N(1e11)
+				hi := lo + r.Int64N(2e10)
+				if got, want := nt.Pieces(k, lo, hi, nil), spanPieces(ref, k, lo, hi); !slices.Equal(got, want) {
+					t.Fatalf("%s %v node %d [%d, %d]: Pieces %v, Span's walk %v", dist, ud, k, lo, hi, got, want)
+				}
+				if got, want := nt.Online(k, lo), bruteOnline(nt, k, lo); got != want {
+					t.Fatalf("%s %v node %d t %d (random): cursor %v, brute %v", dist, ud, k, lo, got, want)
+				}
+			}
+			if long == 0 {
+				t.Fatalf("%s %v: no session of 2³² iterations or more met", dist, ud)
+			}
+		}
+	}
+}

@@ -151,7 +151,7 @@ func TestBytes(t *testing.T) {
 	if base != 100*16+100*8 {
 		t.Fatalf("perfect network: %d bytes", base)
 	}
-	if b := mustNet(t, Model{Churn: Churn{Dist: DistGeometric, Up: 3, Down: 3}}, g, 1).Bytes(); b != base+100*40 {
-		t.Fatalf("churn: %d bytes, want %d (a 40-byte cursor a node)", b, base+100*40)
+	if b := mustNet(t, Model{Churn: Churn{Dist: DistGeometric, Up: 3, Down: 3}}, g, 1).Bytes(); b != base+100*32 {
+		t.Fatalf("churn: %d bytes, want %d (a 32-byte cursor a node)", b, base+100*32)
 	}
 }
