@@ -10,6 +10,8 @@
 # The converged horizon of the synchronous schedule (blocks after n rounds) is BenchmarkReducedNetwork:
 #   PAIRGOSSIP_BENCH_N=1000000 PAIRGOSSIP_BENCH_HORIZON=1000000 go test ./engine -run X \
 #     -bench 'BenchmarkReducedNetwork/n=/workers=1/(none|loss=0.3.churn)' -benchtime 5x -count 5
+# HORIZONS="20000 40000 80000 200000" adds runs of those many rounds from the start (synchronous, 1
+# worker, none and faults interleaved, REPS each): what the faults cost a whole run of that length.
 # Run from the repository root; writes $OUT/results.jsonl (OUT defaults to ./out-faults) and prints
 # the medians. About 3 minutes on 2 cores. BENCH=path times another build of cmd/bench instead of this
 # tree's (e.g. an older commit's, for a before/after; it needs --warm only when WARM is not 1).
@@ -34,6 +36,10 @@ for r in $(seq "$REPS"); do
     run "sync-faults-w$w" "$BIN" sync --n "$N" --iters "$IT" "${WARMF[@]}" --workers "$w" --triad-n 100000 --loss 0.3 --churn "$SCH"
   done
   run "async-w$W" "$BIN" async --n "$N" --events "$EV" --workers "$W" --ceiling=false --loss 0.3 --churn "$ACH"
+  for h in ${HORIZONS:-}; do
+    run "run-none-$h" "$BIN" sync --n "$N" --iters "$h" --workers 1 --triad-n 100000
+    run "run-faults-$h" "$BIN" sync --n "$N" --iters "$h" --workers 1 --triad-n 100000 --loss 0.3 --churn "$SCH"
+  done
 done
 python3 - "$R" <<'EOF'
 import json, statistics, sys
@@ -45,6 +51,11 @@ for w in sorted({r["label"].split("-w")[1] for r in rows if r["label"].startswit
     a, n = med(f"sync-none-w{w}", "ns_per_node_update")
     b, _ = med(f"sync-faults-w{w}", "ns_per_node_update")
     print(f"sync reduced, {w} worker(s): ns/node update none {a:.4g}, faults {b:.4g}: {b/a:.2f}x (medians of {n})")
+for h in sorted({int(r["label"].split("-")[2]) for r in rows if r["label"].startswith("run-")}):
+    a, n = med(f"run-none-{h}", "ns_per_node_update")
+    b, _ = med(f"run-faults-{h}", "ns_per_node_update")
+    print(f"sync run of {h} rounds from the start, 1 worker: ns/node update none {a:.4g}, faults {b:.4g}: "
+          f"{b/a:.2f}x (medians of {n})")
 for l in sorted({r["label"] for r in rows if r["label"].startswith("async")}):
     for what, fast, slow in (("serial loop", "faultless_serial_events_per_s", "serial_events_per_s"),
                              ("parallel executor", "faultless_events_per_s", "events_per_s")):

@@ -97,9 +97,10 @@ func (d *sessionDraw) length(h uint64) int64 {
 // ahead[i] is the length of session idx+1+i, drawn ahead, so that the test
 // of the next switches waits on loads, not on the draws just made
 // (bench/RESULTS.md, "Session draws"); 32 bits each, so that a cursor stays
-// 32 bytes (at 40, two in ten straddled cache lines, and the asynchronous
-// loop, which reads two cursors at random nodes an event, lost 8 %).
-// start 0 means not yet initialised.
+// 32 bytes: at 40, half of them straddle two cache lines, and the
+// asynchronous loop, which reads two cursors at random nodes an event, lost
+// what the walk gained (the same section). start 0 means not yet
+// initialised.
 type cursor struct {
 	start, next int64
 	st          int64
