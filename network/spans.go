@@ -43,7 +43,7 @@ func (ch *churn) span(k int, t int64) (bool, int64) {
 
 // Pieces appends to dst the online pieces of node k within iterations lo …
 // hi (1 ≤ lo ≤ hi), each as its first and last iteration, in order: the
-// pieces a walk with Span cuts [lo, hi] into (TestPiecesAreSpans), in one
+// pieces a walk with Span cuts [lo, hi] into (TestPiecesAreOnline), in one
 // call, so that the reduced schedule's walk of a node through a block
 // makes one call, not one a session (bench/RESULTS.md, "Session draws").
 // It moves node k's cursor as Span does and is safe for concurrent calls
