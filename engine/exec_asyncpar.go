@@ -48,23 +48,26 @@ import (
 // levels (flowWorker, below): the same windows, built ahead the same way,
 // with one barrier a window.
 //
-// Under a network model (docs/networks.md) a window is drawn as the serial
-// loop draws it: state.activations decides each iteration's edge, churn at
-// its endpoints and its deliveries, in order of t, and counts them. An
-// iteration with an offline endpoint or no edge is idle and changes
-// nothing, so it is dropped before the levelling; the others keep their
-// iteration t (asyncWindow.it) and flags, and run as the serial loop's
-// network event (netEventer: 1/p_k of t's phase, a partial delivery
-// without the swap). Delays (an arrival changes a node outside its
-// events), adaptive pickers (an edge depends on the state) and an edge
-// sink run on the serial loop instead (parallelNet).
+// Under a network model (docs/networks.md) a window holds the iterations
+// that activate an edge (state.edgesAhead; the others are dropped) with
+// their iteration t (asyncWindow.it), levelled as without a model; each
+// event is decided — both endpoints online under churn, its deliveries —
+// by the worker that runs it (decide), after its nodes' earlier events, so
+// that a node's churn cursor moves in order of t, and the serial builder
+// does no more under faults than without (a cursor is a cache miss at
+// n = 10⁶; bench/RESULTS.md, "Session draws"). An event with an offline
+// endpoint is idle and changes nothing; the others run as the serial
+// loop's network event (netEventer: 1/p_k of t's phase, a partial delivery
+// without the swap). endWindow counts the window's flags in order of t.
+// Delays (an arrival changes a node outside its events), adaptive pickers
+// (an edge depends on the state) and an edge sink run on the serial loop
+// instead (parallelNet).
 
 // asyncWindow is one window of events: the edges, each event's level, the
 // events sorted by level (stable) and each level's start. Under a network
-// model the window covers iters iterations, of which the m events whose
-// endpoints are both online (the others are idle: they change nothing, so
-// they are dropped before the levelling); it[e] is event e's iteration
-// within the window and fl[e] its deliveries (state.activations).
+// model the window covers iters iterations, of which the m events that
+// activate an edge; it[e] is event e's iteration within the window and
+// fl[e] its flags once a worker decided it (0 before).
 type asyncWindow struct {
 	m      int   // events
 	iters  int   // iterations covered (m without a network model)
@@ -78,7 +81,7 @@ type asyncWindow struct {
 	// e's first and second node (−1: none), for the dataflow schedule.
 	dep []int32
 	// Under a network model (nil otherwise): event e's iteration t0+1+it[e]
-	// and its flags.
+	// and its flags (decide).
 	it []int32
 	fl []uint8
 }
@@ -145,6 +148,10 @@ type asyncParExec struct {
 	// network); multiPhase: 1/p_k change with t (setInvP at each event).
 	net        netEventer
 	multiPhase bool
+	churn      bool // the model has churn: decide reads the endpoints' cursors
+	// late: the workers decide each event as they run it (from
+	// asyncLateDecide workers on); otherwise buildWindow decides them.
+	late bool
 	// buildErr is the error of drawing a window ahead (returned before it
 	// would run).
 	buildErr error
@@ -156,7 +163,12 @@ type asyncParExec struct {
 
 // Window, level and fallback parameters (tests shrink them).
 var (
-	asyncMinNodes    = 4096 // below this the serial loop is used
+	asyncMinNodes = 4096 // below this the serial loop is used
+	// asyncLateDecide: under a network model the workers decide the events
+	// (decide) from this many workers on; below, the builder does, in order
+	// of t, and drops the idle ones before the levelling (bench/RESULTS.md,
+	// "Deciding a window's events"). Tests lower it to run both.
+	asyncLateDecide  = 4
 	asyncMinLevel    = 256
 	asyncMaxWindow   = 1 << 15
 	asyncSerialProbe = 16   // windows run serially after an unprofitable one
@@ -267,7 +279,8 @@ func newAsyncParExec(ex eventRunner, pl eventPlan, flow *asyncExec, s *state, cr
 		// execKind.parallel engages only for rows whose runner runs
 		// network events, without delays, adaptive pickers or a sink.
 		a.net = ex.(netEventer)
-		a.multiPhase = s.nx.multiPhase
+		a.multiPhase, a.churn = s.nx.multiPhase, s.nx.churn
+		a.late = workers >= asyncLateDecide
 	}
 	for i := range a.win {
 		if a.gossip != nil {
@@ -315,11 +328,20 @@ func gatherBuffers(workers, c int) [][]int32 {
 // buildWindow draws the next m iterations' edges of the stream into w and
 // levels them. Under a network model it draws the activations
 // (state.activations: the counters count them here, in order of t) and
-// keeps only the events whose endpoints are both online.
+// keeps only the events whose endpoints are both online; or, from
+// asyncLateDecide workers on, it draws the activated edges only
+// (state.edgesAhead) and the worker that runs an event decides it
+// (decide), so that the cursors' cache misses are the workers', not this
+// serial builder's.
 func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) error {
 	s := a.s
 	w.m, w.iters, w.t0 = m, m, t0
-	if a.net != nil {
+	switch {
+	case a.net != nil && a.late:
+		m = s.edgesAhead(t0, w.ev[:2*m], w.it[:m])
+		w.m = m
+		clear(w.fl[:m])
+	case a.net != nil:
 		if err := s.activations(t0, w.ev[:2*m], w.fl[:m]); err != nil {
 			w.m = 0
 			return err
@@ -333,7 +355,7 @@ func (a *asyncParExec) buildWindow(w *asyncWindow, m int, t0 int64) error {
 		}
 		w.m = k
 		m = k
-	} else {
+	default:
 		s.drawEdges(w.ev[:2*m])
 	}
 	a.gen++
@@ -512,17 +534,49 @@ func (a *asyncParExec) endWindow(w *asyncWindow, first divergence, nonzero int64
 	if first.found() { // the events up to the diverging one ran
 		ran = sort.Search(w.m, func(e int) bool { return w.tOf(e) > first.t })
 	}
-	a.s.gradEvals += 2 * int64(ran)
+	live := int64(ran)
+	if a.late {
+		// The counters, in order of t, from the flags the workers decided.
+		nx := a.s.nx
+		live = 0
+		for _, fl := range w.fl[:ran] {
+			if fl&actOnline != 0 {
+				live++
+			}
+			nx.tally(fl)
+		}
+	}
+	a.s.gradEvals += 2 * live
 	return a.s.endIters(w.t0, w.end(), 0, nonzero, first)
 }
 
+// decide decides event e of window w, at iteration t on (i, j), on the
+// worker that runs it (state.decide), after every earlier event of i and j
+// has run (a level's events have distinct nodes and levels run in order;
+// the dataflow schedule waits for an event's dependencies first), so that
+// each node's cursor moves in order of t, one worker at a time. The flags
+// stay in w.fl for endWindow's counts.
+func (a *asyncParExec) decide(w *asyncWindow, e int, t int64, i, j int) uint8 {
+	fl := a.s.decide(t, i, j)
+	w.fl[e] = fl
+	return fl
+}
+
 // runEvent runs event e of window w, at iteration t, as worker wk: under a
-// network model with its deliveries.
+// network model with its deliveries, decided here if late (idle if an
+// endpoint is offline).
 func (a *asyncParExec) runEvent(w *asyncWindow, e int, t int64, wk int) (nonzero int64, bad int) {
+	i, j := int(w.ev[2*e]), int(w.ev[2*e+1])
 	if a.net != nil {
-		return a.net.netEvent(int(w.ev[2*e]), int(w.ev[2*e+1]), t, wk, w.fl[e])
+		fl := w.fl[e]
+		if a.late {
+			if fl = a.decide(w, e, t, i, j); fl&actOnline == 0 {
+				return 0, -1
+			}
+		}
+		return a.net.netEvent(i, j, t, wk, fl)
 	}
-	return a.event(int(w.ev[2*e]), int(w.ev[2*e+1]), t, wk)
+	return a.event(i, j, t, wk)
 }
 
 // runWindowSerially runs window w's events in stream order.
@@ -863,6 +917,9 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 			b = append(b, ev[2*f], ev[2*f+1])
 		}
 		e.prefetchEvents(b)
+		if a.late && a.churn {
+			a.s.net.PrefetchOnline(b) // the cursors decide reads
+		}
 	}
 	// note records a divergence of event f; the events after it are
 	// skipped (the serial loop never ran them), and it is published before
@@ -900,23 +957,34 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 			x++
 			continue
 		}
-		if a.net != nil && (a.multiPhase || win.fl[f]&actBoth != actBoth) {
-			// A partial delivery, or 1/p_k of the event's phase: the
-			// serial loop's network event.
-			c, bad := a.net.netEvent(i, j, win.tOf(f), w, win.fl[f])
-			nz += c
-			note(f, bad)
-			ran(f)
-			x++
-			continue
+		if a.net != nil {
+			fl := win.fl[f]
+			if a.late {
+				if fl = a.decide(win, f, win.tOf(f), i, j); fl&actOnline == 0 {
+					ran(f) // idle: an endpoint is offline
+					x++
+					continue
+				}
+			}
+			if a.multiPhase || fl&actBoth != actBoth {
+				// A partial delivery, or 1/p_k of the event's phase: the
+				// serial loop's network event.
+				c, bad := a.net.netEvent(i, j, win.tOf(f), w, fl)
+				nz += c
+				note(f, bad)
+				ran(f)
+				x++
+				continue
+			}
 		}
 		if e.evp != nil {
 			// Only the next event of the stream: one of another worker's
-			// chunks between the two may depend on the first.
-			if f2 := at(x + 1); f2 == f+1 && (a.net == nil || win.fl[f2]&actBoth == actBoth) {
-				if k, l := int(ev[2*f2]), int(ev[2*f2+1]); k != i && k != j && l != i && l != j {
-					ready(dep[2*f2])
-					ready(dep[2*f2+1])
+			// chunks between the two may depend on the first. Decided
+			// late, it is decided once its nodes' earlier events have
+			// run; not taken here, it is decided again when it is run.
+			if f2 := at(x + 1); f2 == f+1 {
+				if k, l := int(ev[2*f2]), int(ev[2*f2+1]); k != i && k != j && l != i && l != j &&
+					a.pairReady(win, f2, k, l, ready) {
 					nz1, nz2, b1, b2 := e.gossipPair(i, j, k, l, ps)
 					nz += nz1 + nz2
 					note(f, b1)
@@ -936,6 +1004,22 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 	}
 	prog.Store(math.MaxInt64)
 	a.nz[w] += nz
+}
+
+// pairReady waits for event f2's dependencies (through ready) and reports
+// whether it is a whole exchange, which the dataflow schedule then runs
+// beside the one before it in the two-event kernel (always without a
+// network model).
+func (a *asyncParExec) pairReady(win *asyncWindow, f2, k, l int, ready func(int32)) bool {
+	ready(win.dep[2*f2])
+	ready(win.dep[2*f2+1])
+	switch {
+	case a.net == nil:
+		return true
+	case a.late:
+		return a.decide(win, f2, win.tOf(f2), k, l)&actBoth == actBoth
+	}
+	return win.fl[f2]&actBoth == actBoth
 }
 
 // close stops the executor's workers.

@@ -17,9 +17,11 @@ import (
 // Otherwise state.net is the run's network.Net and state.nx what the engine
 // keeps of it: counters, the synchronous churn clocks c_k, the delay queue.
 // Every executor draws iteration t's activation here (state.activation, or
-// its batch form state.activations), so the edge, the idle iterations,
-// churn at the endpoints, the deliveries, the counters and Config.EdgeSink
-// are decided in one place.
+// its batch form state.activations; the parallel asynchronous executor
+// draws the edges ahead, state.edgesAhead, and decides each on the worker
+// that runs it, state.decide), so the edge, the idle iterations, churn at
+// the endpoints, the deliveries, the counters and Config.EdgeSink are
+// decided in one place.
 //
 // Which executors honour a model (each row's fits says why it refuses
 // one, so that auto falls through to a row that honours it; docs/networks.md
@@ -41,8 +43,8 @@ import (
 //   - async parallel (exec_asyncpar.go, over the async, async-cone,
 //     generic and reference rows): every model but delays, an adaptive
 //     picker and an edge sink, which run on the row's serial loop
-//     (parallelNet, execKind.parallel); a window's activations are drawn
-//     before it runs and its idle events dropped before the levelling;
+//     (parallelNet, execKind.parallel); a window's edges are drawn
+//     before it runs, each event decided by the worker that runs it;
 //   - async-cone (exec_asynccone.go): every model;
 //   - generic (exec_generic.go): every model but delays (needGenericNet);
 //     under churn an offline node keeps θ_k of its last online round;
@@ -329,6 +331,33 @@ func (s *state) activations(t0 int64, ev []int32, fl []uint8) error {
 	return nil
 }
 
+// edgesAhead draws the edges of the iterations t0+1 … t0+len(it) without
+// deciding them (the parallel asynchronous executor's windows: its workers
+// decide each event as they run it, state.decide): the iterations that
+// activate an edge into ev (ev[2x], ev[2x+1]) and it (their index within
+// the iterations), the others (a schedule's edge down, a given
+// probability's none) dropped; it returns how many activate one. With
+// uniform edges they are drawEdges'. Not for an adaptive picker (its edge
+// depends on the state) or an edge sink (it sees every edge in order of t).
+func (s *state) edgesAhead(t0 int64, ev, it []int32) int {
+	iters := len(it)
+	if s.nx.defaultEdges {
+		s.drawEdges(ev[:2*iters])
+		for x := range it {
+			it[x] = int32(x)
+		}
+		return iters
+	}
+	m := 0
+	for x := 0; x < iters; x++ {
+		if i, j, ok := s.net.Edge(t0+1+int64(x), s.edges, nil); ok {
+			ev[2*m], ev[2*m+1], it[m] = int32(i), int32(j), int32(x)
+			m++
+		}
+	}
+	return m
+}
+
 // The churn cursors of the endpoints of the events netPrefetchAhead on are
 // prefetched every netPrefetchGroup events (activations).
 const (
@@ -337,7 +366,8 @@ const (
 )
 
 // settle decides what happens on the activated edge (i, j) at iteration t:
-// the sink sees it, churn may leave it idle, Delivered decides the messages.
+// the sink sees it, churn may leave it idle, Delivered decides the messages
+// (decide), and the counters count it (tally).
 func (s *state) settle(t int64, i, j int) (uint8, error) {
 	nx := s.nx
 	if nx.sink != nil {
@@ -345,16 +375,26 @@ func (s *state) settle(t int64, i, j int) (uint8, error) {
 			return 0, fmt.Errorf("engine: recording the edge of iteration %d: %w", t, err)
 		}
 	}
-	fl := actEdge
-	if nx.churn && (!s.net.Online(i, t) || !s.net.Online(j, t)) {
-		return fl, nil
-	}
-	fl |= actOnline
-	nx.attempted++
-	if nx.acts != nil {
+	fl := s.decide(t, i, j)
+	if fl&actOnline != 0 && nx.acts != nil {
 		nx.acts[i]++
 		nx.acts[j]++
 	}
+	nx.tally(fl)
+	return fl, nil
+}
+
+// decide returns the flags of the activated edge (i, j) at iteration t:
+// idle (actEdge) if churn has an endpoint offline, else online with the
+// deliveries Delivered draws. It moves the endpoints' churn cursors, so
+// that the activations of a node must be decided in order of t, one at a
+// time (the parallel asynchronous executor decides an event on the worker
+// that runs it, after the node's earlier events: exec_asyncpar.go).
+func (s *state) decide(t int64, i, j int) uint8 {
+	if s.nx.churn && (!s.net.Online(i, t) || !s.net.Online(j, t)) {
+		return actEdge
+	}
+	fl := actEdge | actOnline
 	toI, toJ := s.net.Delivered(t, i, j)
 	if toI {
 		fl |= actToI
@@ -362,13 +402,22 @@ func (s *state) settle(t int64, i, j int) (uint8, error) {
 	if toJ {
 		fl |= actToJ
 	}
-	switch {
-	case toI && toJ:
+	return fl
+}
+
+// tally counts an activation with flags fl: attempted if its endpoints
+// were online, delivered or one-way by its messages.
+func (nx *netRun) tally(fl uint8) {
+	if fl&actOnline == 0 {
+		return
+	}
+	nx.attempted++
+	switch fl & actBoth {
+	case actBoth:
 		nx.delivered++
-	case toI || toJ:
+	case actToI, actToJ:
 		nx.oneWay++
 	}
-	return fl, nil
 }
 
 // netExchange applies the deliveries fl of an exchange on (i, j) from the

@@ -59,3 +59,61 @@ func BenchmarkAsyncFaults(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAsyncWindowBuild times what the parallel asynchronous executor
+// does serially (worker 0, while the others wait at the level's barrier
+// when it is longer than their share): building a window — drawing its
+// edges, under a network model deciding each activation (both endpoints'
+// sessions, the messages' loss) and keeping the live ones, or, deciding
+// late, drawing the edges only — and leveling it, in ns per event of the
+// stream, without faults and with loss 0.3 and 10 % churn as
+// BenchmarkAsyncFaults. 10⁹ over it bounds the parallel executor's events
+// per second however many workers run the events (bench/RESULTS.md,
+// "Deciding a window's events").
+func BenchmarkAsyncWindowBuild(b *testing.B) {
+	n := 1_000_000
+	p, err := benchdata.AUC(n, 16, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	faults := network.Model{Loss: 0.3,
+		Churn: network.Churn{Dist: network.DistGeometric, Up: float64(9 * n), Down: float64(n)}}
+	for _, c := range []struct {
+		name string
+		m    network.Model
+		late bool
+	}{{"perfect", network.Model{}, false}, {"loss0.3+churn10%", faults, false}, {"loss0.3+churn10%/late", faults, true}} {
+		b.Run("n="+itoa(n)+"/"+c.name, func(b *testing.B) {
+			defer func(v int) { asyncLateDecide = v }(asyncLateDecide)
+			asyncLateDecide = 1 << 30
+			if c.late {
+				asyncLateDecide = 2
+			}
+			s, err := New(p, g, Config{Algorithm: Async, Iters: 1 << 50, GammaC: 1, Seed: 1, Workers: 2,
+				LogPoints: 1, EvalNodes: 1, Network: c.m})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			a := apar(s)
+			if a == nil {
+				b.Fatal("no parallel executor")
+			}
+			w, m := a.win[0], a.window
+			t0 := s.t
+			events := 0
+			for b.Loop() {
+				if err := a.buildWindow(w, m, t0); err != nil {
+					b.Fatal(err)
+				}
+				t0 += int64(m)
+				events += m
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+		})
+	}
+}

@@ -32,7 +32,8 @@ func parallelModels(g *graph.Graph, iters int64) []namedModel {
 // the reference's events, the dataflow schedule for the gossip fast path)
 // ends in the serial loop's state, trace and network counters bit for bit
 // with the active kernels, for 2, 3 and 8 workers, with levels or windows
-// run on the pool; a window's idle events change nothing.
+// run on the pool, its events decided by the builder (2, 3) or by the
+// workers that run them (8: asyncLateDecide); idle events change nothing.
 func TestNetworkParallelAsyncIdentical(t *testing.T) {
 	shrinkAsync(t)
 	n := 96
@@ -63,6 +64,9 @@ func TestNetworkParallelAsyncIdentical(t *testing.T) {
 					}
 					if spec.Kind == "complete" && a.parLevels == 0 {
 						t.Fatalf("%s: %d workers: nothing ran on the pool", name, w)
+					}
+					if a.late != (w >= asyncLateDecide) {
+						t.Fatalf("%s: %d workers: deciding late %v", name, w, a.late)
 					}
 					if d := snapNet(s, tr).diff(ref); d != "" {
 						t.Fatalf("%s: %d workers: %s differs from the serial loop", name, w, d)
@@ -118,7 +122,13 @@ func TestNetworkParallelAsyncCheckpointResume(t *testing.T) {
 	m := network.Model{Loss: 0.3, LossOneWay: true, Churn: network.Churn{Dist: network.DistGeometric, Up: 400, Down: 50},
 		Schedule: []network.Phase{{Spec: graph.Spec{Kind: "watts-strogatz", N: n, K: 6, P: 0.2, Seed: 4}, Length: 900},
 			{Graph: g, Length: 500}}}
-	for _, est := range []Estimator{Gossip, Unbiased} {
+	defer func(v int) { asyncLateDecide = v }(asyncLateDecide)
+	for _, c := range []struct {
+		est  Estimator
+		late int
+	}{{Gossip, 1 << 30}, {Unbiased, 1 << 30}, {Gossip, 2}, {Unbiased, 2}} {
+		est := c.est
+		asyncLateDecide = c.late
 		mk := func(workers int) *Sim {
 			s, err := New(p, g, Config{Algorithm: Async, Estimator: est, Iters: 6000, GammaC: 1, Seed: 4, LogPoints: 12,
 				EvalNodes: -1, Workers: workers, Network: m})
@@ -143,8 +153,8 @@ func TestNetworkParallelAsyncCheckpointResume(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("%s: want context.Canceled, got %v", est, err)
 		}
-		if apar(a) == nil || apar(a).parLevels == 0 {
-			t.Fatalf("%s: the parallel executor did not run", est)
+		if apar(a) == nil || apar(a).parLevels == 0 || apar(a).late != (c.late == 2) {
+			t.Fatalf("%s: the parallel executor did not run, or not deciding late %v", est, c.late == 2)
 		}
 		var buf bytes.Buffer
 		if err := a.WriteCheckpoint(&buf, []byte("id"), trace); err != nil {
@@ -174,10 +184,12 @@ func TestNetworkParallelAsyncDivergence(t *testing.T) {
 	p := testProblem(t, problem.AUCSquaredHinge, problem.Regularizer{}, 64, 3, 1)
 	g := mustGraph(t, graph.Spec{Kind: "complete", N: 64})
 	m := network.Model{Loss: 0.3, Churn: network.Churn{Dist: network.DistGeometric, Up: 300, Down: 30}}
+	defer func(v int) { asyncLateDecide = v }(asyncLateDecide)
+	asyncLateDecide = 4 // 3 workers decide in the builder, 8 late
 	for _, est := range []Estimator{Gossip, Unbiased} {
 		var errs []string
 		var evals []int64
-		for _, w := range []int{1, 3} {
+		for _, w := range []int{1, 3, 8} {
 			s, err := New(p, g, Config{Algorithm: Async, Estimator: est, Iters: 100000, GammaC: 1e300, Seed: 1, Workers: w, Network: m})
 			if err != nil {
 				t.Fatal(err)
@@ -189,8 +201,10 @@ func TestNetworkParallelAsyncDivergence(t *testing.T) {
 			errs, evals = append(errs, err.Error()), append(evals, s.gradEvals)
 			s.Close()
 		}
-		if errs[0] != errs[1] || evals[0] != evals[1] {
-			t.Fatalf("%s: serial: %s (%d evaluations); parallel: %s (%d)", est, errs[0], evals[0], errs[1], evals[1])
+		for k := 1; k < len(errs); k++ {
+			if errs[0] != errs[k] || evals[0] != evals[k] {
+				t.Fatalf("%s: serial: %s (%d evaluations); parallel (run %d): %s (%d)", est, errs[0], evals[0], k, errs[k], evals[k])
+			}
 		}
 	}
 }
