@@ -48,26 +48,30 @@ import (
 // levels (flowWorker, below): the same windows, built ahead the same way,
 // with one barrier a window.
 //
-// Under a network model (docs/networks.md) a window holds the iterations
-// that activate an edge (state.edgesAhead; the others are dropped) with
-// their iteration t (asyncWindow.it), levelled as without a model; each
-// event is decided — both endpoints online under churn, its deliveries —
-// by the worker that runs it (decide), after its nodes' earlier events, so
-// that a node's churn cursor moves in order of t, and the serial builder
-// does no more under faults than without (a cursor is a cache miss at
-// n = 10⁶; bench/RESULTS.md, "Session draws"). An event with an offline
-// endpoint is idle and changes nothing; the others run as the serial
-// loop's network event (netEventer: 1/p_k of t's phase, a partial delivery
-// without the swap). endWindow counts the window's flags in order of t.
-// Delays (an arrival changes a node outside its events), adaptive pickers
-// (an edge depends on the state) and an edge sink run on the serial loop
-// instead (parallelNet).
+// Under a network model (docs/networks.md) a window is drawn as the serial
+// loop draws it: state.activations decides each iteration's edge, churn at
+// its endpoints and its deliveries, in order of t, and counts them; an
+// iteration with an offline endpoint or no edge is idle and changes
+// nothing, so it is dropped before the levelling, and the others keep
+// their iteration t (asyncWindow.it) and flags. That serial deciding (a
+// churn cursor is a cache miss at n = 10⁶) bounds the run on many workers,
+// so from asyncLateDecide workers on the builder draws only the activated
+// edges (state.edgesAhead) and each event is decided by the worker that
+// runs it (decide), after its nodes' earlier events, so that a node's
+// cursor still moves in order of t; an event found idle then does nothing,
+// and endWindow counts the window's flags in order of t (bench/RESULTS.md,
+// "Deciding a window's events"). A live event runs as the serial loop's
+// network event (netEventer: 1/p_k of t's phase, a partial delivery
+// without the swap). Delays (an arrival changes a node outside its
+// events), adaptive pickers (an edge depends on the state) and an edge
+// sink run on the serial loop instead (parallelNet).
 
 // asyncWindow is one window of events: the edges, each event's level, the
 // events sorted by level (stable) and each level's start. Under a network
 // model the window covers iters iterations, of which the m events that
-// activate an edge; it[e] is event e's iteration within the window and
-// fl[e] its flags once a worker decided it (0 before).
+// are live (or, decided late, that activate an edge); it[e] is event e's
+// iteration within the window and fl[e] its flags (decided late: once a
+// worker decided it, 0 before).
 type asyncWindow struct {
 	m      int   // events
 	iters  int   // iterations covered (m without a network model)

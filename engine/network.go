@@ -44,7 +44,8 @@ import (
 //     generic and reference rows): every model but delays, an adaptive
 //     picker and an edge sink, which run on the row's serial loop
 //     (parallelNet, execKind.parallel); a window's edges are drawn
-//     before it runs, each event decided by the worker that runs it;
+//     before it runs (decided there, or from asyncLateDecide workers on
+//     by the worker that runs each event);
 //   - async-cone (exec_asynccone.go): every model;
 //   - generic (exec_generic.go): every model but delays (needGenericNet);
 //     under churn an offline node keeps θ_k of its last online round;
