@@ -5,9 +5,6 @@ package engine
 import (
 	"runtime"
 	"testing"
-
-	"github.com/pairgossip/pairgossip/graph"
-	"github.com/pairgossip/pairgossip/internal/benchdata"
 )
 
 // BenchmarkAsyncSerialCPU times the serial gossip loop (AUC logistic,
@@ -21,14 +18,7 @@ import (
 func BenchmarkAsyncSerialCPU(b *testing.B) {
 	for _, n := range []int{10_000, 1_000_000} {
 		b.Run("n="+itoa(n), func(b *testing.B) {
-			p, err := benchdata.AUC(n, 16, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
+			p, g := benchAUCWS(b, n)
 			s, err := New(p, g, Config{Algorithm: Async, Iters: 1 << 50, GammaC: 1, Seed: 1, Workers: 1, LogPoints: 1, EvalNodes: 1})
 			if err != nil {
 				b.Fatal(err)

@@ -2,9 +2,6 @@ package engine
 
 import (
 	"testing"
-
-	"github.com/pairgossip/pairgossip/graph"
-	"github.com/pairgossip/pairgossip/internal/benchdata"
 )
 
 // BenchmarkAsyncEventHot times the asynchronous gossip event on a small
@@ -13,14 +10,7 @@ import (
 func BenchmarkAsyncEventHot(b *testing.B) {
 	for _, n := range []int{64, 1000} {
 		b.Run("n="+itoa(n), func(b *testing.B) {
-			p, err := benchdata.AUC(n, 16, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
+			p, g := benchAUCWS(b, n)
 			s, err := New(p, g, Config{Algorithm: Async, Iters: 1 << 50, GammaC: 1, Seed: 1, Workers: 1, LogPoints: 1, EvalNodes: 1})
 			if err != nil {
 				b.Fatal(err)
@@ -54,14 +44,7 @@ func itoa(n int) string {
 // n = 10⁶ (d = 16), without the Theta rebuild that Advance ends with.
 func BenchmarkAsyncLarge(b *testing.B) {
 	const n = 1_000_000
-	p, err := benchdata.AUC(n, 16, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p, g := benchAUCWS(b, n)
 	for _, w := range []int{1, 2} {
 		b.Run("workers="+itoa(w), func(b *testing.B) {
 			s, err := New(p, g, Config{Algorithm: Async, Iters: 1 << 50, GammaC: 1, Seed: 1, Workers: w, LogPoints: 1, EvalNodes: 1})

@@ -6,6 +6,7 @@ import (
 	"github.com/pairgossip/pairgossip/graph"
 	"github.com/pairgossip/pairgossip/internal/benchdata"
 	"github.com/pairgossip/pairgossip/network"
+	"github.com/pairgossip/pairgossip/problem"
 )
 
 // BenchmarkAsyncFaults times the asynchronous gossip executor (d = 16,
@@ -17,16 +18,8 @@ import (
 // bench/RESULTS.md). An event is an iteration, idle or not.
 func BenchmarkAsyncFaults(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		p, err := benchdata.AUC(n, 16, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		faults := network.Model{Loss: 0.3,
-			Churn: network.Churn{Dist: network.DistGeometric, Up: float64(9 * n), Down: float64(n)}}
+		p, g := benchAUCWS(b, n)
+		faults := asyncFaults(n)
 		for _, c := range []struct {
 			name string
 			m    network.Model
@@ -72,16 +65,8 @@ func BenchmarkAsyncFaults(b *testing.B) {
 // "Deciding a window's events").
 func BenchmarkAsyncWindowBuild(b *testing.B) {
 	n := 1_000_000
-	p, err := benchdata.AUC(n, 16, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	faults := network.Model{Loss: 0.3,
-		Churn: network.Churn{Dist: network.DistGeometric, Up: float64(9 * n), Down: float64(n)}}
+	p, g := benchAUCWS(b, n)
+	faults := asyncFaults(n)
 	for _, c := range []struct {
 		name string
 		m    network.Model
@@ -116,4 +101,27 @@ func BenchmarkAsyncWindowBuild(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 		})
 	}
+}
+
+// benchAUCWS is the asynchronous benchmarks' problem and graph: AUC on
+// n synthetic points of dimension 16 (benchdata.AUC) over a Watts–Strogatz
+// graph, k = 5, p = 0.3.
+func benchAUCWS(b *testing.B, n int) (*problem.Problem, *graph.Graph) {
+	b.Helper()
+	p, err := benchdata.AUC(n, 16, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := graph.WattsStrogatz(n, 5, 0.3, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, g
+}
+
+// asyncFaults is the asynchronous benchmarks' faults at n nodes: loss 0.3
+// and churn keeping 10 % offline (geometric sessions of 9n and n).
+func asyncFaults(n int) network.Model {
+	return network.Model{Loss: 0.3,
+		Churn: network.Churn{Dist: network.DistGeometric, Up: float64(9 * n), Down: float64(n)}}
 }
