@@ -1010,20 +1010,20 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 	a.nz[w] += nz
 }
 
-// pairReady waits for event f2's dependencies (through ready) and reports
-// whether it is a whole exchange, which the dataflow schedule then runs
-// beside the one before it in the two-event kernel (always without a
-// network model).
+// pairReady reports whether event f2 is a whole exchange (always without a
+// network model), which the dataflow schedule then runs beside the one
+// before it in the two-event kernel, having waited for its dependencies
+// (through ready); decided late, it waits first, then decides it.
 func (a *asyncParExec) pairReady(win *asyncWindow, f2, k, l int, ready func(int32)) bool {
+	if a.net != nil && !a.late && win.fl[f2]&actBoth != actBoth {
+		return false
+	}
 	ready(win.dep[2*f2])
 	ready(win.dep[2*f2+1])
-	switch {
-	case a.net == nil:
-		return true
-	case a.late:
+	if a.net != nil && a.late {
 		return a.decide(win, f2, win.tOf(f2), k, l)&actBoth == actBoth
 	}
-	return win.fl[f2]&actBoth == actBoth
+	return true
 }
 
 // close stops the executor's workers.
