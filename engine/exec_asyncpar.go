@@ -559,7 +559,8 @@ func (a *asyncParExec) endWindow(w *asyncWindow, first divergence, nonzero int64
 // has run (a level's events have distinct nodes and levels run in order;
 // the dataflow schedule waits for an event's dependencies first), so that
 // each node's cursor moves in order of t, one worker at a time. The flags
-// stay in w.fl for endWindow's counts.
+// (never 0: actEdge is set) stay in w.fl, cleared when the window is
+// built, for the event's run if decided ahead of it and endWindow's counts.
 func (a *asyncParExec) decide(w *asyncWindow, e int, t int64, i, j int) uint8 {
 	fl := a.s.decide(t, i, j)
 	w.fl[e] = fl
@@ -964,7 +965,10 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 		if a.net != nil {
 			fl := win.fl[f]
 			if a.late {
-				if fl = a.decide(win, f, win.tOf(f), i, j); fl&actOnline == 0 {
+				if fl == 0 { // not yet decided (pairReady may have)
+					fl = a.decide(win, f, win.tOf(f), i, j)
+				}
+				if fl&actOnline == 0 {
 					ran(f) // idle: an endpoint is offline
 					x++
 					continue
@@ -985,7 +989,7 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 			// Only the next event of the stream: one of another worker's
 			// chunks between the two may depend on the first. Decided
 			// late, it is decided once its nodes' earlier events have
-			// run; not taken here, it is decided again when it is run.
+			// run; not taken here, it keeps its flags for when it runs.
 			if f2 := at(x + 1); f2 == f+1 {
 				if k, l := int(ev[2*f2]), int(ev[2*f2+1]); k != i && k != j && l != i && l != j &&
 					a.pairReady(win, f2, k, l, ready) {
