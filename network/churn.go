@@ -15,22 +15,17 @@ import (
 // unit maps a 64-bit hash to a uniform value in [0, 1) with 53 bits.
 func unit(h uint64) float64 { return float64(h>>11) * 0x1p-53 }
 
-// sessionLength draws an integer session length >= 1 with the given mean
-// from the distribution dist, using the hash h (and values derived from it):
+// sessionDraw draws an integer session length >= 1 with a given mean
+// from a distribution, using a hash h (and values derived from it):
 //
 //	exponential  ⌈X⌉, X ~ Exp(mean): E = 1/(1 − e^(−1/mean)) ≈ mean + 1/2
 //	geometric    on {1, 2, …} with success 1/mean: E = mean exactly
 //	lognormal    max(1, ⌈e^(μ+σZ)⌉), μ = ln(mean) − σ²/2: E[e^(μ+σZ)] = mean
-func sessionLength(dist string, mean, sigma float64, h uint64) int64 {
-	d := newSessionDraw(dist, mean, sigma)
-	return d.length(h)
-}
-
-// sessionDraw is sessionLength for one distribution and mean, its constants
-// (the geometric's log(1 − 1/mean), the lognormal's μ) computed once: a
-// churn walk draws a session at every switch of every node, and under the
-// reduced schedule at n = 10⁶ those draws are most of what churn costs.
-// The same operations on the same values: the same lengths, bit for bit.
+//
+// Its constants (the geometric's log(1 − 1/mean), the lognormal's μ) are
+// computed once per distribution and mean: a churn walk draws a session at
+// every switch of every node, and under the reduced schedule at n = 10⁶
+// those draws are most of what churn costs.
 type sessionDraw struct {
 	kind      uint8 // sessionExp, sessionGeo, sessionLogn
 	mean      float64
@@ -65,7 +60,7 @@ func newSessionDraw(dist string, mean, sigma float64) sessionDraw {
 	return d
 }
 
-// length is the session length the hash h draws (sessionLength).
+// length is the session length the hash h draws.
 func (d *sessionDraw) length(h uint64) int64 {
 	u := unit(h)
 	var x float64

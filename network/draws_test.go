@@ -40,6 +40,13 @@ func TestSessionLengthMeans(t *testing.T) {
 	}
 }
 
+// sessionLength is one draw of sessionDraw, the definition the tests
+// check the cursors against.
+func sessionLength(dist string, mean, sigma float64, h uint64) int64 {
+	d := newSessionDraw(dist, mean, sigma)
+	return d.length(h)
+}
+
 func churnNet(t testing.TB, dist string, up, down float64, n int, seed uint64) *Net {
 	return mustNet(t, Model{Churn: Churn{Dist: dist, Up: up, Down: down}}, mustGraph(t, graph.Spec{Kind: "cycle", N: n}), seed)
 }
