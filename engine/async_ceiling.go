@@ -26,6 +26,13 @@ func init() {
 		return s.memoryCeilingWith(events, group, ahead)
 	}
 	lab.AsyncPrefetch = func() (group, ahead int) { return asyncGroup, asyncGroupAhead }
+	lab.AsyncLateDecide = func(w int) int {
+		old := asyncLateDecide
+		if w > 0 {
+			asyncLateDecide = w
+		}
+		return old
+	}
 	lab.EigenCounts = func(sim any) (eigs, rankOne int64, err error) {
 		s, err := labSim(sim)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -45,6 +46,11 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		"run under it, and are timed again without faults, side by side (issue #34: within 1.3×)")
 	churnSpec := fs.String("churn", "none", "churn of the network model (geometric:up=U,down=D, exponential:…, lognormal:…; sessions in\n"+
 		"iterations, offline a fraction D/(U+D) of the time): as --loss")
+	serialToo := fs.Bool("serial", true, "also time the serial loop (and compare the parallel executor's final state with its):\n"+
+		"--serial=false times the parallel executor alone, for sweeps over --workers")
+	decideFrom := fs.Int("decide-from", 0, "under a network model, the worker count from which the parallel executor's workers\n"+
+		"decide the events they run (below it the serial window builder decides them); 0: the engine's own")
+	cpuProfile := fs.String("cpuprofile", "", cpuProfileFlag+": the parallel executor's, under the model if one is given")
 	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
@@ -55,6 +61,20 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	if *events < 1 || *workers < 1 {
 		return usageError{Err: fmt.Errorf("--events and --workers must be >= 1")}
+	}
+	if *decideFrom < 0 {
+		return usageError{Err: fmt.Errorf("--decide-from must be >= 0 (0: the engine's own)")}
+	}
+	if !*serialToo && !given(fs, "ceiling") {
+		*ceiling = false // its default times the serial loop's traffic: not asked for here
+	}
+	if !*serialToo && (*ceiling || *sweep || *latency || *hot || *copies) {
+		return usageError{Err: fmt.Errorf("--serial=false times the parallel executor alone: --ceiling, --ceiling-sweep, --latency, --hot and --copies need the serial loop")}
+	}
+	decideAt := lab.AsyncLateDecide(*decideFrom)
+	if *decideFrom > 0 {
+		defer lab.AsyncLateDecide(decideAt) // the engine's own again after this command
+		decideAt = *decideFrom
 	}
 	churn, err := network.ParseChurn(*churnSpec)
 	if err != nil {
@@ -113,19 +133,31 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		cpuNs := float64(processCPU()-c0) / float64(*events)
 		return float64(*events) / el, s.StateChecksum(), cpuNs, nil
 	}
-	serial, sumS, serialCPU, err := run(1, model)
+	var serial, serialCPU float64
+	var sumS [32]byte
+	if *serialToo {
+		if serial, sumS, serialCPU, err = run(1, model); err != nil {
+			return err
+		}
+	}
+	stopProfile, err := startProfile(*cpuProfile)
 	if err != nil {
 		return err
 	}
 	par, sumP, parCPU, err := run(*workers, model)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		return err
 	}
 	// Under faults, the same runs without them, side by side.
 	var cleanSerial, cleanPar float64
 	if faults {
-		if cleanSerial, _, _, err = run(1, network.Model{}); err != nil {
-			return err
+		if *serialToo {
+			if cleanSerial, _, _, err = run(1, network.Model{}); err != nil {
+				return err
+			}
 		}
 		if cleanPar, _, _, err = run(*workers, network.Model{}); err != nil {
 			return err
@@ -188,8 +220,21 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 		"events_per_s": par, "serial_events_per_s": serial, "speedup": par / serial,
 		"identical_to_serial":         sumS == sumP,
 		"serial_cpu_ns_per_event":     serialCPU,
+		"decide_from":                 decideAt,
 		"memory_ceiling_events_per_s": ceil, "memory_ceiling_cpu_ns_per_event": ceilCPU, "cpu_ns_per_event": parCPU, "gomaxprocs": runtime.GOMAXPROCS(0), "kernel": kernel.Active(),
 		"pinned_cpus": cpus, "pin_note": pinWhy, "lines_per_event": lines}
+	if faults {
+		out["network"], out["faultless_events_per_s"], out["faultless_serial_events_per_s"] = model.String(), cleanPar, cleanSerial
+		out["fault_slowdown"], out["serial_fault_slowdown"] = cleanPar/par, cleanSerial/serial
+	}
+	if !*serialToo { // not timed: null, not a made-up zero or an infinite ratio
+		for _, k := range []string{"serial_events_per_s", "speedup", "identical_to_serial", "serial_cpu_ns_per_event",
+			"memory_ceiling_events_per_s", "memory_ceiling_cpu_ns_per_event", "faultless_serial_events_per_s", "serial_fault_slowdown"} {
+			if _, ok := out[k]; ok {
+				out[k] = nil
+			}
+		}
+	}
 	if *latency {
 		out["memory_latency_ns"], out["serial_lines_in_flight"] = latNs, inFlight
 		if *ceiling {
@@ -203,10 +248,6 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 			out["ceiling_sweep_best_lines_in_flight"] = float64(lines) * latNs * best / 1e9
 		}
 	}
-	if faults {
-		out["network"], out["faultless_events_per_s"], out["faultless_serial_events_per_s"] = model.String(), cleanPar, cleanSerial
-		out["fault_slowdown"], out["serial_fault_slowdown"] = cleanPar/par, cleanSerial/serial
-	}
 	if *hot {
 		out["hot_events_per_s"], out["hot_cpu_ns_per_event"] = hotRate, hotCPU
 	}
@@ -215,6 +256,14 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	}
 	if *asJSON {
 		printJSON(stdout, out)
+		return nil
+	}
+	if !*serialToo {
+		fmt.Fprintf(stdout, "n=%d d=%d %s: %d workers %.3g events/s (%.1f CPU ns an event); serial loop not timed\n",
+			*n, *d, g.Name, *workers, par, parCPU)
+		if faults {
+			fmt.Fprintf(stdout, "network %s; without faults: %d workers %.3g events/s (faults cost ×%.2f)\n", model, *workers, cleanPar, cleanPar/par)
+		}
 		return nil
 	}
 	fmt.Fprintf(stdout, "n=%d d=%d %s: serial %.3g events/s (%.1f CPU ns an event), %d workers %.3g events/s (×%.2f, %.1f CPU ns an event), identical: %v\n",
@@ -309,4 +358,11 @@ func timeSerial(p *problem.Problem, g *graph.Graph, cfg engine.Config, events in
 	}
 	el := time.Since(t0).Seconds()
 	return float64(events) / el, float64(processCPU()-c0) / float64(events), nil
+}
+
+// given reports whether the command line set the flag name.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

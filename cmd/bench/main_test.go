@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -192,14 +195,61 @@ func TestAsyncFaults(t *testing.T) {
 	}
 }
 
+// TestAsyncParallelAlone: bench async --serial=false times the parallel
+// executor alone (the serial loop's fields null, not zero or infinite),
+// --decide-from sets where a model's events are decided and says so,
+// --cpuprofile writes a profile, and the serial loop's extras are refused
+// without it.
+func TestAsyncParallelAlone(t *testing.T) {
+	for _, from := range []string{"2", "4"} {
+		var out, errb bytes.Buffer
+		prof := filepath.Join(t.TempDir(), "cpu.prof")
+		code := realMain([]string{"async", "--n", "5000", "--d", "9", "--events", "20000", "--workers", "2", "--serial=false",
+			"--decide-from", from, "--loss", "0.3", "--churn", "geometric:up=9000,down=1000", "--json", "--cpuprofile", prof}, &out, &errb)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+			t.Fatalf("--cpuprofile wrote no profile: %v", err)
+		}
+		var r map[string]any
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatal(err, out.String())
+		}
+		if r["serial_events_per_s"] != nil || r["speedup"] != nil || r["identical_to_serial"] != nil ||
+			r["memory_ceiling_events_per_s"] != nil || r["events_per_s"].(float64) <= 0 ||
+			r["faultless_events_per_s"].(float64) <= 0 || fmt.Sprint(r["decide_from"]) != from {
+			t.Fatalf("%s", out.String())
+		}
+	}
+	for _, c := range [][]string{{"--ceiling"}, {"--hot"}, {"--decide-from", "-1"}} {
+		var out, errb bytes.Buffer
+		args := append([]string{"async", "--n", "5000", "--events", "10", "--serial=false"}, c...)
+		if code := realMain(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), strings.TrimPrefix(c[0], "-")) {
+			t.Fatalf("%v: exit %d: %s", c, code, errb.String())
+		}
+	}
+}
+
 // TestSyncNetwork: bench sync --loss --churn runs the reduced schedule
-// under the model and says so in its JSON.
+// under the model and says so in its JSON; --cpuprofile writes a profile,
+// and names itself when it cannot.
 func TestSyncNetwork(t *testing.T) {
 	var out, errb bytes.Buffer
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
 	code := realMain([]string{"sync", "--n", "3000", "--d", "4", "--iters", "300", "--workers", "1", "--triad-n", "1000",
-		"--loss", "0.3", "--churn", "geometric:up=450,down=50", "--json"}, &out, &errb)
+		"--loss", "0.3", "--churn", "geometric:up=450,down=50", "--json", "--cpuprofile", prof}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Fatalf("--cpuprofile wrote no profile: %v", err)
+	}
+	errb.Reset()
+	bad := filepath.Join(t.TempDir(), "no-such-dir", "cpu.prof")
+	if code := realMain([]string{"sync", "--n", "3000", "--d", "4", "--iters", "3", "--triad-n", "1000", "--cpuprofile", bad}, &out, &errb); code != 2 ||
+		!strings.Contains(errb.String(), "--cpuprofile") {
+		t.Fatalf("--cpuprofile into a missing folder: exit %d: %s", code, errb.String())
 	}
 	var m map[string]any
 	if err := json.Unmarshal(out.Bytes(), &m); err != nil {

@@ -31,6 +31,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "workers of the round")
 	schedule := fs.String("schedule", "auto", "auto (= reduced here), plain, blocked, reduced — or reference, the generic per-node path")
 	pin := fs.Bool("pin", false, "pin the workers to CPUs (package affinity; the JSON says where, or why not)")
+	cpuProfile := fs.String("cpuprofile", "", cpuProfileFlag+" (the --iters rounds after --warm)")
 	kern := fs.String("kernel", "auto", "auto or a kernel implementation this CPU supports: "+strings.Join(kernel.Implementations(), ", "))
 	kind := fs.String("graph", "watts-strogatz", "graph")
 	seed := fs.Uint64("seed", 1, "seed of the data, graph and edge stream")
@@ -93,11 +94,19 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	cpu0 := processCPU()
-	t0 := time.Now()
-	if err := s.Advance(*iters); err != nil {
+	stopProfile, err := startProfile(*cpuProfile)
+	if err != nil {
 		return err
 	}
+	t0 := time.Now()
+	err = s.Advance(*iters)
 	el := time.Since(t0)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
 	cpu := processCPU() - cpu0
 	runtime.ReadMemStats(&ms1)
 	prof := s.Profile().Sub(prof0) // the timed rounds'

@@ -31,4 +31,10 @@ var (
 	// metric-learning run did so far, and the rank-one eigen-updates done in
 	// place of full ones (zero for the schedules that do none).
 	EigenCounts func(sim any) (eigs, rankOne int64, err error)
+	// AsyncLateDecide returns the parallel asynchronous executor's worker
+	// count from which, under a network model, the workers that run the
+	// events decide them (below it the serial window builder does), and
+	// sets it to w when w > 0: the crossover is measured with it (bench
+	// async --decide-from). Not safe while a run is being built.
+	AsyncLateDecide func(w int) int
 )
