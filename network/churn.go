@@ -50,10 +50,10 @@ func newSessionDraw(dist string, mean, sigma float64) sessionDraw {
 		if mean <= 1 {
 			d.kind = sessionOne
 		}
-		d.geo = math.Log1p(-1 / mean)
+		d.geo = log1pNoFMA(-1 / mean)
 	case DistLognormal:
 		d.kind = sessionLogn
-		d.mu = math.Log(mean) - sigma*sigma/2
+		d.mu = lnUnit(mean) - float64(sigma*sigma)/2
 	default:
 		d.kind = sessionOne + 1 // no distribution: x = 0, a length of 1
 	}
@@ -75,8 +75,8 @@ func (d *sessionDraw) length(h uint64) int64 {
 		// Box–Muller from two uniforms derived from h; u1 in (0, 1].
 		u1 := 1 - u
 		u2 := unit(rng.Mix(h + 0x9e3779b97f4a7c15))
-		z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
-		x = math.Ceil(math.Exp(d.mu + d.sigma*z))
+		z := math.Sqrt(-2*lnUnit(u1)) * cosNoFMA(2*math.Pi*u2)
+		x = math.Ceil(expNoFMA(d.mu + float64(d.sigma*z)))
 	}
 	if !(x >= 1) {
 		return 1

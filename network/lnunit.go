@@ -2,7 +2,7 @@ package network
 
 import "math"
 
-// lnUnit returns ln v for v in [2⁻⁵³, 1] (a session draw's 1 − u, exact
+// lnUnit returns ln v for a normal v > 0, in the draws v in [2⁻⁵³, 1] (a session draw's 1 − u, exact
 // for u = k·2⁻⁵³): fdlibm's e_log.c algorithm (Go's math.Log is the same
 // one, and lnUnit gives its bits: TestLnUnitIsLog), without its special
 // cases, which a normal v in (0, 1] never takes, and with the reduction
@@ -32,7 +32,14 @@ func lnUnit(v float64) float64 {
 	s := f / (2 + f)
 	s2 := s * s
 	s4 := s2 * s2
-	r := s2*(l1+s4*(l3+s4*(l5+s4*l7))) + s4*(l2+s4*(l4+s4*l6))
-	hfsq := 0.5 * f * f
-	return k*ln2Hi - ((hfsq - (s*(hfsq+r) + k*ln2Lo)) - f)
+	// Every added product rounded on its own (fmath.go): the same bits
+	// whether or not the build fuses multiply-adds.
+	t1 := l5 + float64(s4*l7)
+	t1 = l3 + float64(s4*t1)
+	t1 = l1 + float64(s4*t1)
+	t2 := l4 + float64(s4*l6)
+	t2 = l2 + float64(s4*t2)
+	r := float64(s2*t1) + float64(s4*t2)
+	hfsq := float64(0.5 * f * f)
+	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*ln2Lo))) - f)
 }

@@ -522,7 +522,7 @@ func (nt *Net) Delay(t int64, dir int) int {
 	case DelayGeometric:
 		// geometric on {0, 1, …} with mean μ: success 1/(1+μ), capped.
 		u := unit(rng.Hash(nt.dDelay, uint64(t), uint64(dir)))
-		x := math.Floor(math.Log1p(-u) / math.Log1p(-1/(1+d.Mean)))
+		x := math.Floor(lnUnit(1-u) / log1pNoFMA(-1/(1+d.Mean))) // log1p(−u), exact 1 − u (fmath.go)
 		if !(x < float64(d.Max)) {
 			return d.Max
 		}

@@ -3,11 +3,12 @@
 # on an amd64 machine. arm64 is where Go fuses x*y + z into one FMA, so this
 # is where an unguarded multiply-add in problem/ or engine/ shows (#16).
 #
-# Cross-compiles the test binaries of kernel/, problem/ and engine/ (static,
-# CGO_ENABLED=0) and runs them under qemu-aarch64: kernel and problem in full
-# with -test.short, engine with the selection below (the schedules against
-# the literal reference and each other, across worker counts, and the golden
-# checksums under the generic+gonum/arm64 key).
+# Cross-compiles the test binaries of kernel/, problem/, engine/ and network/
+# (static, CGO_ENABLED=0) and runs them under qemu-aarch64: kernel and problem
+# in full with -test.short, engine with the selection below (the schedules
+# against the literal reference and each other, across worker counts, and the
+# golden checksums under the generic+gonum/arm64 key), network's draws (the
+# same bits as on amd64: network/fmath.go).
 #
 # Usage: scripts/arm64-test.sh        (about 3 to 4 minutes on 2 cores)
 #        ARM64_TEST_ALL=1 scripts/arm64-test.sh   also runs the known failure below
@@ -25,8 +26,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "-- arm64: vet and compile the test binaries"
-GOARCH=arm64 go vet ./kernel/ ./problem/ ./engine/
-for pkg in kernel problem engine; do
+GOARCH=arm64 go vet ./kernel/ ./problem/ ./engine/ ./network/
+for pkg in kernel problem engine network; do
 	GOARCH=arm64 CGO_ENABLED=0 go test -c -o "$tmp/$pkg.test" "./$pkg"
 done
 
@@ -63,4 +64,5 @@ fi
 run kernel -test.short
 run problem -test.short
 run engine -test.run "^(${engine_tests})\$"
+run network -test.run '^(TestNoFMAMath|TestLnUnitIsLog|TestSessionLengthsAreLog1p)$'
 echo "arm64 (emulated): identical-bits tests passed"

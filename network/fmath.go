@@ -1,0 +1,222 @@
+package network
+
+import "math"
+
+// The network model's draws are the same bits on every machine and build:
+// Go may fuse x*y + z into one FMA (on arm64 always, on amd64 from
+// GOAMD64=v3 on), which changes the last bit of a result, so every added
+// product below, in a variable or not, is written float64(…) (the
+// engine's rule, docs/design.md §4, "No implicit FMA"; Go may fuse across
+// statements); and the math package's functions that a draw
+// calls are pure Go (fused like the rest), or on amd64 assembly that takes
+// an FMA path on CPUs that have one (math.Exp). The functions here are the
+// algorithms of Go's math package, whose bits they give where the build
+// does not fuse (TestNoFMAMath), written so that no build can fuse them,
+// for the domains their callers use.
+
+// log1pNoFMA returns ln(1 + x) for x >= −1 (−Inf at −1): fdlibm's
+// s_log1p.c, as math.Log1p. A geometric session's and delay's constant.
+func log1pNoFMA(x float64) float64 {
+	const (
+		sqrt2M1     = 4.142135623730950488017e-01  // √2 − 1
+		sqrt2HalfM1 = -2.928932188134524755992e-01 // √2/2 − 1
+		small       = 1.0 / (1 << 29)
+		tiny        = 1.0 / (1 << 54)
+		two53       = 1 << 53
+		ln2Hi       = 6.93147180369123816490e-01
+		ln2Lo       = 1.90821492927058770002e-10
+		lp1         = 6.666666666666735130e-01
+		lp2         = 3.999999999940941908e-01
+		lp3         = 2.857142874366239149e-01
+		lp4         = 2.222219843214978396e-01
+		lp5         = 1.818357216161805012e-01
+		lp6         = 1.531383769920937332e-01
+		lp7         = 1.479819860511658591e-01
+	)
+	switch {
+	case x == -1:
+		return math.Inf(-1)
+	case x < -1 || x != x:
+		return math.NaN()
+	case math.IsInf(x, 1):
+		return x
+	}
+	ax := math.Abs(x)
+	var f, c float64
+	var iu uint64
+	k := 1
+	if ax < sqrt2M1 {
+		if ax < small {
+			if ax < tiny {
+				return x
+			}
+			return x - float64(x*x)*0.5
+		}
+		if x > sqrt2HalfM1 {
+			k, f, iu = 0, x, 1
+		}
+	}
+	if k != 0 {
+		var u float64
+		if ax < two53 {
+			u = 1 + x
+			iu = math.Float64bits(u)
+			k = int((iu >> 52) - 1023)
+			if k > 0 { // the rounding of 1 + x, corrected
+				c = 1 - (u - x)
+			} else {
+				c = x - (u - 1)
+			}
+			c /= u
+		} else {
+			u = x
+			iu = math.Float64bits(u)
+			k = int((iu >> 52) - 1023)
+		}
+		iu &= 0x000fffffffffffff
+		if iu < 0x0006a09e667f3bcd { // u's mantissa below √2's
+			u = math.Float64frombits(iu | 0x3ff0000000000000)
+		} else {
+			k++
+			u = math.Float64frombits(iu | 0x3fe0000000000000)
+			iu = (0x0010000000000000 - iu) >> 2
+		}
+		f = u - 1
+	}
+	fk := float64(k)
+	hfsq := float64(0.5 * f * f)
+	if iu == 0 { // |f| < 2⁻²⁰
+		if f == 0 {
+			if k == 0 {
+				return 0
+			}
+			c += float64(fk * ln2Lo)
+			return float64(fk*ln2Hi) + c
+		}
+		r := float64(hfsq * (1 - float64(0.66666666666666666*f)))
+		if k == 0 {
+			return f - r
+		}
+		return float64(fk*ln2Hi) - ((r - (float64(fk*ln2Lo) + c)) - f)
+	}
+	s := f / (2 + f)
+	z := s * s
+	p := lp6 + float64(z*lp7)
+	p = lp5 + float64(z*p)
+	p = lp4 + float64(z*p)
+	p = lp3 + float64(z*p)
+	p = lp2 + float64(z*p)
+	p = lp1 + float64(z*p)
+	r := float64(z * p)
+	if k == 0 {
+		return f - (hfsq - float64(s*(hfsq+r)))
+	}
+	return float64(fk*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + (float64(fk*ln2Lo) + c))) - f)
+}
+
+// cosNoFMA returns cos x for finite x in [0, 2³⁰): the Cephes algorithm
+// of math.Cos (reduction modulo π/4 in three parts, a polynomial on the
+// octant). The lognormal's Box–Muller draw, x = 2π·u.
+func cosNoFMA(x float64) float64 {
+	const (
+		pi4A = 7.85398125648498535156e-1 // π/4 in three parts
+		pi4B = 3.77489470793079817668e-8
+		pi4C = 2.69515142907905952645e-15
+		s0   = 1.58962301576546568060e-10 // sin's
+		s1   = -2.50507477628578072866e-8
+		s2   = 2.75573136213857245213e-6
+		s3   = -1.98412698295895385996e-4
+		s4   = 8.33333333332211858878e-3
+		s5   = -1.66666666666666307295e-1
+		c0   = -1.13585365213876817300e-11 // cos's
+		c1   = 2.08757008419747316778e-9
+		c2   = -2.75573141792967388112e-7
+		c3   = 2.48015872888517045348e-5
+		c4   = -1.38888888888730564116e-3
+		c5   = 4.16666666666665929218e-2
+	)
+	x = math.Abs(x)
+	j := uint64(x * (4 / math.Pi)) // x/(π/4)'s integer part
+	y := float64(j)
+	if j&1 == 1 { // zeros to the origin
+		j++
+		y++
+	}
+	j &= 7
+	z := ((x - float64(y*pi4A)) - float64(y*pi4B)) - float64(y*pi4C)
+	sign := false
+	if j > 3 {
+		j -= 4
+		sign = !sign
+	}
+	if j > 1 {
+		sign = !sign
+	}
+	zz := z * z
+	if j == 1 || j == 2 {
+		p := float64(s0*zz) + s1
+		p = float64(p*zz) + s2
+		p = float64(p*zz) + s3
+		p = float64(p*zz) + s4
+		p = float64(p*zz) + s5
+		y = z + float64(float64(z*zz)*p)
+	} else {
+		p := float64(c0*zz) + c1
+		p = float64(p*zz) + c2
+		p = float64(p*zz) + c3
+		p = float64(p*zz) + c4
+		p = float64(p*zz) + c5
+		y = 1.0 - float64(0.5*zz) + float64(float64(zz*zz)*p)
+	}
+	if sign {
+		y = -y
+	}
+	return y
+}
+
+// expNoFMA returns eˣ: fdlibm's e_exp.c, the pure-Go math.Exp (on amd64
+// and arm64 math.Exp is assembly, another algorithm, not always the same
+// last bit: TestNoFMAMath bounds both). The lognormal's e^(μ+σZ).
+func expNoFMA(x float64) float64 {
+	const (
+		ln2Hi     = 6.93147180369123816490e-01
+		ln2Lo     = 1.90821492927058770002e-10
+		log2e     = 1.44269504088896338700e+00
+		overflow  = 7.09782712893383973096e+02
+		underflow = -7.45133219101941108420e+02
+		nearZero  = 1.0 / (1 << 28)
+		p1        = 1.66666666666666657415e-01
+		p2        = -2.77777777770155933842e-03
+		p3        = 6.61375632143793436117e-05
+		p4        = -1.65339022054652515390e-06
+		p5        = 4.13813679705723846039e-08
+	)
+	switch {
+	case x != x:
+		return x
+	case x > overflow:
+		return math.Inf(1)
+	case x < underflow:
+		return 0
+	case -nearZero < x && x < nearZero:
+		return 1 + x
+	}
+	var k int
+	switch {
+	case x < 0:
+		k = int(float64(log2e*x) - 0.5)
+	case x > 0:
+		k = int(float64(log2e*x) + 0.5)
+	}
+	hi := x - float64(float64(k)*ln2Hi)
+	lo := float64(float64(k) * ln2Lo)
+	r := hi - lo
+	t := r * r
+	p := p4 + float64(t*p5)
+	p = p3 + float64(t*p)
+	p = p2 + float64(t*p)
+	p = p1 + float64(t*p)
+	c := r - float64(t*p)
+	y := 1 - ((lo - float64(r*c)/(2-c)) - hi)
+	return math.Ldexp(y, k)
+}
