@@ -58,18 +58,21 @@ type optimumKey struct {
 	Go     string `json:"go"` // the toolchain's math library
 	// Kernel, LAPACK and BLASCore: the implementations whose rounding the
 	// solver's sums follow (the same bits only with the same ones).
-	Kernel   string  `json:"kernel"`
-	LAPACK   string  `json:"lapack"`
-	BLASCore string  `json:"blas_core"`
-	Problem  string  `json:"problem"`            // the loss, or the objective's name
-	UserKey  string  `json:"user_key,omitempty"` // Input.OptimumCacheKey of a user objective
-	Reg      string  `json:"reg"`
-	Lambda   float64 `json:"lambda"`
-	Radius   float64 `json:"radius"`
-	B        float64 `json:"b"`
-	MaxIter  int     `json:"max_iter"`
-	Tol      float64 `json:"tol"`
-	FinalMu  float64 `json:"final_mu"`
+	Kernel   string `json:"kernel"`
+	LAPACK   string `json:"lapack"`
+	BLASCore string `json:"blas_core"`
+	// Build: a build that fuses multiply-adds (kernel.Build; empty for the
+	// default amd64 build, whose keys stay those written before it).
+	Build   string  `json:"build,omitempty"`
+	Problem string  `json:"problem"`            // the loss, or the objective's name
+	UserKey string  `json:"user_key,omitempty"` // Input.OptimumCacheKey of a user objective
+	Reg     string  `json:"reg"`
+	Lambda  float64 `json:"lambda"`
+	Radius  float64 `json:"radius"`
+	B       float64 `json:"b"`
+	MaxIter int     `json:"max_iter"`
+	Tol     float64 `json:"tol"`
+	FinalMu float64 `json:"final_mu"`
 	// IncompletePairs and IncompleteSeed: the incomplete-U optimum's
 	// sample (0: the exact optimum).
 	IncompletePairs int64  `json:"incomplete_pairs,omitempty"`
@@ -120,7 +123,7 @@ func (r *Run) optimumCacheKey(opt problem.OptimumOptions) ([]byte, bool) {
 	lw.int32s(p.Label)
 	lw.flush()
 	k := optimumKey{Solver: OptimumSolverVersion, Go: runtime.Version(), Kernel: kernel.Active(), LAPACK: problem.LAPACK,
-		BLASCore: problem.BLASCore(), Problem: r.Config.Problem, UserKey: r.userCacheKey, Reg: p.Reg.Kind.String(),
+		BLASCore: problem.BLASCore(), Build: fusedBuild(), Problem: r.Config.Problem, UserKey: r.userCacheKey, Reg: p.Reg.Kind.String(),
 		Lambda: p.Reg.Lambda, Radius: p.Reg.Radius, B: p.B, MaxIter: opt.MaxIter, Tol: opt.Tol, FinalMu: opt.FinalMu,
 		IncompletePairs: opt.IncompletePairs, IncompleteSeed: opt.IncompleteSeed,
 		N: p.N, D: p.D, P: p.P, Data: hex.EncodeToString(h.Sum(nil))}
@@ -229,4 +232,13 @@ func (r *Run) optimumTimed(opt problem.OptimumOptions) (problem.Optimum, bool, t
 	t0 := time.Now()
 	o, cached, err := r.SolveOptimum(opt)
 	return o, cached, time.Since(t0), err
+}
+
+// fusedBuild is kernel.Build for a build that fuses multiply-adds, else
+// empty (optimumKey.Build).
+func fusedBuild() string {
+	if kernel.Fused() {
+		return kernel.Build()
+	}
+	return ""
 }

@@ -64,6 +64,9 @@ type checkpointHeader struct {
 	// Network is the network model's String (Config.Network; empty for
 	// the paper's network): a run resumes only with the same model.
 	Network string `json:"network,omitempty"`
+	// Build is the writer's fusedBuild (empty: the default amd64 build's
+	// arithmetic): a run resumes only in a build of the same arithmetic.
+	Build string `json:"build,omitempty"`
 }
 
 // identity hashes what must match for a checkpoint to be resumed: the
@@ -94,8 +97,30 @@ func (s *Sim) identity(caller []byte) []byte {
 		// Another network (the paper's keeps the identity).
 		fmt.Fprintf(h, "|network %s", c.Network)
 	}
+	if fusedBuild != "" {
+		// A build that fuses multiply-adds computes other bits (the
+		// default amd64 build keeps the identity): kernel.Build.
+		fmt.Fprintf(h, "|build %s", fusedBuild)
+	}
 	return h.Sum(nil)
 }
+
+// buildLabel names a fusedBuild value in an error.
+func buildLabel(b string) string {
+	if b == "" {
+		return "of the default amd64 build (no fused multiply-add)"
+	}
+	return b + " (fused multiply-adds)"
+}
+
+// fusedBuild is kernel.Build for a build that fuses multiply-adds, else
+// empty: part of a checkpoint's identity (a variable for the tests).
+var fusedBuild = func() string {
+	if kernel.Fused() {
+		return kernel.Build()
+	}
+	return ""
+}()
 
 type hashWriter struct {
 	w *bufio.Writer
@@ -117,7 +142,7 @@ func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) erro
 	}
 	hdr := checkpointHeader{Version: CheckpointVersion, Identity: s.identity(identity), Algorithm: s.cfg.Algorithm.String(),
 		Rows: s.Z.Rows, P: s.Z.Cols, Iter: s.t, GradEvals: s.gradEvals, Nonzero: s.nonzero,
-		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil, Network: s.netName()}
+		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil, Network: s.netName(), Build: fusedBuild}
 	hj, err := json.Marshal(hdr)
 	if err != nil {
 		return err
@@ -232,6 +257,10 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	}
 	if hdr.Network != s.netName() {
 		return nil, ckptErr("written by a run with the network model %q, this run has %q", netLabel(hdr.Network), netLabel(s.netName()))
+	}
+	if hdr.Build != fusedBuild {
+		return nil, ckptErr("written by a build with the arithmetic %s, this program's is %s: they compute other bits (build with the same GOARCH and GOAMD64 level to resume)",
+			buildLabel(hdr.Build), buildLabel(fusedBuild))
 	}
 	if !bytes.Equal(hdr.Identity, s.identity(identity)) {
 		return nil, ckptErr("written by a run with another configuration, data or graph (resume needs the same flags)")

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -113,6 +114,19 @@ func TestCheckpointRefused(t *testing.T) {
 		if !bytes.Equal(before, stateBytes(t, dst)) {
 			t.Errorf("%s: a refused checkpoint changed the state", name)
 		}
+	}
+	// Written by a build of other arithmetic (kernel.Build: one that
+	// fuses multiply-adds, or the default one from such a build).
+	defer func(b string) { fusedBuild = b }(fusedBuild)
+	if fusedBuild == "" {
+		fusedBuild = "amd64.v3"
+	} else {
+		fusedBuild = ""
+	}
+	dst := checkpointSim(t, Async, 500)
+	if _, err := dst.ReadCheckpoint(bytes.NewReader(g), []byte("id")); !errors.Is(err, ErrCheckpoint) ||
+		!strings.Contains(err.Error(), "GOAMD64") {
+		t.Errorf("a checkpoint of another build's arithmetic: %v, want ErrCheckpoint naming GOAMD64", err)
 	}
 	// Another shape: same identity bytes, different problem size.
 	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, 30, 3, 1)

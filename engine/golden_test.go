@@ -130,7 +130,10 @@ func goldenSum(t *testing.T, c goldenCase) string {
 // build's LAPACK. Off amd64 the GOARCH is appended: the pure-Go math library
 // itself differs between architectures (math.Exp, for one, is assembly on
 // some), so the same kernel and LAPACK need not give the same bits there.
-// amd64 keys carry no suffix, so the committed amd64 checksums stay valid.
+// amd64 keys carry no suffix, so the committed amd64 checksums stay valid;
+// a GOAMD64=v3 or v4 build, which fuses multiply-adds (kernel.Fused), has
+// its own keys ("/fma"; v3 and v4 give the same bits), checked by .ci/run
+// in such a build.
 // With OpenBLAS (-tags netlib) the name of the kernels it chose for the
 // CPU is appended: its sums follow their blocking, so each core type has
 // its own bits. .ci/run sets OPENBLAS_CORETYPE=Haswell, whose kernels
@@ -140,6 +143,8 @@ func goldenKey(impl string) string {
 	key := impl + "+" + problem.LAPACK + goldenBuild
 	if runtime.GOARCH != "amd64" {
 		key += "/" + runtime.GOARCH
+	} else if kernel.Fused() {
+		key += "/fma" // GOAMD64=v3 and up: their own bits
 	}
 	if core := problem.BLASCore(); core != "" {
 		key += "/" + core

@@ -291,7 +291,13 @@ type Execution struct {
 	// the CPU, on which its bits depend (problem.BLASCore).
 	LAPACK   string `json:"lapack"`
 	BLASCore string `json:"blas_core,omitempty"`
-	Workers  int    `json:"workers"`
+	// Build is the arithmetic of the build's Go code (GOARCH, on amd64
+	// with its GOAMD64 level: kernel.Build) and FusedMultiplyAdd whether
+	// it fuses x*y + z (GOAMD64=v3 and up, arm64): the same seed gives the
+	// same bits only in builds with the same ones.
+	Build            string `json:"build"`
+	FusedMultiplyAdd bool   `json:"fused_multiply_add"`
+	Workers          int    `json:"workers"`
 	// EventsSerial says why an asynchronous run given several workers ran
 	// its events on one of them (engine.Sim.SerialEvents).
 	EventsSerial string `json:"events_serial,omitempty"`
@@ -447,10 +453,11 @@ func NewSummary(cfg config.Config, err error) Summary {
 }
 
 // NewExecution describes an execution on this process: the schedule run,
-// the workers, the kernels and the BLAS/LAPACK in use (pinning unset).
+// the workers, the kernels, the BLAS/LAPACK and the build's arithmetic in
+// use (pinning unset).
 func NewExecution(schedule string, workers int) Execution {
 	return Execution{Schedule: schedule, Kernel: kernel.Active(), LAPACK: problem.LAPACK,
-		BLASCore: problem.BLASCore(), Workers: workers}
+		BLASCore: problem.BLASCore(), Build: kernel.Build(), FusedMultiplyAdd: kernel.Fused(), Workers: workers}
 }
 
 // SetTrace sets the final values of the trace columns and how they were

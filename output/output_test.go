@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pairgossip/pairgossip/engine"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -76,5 +77,26 @@ func TestSummaryMeasureFields(t *testing.T) {
 	s.setMeasure(engine.Record{}, 0)
 	if !bytes.Contains(JSON(s), []byte(`"objective_stderr": null`)) {
 		t.Error("an empty trace must give null standard errors")
+	}
+}
+
+// TestExecutionBuild: summary.json names the build's arithmetic, on which
+// a run's bits depend (kernel.Build, kernel.Fused), beside the kernel and
+// the LAPACK, in its JSON.
+func TestExecutionBuild(t *testing.T) {
+	ex := NewExecution("plain", 2)
+	if ex.Build != kernel.Build() || ex.FusedMultiplyAdd != kernel.Fused() || ex.Build == "" {
+		t.Fatalf("build %q, fused %v; kernel says %q, %v", ex.Build, ex.FusedMultiplyAdd, kernel.Build(), kernel.Fused())
+	}
+	b, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["build"] != kernel.Build() || m["fused_multiply_add"] != kernel.Fused() {
+		t.Fatalf("JSON %s", b)
 	}
 }
