@@ -14,6 +14,49 @@ import "math"
 // does not fuse (TestNoFMAMath), written so that no build can fuse them,
 // for the domains their callers use.
 
+// fdlibm's constants of the logarithm (e_log.c, s_log1p.c) and of ln 2
+// split for exact products (e_exp.c too).
+const (
+	ln2Hi = 6.93147180369123816490e-01 // ln 2, high 32 bits
+	ln2Lo = 1.90821492927058770002e-10 // ln 2 − ln2Hi
+	lg1   = 6.666666666666735130e-01
+	lg2   = 3.999999999940941908e-01
+	lg3   = 2.857142874366239149e-01
+	lg4   = 2.222219843214978396e-01
+	lg5   = 1.818357216161805012e-01
+	lg6   = 1.531383769920937332e-01
+	lg7   = 1.479819860511658591e-01
+)
+
+// lnUnit returns ln v for a normal v > 0, in the draws v in [2⁻⁵³, 1] (a session draw's 1 − u, exact
+// for u = k·2⁻⁵³): fdlibm's e_log.c algorithm (Go's math.Log is the same
+// one, and lnUnit gives its bits: TestLnUnitIsLog), without its special
+// cases, which a normal v in (0, 1] never takes, and with the reduction
+// to [√½, √2) done on the bits, branch-free, so that it inlines into the
+// churn walk: a session draw is most of what churn costs the reduced
+// schedule (bench/RESULTS.md, "Session draws").
+//
+//	v = 2ᵏ·z, z in [√½, √2), f = z − 1, s = f/(2 + f)
+//	ln v = k·ln 2 + f − f²/2 + s·(f²/2 + R(s²))
+func lnUnit(v float64) float64 {
+	const sqrtHalf = 0x3fe6a09e667f3bcd // the bits of √½
+	ix := math.Float64bits(v)
+	d := ix - sqrtHalf
+	k := float64(int64(d) >> 52)                    // v's exponent, one more when its mantissa is < √½
+	f := math.Float64frombits(ix-d&(0xfff<<52)) - 1 // z − 1, z in [√½, √2)
+	s := f / (2 + f)
+	s2 := s * s
+	s4 := s2 * s2
+	t1 := lg5 + float64(s4*lg7)
+	t1 = lg3 + float64(s4*t1)
+	t1 = lg1 + float64(s4*t1)
+	t2 := lg4 + float64(s4*lg6)
+	t2 = lg2 + float64(s4*t2)
+	r := float64(s2*t1) + float64(s4*t2)
+	hfsq := float64(0.5 * f * f)
+	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*ln2Lo))) - f)
+}
+
 // log1pNoFMA returns ln(1 + x) for x >= −1 (−Inf at −1): fdlibm's
 // s_log1p.c, as math.Log1p. A geometric session's and delay's constant.
 func log1pNoFMA(x float64) float64 {
@@ -23,15 +66,6 @@ func log1pNoFMA(x float64) float64 {
 		small       = 1.0 / (1 << 29)
 		tiny        = 1.0 / (1 << 54)
 		two53       = 1 << 53
-		ln2Hi       = 6.93147180369123816490e-01
-		ln2Lo       = 1.90821492927058770002e-10
-		lp1         = 6.666666666666735130e-01
-		lp2         = 3.999999999940941908e-01
-		lp3         = 2.857142874366239149e-01
-		lp4         = 2.222219843214978396e-01
-		lp5         = 1.818357216161805012e-01
-		lp6         = 1.531383769920937332e-01
-		lp7         = 1.479819860511658591e-01
 	)
 	switch {
 	case x == -1:
@@ -101,12 +135,12 @@ func log1pNoFMA(x float64) float64 {
 	}
 	s := f / (2 + f)
 	z := s * s
-	p := lp6 + float64(z*lp7)
-	p = lp5 + float64(z*p)
-	p = lp4 + float64(z*p)
-	p = lp3 + float64(z*p)
-	p = lp2 + float64(z*p)
-	p = lp1 + float64(z*p)
+	p := lg6 + float64(z*lg7)
+	p = lg5 + float64(z*p)
+	p = lg4 + float64(z*p)
+	p = lg3 + float64(z*p)
+	p = lg2 + float64(z*p)
+	p = lg1 + float64(z*p)
 	r := float64(z * p)
 	if k == 0 {
 		return f - (hfsq - float64(s*(hfsq+r)))
@@ -179,8 +213,6 @@ func cosNoFMA(x float64) float64 {
 // last bit: TestNoFMAMath bounds both). The lognormal's e^(μ+σZ).
 func expNoFMA(x float64) float64 {
 	const (
-		ln2Hi     = 6.93147180369123816490e-01
-		ln2Lo     = 1.90821492927058770002e-10
 		log2e     = 1.44269504088896338700e+00
 		overflow  = 7.09782712893383973096e+02
 		underflow = -7.45133219101941108420e+02
