@@ -28,12 +28,13 @@ const (
 	lg7   = 1.479819860511658591e-01
 )
 
-// lnUnit returns ln v for a normal v > 0, in the draws v in [2⁻⁵³, 1] (a session draw's 1 − u, exact
-// for u = k·2⁻⁵³): fdlibm's e_log.c algorithm (Go's math.Log is the same
-// one, and lnUnit gives its bits: TestLnUnitIsLog), without its special
-// cases, which a normal v in (0, 1] never takes, and with the reduction
-// to [√½, √2) done on the bits, branch-free, so that it inlines into the
-// churn walk: a session draw is most of what churn costs the reduced
+// lnUnit returns ln v for a normal v > 0 (in the draws v = 1 − u in
+// [2⁻⁵³, 1], exact for u = k·2⁻⁵³): fdlibm's e_log.c algorithm (Go's
+// math.Log is the same one, and lnUnit gives its bits where math.Log is
+// the rounded algorithm: TestLnUnitIsLog), without its special cases,
+// which a normal v never takes, and with the reduction to [√½, √2) done on
+// the bits, branch-free (too long for Go to inline; the call costs little
+// beside it): a session draw is most of what churn costs the reduced
 // schedule (bench/RESULTS.md, "Session draws").
 //
 //	v = 2ᵏ·z, z in [√½, √2), f = z − 1, s = f/(2 + f)
