@@ -171,7 +171,9 @@ var (
 	// asyncLateDecide: under a network model the workers decide the events
 	// (decide) from this many workers on; below, the builder does, in order
 	// of t, and drops the idle ones before the levelling (bench/RESULTS.md,
-	// "Deciding a window's events"). Tests lower it to run both.
+	// "Deciding a window's events": better on 2 workers; "Network faults on
+	// 16 cores, deciding late": better from 4 on). Tests lower it to run
+	// both; bench async --decide-from sets it (lab.AsyncLateDecide).
 	asyncLateDecide  = 4
 	asyncMinLevel    = 256
 	asyncMaxWindow   = 1 << 15
