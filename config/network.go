@@ -185,6 +185,22 @@ func (c Config) validateNetwork() error {
 	return NetworkError(err)
 }
 
+// ValidateGapKnobs validates the network knobs of pairgossip gap as a run
+// would (each knob's own checks, the model, and the rule that a knob that
+// does not apply is refused naming it: --loss-oneway without --loss,
+// --stream-p without --edge-stream), except --delay, which the gap takes
+// and ignores (delays do not enter W̄).
+func (c Config) ValidateGapKnobs() error {
+	if err := c.validateApplies(func(p *Param) bool { return p.Group == "network" && p.Field != "Delay" }); err != nil {
+		return err
+	}
+	m, err := c.NetworkModel(0)
+	if err == nil {
+		err = m.Validate()
+	}
+	return NetworkError(err)
+}
+
 // NetworkError returns an error of package network, which begins with the
 // flag it is about ("--loss: ..."), as a *ParamError naming that
 // parameter, so that a Go program reads Config.Loss and a sweep its key;

@@ -246,16 +246,26 @@ func (ch *churn) fileOnline(k int, t int64) bool {
 
 // pi returns node k's stationary probability of being online: up/(up+down)
 // for the distributions, and for a file the fraction of iterations
-// 1..last (the file's largest end) the node is online.
-func (ch *churn) pi(k int) float64 {
+// 1..horizon (a run's length; 0: 1..last, the file's largest end) the node
+// is online — 1 for an empty file.
+func (ch *churn) pi(k int, horizon int64) float64 {
 	if ch.off == nil {
 		return ch.pOnline
 	}
+	span := ch.last
+	if horizon > 0 {
+		span = horizon
+	}
+	if span <= 0 { // an empty file: nobody is ever offline
+		return 1
+	}
 	var offline int64
 	for _, e := range ch.off[ch.offs[k]:ch.offs[k+1]] {
-		offline += e[1] - e[0] + 1
+		if e[0] <= span {
+			offline += min(e[1], span) - e[0] + 1
+		}
 	}
-	return 1 - float64(offline)/float64(ch.last)
+	return 1 - float64(offline)/float64(span)
 }
 
 // ReadSessions reads a churn file: lines `node start end` (0-based node,

@@ -138,8 +138,20 @@ func TestChurnFile(t *testing.T) {
 			t.Errorf("node %d t %d: online %v", order[0], order[1], got)
 		}
 	}
-	if pi := nt.churn.pi(2); math.Abs(pi-(1-5.0/12)) > 1e-15 {
+	if pi := nt.churn.pi(2, 0); math.Abs(pi-(1-5.0/12)) > 1e-15 {
 		t.Errorf("pi(2) = %g", pi)
+	}
+	// Over a run's horizon: 5 of 120 iterations offline; 3 of 11 (the
+	// interval 10..12 cut at 11); an empty file: online throughout.
+	if pi := nt.churn.pi(2, 120); math.Abs(pi-(1-5.0/120)) > 1e-15 {
+		t.Errorf("pi(2) over 120 = %g", pi)
+	}
+	if pi := nt.churn.pi(2, 11); math.Abs(pi-(1-4.0/11)) > 1e-15 {
+		t.Errorf("pi(2) over 11 = %g", pi)
+	}
+	empty := mustNet(t, Model{Churn: Churn{Dist: DistFile, File: writeFile(t, "e.txt", "# nobody goes offline\n")}}, g, 1)
+	if pi := empty.churn.pi(0, 0); pi != 1 {
+		t.Errorf("an empty file: pi = %g", pi)
 	}
 	for content, msg := range map[string]string{
 		"0 1\n":           "s.txt:1: expected `node start end`",

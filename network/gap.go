@@ -36,6 +36,9 @@ type GapOptions struct {
 	Tol     float64
 	MaxIter int
 	Seed    uint64
+	// Horizon is the run's iterations, over which a churn file's π_k is
+	// the fraction online (0: the file's span, 1 … its largest end).
+	Horizon int64
 }
 
 // streamGapLanczos identifies the Lanczos start vector's stream.
@@ -55,6 +58,12 @@ const streamGapLanczos = 23
 // frequency per iteration (its count over its last iteration: iterations
 // without a line leave W unchanged). Delays do not enter W̄.
 func (nt *Net) ExpectedWeights() (pairs [][2]int32, w []float64) {
+	return nt.expectedWeights(0)
+}
+
+// expectedWeights is ExpectedWeights with a churn file's π_k over
+// iterations 1 … horizon (GapOptions.Horizon).
+func (nt *Net) expectedWeights(horizon int64) (pairs [][2]int32, w []float64) {
 	total := 0.0
 	for _, ph := range nt.phases {
 		if nt.cycle > 0 {
@@ -65,7 +74,7 @@ func (nt *Net) ExpectedWeights() (pairs [][2]int32, w []float64) {
 	if nt.churn != nil {
 		pi = make([]float64, nt.n)
 		for k := range pi {
-			pi[k] = nt.churn.pi(k)
+			pi[k] = nt.churn.pi(k, horizon)
 		}
 	}
 	for _, ph := range nt.phases {
@@ -95,7 +104,28 @@ func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
 	if err != nil {
 		return Gap{}, fmt.Errorf("network: effective gap: %w", err)
 	}
-	pairs, w := nt.ExpectedWeights()
+	pairs, w := nt.expectedWeights(opt.Horizon)
+	// L̄'s scale is immaterial to the eigenvector and multiplies λ₂: the
+	// weights are scaled by a power of two (exact) to a largest of 1, so
+	// that tiny ones (link-up 1e-300, churn that keeps nodes offline almost
+	// always) neither underflow nor send LAPACK's own scaling astray.
+	wmax := 0.0
+	for _, v := range w {
+		wmax = max(wmax, v)
+	}
+	if !(wmax > 0) || math.IsInf(wmax, 0) {
+		if wmax == 0 { // no edge is ever active: W̄ = I
+			return Gap{Perfect: pg.Value, Method: "none (no edge is ever active)"}, nil
+		}
+		return Gap{}, fmt.Errorf("network: effective gap: weight %v", wmax)
+	}
+	_, e := math.Frexp(wmax)
+	scale := math.Ldexp(1, -e)
+	ws := make([]float64, len(w))
+	for x, v := range w {
+		ws[x] = v * scale
+	}
+	w = ws
 	method := opt.Method
 	if method == "" || method == "auto" {
 		method = "dense"
@@ -122,6 +152,8 @@ func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
 	if err != nil {
 		return Gap{}, err
 	}
+	g.Value /= scale
+	g.Residual /= scale
 	return g, nil
 }
 

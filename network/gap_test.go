@@ -155,3 +155,44 @@ func TestBytes(t *testing.T) {
 		t.Fatalf("churn: %d bytes, want %d (a 32-byte cursor a node)", b, base+100*32)
 	}
 }
+
+// TestEffectiveGapTinyWeights: weights near the bottom of the floating-point
+// range (links almost never up, nodes almost never online) give the gap
+// of the same model scaled, by either method, where LAPACK's eigensolver
+// panicked on the unscaled Laplacian; no edge ever active gives 0.
+func TestEffectiveGapTinyWeights(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 40, K: 4, P: 0.2, Seed: 4})
+	sched := []Phase{{Graph: g, Length: 10}}
+	ref := gapOf(t, Model{LinkUp: 0.5, Schedule: sched}, g, GapOptions{})
+	for _, a := range []float64{1e-100, 1e-200, 1e-300} {
+		for _, method := range []string{"dense", "lanczos"} {
+			got := gapOf(t, Model{LinkUp: a, Schedule: sched}, g, GapOptions{Method: method, Tol: 1e-10})
+			if want := ref.Value * a / 0.5; !relClose(got.Value, want, 1e-6) {
+				t.Fatalf("link-up %g, %s: gap %g, want %g", a, method, got.Value, want)
+			}
+		}
+	}
+	tiny := gapOf(t, Model{Churn: Churn{Dist: DistGeometric, Up: 1, Down: 1e100}}, g, GapOptions{})
+	if !(tiny.Value > 0) || tiny.Value > 1e-190 {
+		t.Fatalf("churn online 1e-100 of the time: gap %g", tiny.Value)
+	}
+}
+
+// TestEffectiveGapChurnFileHorizon: a churn file's π_k is taken over the
+// run's iterations when they are given (GapOptions.Horizon): a node
+// offline over the file's whole span but online for the rest of a longer
+// run does not make the gap 0; an empty file gives the perfect gap.
+func TestEffectiveGapChurnFileHorizon(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 20})
+	m := Model{Churn: Churn{Dist: DistFile, File: writeFile(t, "c.txt", "0 1 100\n1 50 60\n")}}
+	if span := gapOf(t, m, g, GapOptions{}); span.Value > 1e-12 {
+		t.Fatalf("over the file's span node 0 is never online: gap %g", span.Value)
+	}
+	if run := gapOf(t, m, g, GapOptions{Horizon: 300}); !(run.Value > 1e-3*run.Perfect) {
+		t.Fatalf("over 300 iterations: gap %g (perfect %g)", run.Value, run.Perfect)
+	}
+	empty := gapOf(t, Model{Churn: Churn{Dist: DistFile, File: writeFile(t, "e.txt", "")}}, g, GapOptions{})
+	if !relClose(empty.Value, empty.Perfect, 1e-9) {
+		t.Fatalf("an empty churn file: gap %g, perfect %g", empty.Value, empty.Perfect)
+	}
+}

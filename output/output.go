@@ -372,7 +372,7 @@ func NewNetworkInfo(cfg config.Config, m network.Model, net *network.Net, final 
 	case net.Graph(1).N > SummaryGapMaxN:
 		ni.GapMethod = fmt.Sprintf("not computed at n = %d > %d (pairgossip gap with the same flags computes it)", net.Graph(1).N, SummaryGapMaxN)
 	default:
-		g, err := net.EffectiveGap(network.GapOptions{})
+		g, err := net.EffectiveGap(network.GapOptions{Horizon: int64(cfg.Iters)})
 		if err != nil {
 			ni.GapMethod = "not computed: " + err.Error()
 			break

@@ -39,6 +39,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,6 +49,7 @@ import (
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/cli"
 	"github.com/pairgossip/pairgossip/internal/filelock"
+	"github.com/pairgossip/pairgossip/network"
 )
 
 // usageError is a bad flag or input: exit status 2.
@@ -171,14 +173,25 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	cli.BindFlags(fs, &cfg, isGapParam)
 	n := fs.Int("n", 699, "number of (physical) nodes")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	iters := fs.Int64("iters", 0, "with --churn file:PATH: the run's iterations, over which each node's probability of being\n"+
+		"online is the fraction it is (0: the file's span, 1 to its largest end)")
 	if err := parseConfigFlags(fs, args, stderr, func() error { return cfg.ValidateGraph() }); err != nil {
 		return err
+	}
+	if *iters < 0 {
+		return usagef("--iters must be >= 0, got %d", *iters)
+	}
+	if err := cfg.ValidateGapKnobs(); err != nil {
+		return usageError{Err: err}
+	}
+	if *iters > 0 && !strings.HasPrefix(cfg.Churn, network.DistFile+":") {
+		return usagef("--iters does not apply: it is the horizon of a churn file's online fractions, and --churn is not file:PATH")
 	}
 	if *n < 2 && cfg.Graph != "file" {
 		return usagef("--n must be >= 2, got %d", *n)
 	}
 	if cfg.HasNetwork() {
-		return gapNetwork(cfg, *n, *asJSON, stdout, stderr)
+		return gapNetwork(cfg, *n, *iters, *asJSON, stdout, stderr)
 	}
 	t0 := time.Now()
 	spec := graph.Spec{Kind: cfg.Graph, N: *n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,

@@ -37,7 +37,7 @@ func buildGapGraph(spec graph.Spec, pointsNode int) (*graph.Graph, []string, err
 // gapNetwork is pairgossip gap with a network model: the graph's spectral
 // gap and, beside it, the effective gap 1 − λ₂(W̄) of the expected gossip
 // matrix under the model (network.Net.EffectiveGap, docs/networks.md §9).
-func gapNetwork(cfg config.Config, n int, asJSON bool, stdout, stderr io.Writer) error {
+func gapNetwork(cfg config.Config, n int, iters int64, asJSON bool, stdout, stderr io.Writer) error {
 	t0 := time.Now()
 	spec := graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
 		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile}
@@ -58,7 +58,7 @@ func gapNetwork(cfg config.Config, n int, asJSON bool, stdout, stderr io.Writer)
 	if err != nil {
 		return usageError{Err: config.NetworkError(err)}
 	}
-	gp, err := nt.EffectiveGap(network.GapOptions{})
+	gp, err := nt.EffectiveGap(network.GapOptions{Horizon: iters})
 	if err != nil {
 		return err
 	}

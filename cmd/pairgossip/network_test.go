@@ -198,6 +198,33 @@ func TestGapNetwork(t *testing.T) {
 	if strings.Contains(stdout, "effective") {
 		t.Errorf("the paper's network: %s", stdout)
 	}
+	// Knobs that do not apply are refused as run refuses them; --iters
+	// only with a churn file.
+	for flag, c := range map[string][]string{"--loss-oneway": {"--loss-oneway"}, "--stream-p": {"--stream-p", "empirical"},
+		"--iters": {"--loss", "0.1", "--iters", "5"}} {
+		code, _, stderr := runCLI(append([]string{"gap", "--n", "50"}, c...)...)
+		if code != 2 || !strings.Contains(stderr, flag+": does not apply") && !strings.Contains(stderr, flag+" does not apply") {
+			t.Errorf("gap %v: exit %d: %s", c, code, stderr)
+		}
+	}
+	// Edges almost never active: a tiny gap, not an eigensolver panic.
+	code, stdout, stderr = runCLI("gap", "--graph", "watts-strogatz", "--n", "100", "--link-up", "1e-300", "--graph-schedule", "100:cycle", "--json")
+	if code != 0 || !strings.Contains(stdout, "effective_gap") {
+		t.Errorf("--link-up 1e-300: exit %d: %s %s", code, stdout, stderr)
+	}
+	// A churn file: over the run's --iters, not only the file's span.
+	cf := filepath.Join(t.TempDir(), "c.txt")
+	if err := os.WriteFile(cf, []byte("0 1 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, span, _ := runCLI("gap", "--graph", "cycle", "--n", "20", "--churn", "file:"+cf, "--json")
+	_, run, _ := runCLI("gap", "--graph", "cycle", "--n", "20", "--churn", "file:"+cf, "--iters", "300", "--json")
+	var a, b map[string]any
+	json.Unmarshal([]byte(span), &a)
+	json.Unmarshal([]byte(run), &b)
+	if a["effective_gap"] != 0.0 || !(b["effective_gap"].(float64) > 0) {
+		t.Errorf("churn file: over its span %v, over 300 iterations %v", a["effective_gap"], b["effective_gap"])
+	}
 }
 
 // TestHelpTeachesNetwork: run --help explains every network flag.
