@@ -94,3 +94,64 @@ func TestSweepOverLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestIDsFollowInputFiles: a run that reads files (data, labels, graph,
+// the network knobs') has an id that hashes their contents, so that a
+// file edited between two sweep runs gives its runs new ids (they run
+// again) — the same contents give the same ids whatever the working
+// folder the sweep is loaded from; a run that reads no file keeps RunID.
+func TestIDsFollowInputFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("d.csv", "1,0.5,1\n2,0.25,-1\n3,1.5,1\n4,0.75,-1\n")
+	write("c.txt", "0 5 9\n")
+	write("s.yaml", "base: {iters: 10, data: d.csv, churn: \"file:c.txt\"}\naxes:\n  seed: [1, 2]\n")
+	load := func(path string) []string {
+		t.Helper()
+		s, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []string{s.Runs[0].ID, s.Runs[1].ID, s.PlanHash()}
+	}
+	first := load(filepath.Join(dir, "s.yaml"))
+	if first[0] == RunID(mustLoad(t, filepath.Join(dir, "s.yaml")).Runs[0].Config) {
+		t.Error("a run that reads files is identified by its configuration alone")
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	here := load("s.yaml")
+	if err := os.Chdir(wd); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(here) != fmt.Sprint(first) {
+		t.Errorf("loaded from its own folder: ids %v, from elsewhere %v", here, first)
+	}
+	for _, edit := range []struct{ name, text string }{{"c.txt", "0 5 10\n"}, {"d.csv", "1,0.5,1\n2,0.25,-1\n3,1.5,1\n4,0.5,-1\n"}} {
+		write(edit.name, edit.text)
+		if got := load(filepath.Join(dir, "s.yaml")); got[0] == first[0] || got[1] == first[1] || got[2] == first[2] {
+			t.Errorf("%s edited: ids %v, before %v", edit.name, got, first)
+		}
+	}
+	// No file: the configuration's id, as before.
+	s := mustParse(t, "base: {iters: 10, churn: \"geometric:up=50,down=5\"}\naxes:\n  seed: [1]\n")
+	if s.Runs[0].ID != RunID(s.Runs[0].Config) {
+		t.Error("a run that reads no file changed its id")
+	}
+}
+
+func mustLoad(t *testing.T, path string) *Sweep {
+	t.Helper()
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

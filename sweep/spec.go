@@ -85,10 +85,92 @@ func ConfigJSON(cfg pairgossip.Config) []byte {
 	return b
 }
 
-// RunID is the stable identity of a configuration.
+// RunID is the stable identity of a configuration that reads no file (a
+// built-in data set, a generated graph, no network file): the hash of its
+// canonical JSON. A run that reads files is identified with their contents
+// too (Sweep's runs: RunIDWithInputs).
 func RunID(cfg pairgossip.Config) string {
 	h := sha256.Sum256(ConfigJSON(cfg))
 	return hex.EncodeToString(h[:8])
+}
+
+// RunIDWithInputs is RunID with the digests of the files the run reads
+// (inputs: "path sha256" lines, in a fixed order; empty: RunID): a file
+// edited between two sweep runs gives its runs new ids, so that they run
+// again rather than keep the results of the old contents.
+func RunIDWithInputs(cfg pairgossip.Config, inputs string) string {
+	if inputs == "" {
+		return RunID(cfg)
+	}
+	h := sha256.New()
+	h.Write(ConfigJSON(cfg))
+	h.Write([]byte("\ninputs\n" + inputs))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// inputFiles returns the files a run of cfg reads, in a fixed order: data
+// (not a built-in set), labels, graph, and the network knobs' (stream,
+// churn sessions, schedule phases, activation weights), each as written
+// (which names it in the id, whatever the working folder) and resolved
+// from dir (which is read).
+func inputFiles(dir string, cfg pairgossip.Config) (written, resolved []string) {
+	add := func(p string) {
+		if p != "" {
+			written, resolved = append(written, p), append(resolved, ResolvePath(dir, p))
+		}
+	}
+	switch cfg.Data {
+	case dataset.SpecBreastCancer, dataset.SpecSynthetic, dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric:
+	default:
+		add(cfg.Data)
+	}
+	add(cfg.LabelsFile)
+	add(cfg.GraphFile)
+	cfg.MapNetworkFiles(func(p string) string {
+		add(p)
+		return p
+	})
+	return written, resolved
+}
+
+// inputDigests returns the "path sha256" lines of the files a run of cfg
+// reads (inputFiles), each file hashed once a parse (cache); a file that
+// cannot be read is named as such (the run then fails on it itself).
+func inputDigests(dir string, cfg pairgossip.Config, cache map[string]string) string {
+	var b strings.Builder
+	written, resolved := inputFiles(dir, cfg)
+	for x, f := range resolved {
+		d, ok := cache[f]
+		if !ok {
+			d = fileDigest(f)
+			cache[f] = d
+		}
+		fmt.Fprintf(&b, "%s %s\n", written[x], d)
+	}
+	return b.String()
+}
+
+// fileDigest is the SHA-256 of a file's contents in hex, or "unreadable:
+// …" (a pipe or a device is named by its path alone: it has no contents to
+// hash before the run reads them).
+func fileDigest(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	if !fi.Mode().IsRegular() {
+		return "not a regular file"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // PlanHash identifies a sweep's list of runs (their ids, in order).
@@ -692,6 +774,7 @@ func (p *parser) expand(s *Sweep, axesNode *yaml.Node) error {
 	}
 	idx := make([]int, len(s.Axes))
 	seen := make(map[string]int, total)
+	digests := map[string]string{} // a file's digest, once a parse
 	s.Runs = make([]Run, 0, total)
 	for r := 0; r < total; r++ {
 		cfg := s.Base
@@ -704,7 +787,7 @@ func (p *parser) expand(s *Sweep, axesNode *yaml.Node) error {
 			labels[a] = v.Label
 		}
 		cfg = cfg.WithDefaults()
-		run := Run{Index: r, Config: cfg, Labels: labels, ID: RunID(cfg)}
+		run := Run{Index: r, Config: cfg, Labels: labels, ID: RunIDWithInputs(cfg, inputDigests(s.Dir, cfg, digests))}
 		if prev, ok := seen[run.ID]; ok {
 			return p.errf(axesNode, "runs %d (%s) and %d (%s) have the same configuration",
 				prev, strings.Join(s.Runs[prev].Labels, " "), r, strings.Join(labels, " "))
@@ -729,9 +812,9 @@ func Share(runs []Run, task, tasks int) []Run {
 	return runs[task*n/tasks : (task+1)*n/tasks]
 }
 
-// Resolved returns the configuration of a run with data and graph file
-// paths resolved relative to the sweep file's folder (the run id keeps the
-// paths as written).
+// Resolved returns the configuration of a run with its data, labels, graph
+// and network file paths resolved relative to the sweep file's folder (the
+// run id keeps the paths as written, and hashes the files' contents).
 func (s *Sweep) Resolved(cfg pairgossip.Config) pairgossip.Config { return resolveConfig(s.Dir, cfg) }
 
 func resolveConfig(dir string, cfg pairgossip.Config) pairgossip.Config {
@@ -741,6 +824,7 @@ func resolveConfig(dir string, cfg pairgossip.Config) pairgossip.Config {
 		cfg.Data = ResolvePath(dir, cfg.Data)
 	}
 	cfg.GraphFile = ResolvePath(dir, cfg.GraphFile)
+	cfg.LabelsFile = ResolvePath(dir, cfg.LabelsFile)
 	// The files the network knobs name (--edge-stream, churn sessions,
 	// schedule edge lists, activation weights).
 	return cfg.MapNetworkFiles(func(p string) string { return ResolvePath(dir, p) })

@@ -295,7 +295,10 @@ func TestSignalPhases(t *testing.T) {
 	t.Run("sweep run", func(t *testing.T) {
 		dir := t.TempDir()
 		file, db := filepath.Join(dir, "s.yaml"), filepath.Join(dir, "s.db")
-		os.WriteFile(file, []byte("name: sig\nbase:\n  data: synthetic-auc\n  n: 5000\n  iters: 100000\n  eval_nodes: 4\n  log_points: 4\noptimum: true\naxes:\n  seed: {range: [1, 4]}\n"), 0o644)
+		// Runs long enough (about 2 s each on 2 cores) that the sweep is
+		// still running when the signal comes, at most 1.7 s after it
+		// started (a cached optimum makes a run's start cheap).
+		os.WriteFile(file, []byte("name: sig\nbase:\n  data: synthetic-auc\n  n: 5000\n  iters: 1000000\n  eval_nodes: 4\n  log_points: 4\noptimum: true\naxes:\n  seed: {range: [1, 4]}\n"), 0o644)
 		p := startPTY(t, bin, "sweep", "run", file, "--results", db)
 		p.waitFor(t, "4 to run", 60*time.Second)
 		code, took := p.interrupt(t, syscall.SIGINT, 200*time.Millisecond+jitter(r, 1500*time.Millisecond))
