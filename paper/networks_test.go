@@ -2,6 +2,7 @@ package paper
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -43,6 +44,13 @@ func TestNetworkSettings(t *testing.T) {
 		}
 		if ss[0].cfg.HasNetwork() || ss[3].cfg.Loss != 0.5 || ss[6].cfg.Activation != "clocks" || !strings.Contains(ss[7].cfg.GraphSchedule, ";") {
 			t.Errorf("%s: settings %+v", algo, ss)
+		}
+		// The two phases alternate many times in a run (they are short beside
+		// the iterations to the target).
+		var phase int64
+		fmt.Sscanf(ss[7].cfg.GraphSchedule, "%d:", &phase)
+		if phase < 1 || phase*100 > ss[7].Iters {
+			t.Errorf("%s: phases of %d iterations in a run of %d (%s)", algo, phase, ss[7].Iters, ss[7].cfg.GraphSchedule)
 		}
 	}
 	if a := networkSettings(plan, "async", 1)[5].cfg.Churn; a != "geometric:up=24430,down=10470" {
