@@ -416,6 +416,9 @@ func ParseChurn(s string) (Churn, error) {
 		if c.Dist == DistLognormal {
 			keys = append(keys, "sigma")
 		}
+		if strings.TrimSpace(rest) == "" {
+			return Churn{}, fmt.Errorf("--churn: %s needs up=MEAN,down=MEAN (iterations), e.g. %s:up=4500,down=500", c.Dist, c.Dist)
+		}
 		kv, err := keyValues("--churn", rest, keys...)
 		if err != nil {
 			return Churn{}, err
@@ -434,6 +437,11 @@ func ParseChurn(s string) (Churn, error) {
 		if v, ok := kv["sigma"]; ok {
 			if c.Sigma, err = parseFloat("--churn", "sigma", v); err != nil {
 				return Churn{}, err
+			}
+			if c.Sigma == 0 {
+				// Churn.Sigma 0 is the default 1 (the Go API's zero
+				// value): a sigma=0 written out would run as 1.
+				return Churn{}, fmt.Errorf("--churn: lognormal sigma=0 is not a distribution this model draws: give sigma in (0, 10], or leave it out for 1")
 			}
 		}
 	}

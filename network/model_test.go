@@ -60,10 +60,19 @@ func TestParseFlags(t *testing.T) {
 	if c2, _ := ParseChurn(c.String()); c2 != c {
 		t.Fatalf("churn round trip: %+v", c2)
 	}
-	for _, bad := range []string{"exponential:up=10", "geometric:up=x,down=1", "exponential:up=10,down=1,sigma=1", "x:up=1,down=1"} {
+	for _, bad := range []string{"exponential:up=10", "geometric:up=x,down=1", "exponential:up=10,down=1,sigma=1", "x:up=1,down=1",
+		"lognormal:up=10,down=10,sigma=0", "geometric", "geometric:"} {
 		if _, err := ParseChurn(bad); err == nil || !strings.HasPrefix(err.Error(), "--churn:") {
 			t.Errorf("ParseChurn(%q): %v", bad, err)
 		}
+	}
+	// A spec without its means says what it needs; sigma=0 is refused, not
+	// run as the default 1.
+	if _, err := ParseChurn("geometric"); err == nil || !strings.Contains(err.Error(), "needs up=MEAN,down=MEAN") {
+		t.Errorf("geometric: %v", err)
+	}
+	if _, err := ParseChurn("lognormal:up=10,down=10,sigma=0"); err == nil || !strings.Contains(err.Error(), "sigma=0") {
+		t.Errorf("sigma=0: %v", err)
 	}
 	for s, want := range map[string]Delay{
 		"constant:3":             {Dist: DelayConstant, C: 3},

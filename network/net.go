@@ -270,7 +270,7 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 	} else {
 		for x := range s.T {
 			if edgeIndex(g, int(s.I[x]), int(s.J[x])) < 0 {
-				return fmt.Errorf("--edge-stream: %s: activation %d (t = %d) is (%d, %d), not an edge of %s (p_k comes from the graph; use the empirical p_k for a stream of other contacts)", s.Name, x+1, s.T[x], s.I[x], s.J[x], g.Name)
+				return fmt.Errorf("--edge-stream: %s%s: activation %d (t = %d) is (%d, %d), not an edge of %s (p_k comes from the graph; use the empirical p_k for a stream of other contacts)", s.Name, streamLine(s.Name, x), x+1, s.T[x], s.I[x], s.J[x], g.Name)
 			}
 		}
 		pn.pairs = g.Edges

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -131,6 +132,28 @@ func ReadStream(path string, n int) (*Stream, error) {
 	}
 	defer f.Close()
 	return ParseStream(f, path, n)
+}
+
+// streamLine returns ":L", L the line of file name that holds its
+// activation x (0-based), for a message about it: the file is read again
+// (an error is rare; a Stream keeps no line numbers, 4 bytes an
+// activation); "" when it cannot be (a pipe read once, or changed since).
+func streamLine(name string, x int) string {
+	f, err := os.Open(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	r := NewStreamReader(f, name, math.MaxInt32)
+	for k := 0; k <= x; k++ {
+		if _, _, _, err := r.Next(); err != nil {
+			return ""
+		}
+	}
+	return fmt.Sprintf(":%d", r.Line())
 }
 
 // ParseStream reads a stream from r (see StreamReader); name labels errors.

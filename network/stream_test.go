@@ -127,17 +127,18 @@ func TestStreamAt(t *testing.T) {
 
 func TestStreamRefusals(t *testing.T) {
 	for content, msg := range map[string]string{
-		"1 0 1\n2 0\n":        "s.txt:2: expected `t i j`",
-		"1 0 x\n":             "s.txt:1: expected three integers",
-		"0 0 1\n":             "s.txt:1: iteration 0 is not a positive integer",
-		"-3 0 1\n":            "s.txt:1: iteration -3",
-		"# c\n2 0 1\n2 1 2\n": "s.txt:3: iteration 2 does not follow 2",
-		"5 0 1\n3 1 2\n":      "s.txt:2: iteration 3 does not follow 5",
-		"1 0 4\n":             "s.txt:1: edge (0, 4) has a node id outside [0, 4)",
-		"1 -1 2\n":            "s.txt:1: edge (-1, 2)",
-		"1 2 2\n":             "s.txt:1: edge (2, 2) is a self-loop",
-		"# nothing\n":         "s.txt: no activations",
-		"1 0 2\n":             "activation 1 (t = 1) is (0, 2), not an edge of cycle",
+		"1 0 1\n2 0\n":          "s.txt:2: expected `t i j`",
+		"1 0 x\n":               "s.txt:1: expected three integers",
+		"0 0 1\n":               "s.txt:1: iteration 0 is not a positive integer",
+		"-3 0 1\n":              "s.txt:1: iteration -3",
+		"# c\n2 0 1\n2 1 2\n":   "s.txt:3: iteration 2 does not follow 2",
+		"5 0 1\n3 1 2\n":        "s.txt:2: iteration 3 does not follow 5",
+		"1 0 4\n":               "s.txt:1: edge (0, 4) has a node id outside [0, 4)",
+		"1 -1 2\n":              "s.txt:1: edge (-1, 2)",
+		"1 2 2\n":               "s.txt:1: edge (2, 2) is a self-loop",
+		"# nothing\n":           "s.txt: no activations",
+		"1 0 2\n":               "s.txt:1: activation 1 (t = 1) is (0, 2), not an edge of cycle",
+		"# c\n\n1 0 1\n2 0 2\n": "s.txt:4: activation 2 (t = 2) is (0, 2), not an edge of cycle",
 	} {
 		p := writeFile(t, "s.txt", content)
 		_, err := New(Model{EdgeStream: p}, mustGraph(t, graph.Spec{Kind: "cycle", N: 4}), 1)
