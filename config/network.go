@@ -99,7 +99,8 @@ var netParams = []*Param{
 		}},
 	{Field: "WriteEdges", Flag: "write-edges", JSON: "-", Group: "network",
 		Help: "write every activation of the run, lost or not, to `FILE` as \"t i j\" lines (with a header naming\n" +
-			"the seed and the network); --edge-stream FILE with the same flags replays the run bit for bit",
+			"the seed and the network); --edge-stream FILE with the same seed, loss, churn and delays replays\n" +
+			"the run bit for bit (not under --activation, --graph-schedule or --stop-at: docs/networks.md §7)",
 		only: onlyGossip},
 }
 
