@@ -123,7 +123,7 @@ func (r *Run) optimumCacheKey(opt problem.OptimumOptions) ([]byte, bool) {
 	lw.int32s(p.Label)
 	lw.flush()
 	k := optimumKey{Solver: OptimumSolverVersion, Go: runtime.Version(), Kernel: kernel.Active(), LAPACK: problem.LAPACK,
-		BLASCore: problem.BLASCore(), Build: fusedBuild(), Problem: r.Config.Problem, UserKey: r.userCacheKey, Reg: p.Reg.Kind.String(),
+		BLASCore: problem.BLASCore(), Build: kernel.FusedBuild(), Problem: r.Config.Problem, UserKey: r.userCacheKey, Reg: p.Reg.Kind.String(),
 		Lambda: p.Reg.Lambda, Radius: p.Reg.Radius, B: p.B, MaxIter: opt.MaxIter, Tol: opt.Tol, FinalMu: opt.FinalMu,
 		IncompletePairs: opt.IncompletePairs, IncompleteSeed: opt.IncompleteSeed,
 		N: p.N, D: p.D, P: p.P, Data: hex.EncodeToString(h.Sum(nil))}
@@ -232,13 +232,4 @@ func (r *Run) optimumTimed(opt problem.OptimumOptions) (problem.Optimum, bool, t
 	t0 := time.Now()
 	o, cached, err := r.SolveOptimum(opt)
 	return o, cached, time.Since(t0), err
-}
-
-// fusedBuild is kernel.Build for a build that fuses multiply-adds, else
-// empty (optimumKey.Build).
-func fusedBuild() string {
-	if kernel.Fused() {
-		return kernel.Build()
-	}
-	return ""
 }

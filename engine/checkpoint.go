@@ -97,11 +97,6 @@ func (s *Sim) identity(caller []byte) []byte {
 		// Another network (the paper's keeps the identity).
 		fmt.Fprintf(h, "|network %s", c.Network)
 	}
-	if fusedBuild != "" {
-		// A build that fuses multiply-adds computes other bits (the
-		// default amd64 build keeps the identity): kernel.Build.
-		fmt.Fprintf(h, "|build %s", fusedBuild)
-	}
 	return h.Sum(nil)
 }
 
@@ -113,14 +108,9 @@ func buildLabel(b string) string {
 	return b + " (fused multiply-adds)"
 }
 
-// fusedBuild is kernel.Build for a build that fuses multiply-adds, else
-// empty: part of a checkpoint's identity (a variable for the tests).
-var fusedBuild = func() string {
-	if kernel.Fused() {
-		return kernel.Build()
-	}
-	return ""
-}()
+// fusedBuild is the build's arithmetic a checkpoint carries and a resume
+// must match (kernel.FusedBuild; a variable for the tests).
+var fusedBuild = kernel.FusedBuild()
 
 type hashWriter struct {
 	w *bufio.Writer

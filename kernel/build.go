@@ -24,6 +24,16 @@ func Build() string {
 // Build): false for the default amd64 build (GOAMD64=v1) and v2.
 func Fused() bool { return fused }
 
+// FusedBuild is Build for a build that fuses multiply-adds and "" for one
+// that does not: what a checkpoint and a cached optimum carry, so that the
+// default amd64 build keeps the identities written before they did.
+func FusedBuild() string {
+	if fused {
+		return Build()
+	}
+	return ""
+}
+
 var fused = mulAdd(1+0x1p-30, 1-0x1p-30, -1) != 0 // 0 rounded, −2⁻⁶⁰ fused
 
 // mulAdd returns a*b + c as this build compiles it: fused or not.

@@ -52,9 +52,11 @@ type Net struct {
 	scur   int // the stream's replay cursor
 	delay  Delay
 	maxTau int
-	err    error
-	fp     uint64 // Fingerprint, once computed (fpDone)
-	fpDone bool
+	// delayGeo is a geometric delay's log(1 − 1/(1 + mean)), once.
+	delayGeo float64
+	err      error
+	fp       uint64 // Fingerprint, once computed (fpDone)
+	fpDone   bool
 }
 
 // New builds the network of a run on graph g (the run's graph: every
@@ -70,7 +72,7 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 		return nil, fmt.Errorf("network: no graph")
 	}
 	nt := &Net{model: m, g: g, n: g.N, seed: seed, kind: m.Activation.Kind, loss: m.Loss, oneway: m.LossOneWay,
-		linkUp: m.LinkUp, delay: m.Delay, maxTau: m.Delay.bound(),
+		linkUp: m.LinkUp, delay: m.Delay, maxTau: m.Delay.bound(), delayGeo: log1pNoFMA(-1 / (1 + m.Delay.Mean)),
 		dLoss: rng.Hash(seed, hashLoss, 0), dDelay: rng.Hash(seed, hashDelay, 0),
 		dLink: rng.Hash(seed, hashLink, 0), dAct: rng.Hash(seed, hashActivation, 0)}
 	if nt.kind == ActEdges {
@@ -522,7 +524,7 @@ func (nt *Net) Delay(t int64, dir int) int {
 	case DelayGeometric:
 		// geometric on {0, 1, …} with mean μ: success 1/(1+μ), capped.
 		u := unit(rng.Hash(nt.dDelay, uint64(t), uint64(dir)))
-		x := math.Floor(lnUnit(1-u) / log1pNoFMA(-1/(1+d.Mean))) // log1p(−u), exact 1 − u (fmath.go)
+		x := math.Floor(lnUnit(1-u) / nt.delayGeo) // log1p(−u), exact 1 − u (fmath.go)
 		if !(x < float64(d.Max)) {
 			return d.Max
 		}

@@ -108,26 +108,12 @@ func RunIDWithInputs(cfg pairgossip.Config, inputs string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-// inputFiles returns the files a run of cfg reads, in a fixed order: data
-// (not a built-in set), labels, graph, and the network knobs' (stream,
-// churn sessions, schedule phases, activation weights), each as written
-// (which names it in the id, whatever the working folder) and resolved
-// from dir (which is read).
+// inputFiles returns the files a run of cfg reads (mapFiles' order), each
+// as written (which names it in the id, whatever the working folder) and
+// resolved from dir (which is read).
 func inputFiles(dir string, cfg pairgossip.Config) (written, resolved []string) {
-	add := func(p string) {
-		if p != "" {
-			written, resolved = append(written, p), append(resolved, ResolvePath(dir, p))
-		}
-	}
-	switch cfg.Data {
-	case dataset.SpecBreastCancer, dataset.SpecSynthetic, dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric:
-	default:
-		add(cfg.Data)
-	}
-	add(cfg.LabelsFile)
-	add(cfg.GraphFile)
-	cfg.MapNetworkFiles(func(p string) string {
-		add(p)
+	mapFiles(cfg, func(p string) string {
+		written, resolved = append(written, p), append(resolved, ResolvePath(dir, p))
 		return p
 	})
 	return written, resolved
@@ -818,14 +804,26 @@ func Share(runs []Run, task, tasks int) []Run {
 func (s *Sweep) Resolved(cfg pairgossip.Config) pairgossip.Config { return resolveConfig(s.Dir, cfg) }
 
 func resolveConfig(dir string, cfg pairgossip.Config) pairgossip.Config {
+	return mapFiles(cfg, func(p string) string { return ResolvePath(dir, p) })
+}
+
+// mapFiles returns cfg with every file a run of it reads passed through f,
+// in a fixed order: the data (not a built-in set), the labels, the graph,
+// and the files the network knobs name (--edge-stream, churn sessions,
+// schedule edge lists, activation weights). Empty paths are not passed.
+func mapFiles(cfg pairgossip.Config, f func(string) string) pairgossip.Config {
+	g := func(p string) string {
+		if p == "" {
+			return p
+		}
+		return f(p)
+	}
 	switch cfg.Data {
 	case dataset.SpecBreastCancer, dataset.SpecSynthetic, dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric:
 	default:
-		cfg.Data = ResolvePath(dir, cfg.Data)
+		cfg.Data = g(cfg.Data)
 	}
-	cfg.GraphFile = ResolvePath(dir, cfg.GraphFile)
-	cfg.LabelsFile = ResolvePath(dir, cfg.LabelsFile)
-	// The files the network knobs name (--edge-stream, churn sessions,
-	// schedule edge lists, activation weights).
-	return cfg.MapNetworkFiles(func(p string) string { return ResolvePath(dir, p) })
+	cfg.LabelsFile = g(cfg.LabelsFile)
+	cfg.GraphFile = g(cfg.GraphFile)
+	return cfg.MapNetworkFiles(g)
 }
