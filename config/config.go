@@ -116,7 +116,8 @@ type Config struct {
 	// and checkpoint identities stay as they were). Loss is q (--loss),
 	// LossOneWay splits it per direction; Churn (network.ParseChurn), Delay
 	// (network.ParseDelay, asynchronous only), GraphSchedule
-	// (network.ParseSchedule) with LinkUp, EdgeStream with StreamP, and
+	// (network.ParseSchedule) with LinkUp (0: unset, every link up; a 0
+	// given as a flag or a sweep key is refused), EdgeStream with StreamP, and
 	// Activation (network.ParseActivation). NetworkModel converts them;
 	// pairgossip.Input.Network adds what only Go can give (an adaptive
 	// network.Picker, a weights function).

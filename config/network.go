@@ -56,9 +56,11 @@ var netParams = []*Param{
 			"(keys n, k, p, radius, rows, cols, seed; n defaults to the run's), e.g. \"5000:watts-strogatz:k=5,p=0.3;5000:cycle\"",
 		check: netParsed("graph-schedule", network.ParseSchedule), only: onlyGossip},
 	{Field: "LinkUp", Flag: "link-up", Key: "link_up", JSON: "link_up", Group: "network",
-		Help: "link failures: within each phase of --graph-schedule every edge is up with probability a\n" +
-			"(redrawn per phase instance; a down link delivers nothing); 0 or 1: every link up",
+		Help: "link failures: within each phase of --graph-schedule every edge is up with probability `A`\n" +
+			"(redrawn per phase instance; a down link delivers nothing); 1, the default: every link up",
 		check: within(0, 1),
+		givenZero: "0 is not accepted: it reads as every link down, but 0 is how a program leaves it unset " +
+			"(every link up); a network that delivers nothing is --loss 1",
 		only: func(c *Config) string {
 			if c.LinkUp == 1 {
 				return ""

@@ -57,6 +57,11 @@ type Param struct {
 	OldFlags, OldKeys []string
 
 	check func(v any) error // the value on its own (nil: any value)
+	// givenZero, if not empty, is why a zero is refused where a user gives
+	// it (a flag set, a sweep file's key): zero is how a program leaves the
+	// parameter unset, and that is not what a zero given reads as
+	// (--link-up 0 reads as every link down, but unset means every link up).
+	givenZero string
 	// only, if not nil, says when the parameter applies: "" when it does
 	// in c, else why not ("applies to grid and torus, but the graph is
 	// cycle"). A parameter given a value (neither zero nor its default)
@@ -363,6 +368,19 @@ func (p *Param) CheckValue(v any) error {
 	}
 	return nil
 }
+
+// CheckGiven refuses a zero given explicitly (a flag set, a sweep file's
+// key) where zero would not mean what it reads as (Param.givenZero); v is
+// of the type Get returns, and CheckValue is checked apart.
+func (p *Param) CheckGiven(v any) error {
+	if p.givenZero != "" && v == reflect.Zero(reflect.TypeOf(v)).Interface() {
+		return errors.New(p.givenZero)
+	}
+	return nil
+}
+
+// RefusesGivenZero reports whether CheckGiven can refuse a value.
+func (p *Param) RefusesGivenZero() bool { return p.givenZero != "" }
 
 // Check validates the parameter's value in c on its own, as a *ParamError.
 func (p *Param) Check(c *Config) error {

@@ -138,7 +138,10 @@ func (k *key) check(v any, dir string) error {
 			v = k.param.Get(ptr(resolveConfig(dir, cfg)))
 		}
 	}
-	return k.param.CheckValue(v)
+	if err := k.param.CheckValue(v); err != nil {
+		return err
+	}
+	return k.param.CheckGiven(v)
 }
 
 // ResolvePath resolves a file named in a sweep file: relative paths are

@@ -44,6 +44,15 @@ func TestSweepNetworkKeys(t *testing.T) {
 	if _, err := parseString(t, "base: {iters: 100, loss: 2}\n"); err == nil || !strings.Contains(err.Error(), `key "loss"`) {
 		t.Errorf("loss: 2: %v", err)
 	}
+	// link_up 0 in an axis of link-up probabilities would be the Go API's
+	// unset (every link up), the opposite of what it reads as: refused.
+	if _, err := parseString(t, "base: {iters: 100, graph_schedule: \"50:cycle\"}\naxes:\n  link_up: [0, 0.5, 1]\n"); err == nil ||
+		!strings.Contains(err.Error(), `key "link_up"`) || !strings.Contains(err.Error(), "0 is not accepted") {
+		t.Errorf("link_up: [0, …]: %v", err)
+	}
+	if _, err := parseString(t, "base: {iters: 100, graph_schedule: \"50:cycle\"}\naxes:\n  link_up: [0.5, 1]\n"); err != nil {
+		t.Errorf("link_up: [0.5, 1]: %v", err)
+	}
 }
 
 // TestSweepNetworkFiles: the files of the network keys are resolved

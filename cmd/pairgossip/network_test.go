@@ -58,6 +58,11 @@ func TestNetworkFlagsRefused(t *testing.T) {
 		{[]string{"--graph-schedule", "10"}, "--graph-schedule: phase 1"},
 		{[]string{"--graph-schedule", "10:cycle:n=5"}, "--graph-schedule: phase 1 (cycle(n=5)) has 5 nodes; the run has 699"},
 		{[]string{"--link-up", "0.5"}, "--link-up: does not apply"},
+		// 0 is the Go API's unset (every link up): given, it would read as
+		// every link down and run the opposite.
+		{[]string{"--graph-schedule", "100:cycle", "--link-up", "0"}, `invalid value "0" for flag -link-up: 0 is not accepted`},
+		{[]string{"--graph-schedule", "100:cycle", "--link-up", "-0"}, "--loss 1"},
+		{[]string{"gap", "--link-up", "0"}, "0 is not accepted"},
 		{[]string{"--edge-stream", filepath.Join(dir, "none.txt")}, "--edge-stream"},
 		{[]string{"--edge-stream", badStream}, "bad.txt:2"},
 		{[]string{"--edge-stream", stream, "--stream-p", "empirical", "--iters", "3"}, "--edge-stream: " + stream + " ends at iteration 2"},
@@ -70,6 +75,9 @@ func TestNetworkFlagsRefused(t *testing.T) {
 		{[]string{"--algo", "centralized", "--churn", "geometric:up=5,down=5"}, "--churn: does not apply: the centralized algorithm"},
 	} {
 		args := append([]string{"run", "--iters", "100", "--no-optimum", "--out", out}, c.args...)
+		if c.args[0] == "gap" {
+			args = c.args
+		}
 		code, _, stderr := runCLI(args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/pairgossip/pairgossip/config"
 )
@@ -31,7 +33,11 @@ func BindFlags(fs *flag.FlagSet, c *config.Config, which func(*config.Param) boo
 		case *uint64:
 			fs.Uint64Var(f, p.Flag, *f, p.Help)
 		case *float64:
-			fs.Float64Var(f, p.Flag, *f, p.Help)
+			if p.RefusesGivenZero() {
+				fs.Var(&checkedFloat{f, p}, p.Flag, p.Help)
+			} else {
+				fs.Float64Var(f, p.Flag, *f, p.Help)
+			}
 		case *bool:
 			fs.BoolVar(f, p.Flag, *f, p.Help)
 		}
@@ -74,5 +80,33 @@ func (a *autoString) Set(s string) error {
 		s = ""
 	}
 	*a.p = s
+	return nil
+}
+
+// checkedFloat is a float flag whose value, once given, must pass
+// Param.CheckGiven: a zero that would not mean what it reads as
+// (--link-up 0) is refused as the flag is parsed, naming it. Its other
+// checks are Config.Validate's, as for every flag.
+type checkedFloat struct {
+	f *float64
+	p *config.Param
+}
+
+func (v *checkedFloat) String() string {
+	if v.f == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*v.f, 'g', -1, 64)
+}
+
+func (v *checkedFloat) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("parse error")
+	}
+	if err := v.p.CheckGiven(x); err != nil {
+		return err
+	}
+	*v.f = x
 	return nil
 }
