@@ -101,8 +101,11 @@ type netRun struct {
 	// evals[w] counts worker w's gradient evaluations of a synchronous
 	// round under churn (only the online nodes step).
 	evals []int64
-	// fl is the flags of the asynchronous fast path's window.
-	fl []uint8
+	// fl is the flags of the asynchronous fast path's window, and live
+	// (under churn) the endpoints of its events that run, which it
+	// prefetches.
+	fl   []uint8
+	live []int32
 	// cNode[k] is the c of θ_k = c·z_k at node k's last step (the plain
 	// synchronous executor under churn: an offline node keeps its θ; nil
 	// otherwise).
@@ -1029,6 +1032,9 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 	s, nx := e.s, e.s.nx
 	if nx.fl == nil {
 		nx.fl = make([]uint8, asyncSerialWindow)
+		if nx.churn {
+			nx.live = make([]int32, 2*asyncSerialWindow)
+		}
 		nx.take, nx.hold = e.takeY, e.holdTheta
 	}
 	for s.t < stop {
@@ -1044,29 +1050,46 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 		}
 		t0 := s.t
 		// The gossip loop's prefetching (gossipWindow: groups of asyncGroup
-		// events asyncGroupAhead on; a hint, the same results).
+		// events asyncGroupAhead on; a hint, the same results), over the
+		// events that run: an idle one (an endpoint offline) reads nothing,
+		// and prefetching its rows would take the memory's time from the
+		// events that do (bench/RESULTS.md, "Idle events in the serial loop").
 		g, ahead := 0, 0
 		if e.pfOn && s.cfg.Estimator == Gossip && m > 1 {
 			g, ahead = asyncGroup, asyncGroupAhead
 		}
 		ev := e.ev[:2*m]
-		pf := e.startGroups(ev, g, ahead)
+		live := ev
+		if nx.churn && g > 0 {
+			live = nx.live[:0]
+			for x, f := range nx.fl[:m] {
+				if f&actOnline != 0 {
+					live = append(live, ev[2*x], ev[2*x+1])
+				}
+			}
+		}
+		pf := e.startGroups(live, g, ahead)
+		lx := 0 // the events of live reached
 		// Two whole exchanges in a row (idle iterations between them do
 		// nothing) on four distinct nodes run in one call of the two-event
 		// kernel, as gossipWindow runs them: the results of two events.
 		pairs := e.evp != nil && s.cfg.Estimator == Gossip && nx.queue == nil && !nx.multiPhase
 		for x := 0; x < m; x++ {
-			if x >= pf.next {
-				e.reachGroups(&pf, ev, x)
-			}
 			t, fl := t0+1+int64(x), nx.fl[x]
 			s.t = t
 			if nx.queue != nil && !nx.adaptive {
 				s.deliverDueWith(t, nx.take, nx.hold)
 			}
 			if fl&actOnline == 0 {
+				if len(live) == len(ev) {
+					lx++
+				}
 				continue
 			}
+			if lx >= pf.next {
+				e.reachGroups(&pf, live, lx)
+			}
+			lx++
 			i, j := int(ev[2*x]), int(ev[2*x+1])
 			if nx.multiPhase {
 				s.setInvP(t, i, j)
@@ -1090,6 +1113,11 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 						s.nonzero += nz2
 						if b2 >= 0 {
 							return s.diverged(divergence{t: s.t, node: b2})
+						}
+						if len(live) == len(ev) {
+							lx += x2 - x // the idle events between count in ev
+						} else {
+							lx++
 						}
 						x = x2
 						continue

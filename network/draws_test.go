@@ -444,3 +444,41 @@ func TestOnlineLongSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestLossDrawIsUnitForm: Delivered's integer test (Net.lossMin against
+// the hash's 53 bits under the key mixed once) decides every message as
+// the documented unit(rng.Hash(dLoss, t, dir)) ≥ q, two-way and one-way,
+// at q = 0, 1, q just either side of a drawn value and at the drawn value
+// itself (u = q is delivered), on graphs and on NewNodes's node-only form.
+func TestLossDrawIsUnitForm(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 8})
+	const seed = 11
+	dLoss := rng.Hash(seed, hashLoss, 0)
+	at := unit(rng.Hash(dLoss, 77, 2)) // a value the two-way draw of t = 77 takes
+	for _, q := range []float64{0, 1, 0x1p-53, 0.3, 0.5, at, math.Nextafter(at, 0), math.Nextafter(at, 1), 1 - 0x1p-53} {
+		for _, oneway := range []bool{false, true} {
+			m := Model{Loss: q, LossOneWay: oneway}
+			nodes, err := NewNodes(m, 8, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, nt := range []*Net{mustNet(t, m, g, seed), nodes} {
+				for tt := int64(1); tt <= 20000; tt++ {
+					wantI := unit(rng.Hash(dLoss, uint64(tt), 2)) >= q
+					wantJ := wantI
+					if oneway {
+						wantJ = unit(rng.Hash(dLoss, uint64(tt), DirToJ)) >= q
+						wantI = unit(rng.Hash(dLoss, uint64(tt), DirToI)) >= q
+					}
+					if toI, toJ := nt.Delivered(tt, 0, 1); toI != wantI || toJ != wantJ {
+						t.Fatalf("q %v one-way %v t %d: delivered (%v, %v), unit form (%v, %v)", q, oneway, tt, toI, toJ, wantI, wantJ)
+					}
+				}
+			}
+		}
+	}
+	nt := mustNet(t, Model{Loss: at}, g, seed)
+	if toI, _ := nt.Delivered(77, 0, 1); !toI {
+		t.Fatalf("u = q at t = 77 not delivered")
+	}
+}

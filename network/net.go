@@ -43,6 +43,12 @@ type Net struct {
 	linkUp float64
 
 	dLoss, dDelay, dLink, dAct uint64
+	// lossKey is rng.HashKey(dLoss) and lossMin ⌈q·2⁵³⌉: a message of
+	// iteration t is delivered when rng.HashKeyed(lossKey, t, dir)>>11 ≥
+	// lossMin, the same test as unit(rng.Hash(dLoss, t, dir)) ≥ q (unit's
+	// value is that integer times 2⁻⁵³, exactly), without the float
+	// conversion or the key's mix a draw (initDraws).
+	lossKey, lossMin uint64
 
 	churn  *churn
 	phases []phaseNet
@@ -75,6 +81,7 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 		linkUp: m.LinkUp, delay: m.Delay, maxTau: m.Delay.bound(), delayGeo: log1pNoFMA(-1 / (1 + m.Delay.Mean)),
 		dLoss: rng.Hash(seed, hashLoss, 0), dDelay: rng.Hash(seed, hashDelay, 0),
 		dLink: rng.Hash(seed, hashLink, 0), dAct: rng.Hash(seed, hashActivation, 0)}
+	nt.initDraws()
 	if nt.kind == ActEdges {
 		nt.kind = ""
 	}
@@ -433,12 +440,19 @@ func (nt *Net) Delivered(t int64, i, j int) (toI, toJ bool) {
 		return true, true
 	}
 	if !nt.oneway {
-		ok := unit(rng.Hash(nt.dLoss, uint64(t), 2)) >= nt.loss
+		ok := rng.HashKeyed(nt.lossKey, uint64(t), 2)>>11 >= nt.lossMin
 		return ok, ok
 	}
-	toJ = unit(rng.Hash(nt.dLoss, uint64(t), DirToJ)) >= nt.loss
-	toI = unit(rng.Hash(nt.dLoss, uint64(t), DirToI)) >= nt.loss
+	toJ = rng.HashKeyed(nt.lossKey, uint64(t), DirToJ)>>11 >= nt.lossMin
+	toI = rng.HashKeyed(nt.lossKey, uint64(t), DirToI)>>11 >= nt.lossMin
 	return toI, toJ
+}
+
+// initDraws derives the loss draw's constants (Net.lossKey, lossMin) from
+// dLoss and the loss q.
+func (nt *Net) initDraws() {
+	nt.lossKey = rng.HashKey(nt.dLoss)
+	nt.lossMin = uint64(math.Ceil(nt.loss * 0x1p53)) // q·2⁵³ exact; 2⁵³ for q = 1: never delivered
 }
 
 // LinkUp reports whether the edge {i, j} is up at iteration t (always true

@@ -26,6 +26,7 @@ func NewNodes(m Model, n int, seed uint64) (*Net, error) {
 	nt := &Net{model: m, n: n, seed: seed, loss: m.Loss, oneway: m.LossOneWay, linkUp: 1,
 		dLoss: rng.Hash(seed, hashLoss, 0), dDelay: rng.Hash(seed, hashDelay, 0),
 		dLink: rng.Hash(seed, hashLink, 0), dAct: rng.Hash(seed, hashActivation, 0)}
+	nt.initDraws()
 	if m.Churn.Dist != "" {
 		ch, err := newChurn(m.Churn, n, seed)
 		if err != nil {
