@@ -588,9 +588,14 @@ func (s *state) sendDelayed(t int64, i, j int, fl uint8) error {
 
 // NetCounts are a run's network counters so far (docs/networks.md): the
 // activations whose endpoints were both online (an exchange attempted), of
-// which both messages arrived (Delivered) or exactly one (OneWay).
+// which the loss model let both messages through (Delivered) or exactly
+// one (OneWay), counted when the messages are sent; under delays
+// (Algorithm 3) InFlight is the messages sent and not yet arrived (a
+// message that arrives at an offline node is dropped then, and stays
+// counted as delivered).
 type NetCounts struct {
 	Attempted, Delivered, OneWay int64
+	InFlight                     int64
 }
 
 // NetCounts returns the network counters so far (zero without a network
@@ -599,7 +604,11 @@ func (s *Sim) NetCounts() NetCounts {
 	if s.nx == nil {
 		return NetCounts{}
 	}
-	return NetCounts{s.nx.attempted, s.nx.delivered, s.nx.oneWay}
+	c := NetCounts{Attempted: s.nx.attempted, Delivered: s.nx.delivered, OneWay: s.nx.oneWay}
+	if s.nx.queue != nil {
+		c.InFlight = int64(s.nx.queue.Len())
+	}
+	return c
 }
 
 // Net returns the run's network, nil for the paper's network.

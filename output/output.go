@@ -335,12 +335,17 @@ type NetworkInfo struct {
 	GapMethod    string  `json:"gap_method"`
 	GapResidual  float64 `json:"gap_residual,omitempty"`
 	// Attempted exchanges (activations with both endpoints online), of
-	// which Delivered (both messages) and OneWay (exactly one).
+	// which Delivered (the loss model let both messages through) and
+	// OneWay (exactly one), counted when sent.
 	Attempted int64 `json:"exchanges_attempted"`
 	Delivered int64 `json:"exchanges_delivered"`
 	OneWay    int64 `json:"exchanges_oneway"`
 	// NodesOnline at the last measurement.
 	NodesOnline int `json:"nodes_online"`
+	// MessagesInFlight, under --delay only, is the messages sent and not
+	// arrived when the run ended: counted in Delivered or OneWay, they
+	// changed no node (engine.NetCounts).
+	MessagesInFlight *int64 `json:"messages_in_flight,omitempty"`
 }
 
 // SummaryGapMaxN bounds the runs whose summary computes the effective gap:
@@ -362,6 +367,9 @@ func NewNetworkInfo(cfg config.Config, m network.Model, net *network.Net, final 
 		if p.Group == "network" && p.JSON != "-" {
 			ni.Knobs[p.JSON] = p.Get(&cfg)
 		}
+	}
+	if cfg.LinkUp == 0 { // unset: every link up (a given 0 is refused)
+		ni.Knobs["link_up"] = 1.0
 	}
 	if final != nil {
 		ni.Attempted, ni.Delivered, ni.OneWay, ni.NodesOnline = final.Attempted, final.Delivered, final.OneWay, final.Online
@@ -408,6 +416,10 @@ func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
 	}
 	if r.Graph != nil {
 		s.Network = NewNetworkInfo(r.Config, r.Network, r.Sim.Net(), final)
+		if s.Network != nil && r.Network.Delay.Dist != "" {
+			f := r.Sim.NetCounts().InFlight
+			s.Network.MessagesInFlight = &f
+		}
 	}
 	if res == nil {
 		s.SetTimes(r.Setup, 0, 0)

@@ -157,6 +157,30 @@ func TestNetworkTraceAndSummary(t *testing.T) {
 	if r := float64(n.EffectiveGap) / float64(n.PerfectGap); math.Abs(r-0.7) > 1e-9 || math.Abs(float64(n.GapRatio)-r) > 1e-12 {
 		t.Errorf("effective/perfect = %v, want 0.7", r)
 	}
+	if n.MessagesInFlight != nil || n.Knobs["link_up"] != 1.0 {
+		t.Errorf("without delays: messages_in_flight %v (want absent), knobs.link_up %v (unset: every link up, 1)", n.MessagesInFlight, n.Knobs["link_up"])
+	}
+}
+
+// TestMessagesInFlight: under delays the exchanges are counted when sent,
+// and summary.json says how many messages had not arrived at the end: a
+// constant delay of 399 events over 400 leaves every message but event 1's
+// two in flight (no loss, no churn).
+func TestMessagesInFlight(t *testing.T) {
+	out := netRun(t, "--algo", "async", "--delay", "constant:399")
+	var s struct {
+		Network *output.NetworkInfo `json:"network"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	n := s.Network
+	if n == nil || n.MessagesInFlight == nil {
+		t.Fatalf("network %+v: no messages_in_flight", n)
+	}
+	if n.Delivered != 400 || *n.MessagesInFlight != 2*399 {
+		t.Errorf("delivered %d (want 400, counted when sent), in flight %d (want %d)", n.Delivered, *n.MessagesInFlight, 2*399)
+	}
 }
 
 // TestWriteEdgesReplays: a stream written by --write-edges, replayed with
