@@ -53,8 +53,18 @@ var netParams = []*Param{
 		}},
 	{Field: "GraphSchedule", Flag: "graph-schedule", Key: "graph_schedule", JSON: "graph_schedule", Group: "network",
 		Help: "a changing graph `SPEC`: phases LEN:KIND[:key=value,...] or LEN:file:PATH separated by ';', cycled\n" +
-			"(keys n, k, p, radius, rows, cols, seed; n defaults to the run's), e.g. \"5000:watts-strogatz:k=5,p=0.3;5000:cycle\"",
-		check: netParsed("graph-schedule", network.ParseSchedule), only: onlyGossip},
+			"(the keys each kind uses of n, k, p, radius, rows, cols, seed; watts-strogatz needs k and p, erdos-renyi p;\n" +
+			"n defaults to the run's, seed to 0), e.g. \"5000:watts-strogatz:k=5,p=0.3;5000:cycle\"",
+		check: netParsed("graph-schedule", network.ParseSchedule),
+		only: func(c *Config) string {
+			if why := onlyGossip(c); why != "" {
+				return why
+			}
+			if c.PointsNode > 1 {
+				return fmt.Sprintf("its phases are graphs on all the data points, not G ⊗ K_k of --points-per-node %d (give --points-per-node 1)", c.PointsNode)
+			}
+			return ""
+		}},
 	{Field: "LinkUp", Flag: "link-up", Key: "link_up", JSON: "link_up", Group: "network",
 		Help: "link failures: within each phase of --graph-schedule every edge is up with probability `A`\n" +
 			"(redrawn per phase instance; a down link delivers nothing); 1, the default: every link up",

@@ -513,9 +513,26 @@ func ParseActivation(s string) (Activation, error) {
 	return a, a.validate()
 }
 
+// phaseKeys are the keys of a --graph-schedule phase of each graph kind
+// (graph.Spec's fields that kind uses), phaseNeeds those it must give, and
+// phaseExample a phase that gives them.
+var (
+	phaseKeys = map[string][]string{
+		"complete": {"n"}, "cycle": {"n"}, "star": {"n"}, "path": {"n"},
+		"watts-strogatz": {"n", "k", "p", "seed"}, "erdos-renyi": {"n", "p", "seed"},
+		"grid": {"n", "rows", "cols"}, "torus": {"n", "rows", "cols"},
+		"geometric": {"n", "radius", "seed"}, "file": nil,
+	}
+	phaseNeeds   = map[string][]string{"watts-strogatz": {"k", "p"}, "erdos-renyi": {"p"}}
+	phaseExample = map[string]string{"watts-strogatz": "100:watts-strogatz:k=5,p=0.3", "erdos-renyi": "100:erdos-renyi:p=0.01"}
+)
+
 // ParseSchedule parses the --graph-schedule flag: phases separated by ";",
-// each "LENGTH:KIND[:key=value,...]" with the keys of graph.Spec (n, k, p,
-// radius, rows, cols, seed) or "LENGTH:file:PATH". Example:
+// each "LENGTH:KIND[:key=value,...]" with the keys of graph.Spec that KIND
+// uses (phaseKeys; another is refused) or "LENGTH:file:PATH". A
+// watts-strogatz phase gives k and p, an erdos-renyi phase p; seed
+// defaults to 0 (phases that omit it draw the same graph), n to the run's
+// (Config.NetworkModel). Example:
 // "5000:watts-strogatz:n=699,k=5,p=0.3,seed=1;5000:cycle:n=699".
 func ParseSchedule(s string) ([]Phase, error) {
 	var out []Phase
@@ -528,11 +545,19 @@ func ParseSchedule(s string) ([]Phase, error) {
 		}
 		kind, args, _ := strings.Cut(rest, ":")
 		spec := graph.Spec{Kind: strings.ToLower(kind)}
+		keys, known := phaseKeys[spec.Kind]
+		if !known {
+			return nil, fmt.Errorf("--graph-schedule: phase %d: unknown graph kind %q; valid kinds are %s", x+1, kind, strings.Join(graph.Kinds, ", "))
+		}
+		var kv map[string]string
 		if spec.Kind == "file" {
 			spec.File = args
 		} else if args != "" {
-			kv, err := keyValues("--graph-schedule", args, "n", "k", "p", "radius", "rows", "cols", "seed")
-			if err != nil {
+			// A key the kind does not use is refused, as the run's own
+			// flags refuse one (--p with --graph cycle): it would be
+			// ignored.
+			var err error
+			if kv, err = keyValues(fmt.Sprintf("--graph-schedule: phase %d (%s)", x+1, spec.Kind), args, keys...); err != nil {
 				return nil, err
 			}
 			for k, v := range kv {
@@ -556,6 +581,14 @@ func ParseSchedule(s string) ([]Phase, error) {
 				if e != nil {
 					return nil, fmt.Errorf("--graph-schedule: phase %d: %s=%q is not a number", x+1, k, v)
 				}
+			}
+		}
+		// The parameters that define a random family's graph are given, not
+		// defaulted: a phase without p would be a ring lattice where the
+		// run's --p defaults to 0.3.
+		for _, k := range phaseNeeds[spec.Kind] {
+			if _, ok := kv[k]; !ok {
+				return nil, fmt.Errorf("--graph-schedule: phase %d (%s) needs %s= (e.g. %q)", x+1, spec.Kind, k, phaseExample[spec.Kind])
 			}
 		}
 		out = append(out, Phase{Spec: spec, Length: length})

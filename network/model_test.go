@@ -138,3 +138,29 @@ func TestModelString(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestParseScheduleKeys: a phase's keys are those its kind uses, and a
+// random family's defining parameters are given: a key that would be
+// ignored, or a p that would default to a ring lattice, is refused.
+func TestParseScheduleKeys(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"100:cycle:p=0.5", `unknown key "p"`},
+		{"100:complete:k=3", `unknown key "k"`},
+		{"100:grid:seed=2", `unknown key "seed"`},
+		{"100:watts-strogatz:k=5", "phase 1 (watts-strogatz) needs p="},
+		{"100:watts-strogatz:p=0.3", "needs k="},
+		{"100:watts-strogatz", "needs k="},
+		{"10:cycle;100:erdos-renyi:seed=3", "phase 2 (erdos-renyi) needs p="},
+		{"100:ring", `unknown graph kind "ring"`},
+	} {
+		if _, err := ParseSchedule(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.spec, err, c.want)
+		}
+	}
+	for _, ok := range []string{"100:cycle", "100:cycle:n=30", "100:watts-strogatz:k=4,p=0,seed=2", "100:erdos-renyi:p=0.2",
+		"100:grid:rows=5,cols=6", "100:geometric", "100:geometric:radius=0.3,seed=1", "100:file:g.txt", "5:torus:n=30"} {
+		if _, err := ParseSchedule(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
