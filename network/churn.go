@@ -87,6 +87,41 @@ func (d *sessionDraw) length(h uint64) int64 {
 	return int64(x)
 }
 
+// expected returns E[L], the mean of the session length the distribution
+// draws (its discretisation included, so that the long-run fraction of
+// time online is E_up/(E_up + E_down), not U/(U + D)):
+//
+//	geometric    mean (1 when mean ≤ 1)
+//	exponential  1/(1 − e^(−1/mean)): P(L > k) = e^(−k/mean)
+//	lognormal    1 + Σ_{k≥1} P(Y > k), Y = e^(μ+σZ): the first 2¹⁶ terms
+//	             summed, the rest by Euler–Maclaurin from E[(Y − K)⁺]
+func (d *sessionDraw) expected() float64 {
+	switch d.kind {
+	case sessionGeo:
+		return d.mean
+	case sessionExp:
+		return -1 / math.Expm1(-1/d.mean)
+	case sessionLogn:
+		q := func(y float64) float64 { return 0.5 * math.Erfc((math.Log(y)-d.mu)/(d.sigma*math.Sqrt2)) } // P(Y > y)
+		const K = 1 << 16
+		sum := 1.0
+		for k := 1; k < K; k++ {
+			sum += q(float64(k))
+		}
+		// Σ_{k≥K} f(k) = ∫_K^∞ f + f(K)/2 − f'(K)/12 + …, f = q, with
+		// ∫_K^∞ P(Y > y) dy = E[(Y − K)⁺] = e^(μ+σ²/2)·Q((ln K − μ − σ²)/σ) − K·Q((ln K − μ)/σ)
+		// and f'(y) = −φ((ln y − μ)/σ)/(σy); the next term is O(f'''(K)), below 1e-15 of E here.
+		kf := float64(K)
+		z := (math.Log(kf) - d.mu) / d.sigma
+		tail := math.Exp(d.mu+d.sigma*d.sigma/2)*0.5*math.Erfc((z-d.sigma)/math.Sqrt2) - kf*q(kf)
+		fp := -math.Exp(-z*z/2) / (math.Sqrt(2*math.Pi) * d.sigma * kf)
+		return sum + tail + q(kf)/2 - fp/12
+	case sessionOne:
+		return 1
+	}
+	return 1
+}
+
 // cursor is a node's position in its churn sessions: session idx covers
 // iterations [start, next) and is online if on is set (st = idx<<1 | on);
 // ahead[i] is the length of session idx+1+i, drawn ahead, so that the test
@@ -113,7 +148,11 @@ type churn struct {
 	up, down, sigma  float64
 	dom, domStart    uint64
 	domKey           uint64  // rng.HashKey(dom)
-	pOnline          float64 // up/(up+down)
+	pOnline          float64 // up/(up+down): the start's probability of being online
+	// pi is E_up/(E_up + E_down) with the sessions' exact means
+	// (sessionDraw.expected): the long-run fraction of time online, π of
+	// the effective gap.
+	pi0 float64
 	upDraw, downDraw sessionDraw
 	cur              []cursor
 	// file mode: offline intervals [off[x][0], off[x][1]] (inclusive) of
@@ -143,6 +182,8 @@ func newChurn(c Churn, n int, seed uint64) (*churn, error) {
 	ch.domKey = rng.HashKey(ch.dom)
 	ch.pOnline = c.Up / (c.Up + c.Down)
 	ch.upDraw, ch.downDraw = newSessionDraw(ch.dist, ch.up, ch.sigma), newSessionDraw(ch.dist, ch.down, ch.sigma)
+	eu, ed := ch.upDraw.expected(), ch.downDraw.expected()
+	ch.pi0 = eu / (eu + ed)
 	ch.cur = make([]cursor, n)
 	return ch, nil
 }
@@ -244,13 +285,15 @@ func (ch *churn) fileOnline(k int, t int64) bool {
 	return !(x < len(iv) && t >= iv[x][0])
 }
 
-// pi returns node k's stationary probability of being online: up/(up+down)
-// for the distributions, and for a file the fraction of iterations
-// 1..horizon (a run's length; 0: 1..last, the file's largest end) the node
-// is online — 1 for an empty file.
+// pi returns node k's long-run probability of being online: for the
+// distributions E_up/(E_up + E_down) with the sessions' exact means (their
+// rounding up to whole iterations included: an exponential session of
+// mean 1 lasts 1.58 iterations on average), and for a file the fraction of
+// iterations 1..horizon (a run's length; 0: 1..last, the file's largest
+// end) the node is online — 1 for an empty file.
 func (ch *churn) pi(k int, horizon int64) float64 {
 	if ch.off == nil {
-		return ch.pOnline
+		return ch.pi0
 	}
 	span := ch.last
 	if horizon > 0 {

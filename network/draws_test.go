@@ -482,3 +482,47 @@ func TestLossDrawIsUnitForm(t *testing.T) {
 		t.Fatalf("u = q at t = 77 not delivered")
 	}
 }
+
+// TestSessionExpected: a distribution's exact mean session length
+// (sessionDraw.expected, π's) against the mean of 4·10⁶ draws, within 5
+// standard errors, for small means (where rounding up to whole iterations
+// moves it most) and large; geometric is its mean exactly, and the
+// lognormal's Euler–Maclaurin tail agrees with a plain sum where the sum
+// can be taken whole.
+func TestSessionExpected(t *testing.T) {
+	for _, c := range []struct {
+		dist        string
+		mean, sigma float64
+	}{
+		{DistExponential, 1, 1}, {DistExponential, 3, 1}, {DistExponential, 250, 1},
+		{DistGeometric, 1, 1}, {DistGeometric, 7, 1},
+		{DistLognormal, 1, 1}, {DistLognormal, 2, 0.5}, {DistLognormal, 10, 2}, {DistLognormal, 300, 1},
+	} {
+		d := newSessionDraw(c.dist, c.mean, c.sigma)
+		const N = 4_000_000
+		var s, s2 float64
+		for x := uint64(0); x < N; x++ {
+			l := float64(d.length(rng.Hash(21, x, uint64(c.mean*1000))))
+			s += l
+			s2 += l * l
+		}
+		m := s / N
+		se := math.Sqrt((s2/N - m*m) / N)
+		if e := d.expected(); math.Abs(e-m) > 5*se+1e-12 {
+			t.Errorf("%s mean %g sigma %g: expected %.6f, draws %.6f ± %.6f", c.dist, c.mean, c.sigma, e, m, se)
+		}
+	}
+	if g := newSessionDraw(DistGeometric, 4500, 1); g.expected() != 4500 {
+		e := g.expected()
+		t.Errorf("geometric 4500: %v", e)
+	}
+	// The tail's closed form against a sum taken to where the terms vanish.
+	d := newSessionDraw(DistLognormal, 3000, 0.8)
+	sum := 1.0
+	for k := 1; k < 1<<24; k++ {
+		sum += 0.5 * math.Erfc((math.Log(float64(k))-d.mu)/(d.sigma*math.Sqrt2))
+	}
+	if e := d.expected(); math.Abs(e-sum) > 1e-9*sum {
+		t.Errorf("lognormal 3000: expected %.12g, plain sum %.12g", e, sum)
+	}
+}

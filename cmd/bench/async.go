@@ -45,7 +45,7 @@ func cmdAsync(args []string, stdout, stderr io.Writer) error {
 	loss := fs.Float64("loss", 0, "message loss of the network model (docs/networks.md): the serial loop and the parallel executor\n"+
 		"run under it, and are timed again without faults, side by side (issue #34: within 1.3×)")
 	churnSpec := fs.String("churn", "none", "churn of the network model (geometric:up=U,down=D, exponential:…, lognormal:…; sessions in\n"+
-		"iterations, offline a fraction D/(U+D) of the time): as --loss")
+		"iterations; geometric sessions keep a node offline a fraction D/(U+D) of the time): as --loss")
 	serialToo := fs.Bool("serial", true, "also time the serial loop (and compare the parallel executor's final state with its):\n"+
 		"--serial=false times the parallel executor alone, for sweeps over --workers")
 	decideFrom := fs.Int("decide-from", 0, "under a network model, the worker count from which the parallel executor's workers\n"+
