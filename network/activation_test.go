@@ -388,3 +388,45 @@ func TestDrawKeyed(t *testing.T) {
 		t.Fatal(f)
 	}
 }
+
+// TestWeightsHuge: finite weights whose sum overflows (1e308 on every
+// edge, or one 1e308 among ones, whose product with the edge count does)
+// give the probabilities of the same weights scaled down, the same p_k and
+// the same edge draws, where they gave every edge probability 0.
+func TestWeightsHuge(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 40})
+	for _, c := range []struct {
+		name       string
+		huge, norm func(i, j int) float64
+	}{
+		{"all 1e308", func(i, j int) float64 { return 1e308 }, func(i, j int) float64 { return 1 }},
+		{"one 1e308", func(i, j int) float64 {
+			if i == 0 {
+				return 1e308
+			}
+			return 1e300
+		}, func(i, j int) float64 {
+			if i == 0 {
+				return 1e8
+			}
+			return 1
+		}},
+	} {
+		a := mustNet(t, Model{Activation: Activation{Kind: ActWeights, Weights: c.huge}}, g, 3)
+		b := mustNet(t, Model{Activation: Activation{Kind: ActWeights, Weights: c.norm}}, g, 3)
+		pa, pb := a.P(1), b.P(1)
+		for k := range pa {
+			if !(pa[k] > 0) || math.Abs(pa[k]-pb[k]) > 1e-13*pb[k] {
+				t.Fatalf("%s: p_%d = %v, scaled weights give %v", c.name, k, pa[k], pb[k])
+			}
+		}
+		ea, eb := rng.New(9, 0), rng.New(9, 0)
+		for tt := int64(1); tt <= 2000; tt++ {
+			i, j, _ := a.Edge(tt, ea, nil)
+			k, l, _ := b.Edge(tt, eb, nil)
+			if i != k || j != l {
+				t.Fatalf("%s: t %d: edge (%d, %d), scaled weights (%d, %d)", c.name, tt, i, j, k, l)
+			}
+		}
+	}
+}

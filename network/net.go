@@ -161,6 +161,13 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 				pn.pe = w // all 0; New fails below
 				break
 			}
+			if math.IsInf(sum*float64(len(w)), 1) {
+				// Finite weights whose sum, or its product with the
+				// edge count (newAlias), overflows (1e308 on every edge):
+				// the same probabilities from the weights over the
+				// largest, whose sum is at most the edge count.
+				w, sum = scaledWeights(w)
+			}
 			pn.pe = make([]float64, len(w))
 			for y := range w {
 				pn.pe[y] = w[y] / sum
@@ -572,4 +579,19 @@ func inverseP(g *graph.Graph, p []float64, uniform bool) []float64 {
 		}
 	}
 	return inv
+}
+
+// scaledWeights returns w divided by its largest entry, and their sum.
+func scaledWeights(w []float64) ([]float64, float64) {
+	mx := 0.0
+	for _, v := range w {
+		mx = max(mx, v)
+	}
+	out := make([]float64, len(w))
+	sum := 0.0
+	for y, v := range w {
+		out[y] = v / mx
+		sum += out[y]
+	}
+	return out, sum
 }
