@@ -144,15 +144,15 @@ const lookahead = 2
 
 // churn holds the session model and one cursor per node.
 type churn struct {
-	dist             string
-	up, down, sigma  float64
-	dom, domStart    uint64
-	domKey           uint64  // rng.HashKey(dom)
-	pOnline          float64 // up/(up+down): the start's probability of being online
-	// pi is E_up/(E_up + E_down) with the sessions' exact means
+	dist            string
+	up, down, sigma float64
+	dom, domStart   uint64
+	domKey          uint64  // rng.HashKey(dom)
+	pOnline         float64 // up/(up+down): the start's probability of being online
+	// pi0 is E_up/(E_up + E_down) with the sessions' exact means
 	// (sessionDraw.expected): the long-run fraction of time online, π of
 	// the effective gap.
-	pi0 float64
+	pi0              float64
 	upDraw, downDraw sessionDraw
 	cur              []cursor
 	// file mode: offline intervals [off[x][0], off[x][1]] (inclusive) of
