@@ -348,6 +348,11 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 			return nil, err
 		}
 		ecfg.Network = r.Network
+		if r.Network.EdgeStream != "" {
+			if note := network.ReplayNote(r.Network.EdgeStream, cfg.Seed, r.Network); note != "" {
+				r.Warnings = append(r.Warnings, note)
+			}
+		}
 		if cfg.WriteEdges != "" {
 			r.edges = &edgeRecorder{path: cfg.WriteEdges, header: network.StreamHeader(cfg.Seed, r.Network)}
 			ecfg.EdgeSink = r.edges

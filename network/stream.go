@@ -124,6 +124,61 @@ func (r *StreamReader) Next() (t int64, i, j int, err error) {
 // Line returns the line of the activation Next returned last.
 func (r *StreamReader) Line() int { return r.line }
 
+// StreamOrigin reads the header a stream written by --write-edges starts
+// with (StreamHeader: '#' lines naming the seed and the network of the run
+// that wrote it); ok is false for a stream without one (a contact trace).
+// Only the leading comment lines are read.
+func StreamOrigin(path string) (seed uint64, model string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<16))
+	sc.Buffer(make([]byte, 0, 4096), 1<<16)
+	var hasSeed, hasNet, ours bool
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		c, isComment := strings.CutPrefix(line, "#")
+		if !isComment {
+			break
+		}
+		c = strings.TrimSpace(c)
+		switch {
+		case strings.HasPrefix(c, "pairgossip edge stream:"):
+			ours = true
+		case strings.HasPrefix(c, "seed "):
+			v, err := strconv.ParseUint(strings.TrimPrefix(c, "seed "), 10, 64)
+			seed, hasSeed = v, err == nil
+		case strings.HasPrefix(c, "network "):
+			model, hasNet = strings.TrimPrefix(c, "network "), true
+		}
+	}
+	return seed, model, ours && hasSeed && hasNet
+}
+
+// ReplayNote says how a replay of a stream that --write-edges wrote differs
+// from the run that wrote it ("" if it does not, or the stream has no
+// header): a replay gives that run's bits only with its seed and its model
+// (the loss, churn and delays still drawn; docs/networks.md §7). m is the
+// replaying run's model, whose stream itself is left out of the comparison.
+func ReplayNote(path string, seed uint64, m Model) string {
+	wSeed, wModel, ok := StreamOrigin(path)
+	if !ok {
+		return ""
+	}
+	m.EdgeStream, m.Stream, m.StreamP = "", nil, ""
+	model := m.String()
+	if wSeed == seed && wModel == model {
+		return ""
+	}
+	return fmt.Sprintf("--edge-stream %s was written by a run with seed %d and network %s; this run has seed %d and network %s: "+
+		"it replays those edges, but it is not that run", path, wSeed, wModel, seed, model)
+}
+
 // ReadStream reads a whole stream file into memory (16 bytes per line).
 func ReadStream(path string, n int) (*Stream, error) {
 	f, err := os.Open(path)

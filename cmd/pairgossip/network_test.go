@@ -201,7 +201,38 @@ func TestWriteEdgesReplays(t *testing.T) {
 		if n := strings.Count(text, "\n") - strings.Count(text, "#"); n != 400 {
 			t.Errorf("%s: %d activations, want 400", algo, n)
 		}
+		// The replay with the writer's seed and model warns of nothing; with
+		// another seed or model it says it is not that run.
+		if w := summaryWarnings(t, b); len(w) != 0 {
+			t.Errorf("%s: the faithful replay warns %q", algo, w)
+		}
+		for _, flags := range [][]string{
+			{"--seed", "5", "--loss", "0.2", "--churn", "geometric:up=200,down=20"},
+			{"--loss", "0.3", "--churn", "geometric:up=200,down=20"},
+			{"--churn", "geometric:up=200,down=20"},
+		} {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--seed", "4", "--no-optimum", "--iters", "400", "--log-points", "12", "--out", out,
+				"--algo", algo, "--edge-stream", edges}, flags...)
+			code, _, stderr := runCLI(args...)
+			if code != 0 || !strings.Contains(stderr, "was written by a run with seed 4 and network --loss 0.2 --churn geometric:up=200,down=20") ||
+				!strings.Contains(stderr, "it is not that run") {
+				t.Errorf("%s %v: exit %d, stderr %q: want the replay's warning", algo, flags, code, stderr)
+			}
+		}
 	}
+}
+
+// summaryWarnings returns the warnings of the summary.json in out.
+func summaryWarnings(t *testing.T, out string) []string {
+	t.Helper()
+	var s struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Warnings
 }
 
 // TestGapNetwork: pairgossip gap with --loss 0.5 prints half the graph's gap
