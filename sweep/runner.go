@@ -409,6 +409,7 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 	}
 	o.Eval = sum.EvalNodes
 	o.Trace = res.Trace
+	o.Network = !run.Network.IsPerfect() // as trace.csv's network columns (cmd/pairgossip)
 	o.Summary = output.JSON(sum)
 	return o
 }

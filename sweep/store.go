@@ -32,8 +32,16 @@ const (
 func Done(status string) bool { return status == StatusComplete || status == StatusDiverged }
 
 // MetricColumns are the final-metric columns of the runs table, which are
-// also the columns of the traces table after run_id.
+// also the columns of the traces table after run_id (then come
+// NetworkColumns).
 var MetricColumns = output.TraceColumns
+
+// NetworkColumns end the traces table (schema version 2): trace.csv's
+// network columns (output.TraceNetworkColumns: exchanges attempted,
+// delivered, one-way so far and nodes online, engine.Record's counters),
+// NULL in every row of a run without a network model, whose trace.csv has
+// no such columns (not 0 and -1, the engine's values there).
+var NetworkColumns = output.TraceNetworkColumns
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -79,6 +87,10 @@ CREATE TABLE IF NOT EXISTS traces(
   auc_mean REAL,
   bias REAL,
   consensus REAL,
+  exchanges_attempted INTEGER,
+  exchanges_delivered INTEGER,
+  exchanges_oneway INTEGER,
+  nodes_online INTEGER,
   PRIMARY KEY(run_id, iter)
 ) WITHOUT ROWID;
 `
@@ -87,16 +99,26 @@ const runsCols = "id, config, axes, status, error, wall_seconds, iter, grad_eval
 	"objective_mean, objective_std, objective_min, objective_max, auc_mean, bias, consensus, " +
 	"optimum_objective, eval_nodes, summary, host, finished_at"
 
-const tracesCols = "run_id, iter, grad_evals, grad_evals_nonzero, objective_mean, objective_std, " +
+// tracesV1Cols are the columns of the traces table of schema version 1,
+// tracesCols all of them: those and NetworkColumns.
+const tracesV1Cols = "run_id, iter, grad_evals, grad_evals_nonzero, objective_mean, objective_std, " +
 	"objective_min, objective_max, auc_mean, bias, consensus"
+
+var tracesCols = tracesV1Cols + ", " + strings.Join(NetworkColumns, ", ")
 
 const planCols = "id, sweep, idx, config, axes"
 
 // traceCols are the columns of the traces table after run_id.
 var traceCols = strings.Split(tracesCols, ", ")[1:]
 
-// SchemaVersion is stored in the meta table.
-const SchemaVersion = "1"
+// SchemaVersion is stored in the meta table. Version 2 added NetworkColumns
+// to the traces table. A database of version 1 (schemaV1) is read as it is
+// (its trace rows read with NULL network columns) and migrated to version 2
+// when opened for writing (Open, migrate).
+const SchemaVersion = "2"
+
+// schemaV1 is the version before the traces table's network columns.
+const schemaV1 = "1"
 
 // Store is a results database.
 type Store struct {
@@ -104,6 +126,9 @@ type Store struct {
 	db    *sql.DB
 	mu    sync.Mutex // one writer transaction at a time
 	owner string     // the claim owner of the sweep run in progress (claims.go), "" when none
+	// netCols: the traces table has NetworkColumns (always after Open; a
+	// version-1 database opened by OpenExisting has not).
+	netCols bool
 }
 
 func dsn(path string) (string, error) {
@@ -154,12 +179,129 @@ func Open(path string) (*Store, error) {
 			return nil, err
 		}
 	}
+	// A version-1 database gains the network columns.
+	if err := s.migrate(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	// Tables added to version 1 since without changing its meaning.
 	if _, err := s.db.Exec(claimsSchema); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := s.loadColumns(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// migrate brings a database of version 1 to SchemaVersion in one
+// transaction (BEGIN IMMEDIATE: of several runners opening it together,
+// one migrates, the others find it done): the traces table gains
+// NetworkColumns (ALTER TABLE ADD COLUMN, NULL in the rows already there:
+// runs of version 1 kept no network counters) and meta's schema_version
+// becomes SchemaVersion. A database of SchemaVersion is left as it is.
+func (s *Store) migrate() error {
+	var v string
+	if err := s.db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
+		return sqliteError(s.Path, err)
+	}
+	if v == SchemaVersion {
+		return nil
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
+		return sqliteError(s.Path, err)
+	}
+	switch v {
+	case SchemaVersion: // migrated meanwhile by another process
+		return nil
+	case schemaV1:
+	default:
+		return &DBError{Path: s.Path, Msg: fmt.Sprintf("schema_version %q changed while it was opened", v)}
+	}
+	have, err := tableColumns(context.Background(), tx, "main", "traces")
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	for _, c := range NetworkColumns {
+		if slices.Contains(have, c) {
+			continue
+		}
+		if _, err := tx.Exec(`ALTER TABLE traces ADD COLUMN ` + c + ` INTEGER`); err != nil {
+			return fmt.Errorf("%s: migrating schema version %s to %s: %w", s.Path, schemaV1, SchemaVersion, err)
+		}
+	}
+	if _, err := tx.Exec(`UPDATE meta SET value = ? WHERE key = 'schema_version'`, SchemaVersion); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	return nil
+}
+
+// queryer is a *sql.DB, *sql.Tx or *sql.Conn.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// tableColumns returns the column names of a table of the database schema
+// ("main", or an attached one), in order.
+func tableColumns(ctx context.Context, q queryer, schema, table string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?, ?) ORDER BY cid`, table, schema)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// hasNetworkColumns reports whether the traces table of the database
+// schema has every one of NetworkColumns (a version-1 database has none).
+func hasNetworkColumns(ctx context.Context, q queryer, schema string) (bool, error) {
+	have, err := tableColumns(ctx, q, schema, "traces")
+	if err != nil {
+		return false, err
+	}
+	for _, c := range NetworkColumns {
+		if !slices.Contains(have, c) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// loadColumns sets s.netCols.
+func (s *Store) loadColumns() error {
+	ok, err := hasNetworkColumns(context.Background(), s.db, "main")
+	if err != nil {
+		return sqliteError(s.Path, err)
+	}
+	s.netCols = ok
+	return nil
+}
+
+// tracesSelect is the select list of tracesCols from a traces table with
+// (netCols) or without the network columns (version 1: NULL in their place).
+func tracesSelect(netCols bool) string {
+	if netCols {
+		return tracesCols
+	}
+	return tracesV1Cols + strings.Repeat(", NULL", len(NetworkColumns))
 }
 
 // create makes the tables of a new database in one transaction, so that
@@ -209,6 +351,10 @@ func OpenExisting(path string) (*Store, error) {
 	if fresh {
 		s.Close()
 		return nil, &DBError{Path: path, Msg: "not a sweep results database (it has no tables)"}
+	}
+	if err := s.loadColumns(); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -285,8 +431,8 @@ func (s *Store) verify() (fresh bool, err error) {
 	case err != nil:
 		return false, sqliteError(s.Path, err)
 	}
-	if v != SchemaVersion {
-		return false, bad("schema_version %q, but this pairgossip reads version %s (was it written by another version of pairgossip?)", v, SchemaVersion)
+	if v != SchemaVersion && v != schemaV1 {
+		return false, bad("schema_version %q, but this pairgossip reads version %s or %s (was it written by another version of pairgossip?)", v, schemaV1, SchemaVersion)
 	}
 	var res []string
 	qr, err := s.db.Query(`PRAGMA quick_check(3)`)
@@ -538,10 +684,11 @@ func (s *Store) resultRows() (map[string][]rowValues, error) {
 	return s.rowsByID(`SELECT id, `+strings.Join(diffCols, ", ")+` FROM runs`, 1+len(diffCols))
 }
 
-// traceRows returns, by run id, the trace rows (the columns of the traces
-// table after run_id) in iteration order.
+// traceRows returns, by run id, the trace rows (traceCols, the columns of
+// the traces table after run_id, NULL network columns in a database of
+// version 1) in iteration order.
 func (s *Store) traceRows() (map[string][]rowValues, error) {
-	return s.rowsByID(`SELECT `+tracesCols+` FROM traces ORDER BY run_id, iter`, len(traceCols)+1)
+	return s.rowsByID(`SELECT `+tracesSelect(s.netCols)+` FROM traces ORDER BY run_id, iter`, len(traceCols)+1)
 }
 
 // rowsByID runs a query whose first column is a run id and groups the
@@ -582,6 +729,9 @@ type Outcome struct {
 	Optimum float64            // NaN when not solved
 	Eval    int
 	Trace   []pairgossip.Record
+	// Network: the run had a network model (its trace.csv has the network
+	// columns): Trace's network counters are stored, NULL otherwise.
+	Network bool
 	Summary []byte
 	Host    string
 	other   claimResult // not claimed: another runner holds or ran it (nothing run, nothing written)
@@ -640,13 +790,18 @@ func (s *Store) Write(o *Outcome) error {
 		return err
 	}
 	if len(o.Trace) > 0 {
-		st, err := tx.Prepare(`INSERT INTO traces(` + tracesCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+		st, err := tx.Prepare(`INSERT INTO traces(` + tracesCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return err
 		}
 		for _, r := range o.Trace {
+			var att, del, one, online any // NULL without a network model
+			if o.Network {
+				att, del, one, online = r.Attempted, r.Delivered, r.OneWay, r.Online
+			}
 			if _, err := st.Exec(id, r.Iter, r.GradEvals, r.GradEvalsNonzero, nullable(r.ObjMean), nullable(r.ObjStd),
-				nullable(r.ObjMin), nullable(r.ObjMax), nullable(r.AUCMean), nullable(r.Bias), nullable(r.Consensus)); err != nil {
+				nullable(r.ObjMin), nullable(r.ObjMax), nullable(r.AUCMean), nullable(r.Bias), nullable(r.Consensus),
+				att, del, one, online); err != nil {
 				return err
 			}
 		}
@@ -777,6 +932,14 @@ func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 	if n != 3 {
 		return st, fmt.Errorf("%s: not a sweep results database", src)
 	}
+	// A source of version 1 has no network columns: NULL in their place.
+	if !s.netCols {
+		return st, fmt.Errorf("%s: merge into a database opened for reading", s.Path)
+	}
+	srcNet, err := hasNetworkColumns(ctx, conn, "src")
+	if err != nil {
+		return st, fmt.Errorf("%s: %w", src, err)
+	}
 	err = func() error {
 		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 			return err
@@ -796,7 +959,7 @@ func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 			     (m.status IN ('complete','diverged') OR s.status NOT IN ('complete','diverged')))`,
 			`DELETE FROM main.traces WHERE run_id IN (SELECT id FROM temp.take)`,
 			`INSERT OR REPLACE INTO main.runs(` + runsCols + `) SELECT ` + runsCols + ` FROM src.runs WHERE id IN (SELECT id FROM temp.take)`,
-			`INSERT INTO main.traces(` + tracesCols + `) SELECT ` + tracesCols + ` FROM src.traces WHERE run_id IN (SELECT id FROM temp.take)`,
+			`INSERT INTO main.traces(` + tracesCols + `) SELECT ` + tracesSelect(srcNet) + ` FROM src.traces WHERE run_id IN (SELECT id FROM temp.take)`,
 		}
 		for _, q := range stmts {
 			if _, err := conn.ExecContext(ctx, q); err != nil {
