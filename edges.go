@@ -2,6 +2,7 @@ package pairgossip
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/pairgossip/pairgossip/network"
 )
@@ -57,5 +58,9 @@ func (e *edgeRecorder) abort() {
 // writeEdgesError names the flag of a stream that cannot be written.
 type writeEdgesError struct{ err error }
 
-func (e *writeEdgesError) Error() string { return "Config.WriteEdges: " + e.err.Error() }
+func (e *writeEdgesError) Error() string {
+	// network's errors name the flag already: named once, as the field
+	// (the command line's message names the flag for it).
+	return "Config.WriteEdges: " + strings.TrimPrefix(e.err.Error(), "--write-edges: ")
+}
 func (e *writeEdgesError) Unwrap() error { return e.err }

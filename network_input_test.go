@@ -132,3 +132,16 @@ func TestWriteEdgesLibrary(t *testing.T) {
 		t.Error("a refused run wrote the stream")
 	}
 }
+
+// TestWriteEdgesErrorNamesTheFlagOnce: a stream that cannot be written is
+// named once by the flag (network's errors start with it; the wrapper
+// names the field the command line turns into the flag).
+func TestWriteEdgesErrorNamesTheFlagOnce(t *testing.T) {
+	e := &writeEdgesError{errors.New("--write-edges: out/x: rename out/.x.tmp out/x: file exists")}
+	if got, want := e.Error(), "Config.WriteEdges: out/x: rename out/.x.tmp out/x: file exists"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := config.FlagMessage(e); strings.Count(got, "write-edges") != 1 {
+		t.Errorf("flag message %q names the flag more than once", got)
+	}
+}

@@ -71,6 +71,7 @@ func TestNetworkFlagsRefused(t *testing.T) {
 		{[]string{"--algo", "centralized", "--write-edges", filepath.Join(dir, "e.txt")}, "--write-edges: does not apply"},
 		{[]string{"--edge-stream", stream, "--write-edges", stream}, "--write-edges " + stream + ": is --edge-stream"},
 		{[]string{"--loss", "0.1", "--write-edges", filepath.Join(out, "trace.csv")}, "two outputs cannot share a file"},
+		{[]string{"--loss", "0.1", "--write-edges", out}, "--write-edges " + out + ": is also --out (" + out + "): two outputs cannot share a file"},
 		{[]string{"--loss", "0.1", "--write-edges", filepath.Join(dir, "e.txt"), "--resume", filepath.Join(dir, "ck")}, "--write-edges with --resume"},
 		{[]string{"--algo", "centralized", "--churn", "geometric:up=5,down=5"}, "--churn: does not apply: the centralized algorithm"},
 	} {

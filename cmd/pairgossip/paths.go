@@ -132,6 +132,9 @@ func runPaths(a *runArgs) []namedPath {
 	if a.cfg.WriteEdges != "" {
 		ps = append(ps, namedPath{"--write-edges", a.cfg.WriteEdges, false})
 	}
+	// --out itself: a file output of that name (--write-edges X --out X,
+	// the directory not there yet) would be found only when the run ends.
+	ps = append(ps, namedPath{"--out", a.out, false})
 	for _, f := range runOutFiles {
 		ps = append(ps, namedPath{"--out's " + f, filepath.Join(a.out, f), false})
 	}
