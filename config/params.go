@@ -379,6 +379,28 @@ func (p *Param) CheckGiven(v any) error {
 	return nil
 }
 
+// Underflow says why the number s, which parsed to x, is refused when it is
+// a non-zero number too small for a float64 (strconv.ParseFloat gives 0 for
+// 1e-400 without an error: --loss 1e-400 would run without loss), or
+// returns "".
+func Underflow(s string, x float64) string {
+	if x != 0 {
+		return ""
+	}
+	m := strings.ToLower(strings.TrimLeft(s, "+-"))
+	digits, exp := "123456789", "e"
+	if h, ok := strings.CutPrefix(m, "0x"); ok {
+		m, digits, exp = h, "123456789abcdef", "p"
+	}
+	if i := strings.Index(m, exp); i >= 0 {
+		m = m[:i] // the mantissa
+	}
+	if !strings.ContainsAny(m, digits) {
+		return ""
+	}
+	return fmt.Sprintf("%s is not zero but below the smallest float64 (4.9e-324): it would be read as 0", s)
+}
+
 // RefusesGivenZero reports whether CheckGiven can refuse a value.
 func (p *Param) RefusesGivenZero() bool { return p.givenZero != "" }
 

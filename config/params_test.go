@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -343,5 +344,22 @@ func writeNPY(t *testing.T, path string, v []float64, rows, cols int) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUnderflow: a non-zero number that parses to 0 is named; a zero, in
+// any spelling, and a small number that is not 0 are not.
+func TestUnderflow(t *testing.T) {
+	for _, s := range []string{"1e-400", "-1e-400", "+2.5E-999", "0.0001e-320", "0x1p-2000"} {
+		x, _ := strconv.ParseFloat(s, 64)
+		if Underflow(s, x) == "" {
+			t.Errorf("%q (read as %v): not refused", s, x)
+		}
+	}
+	for _, s := range []string{"0", "-0", "0.0", "0e5", "0.000e-400", "0x0p5", "1e-320", "5e-324", "0.3"} {
+		x, _ := strconv.ParseFloat(s, 64)
+		if why := Underflow(s, x); why != "" {
+			t.Errorf("%q: %s", s, why)
+		}
 	}
 }

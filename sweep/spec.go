@@ -522,6 +522,9 @@ func (p *parser) scalar(k *key, n *yaml.Node, ctx string) (any, error) {
 		if err != nil || math.IsInf(x, 0) {
 			return nil, p.errf(n, "%s: %s is out of range of a 64-bit number", where, n.Value)
 		}
+		if why := config.Underflow(n.Value, x); why != "" {
+			return nil, p.errf(n, "%s: %s", where, why)
+		}
 		v = x
 	}
 	if err := k.check(v, p.dir); err != nil {
@@ -686,6 +689,9 @@ func (p *parser) generator(k *key, axis string, n *yaml.Node) ([]any, error) {
 		x, err := strconv.ParseFloat(a.Value, 64)
 		if !decimalFloatRE.MatchString(a.Value) || err != nil || math.IsInf(x, 0) {
 			return nil, p.errf(a, "axis %q: %s: expected a finite number, got %s", axis, kind, describe(a))
+		}
+		if why := config.Underflow(a.Value, x); why != "" {
+			return nil, p.errf(a, "axis %q: %s: %s", axis, kind, why)
 		}
 		nums[i] = x
 	}

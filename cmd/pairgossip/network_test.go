@@ -50,6 +50,8 @@ func TestNetworkFlagsRefused(t *testing.T) {
 	}{
 		{[]string{"--loss", "1.5"}, "--loss must be in [0, 1], got 1.5"},
 		{[]string{"--loss", "x"}, `invalid value "x" for flag -loss`},
+		{[]string{"--loss", "1e-400"}, `invalid value "1e-400" for flag -loss: 1e-400 is not zero but below the smallest float64 (4.9e-324): it would be read as 0`},
+		{[]string{"--loss", "1e999"}, `invalid value "1e999" for flag -loss: value out of range`},
 		{[]string{"--loss-oneway"}, "--loss-oneway: does not apply: it splits the loss of --loss into two directions, but --loss is 0"},
 		{[]string{"--churn", "weibull:up=3,down=4"}, `--churn: unknown distribution "weibull"`},
 		{[]string{"--churn", "file:" + sess}, "sess.txt:1"},

@@ -28,10 +28,8 @@ func NewFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fs.SetOutput(stderr)
 		fmt.Fprintf(stderr, "%s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		printDefaults(fs, stderr)
 	}
 	return fs
 }
@@ -69,4 +67,23 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		return Usagef("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	return nil
+}
+
+// printDefaults is fs.PrintDefaults on w, with the value of a checkedFloat
+// flag named "float" as the flag package names a Float64Var's (it names
+// any other Value "value").
+func printDefaults(fs *flag.FlagSet, w io.Writer) {
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	out := b.String()
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := f.Value.(*checkedFloat); ok {
+			if name, _ := flag.UnquoteUsage(f); name == "value" {
+				out = strings.Replace(out, "  -"+f.Name+" value\n", "  -"+f.Name+" float\n", 1)
+			}
+		}
+	})
+	io.WriteString(w, out)
 }

@@ -33,11 +33,7 @@ func BindFlags(fs *flag.FlagSet, c *config.Config, which func(*config.Param) boo
 		case *uint64:
 			fs.Uint64Var(f, p.Flag, *f, p.Help)
 		case *float64:
-			if p.RefusesGivenZero() {
-				fs.Var(&checkedFloat{f, p}, p.Flag, p.Help)
-			} else {
-				fs.Float64Var(f, p.Flag, *f, p.Help)
-			}
+			fs.Var(&checkedFloat{f, p}, p.Flag, p.Help)
 		case *bool:
 			fs.BoolVar(f, p.Flag, *f, p.Help)
 		}
@@ -83,10 +79,12 @@ func (a *autoString) Set(s string) error {
 	return nil
 }
 
-// checkedFloat is a float flag whose value, once given, must pass
-// Param.CheckGiven: a zero that would not mean what it reads as
-// (--link-up 0) is refused as the flag is parsed, naming it. Its other
-// checks are Config.Validate's, as for every flag.
+// checkedFloat is a float flag (flag.Float64Var's parsing and printing)
+// that refuses, as it is parsed and naming it, a number that underflows to
+// 0 (config.Underflow: --loss 1e-400) and a zero that would not mean what
+// it reads as (Param.CheckGiven: --link-up 0). Its other checks are
+// Config.Validate's, as for every flag. PrintDefaults names its value
+// "float" (printDefaults), as the flag package does a Float64Var's.
 type checkedFloat struct {
 	f *float64
 	p *config.Param
@@ -102,7 +100,14 @@ func (v *checkedFloat) String() string {
 func (v *checkedFloat) Set(s string) error {
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil {
+		// flag.Float64Var's messages.
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return errors.New("value out of range")
+		}
 		return errors.New("parse error")
+	}
+	if why := config.Underflow(s, x); why != "" {
+		return errors.New(why)
 	}
 	if err := v.p.CheckGiven(x); err != nil {
 		return err
