@@ -1,6 +1,7 @@
 package network
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -22,17 +23,27 @@ import (
 // its exchange happens; docs/networks.md), next to the perfect network's
 // gap on the run's graph.
 type Gap struct {
-	Value      float64 // 1 − λ₂(W̄)
-	Perfect    float64 // graph.SpectralGap of the run's graph (docs/design.md §2.2)
-	Method     string  // "dense" or "lanczos"
+	Value   float64 // 1 − λ₂(W̄)
+	Perfect float64 // graph.SpectralGap of the run's graph (docs/design.md §2.2)
+	// PerfectMethod is graph.SpectralGap's method for Perfect
+	// ("closed-form", "dense" or "lanczos").
+	PerfectMethod string
+	// Method is "dense", "lanczos", or for a model of loss alone (see
+	// Model.GapScale) the graph's gap method scaled, e.g.
+	// "closed-form × (1 − q)".
+	Method     string
 	Residual   float64 // Lanczos: ‖L̄y − βy‖ of the returned unit Ritz vector; 0 for dense
 	Iterations int     // Lanczos: matrix–vector products; 0 for dense
 }
 
 // GapOptions controls EffectiveGap; the zero value selects the defaults of
-// graph.GapOptions (dense up to graph.DenseMaxN nodes, Lanczos beyond).
+// graph.GapOptions (dense up to graph.DenseMaxN nodes; beyond, the graph's
+// gap scaled where the model allows it, Model.GapScale, else Lanczos).
 type GapOptions struct {
-	Method  string // "", "auto", "dense" or "lanczos"
+	// Method is "" or "auto", or forces "dense", "lanczos" or "scaled"
+	// (the graph's gap times Model.GapScale's factor: an error for a model
+	// that has none).
+	Method  string
 	Tol     float64
 	MaxIter int
 	Seed    uint64
@@ -43,6 +54,30 @@ type GapOptions struct {
 
 // streamGapLanczos identifies the Lanczos start vector's stream.
 const streamGapLanczos = 23
+
+// MethodScaled is the GapOptions.Method that scales the graph's gap by
+// Model.GapScale's factor.
+const MethodScaled = "scaled"
+
+// GapScale reports whether the model's expected gossip matrix is the
+// paper's network's W = I − L/|E| with L scaled, W̄ = I − f·L/|E|, and f: then
+// λ₂ scales too and the effective gap is exactly f times the graph's
+// (graph.SpectralGap, in closed form where the graph has one). That is a
+// model of loss alone, f = 1 − q: two-way, where the exchange of an
+// activated pair happens with probability 1 − q, and one-way, where each
+// endpoint averages with what it received with probability 1 − q
+// (E z_i' = z_i − (1 − q)(z_i − z_j)/2, the same expectation;
+// docs/networks.md §3, §9); delays do not enter W̄. Churn (π_iπ_j is not
+// uniform over the edges), a schedule, link failures, a recorded stream and
+// a non-uniform activation change L's weights edge by edge, and have no
+// such factor.
+func (m Model) GapScale() (f float64, ok bool) {
+	if m.Churn.Dist != "" || len(m.Schedule) > 0 || m.LinkUp != 0 && m.LinkUp != 1 || m.EdgeStream != "" || m.Stream != nil ||
+		m.Activation.Kind != "" && m.Activation.Kind != ActEdges {
+		return 0, false
+	}
+	return 1 - m.Loss, true
+}
 
 // ExpectedWeights returns the edges of the weighted Laplacian L̄ = I − W̄
 // and their weights s_e·p_e/2, summed over the schedule's phases weighted by
@@ -100,9 +135,45 @@ func (nt *Net) expectedWeights(horizon int64) (pairs [][2]int32, w []float64) {
 
 // EffectiveGap returns the effective spectral gap of the model (see Gap).
 func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
+	return nt.EffectiveGapContext(context.Background(), opt)
+}
+
+// EffectiveGapContext is EffectiveGap that stops when ctx is done: the
+// Lanczos iteration looks at ctx before each matrix–vector product and
+// returns an error wrapping ctx's (context.Canceled, say). The graph's own
+// gap (graph.SpectralGap) and the dense eigensolver (at most
+// graph.DenseMaxN nodes under "auto") do not look at it.
+//
+// When the graph's gap is known but the effective gap is not (the Lanczos
+// iteration did not converge, an error wrapping graph.ErrNotConverged; ctx
+// was done; the dense eigensolver failed), the error comes with a Gap whose
+// Perfect is the graph's gap and whose Value is NaN: never an unconverged
+// estimate.
+func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, error) {
 	pg, err := graph.SpectralGap(nt.g)
 	if err != nil {
 		return Gap{}, fmt.Errorf("network: effective gap: %w", err)
+	}
+	f, scalable := nt.model.GapScale()
+	method := opt.Method
+	if method == "" || method == "auto" {
+		switch {
+		case nt.n <= graph.DenseMaxN:
+			method = "dense"
+		case scalable && f > 0:
+			method = MethodScaled
+		default:
+			method = "lanczos"
+		}
+	}
+	if method == MethodScaled {
+		if !scalable {
+			return Gap{}, fmt.Errorf("network: effective gap: method %s needs a model of loss alone (no churn, schedule, link failures, stream or non-uniform activation): %s", MethodScaled, nt.model)
+		}
+		// Residual: graph.Gap's is L's, ‖Ly − βy‖; W̄'s Laplacian is f·L/|E|.
+		edges := float64(nt.g.OrderedEdges())
+		return Gap{Value: f * pg.Value, Perfect: pg.Value, PerfectMethod: pg.Method, Method: pg.Method + " × (1 − q)",
+			Residual: f * pg.Residual / edges, Iterations: pg.Iterations}, nil
 	}
 	pairs, w := nt.expectedWeights(opt.Horizon)
 	// L̄'s scale is immaterial to the eigenvector and multiplies λ₂: the
@@ -115,7 +186,7 @@ func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
 	}
 	if !(wmax > 0) || math.IsInf(wmax, 0) {
 		if wmax == 0 { // no edge is ever active: W̄ = I
-			return Gap{Perfect: pg.Value, Method: "none (no edge is ever active)"}, nil
+			return Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: "none (no edge is ever active)"}, nil
 		}
 		return Gap{}, fmt.Errorf("network: effective gap: weight %v", wmax)
 	}
@@ -126,14 +197,7 @@ func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
 		ws[x] = v * scale
 	}
 	w = ws
-	method := opt.Method
-	if method == "" || method == "auto" {
-		method = "dense"
-		if nt.n > graph.DenseMaxN {
-			method = "lanczos"
-		}
-	}
-	g := Gap{Perfect: pg.Value, Method: method}
+	g := Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}
 	switch method {
 	case "dense":
 		g.Value, err = denseLambda2(nt.n, pairs, w)
@@ -145,12 +209,12 @@ func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
 		if maxIter == 0 {
 			maxIter = graph.DefaultGapMaxIter
 		}
-		g.Value, g.Residual, g.Iterations, err = lanczosLambda2(nt.n, pairs, w, tol, maxIter, opt.Seed)
+		g.Value, g.Residual, g.Iterations, err = lanczosLambda2(ctx, nt.n, pairs, w, tol, maxIter, opt.Seed)
 	default:
-		return Gap{}, fmt.Errorf("network: effective gap: unknown method %q; valid methods are auto, dense, lanczos", opt.Method)
+		return Gap{}, fmt.Errorf("network: effective gap: unknown method %q; valid methods are auto, dense, lanczos, %s", opt.Method, MethodScaled)
 	}
 	if err != nil {
-		return Gap{}, err
+		return Gap{Value: math.NaN(), Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}, err
 	}
 	g.Value /= scale
 	g.Residual /= scale
@@ -197,8 +261,9 @@ func laplacianMul(pairs [][2]int32, w, dst, x []float64) {
 // the all-ones vector by Lanczos with full reorthogonalisation (twice, as
 // in graph's solver) and explicit restarts from the current Ritz vector;
 // convergence is declared when the explicitly recomputed residual is at
-// most tol·θ. Reaching maxIter products is an error.
-func lanczosLambda2(n int, pairs [][2]int32, w []float64, tol float64, maxIter int, seed uint64) (theta, resid float64, iters int, err error) {
+// most tol·θ. Reaching maxIter products is an error, and so is ctx done
+// (looked at before each product).
+func lanczosLambda2(ctx context.Context, n int, pairs [][2]int32, w []float64, tol float64, maxIter int, seed uint64) (theta, resid float64, iters int, err error) {
 	if n < 3 {
 		v, err := denseLambda2(n, pairs, w)
 		return v, 0, 0, err
@@ -247,6 +312,9 @@ func lanczosLambda2(n int, pairs [][2]int32, w []float64, tol float64, maxIter i
 		clear(H)
 		k := m
 		for j := 0; j < m; j++ {
+			if err := ctx.Err(); err != nil {
+				return 0, 0, iters, fmt.Errorf("network: effective gap: %w", err)
+			}
 			laplacianMul(pairs, w, wv, V[j*n:(j+1)*n])
 			iters++
 			b := orth(wv, j+1)
@@ -285,7 +353,9 @@ func lanczosLambda2(n int, pairs [][2]int32, w []float64, tol float64, maxIter i
 			return theta, resid, iters, nil
 		}
 		if iters >= maxIter {
-			return 0, 0, iters, fmt.Errorf("network: effective gap: %w after %d products (estimate %.6g, residual %.2g)", graph.ErrNotConverged, iters, theta, resid)
+			// The estimate is not reported: it can be far from λ₂ (by
+			// orders of magnitude for a tiny gap at large n).
+			return 0, 0, iters, fmt.Errorf("network: effective gap: %w after %d products (relative residual %.2g, tolerance %.2g; it converges slowly when λ₂ is tiny against the spread of the spectrum, as on path- or cycle-like graphs at large n)", graph.ErrNotConverged, iters, resid/math.Abs(theta), tol)
 		}
 		copy(V[:n], y)
 	}

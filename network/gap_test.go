@@ -1,9 +1,13 @@
 package network
 
 import (
+	"context"
+	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pairgossip/pairgossip/graph"
 	"gonum.org/v1/gonum/mat"
@@ -194,5 +198,124 @@ func TestEffectiveGapChurnFileHorizon(t *testing.T) {
 	empty := gapOf(t, Model{Churn: Churn{Dist: DistFile, File: writeFile(t, "e.txt", "")}}, g, GapOptions{})
 	if !relClose(empty.Value, empty.Perfect, 1e-9) {
 		t.Fatalf("an empty churn file: gap %g, perfect %g", empty.Value, empty.Perfect)
+	}
+}
+
+// TestLossOnlyGapIsScaled: under loss alone (two-way or one-way, with or
+// without delays) W̄ = I − (1 − q)L/|E|, so the effective gap is (1 − q)
+// times the graph's (Model.GapScale, method "scaled"): it equals the dense
+// eigensolve of W̄ to 1e-12 relative, up to the dense eigensolver's own
+// absolute accuracy, about n ulps of ‖L̄‖ ≤ (1 − q)·2·max degree/|E| (which
+// dominates for path-, cycle- and star-like spectra, λ₂ ≪ ‖L̄‖). Up to
+// graph.DenseMaxN nodes "auto" is dense as before; beyond, scaled.
+func TestLossOnlyGapIsScaled(t *testing.T) {
+	specs := []graph.Spec{{Kind: "path", N: 1024}, {Kind: "cycle", N: 600}, {Kind: "complete", N: 200}, {Kind: "star", N: 500},
+		{Kind: "grid", Rows: 20, Cols: 30}, {Kind: "torus", Rows: 16, Cols: 16}, {Kind: "watts-strogatz", N: 500, K: 5, P: 0.3, Seed: 1}}
+	models := []Model{{Loss: 0.3}, {Loss: 0.9, LossOneWay: true}, {Loss: 0.5, Delay: Delay{Dist: DelayGeometric, Mean: 2, Max: 9}}}
+	for x, spec := range specs {
+		g := mustGraph(t, spec)
+		want, err := graph.SpectralGap(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for y, m := range models {
+			if x%2 == 1 && y == 2 {
+				continue // delays: every other graph is enough
+			}
+			f, ok := m.GapScale()
+			if !ok || f != 1-m.Loss {
+				t.Fatalf("%s: GapScale %v, %v; want %v, true", m, f, ok, 1-m.Loss)
+			}
+			nt := mustNet(t, m, g, 1)
+			d, err := nt.EffectiveGap(GapOptions{})
+			if err != nil || d.Method != "dense" {
+				t.Fatalf("%s %s: auto at n = %d ≤ DenseMaxN: %+v, %v; want dense", g.Name, m, g.N, d, err)
+			}
+			s := gapOf(t, m, g, GapOptions{Method: MethodScaled})
+			norm := f * 2 * float64(g.MaxDegree()) / float64(g.OrderedEdges())
+			if math.Abs(s.Value-d.Value) > 1e-12*d.Value+float64(g.N)*0x1p-52*norm {
+				t.Errorf("%s %s: scaled %.17g, dense %.17g (rel %.2g)", g.Name, m, s.Value, d.Value, math.Abs(s.Value-d.Value)/d.Value)
+			}
+			if s.Value != f*want.Value || s.Perfect != want.Value || s.PerfectMethod != want.Method || s.Method != want.Method+" × (1 − q)" {
+				t.Errorf("%s %s: scaled %+v, graph %+v", g.Name, m, s, want)
+			}
+		}
+	}
+	// Beyond DenseMaxN: the closed form, where Lanczos on W̄ does not
+	// converge (a path of 2000 nodes: λ₂ ≈ 6e-10 against ‖L̄‖ ≈ 1e-3).
+	g := mustGraph(t, graph.Spec{Kind: "path", N: 2000})
+	pg, _ := graph.SpectralGap(g)
+	if a := gapOf(t, Model{Loss: 0.3}, g, GapOptions{}); a.Value != 0.7*pg.Value || a.Method != "closed-form × (1 − q)" {
+		t.Errorf("path(2000) --loss 0.3: %+v, want 0.7 × %g", a, pg.Value)
+	}
+	// No factor: churn, a schedule, link failures, a stream, a
+	// non-uniform activation; "scaled" is then refused.
+	for _, m := range []Model{{Loss: 0.3, Churn: Churn{Dist: DistGeometric, Up: 9, Down: 1}}, {Schedule: []Phase{{Graph: g, Length: 5}}},
+		{Schedule: []Phase{{Graph: g, Length: 5}}, LinkUp: 0.5}, {Stream: &Stream{Name: "s", T: []int64{1}, I: []int32{0}, J: []int32{1}}},
+		{Activation: Activation{Kind: ActClocks}}} {
+		if _, ok := m.GapScale(); ok {
+			t.Errorf("%s: GapScale ok", m)
+		}
+		if _, err := mustNet(t, m, g, 1).EffectiveGap(GapOptions{Method: MethodScaled}); err == nil {
+			t.Errorf("%s: method scaled accepted", m)
+		}
+	}
+}
+
+// TestEffectiveGapNotConverged: a Lanczos iteration that does not converge
+// is an error wrapping graph.ErrNotConverged that names no estimate, with
+// the graph's gap (Perfect) known and the effective gap NaN, never the
+// unconverged estimate.
+func TestEffectiveGapNotConverged(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 2000})
+	path := mustGraph(t, graph.Spec{Kind: "path", N: 2000})
+	pg, _ := graph.SpectralGap(g)
+	m := Model{Schedule: []Phase{{Graph: g, Length: 10}, {Graph: path, Length: 10}}}
+	gp, err := mustNet(t, m, g, 1).EffectiveGap(GapOptions{MaxIter: 300})
+	if !errors.Is(err, graph.ErrNotConverged) || strings.Contains(err.Error(), "estimate") {
+		t.Fatalf("error %v, want ErrNotConverged without an estimate", err)
+	}
+	if !math.IsNaN(gp.Value) || gp.Perfect != pg.Value || gp.PerfectMethod != "closed-form" || gp.Method != "lanczos" {
+		t.Fatalf("gap %+v with the error; want Value NaN, Perfect %g (closed-form)", gp, pg.Value)
+	}
+}
+
+// TestEffectiveGapCancel: the Lanczos iteration stops promptly once its
+// context is done (Ctrl-C in pairgossip gap), with an error wrapping
+// context.Canceled; a context done before the call stops it before the
+// first product. Uninterrupted, this eigensolve runs for tens of seconds.
+func TestEffectiveGapCancel(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 40000})
+	path := mustGraph(t, graph.Spec{Kind: "path", N: 40000})
+	nt := mustNet(t, Model{Schedule: []Phase{{Graph: g, Length: 10}, {Graph: path, Length: 10}}}, g, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if gp, err := nt.EffectiveGapContext(ctx, GapOptions{}); !errors.Is(err, context.Canceled) || !math.IsNaN(gp.Value) || !(gp.Perfect > 0) {
+		t.Fatalf("cancelled before: %+v, %v", gp, err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		gp  Gap
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		gp, err := nt.EffectiveGapContext(ctx, GapOptions{})
+		done <- result{gp, err}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	sent := time.Now()
+	select {
+	case r := <-done:
+		if took := time.Since(sent); took > 500*time.Millisecond {
+			t.Errorf("returned %v after the cancellation", took)
+		}
+		if !errors.Is(r.err, context.Canceled) || !math.IsNaN(r.gp.Value) {
+			t.Errorf("after the cancellation: %+v, %v", r.gp, r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Lanczos iteration did not stop 10 s after its context was cancelled")
 	}
 }

@@ -351,7 +351,8 @@ type NetworkInfo struct {
 // SummaryGapMaxN bounds the runs whose summary computes the effective gap:
 // up to it the dense eigensolver does it at once; beyond, Lanczos on the
 // sparse weighted Laplacian, whose cost grows as n/gap, can take longer than
-// the run and does not see a Ctrl-C (pairgossip gap computes it at any n).
+// the run and does not see a Ctrl-C (pairgossip gap computes it beyond,
+// docs/networks.md §9).
 const SummaryGapMaxN = graph.DenseMaxN
 
 // NewNetworkInfo describes the network of a run (nil for the paper's

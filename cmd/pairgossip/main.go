@@ -166,7 +166,11 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		"path, grid and torus; a dense eigensolver for n ≤ 1024; Lanczos beyond.\n\n"+
 		"With the network flags of pairgossip run (--loss, --churn, --graph-schedule, --link-up,\n"+
 		"--edge-stream, --activation; --delay does not enter it) it also prints the effective gap\n"+
-		"1 − λ₂(W̄) of the expected gossip matrix under that network (docs/networks.md §9).\n\n"+
+		"1 − λ₂(W̄) of the expected gossip matrix under that network (docs/networks.md §9). Under\n"+
+		"--loss q alone (one-way or not) it is exactly (1 − q) times the graph's gap, at any n; otherwise\n"+
+		"dense up to n = 1024 and Lanczos beyond, which can fail to converge where the gap is tiny (a\n"+
+		"path- or cycle-like graph at large n): the graph's gap is then printed and the effective gap\n"+
+		"reported as not computed, with the reason (--json: effective_gap null, effective_gap_method).\n\n"+
 		"Example (Table 1 of the paper): pairgossip gap --graph cycle --n 699 --json\n"+
 		"Example (a lossy network): pairgossip gap --graph watts-strogatz --n 699 --loss 0.5", stderr)
 	cfg := config.Base()
@@ -190,21 +194,54 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	if *n < 2 && cfg.Graph != "file" {
 		return usagef("--n must be >= 2, got %d", *n)
 	}
-	if cfg.HasNetwork() {
-		return gapNetwork(cfg, *n, *iters, *asJSON, stdout, stderr)
-	}
+	// SIGINT/SIGTERM/SIGHUP: the effective gap's Lanczos iteration sees ctx
+	// and returns context.Canceled (exit 130 in realMain). What does not see
+	// it (building a large graph, the graph's own Lanczos, a dense
+	// eigensolve) is cut short by the watcher below, which ends the process
+	// with 130 if the command has not returned sigGrace after the signal.
+	// Nothing is written before the end, so nothing is left half written.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	const sigGrace = 250 * time.Millisecond
+	token := make(chan struct{}, 1) // whoever takes it ends the command: cmdGap's return or the watcher's exit
+	token <- struct{}{}
+	go func() {
+		<-ctx.Done()
+		if !bySignal(ctx) {
+			return // stop(): the command returned (or a panic unwound it)
+		}
+		time.Sleep(sigGrace)
+		select {
+		case <-token:
+			fmt.Fprintln(stderr, "pairgossip: interrupted")
+			exit(130)
+		default: // the command returned by itself
+		}
+	}()
+	defer func() {
+		select {
+		case <-token:
+		default:
+			select {} // the watcher holds it and is ending the process
+		}
+	}()
 	t0 := time.Now()
 	spec := graph.Spec{Kind: cfg.Graph, N: *n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
 		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile}
+	closed, hasClosed, closedErr := graph.ClosedFormShape(spec)
+	hasClosed = hasClosed && cfg.PointsNode <= 1
+	if cfg.HasNetwork() {
+		return gapNetwork(ctx, cfg, spec, gapClosed{closed, hasClosed, closedErr}, *iters, *asJSON, stdout, stderr, t0)
+	}
 	var sh graph.Shape
 	var warn []string
 	tries := 1
-	if s, ok, err := graph.ClosedFormShape(spec); ok && cfg.PointsNode <= 1 {
+	if hasClosed {
 		// The closed form needs no graph: n = 23 000 complete is 264 M edges.
-		if err != nil {
-			return usageError{Err: err}
+		if closedErr != nil {
+			return usageError{Err: closedErr}
 		}
-		sh = s
+		sh = closed
 	} else {
 		g, w, err := buildGapGraph(spec, cfg.PointsNode)
 		if err != nil {

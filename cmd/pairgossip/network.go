@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/pairgossip/pairgossip/config"
@@ -34,53 +38,107 @@ func buildGapGraph(spec graph.Spec, pointsNode int) (*graph.Graph, []string, err
 	return g, warn, nil
 }
 
+// gapClosed is the graph's closed form of pairgossip gap, if it has one
+// (graph.ClosedFormShape; none with points per node > 1).
+type gapClosed struct {
+	shape graph.Shape
+	ok    bool
+	err   error
+}
+
 // gapNetwork is pairgossip gap with a network model: the graph's spectral
 // gap and, beside it, the effective gap 1 − λ₂(W̄) of the expected gossip
-// matrix under the model (network.Net.EffectiveGap, docs/networks.md §9).
-func gapNetwork(cfg config.Config, n int, iters int64, asJSON bool, stdout, stderr io.Writer) error {
-	t0 := time.Now()
-	spec := graph.Spec{Kind: cfg.Graph, N: n, K: cfg.GraphK, P: cfg.GraphP, Radius: cfg.GraphR, Rows: cfg.GraphRows,
-		Cols: cfg.GraphCols, Seed: cfg.GraphSeed, File: cfg.GraphFile}
-	g, warn, err := buildGapGraph(spec, cfg.PointsNode)
-	if err != nil {
-		return err
+// matrix under the model (network.Net.EffectiveGapContext, docs/networks.md
+// §9), stopped by ctx (exit 130). Under loss alone on a graph with a closed
+// form it is (1 − q) times that, without building the graph; where the
+// effective gap cannot be computed (Lanczos not converged) the graph's gap
+// is printed and the effective gap reported as not computed, as summary.json
+// records it.
+func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapClosed, iters int64, asJSON bool, stdout, stderr io.Writer, t0 time.Time) error {
+	closed, hasClosed, closedErr := cl.shape, cl.ok, cl.err
+	// The graph's gap and, beside it, the effective gap 1 − λ₂(W̄) of the
+	// expected gossip matrix under the model (network.Net.EffectiveGap,
+	// docs/networks.md §9).
+	var (
+		sh         graph.Shape
+		m          network.Model
+		gp         network.Gap
+		warn       []string
+		tries      = 1
+		notDone    string // why the effective gap was not computed
+		haveScaled bool
+	)
+	if hasClosed && closedErr == nil {
+		// Loss alone on a graph with a closed form: (1 − q) times it
+		// (Model.GapScale), exact, and without building the graph.
+		if mm, err := cfg.NetworkModel(closed.N); err == nil && mm.Validate() == nil {
+			if f, ok := mm.GapScale(); ok {
+				sh, m, haveScaled = closed, mm, true
+				gp = network.Gap{Value: f * closed.Gap.Value, Perfect: closed.Gap.Value, PerfectMethod: closed.Gap.Method,
+					Method: closed.Gap.Method + " × (1 − q)"}
+			}
+		}
 	}
-	m, err := cfg.NetworkModel(g.N)
-	if err == nil {
-		err = m.Validate()
+	if !haveScaled {
+		g, w, err := buildGapGraph(spec, cfg.PointsNode)
+		if err != nil {
+			return err
+		}
+		warn, tries = w, g.Tries
+		sh = graph.Shape{Name: g.Name, N: g.N, UndirectedEdges: g.UndirectedEdges(), MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree()}
+		if m, err = cfg.NetworkModel(g.N); err == nil {
+			err = m.Validate()
+		}
+		if err != nil {
+			return usageError{Err: config.NetworkError(err)}
+		}
+		// The seed does not enter W̄ (an expectation); New takes one
+		// for its draws, which the gap never makes.
+		nt, err := network.New(m, g, 1)
+		if err != nil {
+			return usageError{Err: config.NetworkError(err)}
+		}
+		gp, err = nt.EffectiveGapContext(ctx, network.GapOptions{Horizon: iters})
+		switch {
+		case err == nil:
+		case ctx.Err() != nil && errors.Is(err, context.Canceled):
+			return err // interrupted: exit 130
+		case math.IsNaN(gp.Perfect) || gp.PerfectMethod == "":
+			return err // not even the graph's gap
+		default:
+			// As summary.json records a gap it cannot compute
+			// (gap_method "not computed: …", effective_gap null): the
+			// graph's gap is printed, the estimate never.
+			notDone = "not computed: " + strings.TrimPrefix(err.Error(), "network: effective gap: ")
+			if errors.Is(err, graph.ErrNotConverged) {
+				notDone += fmt.Sprintf("; a smaller --n (up to %d: the dense eigensolver, exact) computes it", graph.DenseMaxN)
+			}
+		}
 	}
-	if err != nil {
-		return usageError{Err: config.NetworkError(err)}
-	}
-	// The seed does not enter W̄ (an expectation); New takes one for its
-	// draws, which the gap never makes.
-	nt, err := network.New(m, g, 1)
-	if err != nil {
-		return usageError{Err: config.NetworkError(err)}
-	}
-	gp, err := nt.EffectiveGap(network.GapOptions{Horizon: iters})
-	if err != nil {
-		return err
+	eff, ratio, method := output.Float(gp.Value), output.Float(gp.Value/gp.Perfect), gp.Method
+	if notDone != "" {
+		eff, ratio, method = output.Float(math.NaN()), output.Float(math.NaN()), notDone
 	}
 	out := struct {
-		Graph           string   `json:"graph"`
-		Name            string   `json:"name"`
-		N               int      `json:"n"`
-		UndirectedEdges int      `json:"undirected_edges"`
-		OrderedEdges    int      `json:"ordered_edges"`
-		MinDegree       int      `json:"min_degree"`
-		MaxDegree       int      `json:"max_degree"`
-		SpectralGap     float64  `json:"spectral_gap"`
-		Network         string   `json:"network"`
-		EffectiveGap    float64  `json:"effective_gap"`
-		EffectiveMethod string   `json:"effective_gap_method"`
-		Ratio           float64  `json:"effective_gap_ratio"`
-		Residual        float64  `json:"effective_gap_residual,omitempty"`
-		Tries           int      `json:"tries"`
-		Seconds         float64  `json:"seconds"`
-		Warnings        []string `json:"warnings,omitempty"`
-	}{cfg.Graph, g.Name, g.N, g.UndirectedEdges(), 2 * g.UndirectedEdges(), g.MinDegree(), g.MaxDegree(),
-		gp.Perfect, m.String(), gp.Value, gp.Method, gp.Value / gp.Perfect, gp.Residual, g.Tries, time.Since(t0).Seconds(), warn}
+		Graph           string       `json:"graph"`
+		Name            string       `json:"name"`
+		N               int          `json:"n"`
+		UndirectedEdges int          `json:"undirected_edges"`
+		OrderedEdges    int          `json:"ordered_edges"`
+		MinDegree       int          `json:"min_degree"`
+		MaxDegree       int          `json:"max_degree"`
+		SpectralGap     float64      `json:"spectral_gap"`
+		Method          string       `json:"method"`
+		Network         string       `json:"network"`
+		EffectiveGap    output.Float `json:"effective_gap"`
+		EffectiveMethod string       `json:"effective_gap_method"`
+		Ratio           output.Float `json:"effective_gap_ratio"`
+		Residual        float64      `json:"effective_gap_residual,omitempty"`
+		Tries           int          `json:"tries"`
+		Seconds         float64      `json:"seconds"`
+		Warnings        []string     `json:"warnings,omitempty"`
+	}{cfg.Graph, sh.Name, sh.N, sh.UndirectedEdges, 2 * sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree,
+		gp.Perfect, gp.PerfectMethod, m.String(), eff, method, ratio, gp.Residual, tries, time.Since(t0).Seconds(), warn}
 	if m.Delay.Dist != "" {
 		out.Warnings = append(out.Warnings, "--delay does not enter the expected gossip matrix W̄ (docs/networks.md §9)")
 	}
@@ -91,8 +149,12 @@ func gapNetwork(cfg config.Config, n int, iters int64, asJSON bool, stdout, stde
 	for _, w := range out.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	fmt.Fprintf(stdout, "%s: n = %d, %d undirected edges, degree %d..%d\nspectral gap 1 − λ₂(W) = %.6g\n"+
-		"effective gap 1 − λ₂(W̄) = %.6g (%s) under %s: %.4g × the graph's\n",
-		g.Name, g.N, g.UndirectedEdges(), g.MinDegree(), g.MaxDegree(), gp.Perfect, gp.Value, gp.Method, m, out.Ratio)
+	fmt.Fprintf(stdout, "%s: n = %d, %d undirected edges, degree %d..%d\nspectral gap 1 − λ₂(W) = %.6g (%s)\n",
+		sh.Name, sh.N, sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree, gp.Perfect, gp.PerfectMethod)
+	if notDone != "" {
+		fmt.Fprintf(stdout, "effective gap 1 − λ₂(W̄) under %s: %s\n", m, notDone)
+		return nil
+	}
+	fmt.Fprintf(stdout, "effective gap 1 − λ₂(W̄) = %.6g (%s) under %s: %.4g × the graph's\n", gp.Value, gp.Method, m, float64(ratio))
 	return nil
 }
