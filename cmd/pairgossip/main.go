@@ -257,21 +257,13 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	}
 	gap := sh.Gap
 	out := struct {
-		Graph           string   `json:"graph"`
-		Name            string   `json:"name"`
-		N               int      `json:"n"`
-		UndirectedEdges int      `json:"undirected_edges"`
-		OrderedEdges    int      `json:"ordered_edges"`
-		MinDegree       int      `json:"min_degree"`
-		MaxDegree       int      `json:"max_degree"`
-		SpectralGap     float64  `json:"spectral_gap"`
-		Lambda2L        float64  `json:"laplacian_lambda2"`
-		Method          string   `json:"method"`
-		Tries           int      `json:"tries"`
-		Seconds         float64  `json:"seconds"`
-		Warnings        []string `json:"warnings,omitempty"`
-	}{cfg.Graph, sh.Name, sh.N, sh.UndirectedEdges, 2 * sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree,
-		gap.Value, gap.Lambda2L, gap.Method, tries, time.Since(t0).Seconds(), warn}
+		gapGraphJSON
+		Lambda2L float64  `json:"laplacian_lambda2"`
+		Method   string   `json:"method"`
+		Tries    int      `json:"tries"`
+		Seconds  float64  `json:"seconds"`
+		Warnings []string `json:"warnings,omitempty"`
+	}{newGapGraphJSON(cfg.Graph, sh, gap.Value), gap.Lambda2L, gap.Method, tries, time.Since(t0).Seconds(), warn}
 	if *asJSON {
 		_, err := stdout.Write(output.JSON(out))
 		return err

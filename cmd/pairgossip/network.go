@@ -120,14 +120,7 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 		eff, ratio, method = output.Float(math.NaN()), output.Float(math.NaN()), notDone
 	}
 	out := struct {
-		Graph           string       `json:"graph"`
-		Name            string       `json:"name"`
-		N               int          `json:"n"`
-		UndirectedEdges int          `json:"undirected_edges"`
-		OrderedEdges    int          `json:"ordered_edges"`
-		MinDegree       int          `json:"min_degree"`
-		MaxDegree       int          `json:"max_degree"`
-		SpectralGap     float64      `json:"spectral_gap"`
+		gapGraphJSON
 		Method          string       `json:"method"`
 		Network         string       `json:"network"`
 		EffectiveGap    output.Float `json:"effective_gap"`
@@ -137,8 +130,8 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 		Tries           int          `json:"tries"`
 		Seconds         float64      `json:"seconds"`
 		Warnings        []string     `json:"warnings,omitempty"`
-	}{cfg.Graph, sh.Name, sh.N, sh.UndirectedEdges, 2 * sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree,
-		gp.Perfect, gp.PerfectMethod, m.String(), eff, method, ratio, gp.Residual, tries, time.Since(t0).Seconds(), warn}
+	}{newGapGraphJSON(cfg.Graph, sh, gp.Perfect),
+		gp.PerfectMethod, m.String(), eff, method, ratio, gp.Residual, tries, time.Since(t0).Seconds(), warn}
 	if m.Delay.Dist != "" {
 		out.Warnings = append(out.Warnings, "--delay does not enter the expected gossip matrix W̄ (docs/networks.md §9)")
 	}
@@ -157,4 +150,21 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 	}
 	fmt.Fprintf(stdout, "effective gap 1 − λ₂(W̄) = %.6g (%s) under %s: %.4g × the graph's\n", gp.Value, gp.Method, m, float64(ratio))
 	return nil
+}
+
+// gapGraphJSON is the graph's part of pairgossip gap's --json object, with
+// or without a network model.
+type gapGraphJSON struct {
+	Graph           string  `json:"graph"`
+	Name            string  `json:"name"`
+	N               int     `json:"n"`
+	UndirectedEdges int     `json:"undirected_edges"`
+	OrderedEdges    int     `json:"ordered_edges"`
+	MinDegree       int     `json:"min_degree"`
+	MaxDegree       int     `json:"max_degree"`
+	SpectralGap     float64 `json:"spectral_gap"`
+}
+
+func newGapGraphJSON(kind string, sh graph.Shape, gap float64) gapGraphJSON {
+	return gapGraphJSON{kind, sh.Name, sh.N, sh.UndirectedEdges, 2 * sh.UndirectedEdges, sh.MinDegree, sh.MaxDegree, gap}
 }
