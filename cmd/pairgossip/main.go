@@ -303,8 +303,9 @@ type runArgs struct {
 	out, ckpt, resume string
 	every             time.Duration
 	asJSON            bool
-	traceNodes        bool      // --trace-nodes: DIR/nodes.csv
-	model             modelFlag // --save-model (model.go)
+	traceNodes        bool        // --trace-nodes: DIR/nodes.csv
+	model             modelFlag   // --save-model (model.go)
+	earlier           *earlierRun // --out before the run (snapshotOut)
 }
 
 func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
@@ -385,6 +386,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
+	// What --out holds before the run writes there: the files an earlier
+	// run left that this one may have to remove (removeStale).
+	a.earlier = snapshotOut(a.out, runPaths(a))
 	// Issue #17: one rank of an MPI job (cmd/pairgossip/mpi_run.go).
 	if handled, err := runOverMPI(a, stdout, stderr); handled {
 		return err
@@ -518,7 +522,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if a.model.set && runErr == nil && sameFile(modelDir, a.out) {
 		wrote = append(wrote, output.ModelNodesFile, output.ModelMeanFile)
 	}
-	if err := removeStale(a.out, wrote, stderr); err != nil {
+	if err := removeStale(a.earlier, wrote, stderr); err != nil {
 		return err
 	}
 	// What goes to stdout is the result: a write that fails (a full disk,

@@ -138,7 +138,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), output.JSON(stats)); err != nil {
 		return true, err
 	}
-	if err := removeStale(a.out, []string{"trace.csv", "summary.json", "mpi.json"}, stderr); err != nil {
+	if err := removeStale(a.earlier, []string{"trace.csv", "summary.json", "mpi.json"}, stderr); err != nil {
 		return true, err
 	}
 	if runErr != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/pairgossip/pairgossip/output"
@@ -245,19 +246,86 @@ func canonical(path string) string {
 	}
 }
 
+// earlierRun is what --out held before a run: the files a pairgossip run
+// writes there (runOutFiles and the model's) that were present, and
+// whether a summary.json of a pairgossip run was among them, which says
+// that they are an earlier run's.
+type earlierRun struct {
+	dir    string
+	files  []string // base names present at the start
+	ours   bool     // dir held a pairgossip summary.json
+	inputs []string // this run's input files, never removed
+}
+
+// snapshotOut looks at dir before the run writes there (inputs: runPaths's
+// inputs, which are never removed, whatever their names).
+func snapshotOut(dir string, ps []namedPath) *earlierRun {
+	e := &earlierRun{dir: dir}
+	for _, p := range ps {
+		if p.input {
+			e.inputs = append(e.inputs, p.path)
+		}
+	}
+	for _, f := range outOwnedFiles() {
+		if st, err := os.Lstat(filepath.Join(dir, f)); err == nil && st.Mode().IsRegular() {
+			e.files = append(e.files, f)
+		}
+	}
+	e.ours = isRunSummary(filepath.Join(dir, "summary.json"))
+	return e
+}
+
+// outOwnedFiles are the base names a run may write into --out.
+func outOwnedFiles() []string {
+	return append(append([]string(nil), runOutFiles...), output.ModelNodesFile, output.ModelMeanFile)
+}
+
+// isRunSummary reports whether path is a summary.json that a pairgossip
+// run wrote (a JSON object with its status and configuration).
+func isRunSummary(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var s struct {
+		Status string          `json:"status"`
+		Config json.RawMessage `json:"config"`
+		Exec   json.RawMessage `json:"execution"`
+	}
+	if err := json.NewDecoder(io.LimitReader(f, 64<<20)).Decode(&s); err != nil {
+		return false
+	}
+	return s.Status != "" && len(s.Config) > 0 && len(s.Exec) > 0
+}
+
 // removeStale removes from dir the files of an earlier run that this run
 // did not write (wrote holds the base names it wrote there): a model or the
 // MPI statistics left beside the new trace and summary would read as this
-// run's. It says what it removed on stderr.
-func removeStale(dir string, wrote []string, stderr io.Writer) error {
-	owned := append(append([]string(nil), runOutFiles...), output.ModelNodesFile, output.ModelMeanFile)
-	for _, f := range owned {
+// run's. Only an earlier pairgossip run's files go (dir held its
+// summary.json when the run began: e.ours), and never an input of this run
+// (a data file named theta_bar.npy, say); another file of such a name is
+// left in place with a warning. It says what it removed on stderr.
+func removeStale(e *earlierRun, wrote []string, stderr io.Writer) error {
+	for _, f := range e.files {
 		if slices.Contains(wrote, f) {
 			continue
 		}
-		p := filepath.Join(dir, f)
+		p := filepath.Join(e.dir, f)
 		st, err := os.Lstat(p)
 		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		input := false
+		for _, in := range e.inputs {
+			input = input || sameFile(p, in)
+		}
+		switch {
+		case input:
+			fmt.Fprintf(stderr, "warning: %s, an input of this run, is in --out beside its outputs (left in place)\n", p)
+			continue
+		case !e.ours:
+			fmt.Fprintf(stderr, "warning: %s was not written by this run, and --out held no earlier run's summary.json: left in place\n", p)
 			continue
 		}
 		if err := os.Remove(p); err != nil {
