@@ -164,3 +164,89 @@ func mustLoad(t *testing.T, path string) *Sweep {
 	}
 	return s
 }
+
+// TestInputEditedAfterPlan: a data file edited between the plan and the
+// run is caught before the run reads it (its id hashes the old contents):
+// the run is failed, naming the file, and no result is stored under the
+// old contents' id; with the file as planned it runs.
+func TestInputEditedAfterPlan(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	var b strings.Builder
+	for k := 0; k < 40; k++ {
+		fmt.Fprintf(&b, "%d,%g,%d\n", k, float64(k%7)/3, 2*(k%2)-1)
+	}
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sw := writeSweep(t, dir, "base: {iters: 50, data: d.csv, label_column: 3, log_points: 3, graph: cycle}\noptimum: false\naxes:\n  seed: [1, 2]\n")
+	if err := os.WriteFile(data, []byte(b.String()+"40,1.5,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := open(t, filepath.Join(dir, "r.db"))
+	rep, err := Execute(context.Background(), sw, sw.Runs, st, Options{Cores: 1})
+	if err != nil || rep.Complete != 0 {
+		t.Fatalf("%+v %v: a run of the edited file completed", rep, err)
+	}
+	failed, err := st.RunErrors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(failed) != 2 || !strings.Contains(fmt.Sprint(failed), "d.csv changed since the sweep planned this run") {
+		t.Errorf("failures %v", failed)
+	}
+	// The file as planned again: its runs run.
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Execute(context.Background(), sw, sw.Runs, st, Options{Cores: 1, RerunFailed: true}); err != nil || rep.Complete != 2 {
+		t.Fatalf("the file as planned: %+v %v", rep, err)
+	}
+}
+
+// TestReportLeavesOutEarlierContents: a sweep run on a data file, the file
+// edited, the sweep run again: the database holds both contents' runs
+// under the same configurations, and the report shows the current
+// contents' runs only, counting the others (Report.Superseded); with the
+// first contents restored and run again, those are the current ones.
+func TestReportLeavesOutEarlierContents(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	write := func(shift float64) {
+		t.Helper()
+		var b strings.Builder
+		for k := 0; k < 40; k++ {
+			fmt.Fprintf(&b, "%d,%g,%d\n", k, float64(k%7)/3+shift*float64(k%2), 2*(k%2)-1)
+		}
+		if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := "base: {iters: 50, data: d.csv, label_column: 3, log_points: 3, graph: cycle}\noptimum: false\naxes:\n  seed: [1, 2]\n"
+	st := open(t, filepath.Join(dir, "r.db"))
+	report := func(shift float64) *Report {
+		t.Helper()
+		write(shift)
+		sw := writeSweep(t, dir, text)
+		if rep, err := Execute(context.Background(), sw, sw.Runs, st, Options{Cores: 1}); err != nil || rep.Ran+rep.Skipped != 2 {
+			t.Fatalf("%+v %v", rep, err)
+		}
+		rep, err := LoadReport(st, ReportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	a := report(0)
+	b := report(3)
+	if a.Superseded != 0 || b.Superseded != 2 || len(b.Groups) != 1 || b.Groups[0].Runs != 2 {
+		t.Fatalf("superseded %d then %d; groups %d, runs %d: want 0, 2, one group of 2", a.Superseded, b.Superseded, len(b.Groups), b.Groups[0].Runs)
+	}
+	if a.Groups[0].Mean["objective_mean"] == b.Groups[0].Mean["objective_mean"] {
+		t.Error("the report after the edit shows the first contents' objective")
+	}
+	c := report(0) // the first contents again: their runs are stored, and current
+	if c.Superseded != 2 || c.Groups[0].Mean["objective_mean"] != a.Groups[0].Mean["objective_mean"] {
+		t.Errorf("first contents restored: superseded %d, objective %v (first %v)", c.Superseded, c.Groups[0].Mean["objective_mean"], a.Groups[0].Mean["objective_mean"])
+	}
+}

@@ -84,6 +84,10 @@ type Report struct {
 	Groups  []*Group
 	Plots   []string // files written by Write
 	X       string
+	// Superseded counts the runs left out: those of a configuration on
+	// earlier contents of its input files, planned again since on the
+	// current ones (Store.latestPlans).
+	Superseded int
 }
 
 // LoadReport reads the runs of a results database and groups them.
@@ -107,13 +111,30 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The runs of a configuration on earlier contents of its input files
+	// are left out: averaged with the current ones they would mix two
+	// problems in one row.
+	latest, err := st.latestPlans()
+	if err != nil {
+		return nil, err
+	}
+	superseded := 0
+	kept := runs[:0]
+	for _, r := range runs {
+		if last, planned := latest[r.id]; planned && !last {
+			superseded++
+			continue
+		}
+		kept = append(kept, r)
+	}
+	runs = kept
 	for _, r := range runs {
 		r.vals["suboptimality"] = r.vals["objective_mean"] - r.vals["optimum_objective"]
 	}
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%s: no runs", st.Path)
 	}
-	rep := &Report{Over: opt.Over, Metrics: ReportMetrics}
+	rep := &Report{Over: opt.Over, Metrics: ReportMetrics, Superseded: superseded}
 	if rep.Keys, err = sweptKeys(st, runs, over); err != nil {
 		return nil, err
 	}

@@ -347,6 +347,11 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 			o = fail(fmt.Errorf("panic: %v", p))
 		}
 	}()
+	// A file edited since the plan would be read now under the id of its
+	// old contents: checked before the run and after it.
+	if why := sw.InputsChanged(r); why != "" {
+		return fail(errors.New(why))
+	}
 	cfg := sw.Resolved(r.Config)
 	cfg.Workers = workers
 	// The optimum is solved once per problem (oc) after the run, or before
@@ -391,6 +396,9 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 		} else {
 			res.Optimum, res.OptimumCached, res.OptimumTime = &opt, cached, time.Since(t0)
 		}
+	}
+	if why := sw.InputsChanged(r); why != "" {
+		return fail(errors.New(why))
 	}
 	sum := output.Summarize(run, res, runErr)
 	sum.Config = r.Config // paths as written, as in the run id

@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -43,6 +44,9 @@ type Sweep struct {
 	// Warnings are FILE:LINE: notes on what still works but should be
 	// changed (deprecated key spellings).
 	Warnings []string
+	// stamps are the input files' digests the run ids hash, by resolved
+	// path (InputsChanged).
+	stamps map[string]fileStamp
 }
 
 // Axis is one swept dimension.
@@ -122,18 +126,62 @@ func inputFiles(dir string, cfg pairgossip.Config) (written, resolved []string) 
 // inputDigests returns the "path sha256" lines of the files a run of cfg
 // reads (inputFiles), each file hashed once a parse (cache); a file that
 // cannot be read is named as such (the run then fails on it itself).
-func inputDigests(dir string, cfg pairgossip.Config, cache map[string]string) string {
+func inputDigests(dir string, cfg pairgossip.Config, cache map[string]fileStamp) string {
 	var b strings.Builder
 	written, resolved := inputFiles(dir, cfg)
 	for x, f := range resolved {
-		d, ok := cache[f]
+		st, ok := cache[f]
 		if !ok {
-			d = fileDigest(f)
-			cache[f] = d
+			st = stampFile(f)
+			cache[f] = st
 		}
-		fmt.Fprintf(&b, "%s %s\n", written[x], d)
+		fmt.Fprintf(&b, "%s %s\n", written[x], st.digest)
 	}
 	return b.String()
+}
+
+// fileStamp is a file's digest (fileDigest) and the size and modification
+// time it had just before it was hashed: while they are the same, the
+// digest is taken to be (a run checks its inputs against them cheaply).
+type fileStamp struct {
+	digest string
+	size   int64
+	mod    time.Time
+	ok     bool // size and mod were read
+}
+
+func stampFile(path string) fileStamp {
+	var st fileStamp
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		st.size, st.mod, st.ok = fi.Size(), fi.ModTime(), true
+	}
+	st.digest = fileDigest(path)
+	return st
+}
+
+// InputsChanged says which input file of run r has other contents than
+// when the sweep was planned (its id hashes them), or returns "": a file
+// whose size and modification time are unchanged is not read again. A run
+// checks it before and after it runs, so that a file edited meanwhile
+// never stores results under the id of the old contents.
+func (s *Sweep) InputsChanged(r Run) string {
+	written, resolved := inputFiles(s.Dir, r.Config)
+	for x, f := range resolved {
+		old, ok := s.stamps[f]
+		if !ok {
+			continue
+		}
+		if old.ok {
+			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Size() == old.size && fi.ModTime().Equal(old.mod) {
+				continue
+			}
+		}
+		if fileDigest(f) != old.digest {
+			return fmt.Sprintf("%s changed since the sweep planned this run (its id hashes the file's contents): "+
+				"not recorded; run the sweep again to plan and run the new contents", written[x])
+		}
+	}
+	return ""
 }
 
 // fileDigest is the SHA-256 of a file's contents in hex, or "unreadable:
@@ -766,7 +814,7 @@ func (p *parser) expand(s *Sweep, axesNode *yaml.Node) error {
 	}
 	idx := make([]int, len(s.Axes))
 	seen := make(map[string]int, total)
-	digests := map[string]string{} // a file's digest, once a parse
+	s.stamps = map[string]fileStamp{} // a file's digest, once a parse
 	s.Runs = make([]Run, 0, total)
 	for r := 0; r < total; r++ {
 		cfg := s.Base
@@ -779,7 +827,7 @@ func (p *parser) expand(s *Sweep, axesNode *yaml.Node) error {
 			labels[a] = v.Label
 		}
 		cfg = cfg.WithDefaults()
-		run := Run{Index: r, Config: cfg, Labels: labels, ID: RunIDWithInputs(cfg, inputDigests(s.Dir, cfg, digests))}
+		run := Run{Index: r, Config: cfg, Labels: labels, ID: RunIDWithInputs(cfg, inputDigests(s.Dir, cfg, s.stamps))}
 		if prev, ok := seen[run.ID]; ok {
 			return p.errf(axesNode, "runs %d (%s) and %d (%s) have the same configuration",
 				prev, strings.Join(s.Runs[prev].Labels, " "), r, strings.Join(labels, " "))

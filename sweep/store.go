@@ -487,7 +487,11 @@ func (s *Store) AddPlan(sw *Sweep) error {
 		return err
 	}
 	defer tx.Rollback()
-	st, err := tx.Prepare(`INSERT OR IGNORE INTO plan(` + planCols + `) VALUES (?, ?, ?, ?, ?)`)
+	// REPLACE, not IGNORE: a run planned again moves to the end of the
+	// table (its rowid), so that of the runs of one configuration on
+	// several contents of its input files the last planned is known
+	// (latestPlans: sweep report leaves the others out).
+	st, err := tx.Prepare(`INSERT OR REPLACE INTO plan(` + planCols + `) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -610,6 +614,46 @@ func (s *Store) runWalls() ([]runWall, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// latestPlans returns, for each run id in the plan, whether it is the last
+// planned of the runs of its configuration (plan.config, whose JSON leaves
+// out the input files' contents): a configuration planned on several
+// contents of its files (a data file edited between two sweep runs) has
+// several ids, and only the last planned describes the files as they are.
+func (s *Store) latestPlans() (map[string]bool, error) {
+	rows, err := s.db.Query(`SELECT id, config, rowid FROM plan`)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	defer rows.Close()
+	type plan struct {
+		id  string
+		seq int64
+	}
+	last := map[string]plan{}
+	var all []plan
+	cfgOf := map[string]string{}
+	for rows.Next() {
+		var p plan
+		var cfg string
+		if err := rows.Scan(&p.id, &cfg, &p.seq); err != nil {
+			return nil, err
+		}
+		if l, ok := last[cfg]; !ok || p.seq > l.seq {
+			last[cfg] = p
+		}
+		all = append(all, p)
+		cfgOf[p.id] = cfg
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(all))
+	for _, p := range all {
+		out[p.id] = last[cfgOf[p.id]].id == p.id
+	}
+	return out, nil
 }
 
 // reportMetricCols are the final metrics reportRuns reads, in its order.

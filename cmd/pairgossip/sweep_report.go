@@ -36,6 +36,9 @@ func sweepReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{Err: err}
 	}
+	if rep.Superseded > 0 {
+		fmt.Fprintf(stderr, "warning: %d runs left out: their configurations were planned again since on other contents of their input files (a data file edited), whose runs the report shows\n", rep.Superseded)
+	}
 	if err := rep.Write(*out, "pairgossip sweep report: "+filepath.Base(pos[0])); err != nil {
 		return err
 	}
