@@ -68,17 +68,28 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	}
 	specs := plotSpecs(runs)
 	if len(specs) == 0 {
-		return usagef("nothing to plot: the runs' traces are empty")
+		var empty []string
+		for _, r := range runs {
+			if len(r.trace) == 0 {
+				empty = append(empty, filepath.Join(r.dir, "trace.csv"))
+			}
+		}
+		if len(empty) == 0 {
+			return usagef("nothing to plot: the runs' traces hold no measured value")
+		}
+		return usagef("nothing to plot: the runs' traces have no rows (%s)", strings.Join(empty, ", "))
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return usagef("--out: %v", err)
 	}
 	var figs []plotFigure
+	wrote := map[string]bool{}
 	for _, s := range specs {
 		pngPath, svgPath, png, err := figure.Write(*out, s.Spec)
 		if err != nil {
 			return err
 		}
+		wrote[filepath.Base(pngPath)], wrote[filepath.Base(svgPath)] = true, true
 		figs = append(figs, plotFigure{Title: s.Title, Caption: s.caption, PNG: filepath.Base(pngPath), SVG: filepath.Base(svgPath), URI: template.URL(figure.DataURI(png))})
 		fmt.Fprintln(stdout, "wrote", pngPath)
 		fmt.Fprintln(stdout, "wrote", svgPath)
@@ -92,10 +103,33 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if err := atomicfile.WriteBytes(p, page); err != nil {
 			return err
 		}
+		wrote["plot.html"] = true
 		fmt.Fprintln(stdout, "wrote", p)
+	}
+	// The figures of an earlier plot into the same folder that this one
+	// did not draw (a metric run has no AUC panel; no --html this time)
+	// would read as this plot's: named, and left to the user (the folder
+	// may hold files of theirs under those names).
+	var stale []string
+	for _, name := range plotFigureNames {
+		for _, f := range []string{name + ".png", name + ".svg"} {
+			if st, err := os.Lstat(filepath.Join(*out, f)); err == nil && st.Mode().IsRegular() && !wrote[f] {
+				stale = append(stale, f)
+			}
+		}
+	}
+	if st, err := os.Lstat(filepath.Join(*out, "plot.html")); err == nil && st.Mode().IsRegular() && !wrote["plot.html"] {
+		stale = append(stale, "plot.html")
+	}
+	if len(stale) > 0 {
+		fmt.Fprintf(stderr, "warning: %s also holds %s, which this plot did not write (an earlier plot's?): left in place; plot into an empty folder to keep one plot's files together\n",
+			*out, strings.Join(stale, ", "))
 	}
 	return nil
 }
+
+// plotFigureNames are the names of the figures plot draws (plotSpecs).
+var plotFigureNames = []string{"objective", "suboptimality", "auc", "bias", "consensus"}
 
 // readPlotRun reads a run's trace.csv and summary.json.
 func readPlotRun(dir string) (*plotRun, error) {
@@ -265,7 +299,7 @@ func plotSpecs(runs []*plotRun) []plotSpec {
 	// Suboptimality, log–log.
 	sub := figure.Spec{Name: "suboptimality", Title: "Suboptimality R_n(θ̄_k) − R_n(θ*), mean over the measured nodes", XLabel: xl, YLabel: "objective − optimum (log scale)", LogX: true, LogY: true}
 	for i, r := range runs {
-		if math.IsNaN(r.optimum) {
+		if math.IsNaN(r.optimum) || len(r.trace) == 0 { // no rows: nothing to draw (an empty trace is "nothing to plot")
 			continue
 		}
 		c := color(i)

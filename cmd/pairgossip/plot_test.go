@@ -64,6 +64,27 @@ func TestPlotTwoRuns(t *testing.T) {
 	if n := bytes.Count(page, []byte("<img ")); n != 5 {
 		t.Errorf("plot.html has %d figures, want 5", n)
 	}
+	// The same folder again without --html: the earlier page is named as
+	// not this plot's (left in place: the folder may be the user's).
+	code, _, errOut = runCLI("plot", filepath.Join(dir, "a"), "--out", out)
+	if code != 0 || !strings.Contains(errOut, "also holds plot.html, which this plot did not write") {
+		t.Errorf("a second plot into the folder without --html: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut = runCLI("plot", filepath.Join(dir, "a"), "--out", out, "--html"); code != 0 || strings.Contains(errOut, "which this plot did not write") {
+		t.Errorf("the same figures again: exit %d, stderr %q", code, errOut)
+	}
+	// A run whose trace has its header only (its optimum known): nothing to
+	// plot, exit 2, the file named.
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(empty, 0o755)
+	sum, _ := os.ReadFile(filepath.Join(dir, "a", "summary.json"))
+	tr, _ := os.ReadFile(filepath.Join(dir, "a", "trace.csv"))
+	os.WriteFile(filepath.Join(empty, "summary.json"), sum, 0o644)
+	os.WriteFile(filepath.Join(empty, "trace.csv"), tr[:bytes.IndexByte(tr, '\n')+1], 0o644)
+	if code, _, errOut := runCLI("plot", empty, "--out", filepath.Join(dir, "plots3")); code != 2 ||
+		!strings.Contains(errOut, "nothing to plot: the runs' traces have no rows ("+filepath.Join(empty, "trace.csv")+")") {
+		t.Errorf("an empty trace: exit %d, stderr %q", code, errOut)
+	}
 	// A folder without a run's outputs: exit 2, named, nothing written.
 	bad := filepath.Join(dir, "plots2")
 	code, _, errOut = runCLI("plot", filepath.Join(dir, "a"), dir, "--out", bad)
