@@ -568,14 +568,18 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 			err = cerr
 		}
 	}
+	// The optimum solved before the run (--stop-at's target) is reported
+	// whatever ended the run (a Ctrl-C, a divergence): it is the problem's.
+	res.Optimum = known
 	if err != nil {
 		return res, err
 	}
-	if known != nil {
-		res.Optimum = known
-	} else if why := r.optimumOutOfReach(); why != "" && !r.Config.SkipOptimum {
+	if known != nil || r.Config.SkipOptimum {
+		return res, nil
+	}
+	if why := r.optimumOutOfReach(); why != "" {
 		res.OptimumSkipped = why
-	} else if !r.Config.SkipOptimum {
+	} else {
 		if opt.OnProgress != nil {
 			prog.Phase, prog.Iter, prog.Measured = PhaseOptimum, r.Sim.Iter(), len(trace)
 			opt.OnProgress(prog)

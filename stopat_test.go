@@ -145,3 +145,24 @@ func TestStopAtRefused(t *testing.T) {
 		t.Fatalf("out of reach: %v", err)
 	}
 }
+
+// TestStopAtOptimumKeptOnCancel: a --stop-at run interrupted after its
+// optimum was solved (its target) still reports that optimum, as a run
+// that ends does: it is the problem's, whatever ended the run.
+func TestStopAtOptimumKeptOnCancel(t *testing.T) {
+	c := stopConfig(1e-9, 200000, 1)
+	r, err := Prepare(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := r.ExecuteWith(ctx, ExecOptions{OnRecord: func(engine.Record) { cancel() }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if res == nil || res.Optimum == nil || !(res.Optimum.Value > 0) {
+		t.Fatalf("the cancelled run reports no optimum: %+v", res)
+	}
+}
