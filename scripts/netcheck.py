@@ -8,7 +8,10 @@ and compared with the running averages it saved (--save-model).
 
 Usage: netcheck.py DATA.csv EDGES.txt THETA_BAR.npy --seed S --iters T
                    [--algo sync|async] [--loss Q] [--oneway]
-                   [--churn-up U --churn-down D] [--gamma-c C]
+                   [--churn-up U --churn-down D] [--delay A..B] [--gamma-c C]
+
+--delay A..B (async): each delivered message arrives tau events after it was
+sent, tau uniform on {A, ..., B} (A = B: constant), docs/networks.md §5.
 
 async assumes a regular graph (cycle, torus, ...): p_k = 2/n for every node.
 
@@ -52,7 +55,21 @@ def unit(h):
     return (h >> 11) * 2.0 ** -53
 
 
-HASH_LOSS, HASH_CHURN, HASH_CHURN_START = 16, 17, 18  # network/model.go's domains
+def hash_int_n(seed, a, b, n):
+    """A uniform integer in [0, n) from (seed, a, b): Lemire's multiply and
+    reject, the redraws from successive counters (internal/rng)."""
+    h = hash3(seed, a, b)
+    k = 0
+    while True:
+        x = h if k == 0 else mix((h + k * 0x9E3779B97F4A7C15) & M64)
+        k += 1
+        m = x * n
+        lo = m & M64
+        if lo >= n or lo >= ((1 << 64) - n) % n:
+            return m >> 64
+
+
+HASH_LOSS, HASH_CHURN, HASH_CHURN_START, HASH_DELAY = 16, 17, 18, 19  # network/model.go's domains
 DIR_TO_J, DIR_TO_I = 0, 1
 
 
@@ -99,7 +116,9 @@ def main():
     ap.add_argument("--churn-down", type=float, default=0)
     ap.add_argument("--gamma-c", type=float, default=1)
     ap.add_argument("--algo", choices=["sync", "async"], default="sync")
+    ap.add_argument("--delay", default="", help="A..B: uniform delays (async)")
     a = ap.parse_args()
+    a.delay_ab = tuple(map(int, a.delay.split(".."))) if a.delay else None
 
     raw = np.loadtxt(a.data, delimiter=",", ndmin=2)
     X, lab = raw[:, :-1], raw[:, -1]
@@ -175,7 +194,24 @@ def run_async(a, X, L, edges, d_loss, churn, y, z, theta, bar, cnt, counts):
     endpoint offline does nothing."""
     n = X.shape[0]
     inv_p = n / 2
+    d_delay = hash3(a.seed, HASH_DELAY, 0)
+    queue = {}  # arrival event -> [(receiver, z sent, y sent, swap)], in send order
+    counts["dropped_offline"] = 0
+
+    def tau(t, direction):
+        lo, hi = a.delay_ab
+        return lo + hash_int_n(d_delay, t, direction, hi - lo + 1)
+
     for t in range(1, a.iters + 1):
+        # Arrivals first (§5): the receiver, if online, averages with the z
+        # sent and, after a handshake, takes the observation sent.
+        for to, zs, ys, swap in queue.pop(t, []):
+            if churn is not None and not churn.online(to, t):
+                counts["dropped_offline"] += 1
+                continue
+            z[to] = (z[to] + zs) / 2
+            if swap:
+                y[to] = ys
         if t not in edges:
             continue
         i, j = edges[t]
@@ -183,7 +219,27 @@ def run_async(a, X, L, edges, d_loss, churn, y, z, theta, bar, cnt, counts):
             counts["idle"] += 1
             continue
         to_i, to_j = deliveries(a, d_loss, t)
-        exchange(i, j, to_i, to_j, z, y, counts)
+        tau_j = tau(t, DIR_TO_J) if a.delay_ab and to_j else 0
+        tau_i = tau(t, DIR_TO_I) if a.delay_ab and to_i else 0
+        if tau_i == 0 and tau_j == 0:
+            exchange(i, j, to_i, to_j, z, y, counts)
+        else:
+            # The message carries the sender's z and y before the event; a
+            # direction with tau = 0 is applied now, from the old values.
+            swap = to_i and to_j
+            counts["delayed"] = counts.get("delayed", 0) + 1
+            if to_j and tau_j > 0:
+                queue.setdefault(t + tau_j, []).append((j, z[i].copy(), y[i], swap))
+            if to_i and tau_i > 0:
+                queue.setdefault(t + tau_i, []).append((i, z[j].copy(), y[j], swap))
+            if to_j and tau_j == 0:
+                z[j] = (z[j] + z[i]) / 2
+                if swap:
+                    y[j] = y[i]
+            if to_i and tau_i == 0:
+                z[i] = (z[i] + z[j]) / 2
+                if swap:
+                    y[i] = y[j]
         for k in (i, j):
             diff = X[k] - X[y[k]]
             if L[k] > L[y[k]]:

@@ -14,7 +14,8 @@ import (
 
 // TestNetworkSemanticsIndependent: the network model's semantics as an
 // independent program reads them from the documents (scripts/netcheck.py:
-// Algorithms 2 and 3 under two-way and one-way loss and geometric churn,
+// Algorithms 2 and 3 under two-way and one-way loss, geometric churn and
+// (Algorithm 3) constant and uniform delays,
 // the counter-based draws re-derived from docs/networks.md §2) give the
 // running averages every schedule saves, to within 1e-9 of their largest
 // entry, on the activations the run wrote. The blocked schedule, which
@@ -42,6 +43,7 @@ func TestNetworkSemanticsIndependent(t *testing.T) {
 		algo, schedule, iters, churn string
 		up, down                     string
 		oneway, ownEdges             bool
+		delay, delayRange            string // --delay, and netcheck.py's A..B
 	}{
 		{algo: "sync", schedule: "plain", iters: "400", up: "20", down: "5"},
 		{algo: "sync", schedule: "plain", iters: "400", up: "20", down: "5", oneway: true},
@@ -52,13 +54,19 @@ func TestNetworkSemanticsIndependent(t *testing.T) {
 		{algo: "async", schedule: "auto", iters: "3000", up: "600", down: "150"},
 		{algo: "async", schedule: "auto", iters: "3000", up: "600", down: "150", oneway: true},
 		{algo: "async", schedule: "reference", iters: "3000", up: "600", down: "150", oneway: true},
+		{algo: "async", schedule: "auto", iters: "3000", up: "600", down: "150", oneway: true, delay: "constant:3", delayRange: "3..3"},
+		{algo: "async", schedule: "auto", iters: "3000", up: "600", down: "150", delay: "uniform:0..4", delayRange: "0..4"},
+		{algo: "async", schedule: "reference", iters: "3000", up: "600", down: "150", oneway: true, delay: "uniform:0..4", delayRange: "0..4"},
 	} {
-		name := fmt.Sprintf("%s/%s/oneway=%v", c.algo, c.schedule, c.oneway)
+		name := fmt.Sprintf("%s/%s/oneway=%v/delay=%s", c.algo, c.schedule, c.oneway, c.delayRange)
 		edges := filepath.Join(dir, strings.ReplaceAll(name, "/", "_")+".edges")
 		flags := []string{"--data", data, "--graph", "cycle", "--algo", c.algo, "--iters", c.iters, "--seed", "7", "--loss", "0.3",
 			"--churn", "geometric:up=" + c.up + ",down=" + c.down, "--no-optimum", "--log-points", "3", "--workers", "2"}
 		if c.oneway {
 			flags = append(flags, "--loss-oneway")
+		}
+		if c.delay != "" {
+			flags = append(flags, "--delay", c.delay)
 		}
 		if c.ownEdges { // the plain schedule's run writes the edges
 			out := filepath.Join(dir, name, "edges-run")
@@ -77,11 +85,15 @@ func TestNetworkSemanticsIndependent(t *testing.T) {
 		if c.oneway {
 			args = append(args, "--oneway")
 		}
+		if c.delay != "" {
+			args = append(args, "--delay", c.delayRange)
+		}
 		got, err := exec.Command(py, args...).Output()
 		var res struct {
 			MaxRelDiff            float64 `json:"max_rel_diff"`
 			OneWay                int     `json:"one_way"`
 			Exchanges, Lost, Idle int
+			Delayed               int
 		}
 		if jerr := json.Unmarshal(got, &res); jerr != nil {
 			t.Fatalf("%s: netcheck.py: %v %v: %s", name, err, jerr, got)
@@ -91,7 +103,8 @@ func TestNetworkSemanticsIndependent(t *testing.T) {
 		}
 		// Every rule was exercised: whole, lost and (one-way) partial
 		// exchanges, idle activations.
-		if res.Exchanges == 0 || res.Lost == 0 || res.Idle == 0 || c.oneway != (res.OneWay > 0) {
+		if res.Lost == 0 || res.Idle == 0 || c.delay != "" && res.Delayed == 0 ||
+			c.delay != "constant:3" && (res.Exchanges == 0 || c.oneway != (res.OneWay > 0)) {
 			t.Errorf("%s: a rule never ran: %s", name, got)
 		}
 	}
