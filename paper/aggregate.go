@@ -80,6 +80,8 @@ func aggregate(runs []runResult) ([]Point, error) {
 		}
 		if len(ok) > 1 {
 			so, sb = math.Sqrt(so/(R-1)), math.Sqrt(sb/(R-1))
+		} else { // one run has no spread across runs: undefined, not 0 (empty in the CSV)
+			so, sb = math.NaN(), math.NaN()
 		}
 		out[i] = Point{Iter: ok[0].Trace[i].Iter, GradEvals: F(ge / R), GradEvalsNonzero: F(gn / R),
 			Objective: F(obj), ObjectiveNodeStd: F(nstd / R), ObjectiveSeedStd: F(so), ObjectiveMin: F(omin / R),

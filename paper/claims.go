@@ -224,7 +224,10 @@ func biasClaim(exp string, sets byGraph, unit string) Claim {
 		c.Numbers["peak_ratio_"+k] = F(peak)
 		c.Numbers["peak_ratio_iter_"+k] = F(at)
 		z := "not consistent with 0"
-		if zero {
+		switch {
+		case s.RunsOK <= 1: // no spread across one run: no standard error, no test
+			z, se = "none from one run: not tested against 0", math.NaN()
+		case zero:
 			z = "consistent with 0"
 		}
 		parts = append(parts, fmt.Sprintf("%s: final mean bias %s ± %s (standard error, %s) against objective %s; |bias|/objective %s at the end, %s over the last quarter of the log points, peak %s at t = %s",

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pairgossip/pairgossip/engine"
 )
 
 // tinyPlan is the quick plan cut further so that the whole pipeline runs in
@@ -334,5 +336,26 @@ func TestCancelled(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "results.json")); err == nil {
 		t.Error("cancelled run left results.json")
+	}
+}
+
+// TestOneRunHasNoSeedSpread: the spread across runs of one run is
+// undefined (NaN: empty in the CSV), not 0, so that no claim reads a
+// standard error of 0 into it; two runs give their sample standard
+// deviation.
+func TestOneRunHasNoSeedSpread(t *testing.T) {
+	rec := func(obj, bias float64) []engine.Record {
+		return []engine.Record{{Iter: 1, ObjMean: obj, Bias: bias}}
+	}
+	one, err := aggregate([]runResult{{Trace: rec(1, 0.1)}})
+	if err != nil || !math.IsNaN(float64(one[0].ObjectiveSeedStd)) || !math.IsNaN(float64(one[0].BiasSeedStd)) {
+		t.Fatalf("one run: %+v %v", one, err)
+	}
+	if csv := string(meanCSV(one, 1)); !strings.Contains(csv, "\n1,0,0,1,0,,") {
+		t.Errorf("one run's CSV: %q", csv)
+	}
+	two, _ := aggregate([]runResult{{Trace: rec(1, 0.1)}, {Trace: rec(3, 0.3)}})
+	if s := float64(two[0].ObjectiveSeedStd); math.Abs(s-math.Sqrt2) > 1e-15 {
+		t.Errorf("two runs: objective spread %v, want √2", s)
 	}
 }
