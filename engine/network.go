@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/kernel"
@@ -283,9 +284,26 @@ func (s *state) activation(t int64) (i, j int, fl uint8, err error) {
 			view = &s.nx.view
 		}
 		if i, j, ok = s.net.Edge(t, s.edges, view); !ok {
-			// Nothing activated; an adaptive picker's invalid pick is
-			// kept by Net.Err (Sim.Net).
+			// Nothing activated (a stream gap, a woken node without
+			// neighbours); an adaptive picker's pick that is not an
+			// edge breaks its contract: the run stops, naming it.
+			if err := s.net.Err(); err != nil && s.nx.adaptive {
+				return -1, -1, 0, fmt.Errorf("engine: %w", err)
+			}
 			return -1, -1, 0, nil
+		}
+		if s.nx.adaptive && s.cfg.Algorithm == Async {
+			// Algorithm 3 weighs a step by 1/p_k: a node the picker
+			// activates at p_k = 0 (declared, or never drawn by the
+			// pilot) would step with an infinite weight.
+			inv := s.net.InvP(t)
+			for _, k := range [2]int{i, j} {
+				if math.IsInf(inv[k], 0) || math.IsNaN(inv[k]) {
+					return -1, -1, 0, fmt.Errorf("engine: --activation: the adaptive picker activated node %d at iteration %d, whose activation probability p_k is 0 "+
+						"(declared by its EdgeProbabilities, or never drawn by the pilot estimate): Algorithm 3's step 1/p_k is undefined; "+
+						"declare probabilities that give it its share, or raise Activation.PilotDraws", k, t)
+				}
+			}
 		}
 	}
 	fl, err = s.settle(t, i, j)

@@ -519,19 +519,74 @@ func (p badPicker) Next(t int64, d network.Draw, v network.NodeView) (int, int) 
 	return int(e[0]), int(e[1])
 }
 
-// TestNetworkInvalidPick: an adaptive picker's invalid pick activates
-// nothing (docs/networks.md §8) and is reported by the run's Net.
+// TestNetworkInvalidPick: an adaptive picker's pick that is not an edge
+// breaks its contract (docs/networks.md §8): the run stops at that
+// iteration with an error naming the pick, in every executor.
 func TestNetworkInvalidPick(t *testing.T) {
 	n := 20
 	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
 	g := mustGraph(t, graph.Spec{Kind: "cycle", N: n})
 	for _, algo := range []Algorithm{Sync, Async} {
-		m := network.Model{Activation: network.Activation{Kind: network.ActAdaptive, Picker: badPicker{g}}}
-		tr, s := runTrace(t, p, g, Config{Algorithm: algo, Iters: 100, GammaC: 1, Seed: 1, Network: m})
-		if s.Net().Err() == nil || tr[len(tr)-1].Attempted != 80 {
-			t.Fatalf("%s: err %v, attempted %d of 100 (20 invalid picks)", algo, s.Net().Err(), tr[len(tr)-1].Attempted)
+		for _, sch := range []Schedule{ScheduleAuto, ScheduleReference} {
+			m := network.Model{Activation: network.Activation{Kind: network.ActAdaptive, Picker: badPicker{g}}}
+			s, err := New(p, g, Config{Algorithm: algo, Iters: 100, GammaC: 1, Seed: 1, Network: m, Schedule: sch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Run(context.Background(), nil)
+			s.Close()
+			if err == nil || !strings.Contains(err.Error(), "adaptive picker gave (0, 0) at iteration 5, not an edge") {
+				t.Errorf("%s %s: err %v", algo, sch, err)
+			}
 		}
 	}
+}
+
+// zeroPicker activates node 0's edges although it declares them
+// probability 0.
+type zeroPicker struct{ g *graph.Graph }
+
+func (p zeroPicker) EdgeProbabilities(g *graph.Graph) []float64 {
+	pe := make([]float64, len(g.Edges))
+	m := 0
+	for x, e := range g.Edges {
+		if e[0] != 0 && e[1] != 0 {
+			m++
+			pe[x] = 1
+		}
+	}
+	for x := range pe {
+		pe[x] /= float64(m)
+	}
+	return pe
+}
+
+func (p zeroPicker) Next(t int64, d network.Draw, v network.NodeView) (int, int) {
+	e := p.g.Edges[d.IntN(0, len(p.g.Edges))]
+	return int(e[0]), int(e[1])
+}
+
+// TestNetworkPickAtZeroP: Algorithm 3 stops, naming the node, when the
+// picker activates a node whose p_k is 0 (its step 1/p_k would be
+// infinite: the node froze in silence, or diverged); Algorithm 2, which
+// does not weigh by 1/p_k, runs.
+func TestNetworkPickAtZeroP(t *testing.T) {
+	n := 20
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: n})
+	m := network.Model{Activation: network.Activation{Kind: network.ActAdaptive, Picker: zeroPicker{g}}}
+	for _, sch := range []Schedule{ScheduleAuto, ScheduleReference} {
+		s, err := New(p, g, Config{Algorithm: Async, Iters: 2000, GammaC: 1, Seed: 1, Network: m, Schedule: sch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Run(context.Background(), nil)
+		s.Close()
+		if err == nil || !strings.Contains(err.Error(), "activated node 0 at iteration") || !strings.Contains(err.Error(), "p_k is 0") {
+			t.Errorf("async %s: err %v", sch, err)
+		}
+	}
+	runTrace(t, p, g, Config{Algorithm: Sync, Iters: 200, GammaC: 1, Seed: 1, Network: m})
 }
 
 // writeFile writes a test file and returns its path.
