@@ -308,6 +308,9 @@ func (e *Evaluator) biasLarge(theta layout.Matrix, aux []int32, rows []int, omeg
 		par.For(k, e.workers, func(w, b int) {
 			out := e.blocks[b*stride : (b+1)*stride]
 			clear(out)
+			if e.stopped() { // SetStop: a partial sum, which the caller discards
+				return
+			}
 			e.biasBlock(&e.scratch[w], rows, omega, uint64(b)*sampleBlock, sampleBlock, true, out)
 			out[2*m], out[2*m+1] = sumM2(e.scratch[w].f)
 		})
@@ -317,7 +320,7 @@ func (e *Evaluator) biasLarge(theta layout.Matrix, aux []int32, rows []int, omeg
 			out := e.blocks[seg*stride : (seg+1)*stride]
 			clear(out)
 			lo, hi := seg*count/streamSegments, (seg+1)*count/streamSegments
-			for b := lo; b < hi; b += sampleBlock {
+			for b := lo; b < hi && !e.stopped(); b += sampleBlock {
 				e.biasBlock(&e.scratch[w], rows, omega, uint64(b), min(sampleBlock, hi-b), false, out)
 			}
 		})
@@ -350,6 +353,10 @@ func (e *Evaluator) biasLarge(theta layout.Matrix, aux []int32, rows []int, omeg
 // from index first of the bias stream, or the points first, first+1, ... of
 // the negatives (AUC) or of [n] (metric). It leaves the per-j means over the
 // vectors in sc.f[:cnt].
+// biasPiece is how many negatives of a bias block biasBlock takes at a
+// time between two looks at SetStop's flag.
+const biasPiece = 128
+
 func (e *Evaluator) biasBlock(sc *evalScratch, rows []int, omega []float64, first uint64, cnt int, sampled bool, out []float64) {
 	p := e.p
 	m := len(rows)
@@ -394,12 +401,22 @@ func (e *Evaluator) biasBlock(sc *evalScratch, rows []int, omega []float64, firs
 		copy(sc.delta.Row(t), p.X.Row(int(j)))
 	}
 	d := p.D
-	xb := blas64.General{Rows: cnt, Cols: d, Stride: sc.delta.Stride, Data: sc.delta.Data}
-	prod := blas64.General{Rows: cnt, Cols: m, Stride: sc.prod.Stride, Data: sc.prod.Data}
 	tt := blas64.General{Rows: d, Cols: m, Stride: e.thetaT.Stride, Data: e.thetaT.Data}
-	gemm(blas.NoTrans, xb, tt, prod)
 	sk, rk := e.per[m:2*m], e.per[2*m:3*m]
+	// The block's pairs by pieces of biasPiece negatives (the product's
+	// rows, each computed on its own: the same numbers as in one product),
+	// so that a measurement of many nodes sees SetStop's flag within a
+	// fraction of a second.
 	for t := 0; t < cnt; t++ {
+		if t%biasPiece == 0 {
+			if e.stopped() {
+				return // a partial sum, which the caller discards
+			}
+			hi := min(t+biasPiece, cnt)
+			xb := blas64.General{Rows: hi - t, Cols: d, Stride: sc.delta.Stride, Data: sc.delta.Data[t*sc.delta.Stride:]}
+			prod := blas64.General{Rows: hi - t, Cols: m, Stride: sc.prod.Stride, Data: sc.prod.Data[t*sc.prod.Stride:]}
+			gemm(blas.NoTrans, xb, tt, prod)
+		}
 		rj := dot(omega, sc.delta.Row(t))
 		row := sc.prod.Row(t)[:m]
 		var h float64

@@ -3,6 +3,7 @@ package problem
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/internal/rng"
@@ -295,5 +296,44 @@ func TestEvalPlan(t *testing.T) {
 			t.Errorf("%s n=%d: %s plan holds %d B, not below m·n·8/2", c.loss, c.n, pl.Obj, pl.Bytes)
 		}
 		t.Logf("%s n=%d m=%d: %+v", c.loss, c.n, c.m, pl)
+	}
+}
+
+// TestBiasSeesStop: the streamed and sampled bias sums look at SetStop's
+// flag between their pieces of pairs (a Ctrl-C during a measurement of
+// many nodes): with the flag set none of the pair sum is taken, so the
+// value is the per-node terms' mean alone, and cleared they give the same
+// bits as an evaluator that has no flag.
+func TestBiasSeesStop(t *testing.T) {
+	p := randomProblem(t, AUCLogistic, Regularizer{}, 600, 4, 5)
+	th := randThetas(t, p, 6, 0.4, 7)
+	rows := []int{5, 0, 2, 3}
+	aux := make([]int32, p.N)
+	s := rng.New(8, 0)
+	for k := range aux {
+		aux[k] = int32(s.IntN(p.N))
+	}
+	omega := randVec(s, p.P, 1)
+	for _, mode := range []EvalMode{EvalExact, EvalSampled} {
+		free := p.NewEvaluatorWith(len(rows), 2, EvalOptions{Mode: mode, MemBudget: 1})
+		want := free.BiasEstimate(th, aux, rows, omega)
+		e := p.NewEvaluatorWith(len(rows), 2, EvalOptions{Mode: mode, MemBudget: 1})
+		var stop atomic.Bool
+		e.SetStop(&stop)
+		if got := e.BiasEstimate(th, aux, rows, omega); got != want {
+			t.Errorf("%v, flag clear: %+v, without a flag %+v", mode, got, want)
+		}
+		stop.Store(true)
+		got := e.BiasEstimate(th, aux, rows, omega)
+		var terms float64
+		for _, k := range rows {
+			j := int(aux[k])
+			if p.Label[k] == 1 && p.Label[j] == -1 {
+				terms += p.Loss.MarginDeriv(dot(th.Row(k), p.X.Row(k))-dot(th.Row(k), p.X.Row(j))) * (dot(omega, p.X.Row(k)) - dot(omega, p.X.Row(j)))
+			}
+		}
+		if math.Abs(got.Value-terms/float64(len(rows))) > 1e-12*math.Max(1, math.Abs(terms)) || got.Value == want.Value {
+			t.Errorf("%v, flag set: %v, the per-node terms' mean %v (the whole estimate %v)", mode, got.Value, terms/float64(len(rows)), want.Value)
+		}
 	}
 }
