@@ -554,8 +554,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	} else if res.OptimumSkipped != "" {
 		opt = "not solved (too large: see summary.json)"
 	}
-	fmt.Fprintf(stdout, "objective mean %.6g (std %.3g) over %d nodes; centralized optimum %s; AUC %.4f\n",
-		float64(sum.ObjectiveMean), float64(sum.ObjectiveStd), sum.EvalNodes, opt, float64(sum.AUCMean))
+	// A sampled measurement (an incomplete U-statistic) is an estimate:
+	// the line says so, with its standard error, as trace.csv does.
+	est := ""
+	if se := float64(sum.ObjectiveStdErr); sum.MeasureMode == "sampled" && !math.IsNaN(se) {
+		est = fmt.Sprintf(" ± %.2g (sampled: standard error)", se)
+	}
+	fmt.Fprintf(stdout, "objective mean %.6g%s (std %.3g) over %d nodes; centralized optimum %s; AUC %.4f\n",
+		float64(sum.ObjectiveMean), est, float64(sum.ObjectiveStd), sum.EvalNodes, opt, float64(sum.AUCMean))
 	if sum.Stop != "" {
 		fmt.Fprintf(stdout, "--stop-at %g: %s at iteration %d (the objective %.3g%% above the optimum; the cap was %d)\n",
 			sum.StopAt, sum.Stop, sum.Iter, 100*(float64(sum.ObjectiveMean)-float64(sum.OptimumObjective))/math.Abs(float64(sum.OptimumObjective)), run.Config.Iters)

@@ -54,3 +54,20 @@ func TestRemoveStaleOnlyEarlierRuns(t *testing.T) {
 		t.Errorf("an input named theta_bar.npy: stderr %q, still there: %v", stderr, exists(edges))
 	}
 }
+
+// TestResultLineSaysSampled: the result line of a sampled measurement says
+// it is one, with its standard error; an exact one has none.
+func TestResultLineSaysSampled(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		want bool
+	}{{"sampled", true}, {"exact", false}} {
+		code, stdout, stderr := runCLI("run", "--iters", "100", "--measure", c.mode, "--no-optimum", "--out", filepath.Join(t.TempDir(), "o"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.mode, code, stderr)
+		}
+		if got := strings.Contains(stdout, "(sampled: standard error)"); got != c.want {
+			t.Errorf("--measure %s: the result line %q", c.mode, stdout)
+		}
+	}
+}
