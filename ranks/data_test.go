@@ -134,3 +134,21 @@ func TestDataFilesRefused(t *testing.T) {
 		t.Errorf(".npy with --n: %v", err)
 	}
 }
+
+// TestAlgorithmRefusalsSayWhy: a run over ranks of another algorithm or
+// estimator is refused naming the flag and its own reason (the centralized
+// algorithm and the unbiased baseline are not "the asynchronous one").
+func TestAlgorithmRefusalsSayWhy(t *testing.T) {
+	for _, c := range []struct{ algo, baseline, want, not string }{
+		{"async", "gossip", "--algo sync): the asynchronous one is not distributed yet", "baseline"},
+		{"centralized", "gossip", "the centralized one (Algorithm 1) has one state", "asynchronous"},
+		{"sync", "unbiased", "--baseline gossip): the unbiased baseline draws x_J from the whole data set", "asynchronous"},
+	} {
+		cfg := testConfig(3000, 10)
+		cfg.Algorithm, cfg.Baseline = c.algo, c.baseline
+		_, err := Prepare(mpi.Self(), cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+			t.Errorf("--algo %s --baseline %s: %v", c.algo, c.baseline, err)
+		}
+	}
+}

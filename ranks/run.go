@@ -114,8 +114,14 @@ func PrepareModel(c mpi.Comm, cfg pairgossip.Config, m network.Model) (*Run, err
 	if lossErr != nil {
 		return nil, fmt.Errorf("ranks: --problem %s does not run over MPI ranks: a run over ranks needs an AUC loss (auc, auc-hinge or auc-squared-hinge); run it as one process (without mpirun, or with mpirun -np 1)", cfg.Problem)
 	}
-	if algo != engine.Sync || est != engine.Gossip {
-		why = append(why, "the synchronous algorithm with the gossip estimator (--algo sync --baseline gossip); the asynchronous one is not distributed yet")
+	switch {
+	case algo == engine.Async:
+		why = append(why, "the synchronous algorithm (--algo sync): the asynchronous one is not distributed yet")
+	case algo == engine.Centralized:
+		why = append(why, "the synchronous algorithm (--algo sync): the centralized one (Algorithm 1) has one state, on one process")
+	}
+	if algo != engine.Centralized && est != engine.Gossip {
+		why = append(why, "the gossip estimator (--baseline gossip): the unbiased baseline draws x_J from the whole data set, which no rank holds")
 	}
 	if loss.IsMetric() || (rk != problem.RegNone && rk != problem.RegL2Sq) {
 		why = append(why, "an AUC loss with --reg none or l2")
