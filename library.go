@@ -1,10 +1,12 @@
 package pairgossip
 
 import (
+	"errors"
 	"fmt"
 	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/network"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pairgossip/pairgossip/dataset"
@@ -61,6 +63,26 @@ type Input struct {
 	// the activations, in place of Config.EdgeStream (which then reads
 	// "memory").
 	Stream *network.Stream
+}
+
+// placeholderError rewrites an error of the validation of configFor's
+// configuration that describes one of its placeholders (the data set or
+// graph named in place of Input's) as what the caller gave: a Config.Dim
+// set beside Input.X does not apply because Input gives the data, not
+// because "synthetic" is the paper's set.
+func (in Input) placeholderError(err error) error {
+	var pe *config.ParamError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	msg := pe.Err.Error()
+	switch {
+	case in.X != nil && strings.Contains(msg, "but the data is "+strconv.Quote(dataset.SpecSynthetic)):
+		return &config.ParamError{Param: pe.Param, Err: fmt.Errorf("does not apply: the data is the program's (Input.X: %d points of dimension %d), which has its own size and format", in.N, in.D)}
+	case in.Edges != nil && strings.Contains(msg, `but the graph is "complete"`):
+		return &config.ParamError{Param: pe.Param, Err: errors.New("does not apply: the graph is the program's (Input.Edges), which no graph parameter changes")}
+	}
+	return err
 }
 
 // configFor sets in cfg the names of what in gives, and returns the

@@ -99,3 +99,33 @@ func runOnce(t *testing.T, cfg Config, in Input) onceResult {
 	}
 	return onceResult{run.Sim.StateChecksum(), res.Trace}
 }
+
+// TestInputParamErrorsSayInput: a data or graph parameter set beside the
+// data or graph a program gives (Input.X, Input.Edges) is refused for that
+// reason, not for the placeholder Prepare validates in their place.
+func TestInputParamErrorsSayInput(t *testing.T) {
+	n := 30
+	x, labels := make([]float64, 2*n), make([]int32, n)
+	for k := range labels {
+		x[2*k], x[2*k+1], labels[k] = float64(k%5), float64(k%3), int32(k%2)
+	}
+	var edges [][2]int32
+	for k := 0; k < n; k++ {
+		edges = append(edges, [2]int32{int32(k), int32((k + 1) % n)})
+	}
+	for _, c := range []struct {
+		set  func(*Config)
+		in   Input
+		want string
+	}{
+		{func(c *Config) { c.Dim = 2 }, Input{X: x, N: n, D: 2, Labels: labels}, "Config.Dim: does not apply: the data is the program's (Input.X: 30 points of dimension 2)"},
+		{func(c *Config) { c.GraphK = 7 }, Input{X: x, N: n, D: 2, Labels: labels, Edges: edges}, "Config.GraphK: does not apply: the graph is the program's (Input.Edges)"},
+	} {
+		cfg := DefaultConfig()
+		cfg.Iters = 10
+		c.set(&cfg)
+		if _, err := PrepareInput(cfg, c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want %q", err, c.want)
+		}
+	}
+}

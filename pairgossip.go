@@ -250,7 +250,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 		return nil, err
 	}
 	if err := vcfg.Validate(); err != nil {
-		return nil, err
+		return nil, in.placeholderError(err)
 	}
 	// Validate has parsed these names already (an objective's name is not a
 	// Loss: objectiveName says so).
