@@ -70,7 +70,7 @@ func TestNetworkSemanticsIndependent(t *testing.T) {
 		}
 		if c.ownEdges { // the plain schedule's run writes the edges
 			out := filepath.Join(dir, name, "edges-run")
-			if code, _, stderr := runCLI(append(append([]string{"run", "--out", out, "--schedule", "plain", "--write-edges", edges}, flags...))...); code != 0 {
+			if code, _, stderr := runCLI(append([]string{"run", "--out", out, "--schedule", "plain", "--write-edges", edges}, flags...)...); code != 0 {
 				t.Fatalf("%s: the plain run writing the edges: exit %d: %s", name, code, stderr)
 			}
 		} else {
