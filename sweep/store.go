@@ -631,9 +631,8 @@ func (s *Store) latestPlans() (map[string]bool, error) {
 		id  string
 		seq int64
 	}
-	last := map[string]plan{}
-	var all []plan
-	cfgOf := map[string]string{}
+	last := map[string]plan{}    // by configuration: its last planned run
+	cfgOf := map[string]string{} // by run id: its configuration
 	for rows.Next() {
 		var p plan
 		var cfg string
@@ -643,15 +642,14 @@ func (s *Store) latestPlans() (map[string]bool, error) {
 		if l, ok := last[cfg]; !ok || p.seq > l.seq {
 			last[cfg] = p
 		}
-		all = append(all, p)
 		cfgOf[p.id] = cfg
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make(map[string]bool, len(all))
-	for _, p := range all {
-		out[p.id] = last[cfgOf[p.id]].id == p.id
+	out := make(map[string]bool, len(cfgOf))
+	for id, cfg := range cfgOf {
+		out[id] = last[cfg].id == id
 	}
 	return out, nil
 }
@@ -834,7 +832,7 @@ func (s *Store) Write(o *Outcome) error {
 		return err
 	}
 	if len(o.Trace) > 0 {
-		st, err := tx.Prepare(`INSERT INTO traces(` + tracesCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		st, err := tx.Prepare(`INSERT INTO traces(` + tracesCols + `) VALUES (?` + strings.Repeat(",?", len(traceCols)) + `)`)
 		if err != nil {
 			return err
 		}
