@@ -79,6 +79,15 @@ func (m Model) GapScale() (f float64, ok bool) {
 	return 1 - m.Loss, true
 }
 
+// ScaledGap is the effective gap f times the graph's gap pg (|E| ordered
+// edges), for a model of loss alone (Model.GapScale's f): no eigensolve,
+// nor the graph itself where pg is a closed form (pairgossip gap at any n).
+func ScaledGap(pg graph.Gap, f float64, orderedEdges int) Gap {
+	// Residual: graph.Gap's is L's, ‖Ly − βy‖; W̄'s Laplacian is f·L/|E|.
+	return Gap{Value: f * pg.Value, Perfect: pg.Value, PerfectMethod: pg.Method, Method: pg.Method + " × (1 − q)",
+		Residual: f * pg.Residual / float64(orderedEdges), Iterations: pg.Iterations}
+}
+
 // ExpectedWeights returns the edges of the weighted Laplacian L̄ = I − W̄
 // and their weights s_e·p_e/2, summed over the schedule's phases weighted by
 // their lengths (pairs that occur in several phases are listed once per
@@ -170,10 +179,7 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 		if !scalable {
 			return Gap{}, fmt.Errorf("network: effective gap: method %s needs a model of loss alone (no churn, schedule, link failures, stream or non-uniform activation): %s", MethodScaled, nt.model)
 		}
-		// Residual: graph.Gap's is L's, ‖Ly − βy‖; W̄'s Laplacian is f·L/|E|.
-		edges := float64(nt.g.OrderedEdges())
-		return Gap{Value: f * pg.Value, Perfect: pg.Value, PerfectMethod: pg.Method, Method: pg.Method + " × (1 − q)",
-			Residual: f * pg.Residual / edges, Iterations: pg.Iterations}, nil
+		return ScaledGap(pg, f, nt.g.OrderedEdges()), nil
 	}
 	pairs, w := nt.expectedWeights(opt.Horizon)
 	// L̄'s scale is immaterial to the eigenvector and multiplies λ₂: the

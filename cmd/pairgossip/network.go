@@ -74,8 +74,7 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 		if mm, err := cfg.NetworkModel(closed.N); err == nil && mm.Validate() == nil {
 			if f, ok := mm.GapScale(); ok {
 				sh, m, haveScaled = closed, mm, true
-				gp = network.Gap{Value: f * closed.Gap.Value, Perfect: closed.Gap.Value, PerfectMethod: closed.Gap.Method,
-					Method: closed.Gap.Method + " × (1 − q)"}
+				gp = network.ScaledGap(closed.Gap, f, 2*closed.UndirectedEdges)
 			}
 		}
 	}
