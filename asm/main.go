@@ -52,6 +52,7 @@ var generators = map[string]func(){
 	"prefetchrows":  genPrefetchRows,
 	"eventpre":      perTarget(genEventPre),
 	"eventlogistic": perTarget(genEventLogistic),
+	"eventlost":     perTarget(genEventLogisticLost),
 	"eventpair":     perTarget(genEventLogisticPair),
 	"metrichinge":   func() { genMetricHinge(); genMetricDist(); genGemm8() },
 	"log1psum":      perTarget(genLog1pSum),
@@ -867,21 +868,41 @@ func genEventPre() {
 // then each endpoint's pass of genSyncLinear. sc holds, in pairs (i, j):
 // the θ = c·z scales before the event, p = 1/p_k for a contributing pair
 // or 0, the new scales c, and a = 1 − 1/count, b = 1/count.
-func genEventLogistic() {
-	text("eventLogistic"+T.suffix, "func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (nonzero int, bad int)",
-		"eventLogistic"+T.suffix+" is the asynchronous event kernel EventLogistic ("+T.desc+").")
-	K := logisticConsts("eventConst"+T.suffix, 4) // read as YMM operands (negSigmoid)
+func genEventLogistic() { genEvent(true) }
+
+// genEventLogisticLost generates an asynchronous gossip event whose
+// exchange was lost (see kernel.EventLogisticLost): genEventLogistic
+// without the exchange — the margins at the endpoints' own y and θ = c·z
+// (lostPass1), nothing swapped or averaged — then its weights and its
+// second pass, instruction for instruction.
+func genEventLogisticLost() { genEvent(false) }
+
+// genEvent generates genEventLogistic (exchange) or genEventLogisticLost.
+func genEvent(exchange bool) {
+	name, const_, kern := "eventLogistic", "eventConst", "EventLogistic"
+	if !exchange {
+		name, const_, kern = "eventLogisticLost", "eventLostConst", "EventLogisticLost"
+	}
+	text(name+T.suffix, "func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (nonzero int, bad int)",
+		name+T.suffix+" is the asynchronous event kernel "+kern+" ("+T.desc+").")
+	K := logisticConsts(const_+T.suffix, 4) // read as YMM operands (negSigmoid)
 	sc := pointer("sc")
 	at := func(k int) Mem { return Mem{Base: sc, Disp: 8 * k} }
 	xi, yi, zi := pointer("xi"), pointer("yi"), pointer("zi")
 	xj, yj, zj := pointer("xj"), pointer("yj"), pointer("zj")
 	n := length()
 
-	// Pass 1: swap y, margins at the old θ, average z.
+	// Pass 1: swap y, margins at the old θ, average z (lost: the margins
+	// alone).
 	CI, CJ := T.vec(), T.vec()
 	VBROADCASTSD(at(0), CI)
 	VBROADCASTSD(at(1), CJ)
-	mi, mj := eventPass1(n, xi, yi, zi, xj, yj, zj, CI, CJ, K)
+	var mi, mj Register
+	if exchange {
+		mi, mj = eventPass1(n, xi, yi, zi, xj, yj, zj, CI, CJ, K)
+	} else {
+		mi, mj = lostPass1(n, xi, yi, zi, xj, yj, zj, CI, CJ)
+	}
 
 	// The weights: lanes (m_i, m_j) → g = φ'(m) → w = p·g, 0 where p = 0.
 	M, zero := YMM(), YMM()
@@ -1144,6 +1165,27 @@ func eventPass1(n, xi, yi, zi, xj, yj, zj Register, CI, CJ VecVirtual, K func(st
 		l.mul(l.cst(H), zi0, zi0) // (z_i + z_j)·0.5
 		l.store(zi0, s.at(zi))
 		l.store(zi0, s.at(zj))
+	})
+	return ri.total(), rj.total()
+}
+
+// lostPass1 is eventPass1 without the exchange: the margins m_i, m_j at
+// the endpoints' own y and θ = c·z, with its arithmetic (FMA, two
+// accumulators each); the rows are only read.
+func lostPass1(n, xi, yi, zi, xj, yj, zj Register, CI, CJ VecVirtual) (mi, mj Register) {
+	ri, rj := newSum2(), newSum2()
+	loop(n, func(s step) {
+		l := s.l
+		di, dj := l.reg(), l.reg()
+		l.load(s.at(xi), di)
+		l.sub(s.at(yi), di, di) // d_i = x_i − y_i
+		l.load(s.at(xj), dj)
+		l.sub(s.at(yj), dj, dj)
+		th := l.reg()
+		l.mul(s.at(zi), l.cst(CI), th) // θ_i = c_i·z_i
+		l.fma(th, di, ri.acc(s))       // m_i += d_i·θ_i
+		l.mul(s.at(zj), l.cst(CJ), th)
+		l.fma(th, dj, rj.acc(s))
 	})
 	return ri.total(), rj.total()
 }

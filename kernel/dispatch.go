@@ -41,6 +41,7 @@ type funcs struct {
 	prefetch      func(addrs *uintptr, n int)
 	eventPre      func(xi, yi, zi, xj, yj, zj *float64, n int, ci, cj float64) (float64, float64)
 	eventLogistic func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
+	eventLost     func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
 	log1pSum      func(e *float64, n int, c float64) float64
 
 	// The kernels only some implementations have (nil: the exported
@@ -82,6 +83,10 @@ var generic = &funcs{
 	log1pSum: func(e *float64, n int, c float64) float64 { return log1pSumGeneric(view(e, n), c) },
 	eventLogistic: func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int) {
 		return eventLogisticGeneric(view(xi, n), view(yi, n), view(zi, n), view(bi, n), view(xj, n), view(yj, n), view(zj, n), view(bj, n),
+			(*EventScalars)(unsafe.Pointer(sc)))
+	},
+	eventLost: func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int) {
+		return eventLostGeneric(view(xi, n), view(yi, n), view(zi, n), view(bi, n), view(xj, n), view(yj, n), view(zj, n), view(bj, n),
 			(*EventScalars)(unsafe.Pointer(sc)))
 	},
 }

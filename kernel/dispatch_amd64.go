@@ -18,6 +18,7 @@ var avx2 = &funcs{
 	prefetch:      prefetchAVX2,
 	eventPre:      eventPreAVX2,
 	eventLogistic: eventLogisticAVX2,
+	eventLost:     eventLogisticLostAVX2,
 	log1pSum:      log1pSumAVX2,
 
 	eventPair:    eventLogisticPairAVX2,
@@ -44,6 +45,7 @@ var avx512 = &funcs{
 	prefetch:      prefetchAVX2,
 	eventPre:      eventPreAVX512,
 	eventLogistic: eventLogisticAVX512,
+	eventLost:     eventLogisticLostAVX512,
 	log1pSum:      log1pSumAVX512,
 
 	eventPair:      eventLogisticPairAVX512,

@@ -14,6 +14,9 @@
 //     asynchronous gossip event (swap y, both margins, average z)
 //   - EventLogistic(…): a whole asynchronous gossip event for the logistic
 //     loss (EventPre, both exponentials side by side, both updates)
+//   - EventLogisticLost(…): the same event when a network model lost its
+//     exchange (both endpoints' steps at their own y, nothing swapped or
+//     averaged)
 //   - Scale(dst, src, c): dst = c·src (θ rebuilt from z when it is read)
 //   - Triad(a, b, c, s): a = b + s·c (STREAM), and TriadGBps, a bandwidth probe
 //   - Prefetch(addrs): cache-line prefetch hints (the asynchronous loop's
@@ -88,11 +91,11 @@
 // the same bits on every GOARCH. The assembly element-wise outputs (Scale,
 // Triad, Ger2, Householder, the z and θ̄ of SyncLinear, the y and z of EventPre) perform the
 // same IEEE operations on the same operands and are bit-identical to the
-// references. The reductions (the margins of SyncLinear, EventPre and
-// EventLogistic; Ger2Dot's product, in order but with FMA) accumulate in
+// references. The reductions (the margins of SyncLinear, EventPre,
+// EventLogistic and EventLogisticLost; Ger2Dot's product, in order but with FMA) accumulate in
 // several lanes with FMA: they differ from the
 // reference by rounding, within 4·(n+4)·2⁻⁵³·Σ|terms|. The assembly
-// exponential of LogisticRound and EventLogistic is within 2 ulp of
+// exponential of LogisticRound, EventLogistic and EventLogisticLost is within 2 ulp of
 // math.Exp (g within 3 ulp of the reference's, tested from subnormal
 // margins to ±800); the rest of their arithmetic is the reference's, lane
 // by lane, so a node's result does not depend on its position in the pack.

@@ -33,15 +33,31 @@ func (c eventCase) clone() eventCase {
 
 func checkEvent(t testing.TB, in eventCase, offs []int, desc string) {
 	t.Helper()
+	checkEventKind(t, in, offs, desc, false)
+}
+
+// checkEventKind is checkEvent for EventLogistic (lost false) or
+// EventLogisticLost (lost true: the margins at the endpoints' own y, and
+// no row but z and θ̄ changes).
+func checkEventKind(t testing.TB, in eventCase, offs []int, desc string, lost bool) {
+	t.Helper()
 	n := len(in.rows[2])
 	ref := in.clone()
 	r := ref.rows
-	nzRef, badRef := eventLogisticGeneric(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], &ref.sc)
+	refImpl, call, name := eventLogisticGeneric, EventLogistic, "EventLogistic"
+	if lost {
+		refImpl, call, name = eventLostGeneric, EventLogisticLost, "EventLogisticLost"
+	}
+	desc = name + " " + desc
+	nzRef, badRef := refImpl(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], &ref.sc)
 	// Per endpoint: the margin's tolerance, the reference margin.
 	var tolW [2]float64
 	skipCount := false
 	for e := 0; e < 2; e++ {
 		x, y, z := in.rows[4*e], in.rows[5-4*e], in.rows[2+4*e] // its x, new y, old z
+		if lost {
+			y = in.rows[1+4*e] // its own
+		}
 		var m, s float64
 		for a := range n {
 			v := float64((x[a] - y[a]) * float64(in.sc.CPrev[e]*z[a]))
@@ -61,7 +77,7 @@ func checkEvent(t testing.TB, in eventCase, offs []int, desc string) {
 		}
 		sc := in.sc
 		var nz, bad int
-		withImpl(t, impl, func() { nz, bad = EventLogistic(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], &sc) })
+		withImpl(t, impl, func() { nz, bad = call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], &sc) })
 		for i, g := range gs {
 			if j, ok := g.intact(); !ok {
 				t.Fatalf("%s %s: wrote %s[%d], outside the slice (len %d)", impl, desc, eventRowNames[i], j, n)
@@ -135,10 +151,12 @@ func TestEventLogistic(t *testing.T) {
 }
 
 // TestEventLogisticSpecial: non-finite rows and scalars raise the mask of
-// the endpoint they reach; a non-contributing endpoint ignores a NaN margin.
+// the endpoint they reach; a non-contributing endpoint ignores a NaN margin
+// (EventLogistic and EventLogisticLost).
 func TestEventLogisticSpecial(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for n := 1; n <= 9; n++ {
+	for x := 0; x < 2*9; x++ {
+		n, lost := 1+x%9, x >= 9
 		for _, tc := range []struct {
 			name string
 			set  func(c *eventCase)
@@ -151,7 +169,7 @@ func TestEventLogisticSpecial(t *testing.T) {
 		} {
 			c := randomEvent(r, n, 1)
 			tc.set(&c)
-			checkEvent(t, c, []int{0, 3}, fmt.Sprintf("%s n=%d", tc.name, n))
+			checkEventKind(t, c, []int{0, 3}, fmt.Sprintf("%s n=%d", tc.name, n), lost)
 		}
 	}
 }
