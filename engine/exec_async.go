@@ -63,9 +63,11 @@ type asyncExec struct {
 	// The direct path of the logistic gossip event: the kernel without its
 	// per-call checks (nil: call kernel.EventLogistic), the records' base
 	// and stride in bytes, the byte offsets of y, z and θ̄ in a record and
-	// the row length.
+	// the row length; evLost, set where evl is, the kernel of an exchange a
+	// network model lost (kernel.EventLogisticLost; nil: partialEvent).
 	evl            func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
 	evp            kernel.EventLogisticPairFunc // two events at once (nil: none)
+	evLost         func(xi, yi, zi, bi, xj, yj, zj, bj *float64, n int, sc *float64) (int, int)
 	base           unsafe.Pointer
 	rs, yo, zo, bo uintptr
 	d              int
@@ -129,6 +131,7 @@ func newAsyncExec(s *state, cr *crew) executor {
 		e.evl = kernel.EventLogisticDirect(s.prob.P)
 		if e.evl != nil {
 			e.evp = kernel.EventLogisticPairDirect(s.prob.P)
+			e.evLost = kernel.EventLogisticLostDirect(s.prob.P)
 		}
 	}
 	x := uintptr(unsafe.Pointer(unsafe.SliceData(s.X.Data)))

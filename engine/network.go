@@ -83,6 +83,9 @@ type netRun struct {
 	multiPhase   bool // 1/p_k changes with t (a schedule of several phases)
 	adaptive     bool // an adaptive picker: edges depend on the state, no drawing ahead
 	sink         EdgeSink
+	// lossOnly: the deliveries are the two-way loss alone (Net.LossOnly),
+	// decided by Net.DeliveredBit without a branch.
+	lossOnly bool
 
 	// attempted counts the activations whose endpoints were both online;
 	// delivered those whose two messages arrived (a handshake: the swap of
@@ -218,7 +221,7 @@ func (s *state) attachNetwork(workers int, linear bool) error {
 	}
 	s.net = nt
 	nx := &netRun{defaultEdges: nt.DefaultEdges(), churn: nt.Churn(), multiPhase: nt.Phases() > 1,
-		adaptive: m.Activation.Kind == network.ActAdaptive, sink: s.cfg.EdgeSink}
+		adaptive: m.Activation.Kind == network.ActAdaptive, sink: s.cfg.EdgeSink, lossOnly: nt.LossOnly()}
 	nx.view = netView{s: s, th: make([]float64, s.prob.P)}
 	nx.evals = make([]int64, max(1, workers))
 	if s.cfg.Algorithm == Sync && nx.churn {
@@ -331,6 +334,28 @@ func (s *state) activations(t0 int64, ev []int32, fl []uint8) error {
 		if pf {
 			s.net.PrefetchOnline(ev[:2*min(netPrefetchAhead, m)])
 		}
+		if nx := s.nx; nx.lossOnly && nx.sink == nil && nx.acts == nil {
+			// settle's work without its branches on the loss draw: the
+			// same flags and counts (decideLoss).
+			var att, del int64
+			for x := 0; x < m; x++ {
+				if lo := x + netPrefetchAhead; pf && x%netPrefetchGroup == 0 && lo < m {
+					s.net.PrefetchOnline(ev[2*lo : 2*min(lo+netPrefetchGroup, m)])
+				}
+				t := t0 + 1 + int64(x)
+				if pf && (!s.net.Online(int(ev[2*x]), t) || !s.net.Online(int(ev[2*x+1]), t)) {
+					fl[x] = actEdge
+					continue
+				}
+				b := s.net.DeliveredBit(t)
+				fl[x] = decideLoss(b)
+				att++
+				del += int64(b)
+			}
+			nx.attempted += att
+			nx.delivered += del
+			return nil
+		}
 		for x := 0; x < m; x++ {
 			if lo := x + netPrefetchAhead; pf && x%netPrefetchGroup == 0 && lo < m {
 				s.net.PrefetchOnline(ev[2*lo : 2*min(lo+netPrefetchGroup, m)])
@@ -416,6 +441,9 @@ func (s *state) decide(t int64, i, j int) uint8 {
 	if s.nx.churn && (!s.net.Online(i, t) || !s.net.Online(j, t)) {
 		return actEdge
 	}
+	if s.nx.lossOnly {
+		return decideLoss(s.net.DeliveredBit(t))
+	}
 	fl := actEdge | actOnline
 	toI, toJ := s.net.Delivered(t, i, j)
 	if toI {
@@ -425,6 +453,12 @@ func (s *state) decide(t int64, i, j int) uint8 {
 		fl |= actToJ
 	}
 	return fl
+}
+
+// decideLoss is the flags of an online activation whose deliveries are
+// Net.DeliveredBit's b: both messages (b = 1) or none.
+func decideLoss(b uint64) uint8 {
+	return actEdge | actOnline | uint8(b)*actBoth
 }
 
 // tally counts an activation with flags fl: attempted if its endpoints
@@ -491,10 +525,58 @@ func (e *asyncExec) netEvent(i, j int, t int64, w int, fl uint8) (nonzero int64,
 		s.setInvP(t, i, j)
 		e.nd[i].invP, e.nd[j].invP = s.invP[i], s.invP[j]
 	}
-	if fl&actBoth == actBoth {
+	switch {
+	case fl&actBoth == actBoth:
 		return e.event(i, j, t, w)
+	case fl&actBoth == 0 && e.fusedLost():
+		return e.lostEvent(i, j, &e.sc[w].EventScalars)
 	}
 	return e.partialEvent(i, j, t, fl)
+}
+
+// fusedLost reports whether a lost exchange (both endpoints online, no
+// message delivered) runs in the lost event's kernel (lostEvent): the
+// logistic gossip event's direct path, and no θ_k held for a delayed
+// message (docs/networks.md §4), which the kernel does not read.
+func (e *asyncExec) fusedLost() bool {
+	return e.evLost != nil && e.s.cfg.Estimator == Gossip && e.s.nx.held == nil
+}
+
+// lostEvent is event t on (i, j) when its exchange was lost: both
+// endpoints' local steps at their own y, nothing swapped or averaged, in
+// one call of kernel.EventLogisticLost — partialEvent's arithmetic with no
+// delivery, operation for operation in the generic kernel, with the
+// exponentials side by side and the margins fused in the assembly (as the
+// whole event's kernel; bench/RESULTS.md, "Lost exchanges in one call").
+// sc is the calling worker's scratch.
+func (e *asyncExec) lostEvent(i, j int, sc *kernel.EventScalars) (nonzero int64, bad int) {
+	ni, nj := &e.nd[i], &e.nd[j]
+	sc.CPrev[0], sc.P[0] = ni.c, 0
+	if ni.lab > ni.ylab {
+		sc.P[0] = ni.invP
+	}
+	sc.CPrev[1], sc.P[1] = nj.c, 0
+	if nj.lab > nj.ylab {
+		sc.P[1] = nj.invP
+	}
+	if e.sqrtNoReg {
+		sc.C[0], sc.A[0], sc.B[0] = e.tickSqrt(ni)
+		sc.C[1], sc.A[1], sc.B[1] = e.tickSqrt(nj)
+	} else {
+		sc.C[0], sc.A[0], sc.B[0] = e.tickNode(ni)
+		sc.C[1], sc.A[1], sc.B[1] = e.tickNode(nj)
+	}
+	ri, rj := unsafe.Add(e.base, uintptr(i)*e.rs), unsafe.Add(e.base, uintptr(j)*e.rs)
+	nz, mask := e.evLost((*float64)(ri), (*float64)(unsafe.Add(ri, e.yo)), (*float64)(unsafe.Add(ri, e.zo)), (*float64)(unsafe.Add(ri, e.bo)),
+		(*float64)(rj), (*float64)(unsafe.Add(rj, e.yo)), (*float64)(unsafe.Add(rj, e.zo)), (*float64)(unsafe.Add(rj, e.bo)),
+		e.d, &sc.CPrev[0])
+	switch {
+	case mask&1 != 0:
+		return int64(nz), i
+	case mask&2 != 0:
+		return int64(nz), j
+	}
+	return int64(nz), -1
 }
 
 // netEvent is the reference's event under a network model without delays
@@ -1101,6 +1183,7 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 		// nothing) on four distinct nodes run in one call of the two-event
 		// kernel, as gossipWindow runs them: the results of two events.
 		pairs := e.evp != nil && s.cfg.Estimator == Gossip && nx.queue == nil && !nx.multiPhase
+		lostOK := nx.queue == nil && e.fusedLost()
 		for x := 0; x < m; x++ {
 			t, fl := t0+1+int64(x), nx.fl[x]
 			s.t = t
@@ -1158,6 +1241,8 @@ func (e *asyncExec) netSerialTo(stop int64) error {
 				nz, bad = e.delayedEvent(i, j, t, fl)
 			case fl&actBoth == actBoth:
 				nz, bad = e.event(i, j, t, 0)
+			case fl&actBoth == 0 && lostOK:
+				nz, bad = e.lostEvent(i, j, &e.sc[0].EventScalars)
 			default:
 				nz, bad = e.partialEvent(i, j, t, fl)
 			}

@@ -449,7 +449,8 @@ func TestOnlineLongSessions(t *testing.T) {
 // the hash's 53 bits under the key mixed once) decides every message as
 // the documented unit(rng.Hash(dLoss, t, dir)) ≥ q, two-way and one-way,
 // at q = 0, 1, q just either side of a drawn value and at the drawn value
-// itself (u = q is delivered), on graphs and on NewNodes's node-only form.
+// itself (u = q is delivered), on graphs and on NewNodes's node-only form;
+// DeliveredBit, the branch-free form of the two-way draw, answers the same.
 func TestLossDrawIsUnitForm(t *testing.T) {
 	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 8})
 	const seed = 11
@@ -472,6 +473,12 @@ func TestLossDrawIsUnitForm(t *testing.T) {
 					}
 					if toI, toJ := nt.Delivered(tt, 0, 1); toI != wantI || toJ != wantJ {
 						t.Fatalf("q %v one-way %v t %d: delivered (%v, %v), unit form (%v, %v)", q, oneway, tt, toI, toJ, wantI, wantJ)
+					}
+					if nt.LossOnly() == oneway {
+						t.Fatalf("q %v one-way %v: LossOnly %v", q, oneway, nt.LossOnly())
+					}
+					if b := nt.DeliveredBit(tt); !oneway && (b == 1) != wantI || b > 1 {
+						t.Fatalf("q %v t %d: DeliveredBit %d, unit form %v", q, tt, b, wantI)
 					}
 				}
 			}

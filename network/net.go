@@ -455,6 +455,20 @@ func (nt *Net) Delivered(t int64, i, j int) (toI, toJ bool) {
 	return toI, toJ
 }
 
+// LossOnly reports whether Delivered is the two-way message loss alone (no
+// link failures, no one-way loss): both messages arrive or neither, as
+// DeliveredBit says.
+func (nt *Net) LossOnly() bool { return nt.linkUp >= 1 && !nt.oneway }
+
+// DeliveredBit is Delivered's answer at iteration t as one bit (1: both
+// messages arrive, 0: neither) when LossOnly: the same draw, compared
+// without a branch (a lost exchange is a coin the branch predictor cannot
+// guess). Without loss it is 1 (lossMin 0), under q = 1 always 0.
+func (nt *Net) DeliveredBit(t int64) uint64 {
+	h := rng.HashKeyed(nt.lossKey, uint64(t), 2) >> 11
+	return 1 ^ uint64(int64(h)-int64(nt.lossMin))>>63
+}
+
 // initDraws derives the loss draw's constants (Net.lossKey, lossMin) from
 // dLoss and the loss q.
 func (nt *Net) initDraws() {
