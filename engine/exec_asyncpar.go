@@ -914,7 +914,50 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 		g, ahead = asyncGroup, asyncGroupAhead
 	}
 	buf := a.gbuf[w]
+	// decided reports, without waiting, whether dependency d of an event
+	// has been decided: an earlier window's (d < 0), one that has run (below
+	// the progress last read of its owner, lo included), or one of the
+	// worker's own whose flags it has set (it decides its events in order).
+	decided := func(d int32) bool {
+		if int64(d) < lo {
+			return true
+		}
+		o := a.owner[d>>sh].Load()
+		switch {
+		case o < 0:
+			return false
+		case int(o) == w:
+			return win.fl[d] != 0
+		}
+		return int64(d) < seen[o]
+	}
+	// gather prefetches the records of the worker's events lo … hi−1.
+	// Deciding late, it first decides those whose nodes' earlier events
+	// are decided (all of them without churn, where a decision reads no
+	// node's state; under churn most: a node's previous event is mostly
+	// long run), in order of t for each node as when they run, so that
+	// an event found idle (an endpoint offline) costs no prefetch of its
+	// rows (bench/RESULTS.md, "Deciding late, ahead of the run"); its
+	// churn cursors were prefetched ahead (gatherCursors).
 	gather := func(lo, hi int) {
+		b := buf[:0]
+		for y := lo; y < hi; y++ {
+			f := at(y)
+			if f < 0 {
+				break
+			}
+			if a.late && win.fl[f] == 0 && (!a.churn || decided(dep[2*f]) && decided(dep[2*f+1])) {
+				if a.decide(win, f, win.tOf(f), int(ev[2*f]), int(ev[2*f+1]))&actOnline == 0 {
+					continue
+				}
+			}
+			b = append(b, ev[2*f], ev[2*f+1])
+		}
+		e.prefetchEvents(b)
+	}
+	// gatherCursors prefetches the churn cursors of the worker's events
+	// lo … hi−1, which deciding them reads (a hint).
+	gatherCursors := func(lo, hi int) {
 		b := buf[:0]
 		for y := lo; y < hi; y++ {
 			f := at(y)
@@ -923,11 +966,9 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 			}
 			b = append(b, ev[2*f], ev[2*f+1])
 		}
-		e.prefetchEvents(b)
-		if a.late && a.churn {
-			a.s.net.PrefetchOnline(b) // the cursors decide reads
-		}
+		a.s.net.PrefetchOnline(b)
 	}
+	cursors, cursorAhead := a.late && a.churn, 2*ahead
 	// note records a divergence of event f; the events after it are
 	// skipped (the serial loop never ran them), and it is published before
 	// f's progress, so no event that depends on f runs.
@@ -939,6 +980,11 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 					break
 				}
 			}
+		}
+	}
+	if cursors && g > 0 {
+		for y := 0; y < cursorAhead; y += g {
+			gatherCursors(y, y+g)
 		}
 	}
 	for y := 0; y < ahead; y += g {
@@ -953,6 +999,9 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 			break
 		}
 		for g > 0 && x >= next {
+			if cursors {
+				gatherCursors(next+cursorAhead, next+cursorAhead+g)
+			}
 			gather(next+ahead, next+ahead+g)
 			next += g
 		}
@@ -1027,7 +1076,11 @@ func (a *asyncParExec) pairReady(win *asyncWindow, f2, k, l int, ready func(int3
 	ready(win.dep[2*f2])
 	ready(win.dep[2*f2+1])
 	if a.net != nil && a.late {
-		return a.decide(win, f2, win.tOf(f2), k, l)&actBoth == actBoth
+		fl := win.fl[f2] // decided ahead (gather), or not yet
+		if fl == 0 {
+			fl = a.decide(win, f2, win.tOf(f2), k, l)
+		}
+		return fl&actBoth == actBoth
 	}
 	return true
 }

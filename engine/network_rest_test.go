@@ -732,35 +732,56 @@ func TestNetworkConeCheckpointResume(t *testing.T) {
 	}
 }
 
-// TestNetworkPrefetchIdentical: under loss and churn the serial gossip
-// loop's prefetching (forced on) and the churn cursors' prefetching are
-// hints: the state is that of the loop without them, bit for bit.
+// TestNetworkPrefetchIdentical: under loss, with churn and without, the
+// serial gossip loop's prefetching (forced on) and the churn cursors'
+// prefetching are hints, and so is the parallel executor's: its workers
+// deciding late decide ahead, while they prefetch, the events whose nodes'
+// earlier events are decided, and skip the idle ones' records. The state
+// is that of the serial loop without prefetching, bit for bit, for 1, 2
+// and 8 workers (8: deciding late).
 func TestNetworkPrefetchIdentical(t *testing.T) {
+	shrinkAsync(t)
 	n := 96
 	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3})
 	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 9, 2)
 	pb := asyncGossipPrefetchBytes
 	t.Cleanup(func() { asyncGossipPrefetchBytes = pb })
-	m := network.Model{Loss: 0.3, Churn: network.Churn{Dist: network.DistGeometric, Up: 90, Down: 10}}
-	var ref []byte
-	for _, limit := range []int64{1 << 40, 0} {
-		asyncGossipPrefetchBytes = limit
-		s, err := New(p, g, Config{Algorithm: Async, Iters: 20000, GammaC: 0.5, Seed: 5, Workers: 1, LogPoints: 3, Network: m})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Run(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-		if on := s.exec.(*asyncExec).pfOn; on != (limit == 0) {
-			t.Fatalf("threshold %d: prefetching %v", limit, on)
-		}
-		st := stateBytes(t, s)
-		s.Close()
-		if ref == nil {
-			ref = st
-		} else if !bytes.Equal(st, ref) {
-			t.Fatal("prefetching changed the state")
+	churn := network.Churn{Dist: network.DistGeometric, Up: 90, Down: 10}
+	for _, m := range []network.Model{{Loss: 0.3, Churn: churn}, {Loss: 0.3}, {Churn: churn}} {
+		var ref []byte
+		for _, c := range []struct {
+			limit   int64
+			workers int
+		}{{1 << 40, 1}, {0, 1}, {0, 2}, {0, 8}, {1 << 40, 8}} {
+			asyncGossipPrefetchBytes = c.limit
+			s, err := New(p, g, Config{Algorithm: Async, Iters: 20000, GammaC: 0.5, Seed: 5, Workers: c.workers, LogPoints: 3, Network: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Run(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("loss %v churn %v, threshold %d, %d workers", m.Loss, m.Churn.Dist != "", c.limit, c.workers)
+			a := apar(s)
+			if (a != nil) != (c.workers > 1) || a != nil && a.late != (c.workers >= asyncLateDecide) {
+				t.Fatalf("%s: parallel %v", name, a != nil)
+			}
+			var ex *asyncExec
+			if a != nil {
+				ex = a.gossip
+			} else {
+				ex = s.exec.(*asyncExec)
+			}
+			if on := ex.pfOn; on != (c.limit == 0) {
+				t.Fatalf("%s: prefetching %v", name, on)
+			}
+			st := stateBytes(t, s)
+			s.Close()
+			if ref == nil {
+				ref = st
+			} else if !bytes.Equal(st, ref) {
+				t.Fatalf("%s: the state differs from the serial loop's without prefetching", name)
+			}
 		}
 	}
 }
