@@ -156,6 +156,9 @@ type asyncParExec struct {
 	// late: the workers decide each event as they run it (from
 	// asyncLateDecide workers on); otherwise buildWindow decides them.
 	late bool
+	// lastDecided and backward: checkOrder's (nil unless checkDecideOrder).
+	lastDecided []int64
+	backward    atomic.Int64
 	// buildErr is the error of drawing a window ahead (returned before it
 	// would run).
 	buildErr error
@@ -287,6 +290,9 @@ func newAsyncParExec(ex eventRunner, pl eventPlan, flow *asyncExec, s *state, cr
 		a.net = ex.(netEventer)
 		a.multiPhase, a.churn = s.nx.multiPhase, s.nx.churn
 		a.late = workers >= asyncLateDecide
+		if checkDecideOrder && a.churn {
+			a.lastDecided = make([]int64, n)
+		}
 	}
 	for i := range a.win {
 		if a.gossip != nil {
@@ -564,10 +570,30 @@ func (a *asyncParExec) endWindow(w *asyncWindow, first divergence, nonzero int64
 // (never 0: actEdge is set) stay in w.fl, cleared when the window is
 // built, for the event's run if decided ahead of it and endWindow's counts.
 func (a *asyncParExec) decide(w *asyncWindow, e int, t int64, i, j int) uint8 {
+	if a.lastDecided != nil {
+		a.checkOrder(t, i, j)
+	}
 	fl := a.s.decide(t, i, j)
 	w.fl[e] = fl
 	return fl
 }
+
+// checkOrder counts in a.backward the decisions of an event of node i or j
+// earlier than one of the node already decided (tests, under churn: a
+// cursor must move forward only, checkDecideOrder; without churn a
+// decision reads no node's state and may come in any order).
+func (a *asyncParExec) checkOrder(t int64, i, j int) {
+	for _, k := range [2]int{i, j} {
+		if a.lastDecided[k] > t {
+			a.backward.Add(1)
+		}
+		a.lastDecided[k] = t
+	}
+}
+
+// checkDecideOrder makes the executors built while it is set count the
+// decisions made out of order of t for a node (checkOrder); tests set it.
+var checkDecideOrder bool
 
 // runEvent runs event e of window w, at iteration t, as worker wk: under a
 // network model with its deliveries, decided here if late (idle if an
@@ -915,11 +941,13 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 	}
 	buf := a.gbuf[w]
 	// decided reports, without waiting, whether dependency d of an event
-	// has been decided: an earlier window's (d < 0), one that has run (below
-	// the progress last read of its owner, lo included), or one of the
-	// worker's own whose flags it has set (it decides its events in order).
+	// has been decided: an earlier window's (d < 0), one of the worker's
+	// own whose flags it has set (it decides its own events in order, so
+	// one it has not decided yet is not, though the other workers' progress
+	// be past it), or another worker's that has run (below the progress
+	// last read, lo or its owner's).
 	decided := func(d int32) bool {
-		if int64(d) < lo {
+		if d < 0 {
 			return true
 		}
 		o := a.owner[d>>sh].Load()
@@ -929,7 +957,7 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 		case int(o) == w:
 			return win.fl[d] != 0
 		}
-		return int64(d) < seen[o]
+		return int64(d) < lo || int64(d) < seen[o]
 	}
 	// gather prefetches the records of the worker's events lo … hi−1.
 	// Deciding late, it first decides those whose nodes' earlier events

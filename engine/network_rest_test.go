@@ -737,10 +737,15 @@ func TestNetworkConeCheckpointResume(t *testing.T) {
 // prefetching are hints, and so is the parallel executor's: its workers
 // deciding late decide ahead, while they prefetch, the events whose nodes'
 // earlier events are decided, and skip the idle ones' records. The state
-// is that of the serial loop without prefetching, bit for bit, for 1, 2
-// and 8 workers (8: deciding late).
+// is that of the serial loop without prefetching, bit for bit, for 1
+// worker, 2 (the builder deciding, and the workers deciding late) and 8
+// (late); and every node's events are decided in order of t (checkOrder:
+// a cursor never walks back).
 func TestNetworkPrefetchIdentical(t *testing.T) {
 	shrinkAsync(t)
+	late := asyncLateDecide
+	t.Cleanup(func() { asyncLateDecide, checkDecideOrder = late, false })
+	checkDecideOrder = true
 	n := 96
 	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 3})
 	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 9, 2)
@@ -750,10 +755,11 @@ func TestNetworkPrefetchIdentical(t *testing.T) {
 	for _, m := range []network.Model{{Loss: 0.3, Churn: churn}, {Loss: 0.3}, {Churn: churn}} {
 		var ref []byte
 		for _, c := range []struct {
-			limit   int64
-			workers int
-		}{{1 << 40, 1}, {0, 1}, {0, 2}, {0, 8}, {1 << 40, 8}} {
-			asyncGossipPrefetchBytes = c.limit
+			limit      int64
+			workers    int
+			decideFrom int
+		}{{1 << 40, 1, 4}, {0, 1, 4}, {0, 2, 4}, {0, 2, 2}, {0, 8, 4}, {1 << 40, 8, 4}} {
+			asyncGossipPrefetchBytes, asyncLateDecide = c.limit, c.decideFrom
 			s, err := New(p, g, Config{Algorithm: Async, Iters: 20000, GammaC: 0.5, Seed: 5, Workers: c.workers, LogPoints: 3, Network: m})
 			if err != nil {
 				t.Fatal(err)
@@ -761,10 +767,18 @@ func TestNetworkPrefetchIdentical(t *testing.T) {
 			if _, err := s.Run(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
-			name := fmt.Sprintf("loss %v churn %v, threshold %d, %d workers", m.Loss, m.Churn.Dist != "", c.limit, c.workers)
+			name := fmt.Sprintf("loss %v churn %v, threshold %d, %d workers deciding from %d", m.Loss, m.Churn.Dist != "", c.limit, c.workers, c.decideFrom)
 			a := apar(s)
-			if (a != nil) != (c.workers > 1) || a != nil && a.late != (c.workers >= asyncLateDecide) {
+			if (a != nil) != (c.workers > 1) || a != nil && a.late != (c.workers >= c.decideFrom) {
 				t.Fatalf("%s: parallel %v", name, a != nil)
+			}
+			if a != nil {
+				if a.lastDecided == nil && a.late && a.churn {
+					t.Fatalf("%s: decisions not checked", name)
+				}
+				if b := a.backward.Load(); b != 0 {
+					t.Fatalf("%s: %d decisions of a node's event before an earlier one's", name, b)
+				}
 			}
 			var ex *asyncExec
 			if a != nil {

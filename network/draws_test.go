@@ -533,3 +533,32 @@ func TestSessionExpected(t *testing.T) {
 		t.Errorf("lognormal 3000: expected %.12g, plain sum %.12g", e, sum)
 	}
 }
+
+// TestLossOnly: DeliveredBit stands for Delivered only where the
+// deliveries are the two-way loss alone — not with link failures (a down
+// link delivers nothing whatever the loss draw) nor with one-way loss —
+// and there it answers as Delivered does, link failures or not elsewhere.
+func TestLossOnly(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 8})
+	phase := []Phase{{Graph: g, Length: 7}}
+	for _, c := range []struct {
+		m    Model
+		want bool
+	}{{Model{}, true}, {Model{Loss: 0.3}, true}, {Model{Loss: 0.3, Schedule: phase, LinkUp: 1}, true},
+		{Model{Loss: 0.3, Schedule: phase, LinkUp: 0.5}, false}, {Model{Schedule: phase, LinkUp: 0.5}, false},
+		{Model{Loss: 0.3, LossOneWay: true}, false}} {
+		nt := mustNet(t, c.m, g, 3)
+		if nt.LossOnly() != c.want {
+			t.Fatalf("%+v: LossOnly %v, want %v", c.m, nt.LossOnly(), c.want)
+		}
+		if !c.want {
+			continue
+		}
+		for tt := int64(1); tt <= 5000; tt++ {
+			toI, toJ := nt.Delivered(tt, 0, 1)
+			if b := nt.DeliveredBit(tt); toI != toJ || (b == 1) != toI {
+				t.Fatalf("%+v t %d: Delivered (%v, %v), DeliveredBit %d", c.m, tt, toI, toJ, b)
+			}
+		}
+	}
+}
