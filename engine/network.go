@@ -548,7 +548,10 @@ func (e *asyncExec) fusedLost() bool {
 // delivery, operation for operation in the generic kernel, with the
 // exponentials side by side and the margins fused in the assembly (as the
 // whole event's kernel; bench/RESULTS.md, "Lost exchanges in one call").
-// sc is the calling worker's scratch.
+// sc is the calling worker's scratch. Its scalars are gossipScalars'
+// without the swap, written out: a flag of gossipScalars, which the
+// perfect network's events call twice per two-event call, slowed their
+// loop measurably (the same section).
 func (e *asyncExec) lostEvent(i, j int, sc *kernel.EventScalars) (nonzero int64, bad int) {
 	ni, nj := &e.nd[i], &e.nd[j]
 	sc.CPrev[0], sc.P[0] = ni.c, 0

@@ -174,22 +174,29 @@ func TestEventLogisticSpecial(t *testing.T) {
 	}
 }
 
+// TestEventLogisticNoAlloc: EventLogistic and EventLogisticLost allocate
+// nothing, in every implementation.
 func TestEventLogisticNoAlloc(t *testing.T) {
 	c := randomEvent(rand.New(rand.NewPCG(1, 1)), 16, 1)
 	r := c.rows
-	for _, impl := range Implementations() {
-		withImpl(t, impl, func() {
-			if a := testing.AllocsPerRun(100, func() { EventLogistic(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], &c.sc) }); a != 0 {
-				t.Fatalf("%s: %v allocations per call", impl, a)
-			}
-		})
+	for _, call := range []func(xi, yi, zi, bi, xj, yj, zj, bj []float64, sc *EventScalars) (int, int){EventLogistic, EventLogisticLost} {
+		for _, impl := range Implementations() {
+			withImpl(t, impl, func() {
+				if a := testing.AllocsPerRun(100, func() { call(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], &c.sc) }); a != 0 {
+					t.Fatalf("%s: %v allocations per call", impl, a)
+				}
+			})
+		}
 	}
 }
 
 // FuzzEventLogistic decodes byte 0 as the element offset and then 10
 // scalars and the eight rows interleaved (8 bytes each), folded into
 // |v| < 2¹⁰.
-func FuzzEventLogistic(f *testing.F) {
+func FuzzEventLogistic(f *testing.F) { fuzzEventKind(f, false) }
+
+// fuzzEventKind is FuzzEventLogistic (lost false) or FuzzEventLogisticLost.
+func fuzzEventKind(f *testing.F, lost bool) {
 	for _, n := range []int{1, 4, 7, 16, 19} {
 		b := []byte{byte(n)}
 		for i := 0; i < 10+8*n; i++ {
@@ -207,7 +214,7 @@ func FuzzEventLogistic(f *testing.F) {
 		}
 		c, _ := fuzzEvent(fs, (len(fs)-10)/8)
 		off := int(data[0] & 7)
-		checkEvent(t, c, []int{off, off + 1, off + 5}, "fuzz")
+		checkEventKind(t, c, []int{off, off + 1, off + 5}, "fuzz", lost)
 	})
 }
 

@@ -1,9 +1,7 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -64,40 +62,8 @@ func TestEventLogisticLostLong(t *testing.T) {
 	checkEventKind(t, randomEvent(rand.New(rand.NewPCG(11, 12)), chunk+37, 0.01), []int{0, 1}, "n=chunk+37", true)
 }
 
-func TestEventLogisticLostNoAlloc(t *testing.T) {
-	c := randomEvent(rand.New(rand.NewPCG(1, 1)), 16, 1)
-	r := c.rows
-	for _, impl := range Implementations() {
-		withImpl(t, impl, func() {
-			if a := testing.AllocsPerRun(100, func() { EventLogisticLost(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], &c.sc) }); a != 0 {
-				t.Fatalf("%s: %v allocations per call", impl, a)
-			}
-		})
-	}
-}
-
 // FuzzEventLogisticLost decodes its input as FuzzEventLogistic does.
-func FuzzEventLogisticLost(f *testing.F) {
-	for _, n := range []int{1, 4, 7, 16, 19} {
-		b := []byte{byte(n)}
-		for i := 0; i < 10+8*n; i++ {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i%7)-2.5))
-		}
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) < 1+8*10 {
-			t.Skip()
-		}
-		fs, ok := fuzzEventValues(data[1:])
-		if !ok {
-			t.Skip()
-		}
-		c, _ := fuzzEvent(fs, (len(fs)-10)/8)
-		off := int(data[0] & 7)
-		checkEventKind(t, c, []int{off, off + 1, off + 5}, "fuzz", true)
-	})
-}
+func FuzzEventLogisticLost(f *testing.F) { fuzzEventKind(f, true) }
 
 // BenchmarkEventLogisticLost: one lost event on hot rows of d = 16,
 // against the whole event's kernel.
