@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pairgossip/pairgossip/engine"
 )
 
 // TestPlotTwoRuns: two runs that differ by their seed (and one with
@@ -121,5 +125,25 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		if !strings.Contains(out, s) {
 			t.Errorf("--help does not list sweep %s", s)
 		}
+	}
+}
+
+// TestPlotFigureNames: the figures plot draws from a run with every column
+// measured are exactly plotFigureNames, the list the leftover check reads
+// (a figure added to plotSpecs but not there would never be reported as an
+// earlier plot's leftover).
+func TestPlotFigureNames(t *testing.T) {
+	rec := engine.Record{Iter: 10, ObjMean: 1, AUCMean: 0.7, Consensus: 0.1, Bias: 0.01,
+		ObjStdErr: math.NaN(), AUCStdErr: math.NaN(), BiasStdErr: math.NaN()}
+	specs := plotSpecs([]*plotRun{{dir: "r", label: "r", trace: []engine.Record{rec}, optimum: 0.5}})
+	var got []string
+	for _, s := range specs {
+		got = append(got, s.Name)
+	}
+	want := append([]string(nil), plotFigureNames...)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("plotSpecs drew %v, plotFigureNames lists %v", got, want)
 	}
 }
