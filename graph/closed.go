@@ -16,6 +16,12 @@ type Shape struct {
 	Gap                        Gap
 }
 
+// ShapeOf is g's shape with the spectral gap gap (as ClosedFormShape gives
+// it without building the graph).
+func ShapeOf(g *Graph, gap Gap) Shape {
+	return Shape{Name: g.Name, N: g.N, UndirectedEdges: g.UndirectedEdges(), MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Gap: gap}
+}
+
 // ClosedFormShape returns the shape of a graph of the families with a
 // closed-form spectral gap (complete, cycle, star, path, grid, torus)
 // without building it: the same numbers as Build followed by SpectralGap,

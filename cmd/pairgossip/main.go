@@ -252,7 +252,7 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		sh = graph.Shape{Name: g.Name, N: g.N, UndirectedEdges: g.UndirectedEdges(), MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Gap: gap}
+		sh = graph.ShapeOf(g, gap)
 		tries = g.Tries
 	}
 	gap := sh.Gap

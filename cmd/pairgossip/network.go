@@ -56,9 +56,6 @@ type gapClosed struct {
 // records it.
 func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapClosed, iters int64, asJSON bool, stdout, stderr io.Writer, t0 time.Time) error {
 	closed, hasClosed, closedErr := cl.shape, cl.ok, cl.err
-	// The graph's gap and, beside it, the effective gap 1 − λ₂(W̄) of the
-	// expected gossip matrix under the model (network.Net.EffectiveGap,
-	// docs/networks.md §9).
 	var (
 		sh         graph.Shape
 		m          network.Model
@@ -84,7 +81,7 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 			return err
 		}
 		warn, tries = w, g.Tries
-		sh = graph.Shape{Name: g.Name, N: g.N, UndirectedEdges: g.UndirectedEdges(), MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree()}
+		sh = graph.ShapeOf(g, graph.Gap{}) // its gap: the effective gap's gp.Perfect
 		if m, err = cfg.NetworkModel(g.N); err == nil {
 			err = m.Validate()
 		}
