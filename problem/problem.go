@@ -501,10 +501,10 @@ func (p *Problem) NewEvaluatorWith(m, workers int, opt EvalOptions) *Evaluator {
 // SetStop gives the evaluator a flag that, once set, ends the exact pair
 // sums of a measurement early (checked at every positive point of the
 // pairwise AUC sums, every row tile of the metric ones, every evaluated
-// vector of the other methods, every block of pairs of the bias): the
-// values of that measurement are then
-// partial and must be discarded. A measurement during which the flag stays
-// clear gives the same bits as without it. nil removes it.
+// vector of the other methods, every piece of a block of the bias's
+// pairs): the values of that measurement are then partial and must be
+// discarded. A measurement during which the flag stays clear gives the
+// same bits as without it. nil removes it.
 func (e *Evaluator) SetStop(stop *atomic.Bool) {
 	e.stop = stop
 	for w := range e.scratch {

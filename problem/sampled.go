@@ -349,14 +349,14 @@ func (e *Evaluator) biasLarge(theta layout.Matrix, aux []int32, rows []int, omeg
 	return res
 }
 
-// biasBlock adds to out[:m] the terms t_c(j) of cnt points j: sampled ones
-// from index first of the bias stream, or the points first, first+1, ... of
-// the negatives (AUC) or of [n] (metric). It leaves the per-j means over the
-// vectors in sc.f[:cnt].
 // biasPiece is how many negatives of a bias block biasBlock takes at a
 // time between two looks at SetStop's flag.
 const biasPiece = 128
 
+// biasBlock adds to out[:m] the terms t_c(j) of cnt points j: sampled ones
+// from index first of the bias stream, or the points first, first+1, ... of
+// the negatives (AUC) or of [n] (metric). It leaves the per-j means over the
+// vectors in sc.f[:cnt].
 func (e *Evaluator) biasBlock(sc *evalScratch, rows []int, omega []float64, first uint64, cnt int, sampled bool, out []float64) {
 	p := e.p
 	m := len(rows)
