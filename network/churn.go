@@ -31,6 +31,10 @@ type sessionDraw struct {
 	mean      float64
 	geo       float64 // log1p(−1/mean)
 	mu, sigma float64 // the lognormal's
+	// x ≈ ln(1 − u)·scale (scale = −mean, or 1/geo), within
+	// lnQuickRel·x + slack of the exact form's x (slack = lnQuickAbs·|scale|
+	// and a rounding of the product's).
+	scale, slack float64
 }
 
 const (
@@ -45,23 +49,47 @@ func newSessionDraw(dist string, mean, sigma float64) sessionDraw {
 	switch dist {
 	case DistExponential:
 		d.kind = sessionExp
+		d.scale = -mean
 	case DistGeometric:
 		d.kind = sessionGeo
 		if mean <= 1 {
 			d.kind = sessionOne
 		}
 		d.geo = log1pNoFMA(-1 / mean)
+		d.scale = 1 / d.geo
 	case DistLognormal:
 		d.kind = sessionLogn
 		d.mu = lnUnit(mean) - float64(sigma*sigma)/2
 	default:
 		d.kind = sessionOne + 1 // no distribution: x = 0, a length of 1
 	}
+	d.slack = lnQuickAbs * math.Abs(d.scale)
 	return d
 }
 
 // length is the session length the hash h draws.
+//
+// The geometric's and the exponential's x = ⌈ln(1 − u)·scale⌉ is guessed
+// from lnQuick's log (inlined: a call costs the walk that draws it a few
+// per cent) and taken where no integer is within the guess's error bound
+// of it; lengthExact gives every other length, and these where an integer
+// is that near: the same integers as lnUnit's form, at less cost
+// (TestQuickLengthIsExact; bench/RESULTS.md, "Session draws without a
+// division").
 func (d *sessionDraw) length(h uint64) int64 {
+	if d.kind > sessionGeo {
+		return d.lengthExact(h)
+	}
+	g := lnQuick(1-unit(h)) * d.scale
+	c := math.Ceil(g)
+	if f, b := c-g, lnQuickRel*g+d.slack; f > b && f < 1-b && g < 1<<50 {
+		return int64(c) // c >= 1: c − g > 0 and g >= 0
+	}
+	return d.lengthExact(h)
+}
+
+// lengthExact is length from the definition.
+func (d *sessionDraw) lengthExact(h uint64) int64 {
 	u := unit(h)
 	var x float64
 	switch d.kind {

@@ -369,8 +369,9 @@ func TestSessionLengthsAreLog1p(t *testing.T) {
 }
 
 // BenchmarkSessionDraw times a geometric session draw (mean 4500) with
-// each form of its log, the draws independent (a loop over nodes):
-// bench/RESULTS.md, "Session draws".
+// each form of its log, the draws independent (a loop over nodes), and the
+// whole length with lnUnit's form and as drawn (lnQuick's guess):
+// bench/RESULTS.md, "Session draws" and "Session draws without a division".
 func BenchmarkSessionDraw(b *testing.B) {
 	geo := math.Log1p(-1.0 / 4500)
 	for _, c := range []struct {
@@ -387,6 +388,23 @@ func BenchmarkSessionDraw(b *testing.B) {
 			for b.Loop() {
 				x++
 				s += int64(math.Ceil(c.ln(unit(rng.Hash(7, x, 0))) / geo))
+			}
+			sinkInt = s
+		})
+	}
+	// The whole length as a churn walk draws it: lnUnit's form, and
+	// lnQuick's guess with lnUnit where the guess is near an integer.
+	d, key := newSessionDraw(DistGeometric, 4500, 1), rng.HashKey(7) // the walk's keyed hash
+	for _, c := range []struct {
+		name string
+		f    func(h uint64) int64
+	}{{"length/lnUnit", func(h uint64) int64 { return exactLength(&d, h) }}, {"length/lnQuick", d.length}} {
+		b.Run(c.name, func(b *testing.B) {
+			var s int64
+			x := uint64(0)
+			for b.Loop() {
+				x++
+				s += c.f(rng.HashKeyed(key, x, 0))
 			}
 			sinkInt = s
 		})

@@ -26,6 +26,8 @@ const (
 	lg5   = 1.818357216161805012e-01
 	lg6   = 1.531383769920937332e-01
 	lg7   = 1.479819860511658591e-01
+
+	sqrtHalfBits = 0x3fe6a09e667f3bcd // the bits of √½
 )
 
 // lnUnit returns ln v for a normal v > 0 (in the draws v = 1 − u in
@@ -40,9 +42,8 @@ const (
 //	v = 2ᵏ·z, z in [√½, √2), f = z − 1, s = f/(2 + f)
 //	ln v = k·ln 2 + f − f²/2 + s·(f²/2 + R(s²))
 func lnUnit(v float64) float64 {
-	const sqrtHalf = 0x3fe6a09e667f3bcd // the bits of √½
 	ix := math.Float64bits(v)
-	d := ix - sqrtHalf
+	d := ix - sqrtHalfBits
 	k := float64(int64(d) >> 52)                    // v's exponent, one more when its mantissa is < √½
 	f := math.Float64frombits(ix-d&(0xfff<<52)) - 1 // z − 1, z in [√½, √2)
 	s := f / (2 + f)
@@ -253,3 +254,48 @@ func expNoFMA(x float64) float64 {
 	y := 1 - ((lo - float64(r*c)/(2-c)) - hi)
 	return math.Ldexp(y, k)
 }
+
+// lnQuick returns ln v for a normal v > 0 to about 10⁻⁹ of itself (plus
+// 10⁻¹⁵ absolute): the range of lnUnit split by its bits into 64 parts, in
+// each a c ≈ 1/z with ln c at hand (c = 1 in the part that holds z = 1, so
+// that ln v stays relative there), and ln z = log1p(z·c − 1) − ln c with
+// |z·c − 1| ≤ 2⁻⁷ by a polynomial of degree 4. No division and no branch,
+// and small enough for Go to inline.
+// It is never a draw's answer, only a fast guess at one whose error is
+// bounded (lnQuickRel, lnQuickAbs): sessionDraw.length takes the guess's
+// integer where no integer is within that bound of it, and lnUnit's
+// otherwise, so the lengths are lnUnit's bit for bit
+// (TestQuickLengthIsExact).
+func lnQuick(v float64) float64 {
+	d := math.Float64bits(v) - sqrtHalfBits
+	e := &lnQuickTab[(d>>46)&63]
+	r := math.Float64frombits(math.Float64bits(v)-d&(0xfff<<52))*e.c - 1
+	r2 := r * r
+	return float64(int64(d)>>52)*math.Ln2 + ((r + r2*((-0.5+r*(1.0/3))+r2*(-0.25))) - e.lc)
+}
+
+// lnQuick's error bound, |lnQuick(v) − ln v| ≤ lnQuickRel·|ln v| + lnQuickAbs,
+// with a margin of ten and more over what it can reach: the polynomial's
+// truncation (|r|⁴/5 of its value, < 2·10⁻¹⁰) and roundings (≈ 10⁻¹⁶ of
+// ln v, and a few 10⁻¹⁷ absolute from z·c, ln c and their sum: a part
+// away from z = 1 cancels), which TestLnQuickBound measures.
+const (
+	lnQuickRel = 1e-8
+	lnQuickAbs = 1e-14
+)
+
+// lnQuickTab is lnQuick's table: part i holds the z whose bits are
+// √½'s + i·2⁴⁶ … + (i+1)·2⁴⁶.
+var lnQuickTab = func() (tab [64]struct{ c, lc float64 }) {
+	for i := range tab {
+		lo := math.Float64frombits(sqrtHalfBits + uint64(i)<<46)
+		hi := math.Float64frombits(sqrtHalfBits + uint64(i+1)<<46)
+		if lo <= 1 && 1 < hi {
+			tab[i].c, tab[i].lc = 1, 0
+			continue
+		}
+		c := 2 / (lo + hi)
+		tab[i].c, tab[i].lc = c, math.Log(c)
+	}
+	return tab
+}()
