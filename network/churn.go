@@ -35,6 +35,9 @@ type sessionDraw struct {
 	// lnQuickRel·x + slack of the exact form's x (slack = lnQuickAbs·|scale|
 	// and a rounding of the product's).
 	scale, slack float64
+	// The lognormal's guess is within x·(lb1·s + lb2·τ + lb0) of the exact
+	// form's (lognGuess).
+	lb0, lb1, lb2 float64
 }
 
 const (
@@ -64,28 +67,70 @@ func newSessionDraw(dist string, mean, sigma float64) sessionDraw {
 		d.kind = sessionOne + 1 // no distribution: x = 0, a length of 1
 	}
 	d.slack = lnQuickAbs * math.Abs(d.scale)
+	if d.kind == sessionLogn {
+		dc := cosQuickAbs + 2e-15
+		d.lb1 = 1.01 * sigma * (1.02e-8 + dc + 2e-15)
+		d.lb2 = 1.01 * sigma * (1 + dc)
+		d.lb0 = 1.01*(4.4e-16*math.Abs(d.mu)) + 1.01*expQuickRel + 3e-16
+		if !(sigma <= 10) {
+			d.lb1 = math.Inf(1)
+		}
+	}
 	return d
 }
 
 // length is the session length the hash h draws.
 //
-// The geometric's and the exponential's x = ⌈ln(1 − u)·scale⌉ is guessed
-// from lnQuick's log (inlined: a call costs the walk that draws it a few
-// per cent) and taken where no integer is within the guess's error bound
-// of it; lengthExact gives every other length, and these where an integer
-// is that near: the same integers as lnUnit's form, at less cost
-// (TestQuickLengthIsExact; bench/RESULTS.md, "Session draws without a
-// division").
+// Its x (⌈ln(1 − u)·scale⌉ for the geometric and the exponential, ⌈e^(μ+σZ)⌉
+// for the lognormal) is guessed from logarithms, cosines and exponentials
+// without a division or a branch the predictor cannot guess (lnQuick,
+// cos2piQuick, expQuick; inlined where they can be: a call costs the walk
+// that draws it a few per cent) and taken where no integer is within the
+// guess's error bound of it; lengthExact gives every other length, and
+// these where an integer is that near: the same integers as the exact
+// form's, at less cost (TestQuickLengthIsExact; bench/RESULTS.md, "Session
+// draws without a division").
 func (d *sessionDraw) length(h uint64) int64 {
-	if d.kind > sessionGeo {
+	var g, b float64
+	switch d.kind {
+	case sessionExp, sessionGeo:
+		g = lnQuick(1-unit(h)) * d.scale
+		b = lnQuickRel*g + d.slack
+	case sessionLogn:
+		g, b = d.lognGuess(1-unit(h), unit(rng.Mix(h+0x9e3779b97f4a7c15)))
+	default:
 		return d.lengthExact(h)
 	}
-	g := lnQuick(1-unit(h)) * d.scale
 	c := math.Ceil(g)
-	if f, b := c-g, lnQuickRel*g+d.slack; f > b && f < 1-b && g < 1<<50 {
+	if f := c - g; f > b && f < 1-b && g < 1<<50 {
 		return int64(c) // c >= 1: c − g > 0 and g >= 0
 	}
 	return d.lengthExact(h)
+}
+
+// lognGuess returns the lognormal's e^(μ+σZ), Z = √a·cos(2π·u2) with
+// a = −2 ln u1, from the quick functions, and a bound on its distance from
+// the exact form's (lengthExact's before the ceiling). The bound follows
+// the errors through (newSessionDraw folds the constants into lb0…lb2):
+//
+//	|a − a_e|  ≤ da = 1.01·10⁻⁸·a + 2·10⁻¹⁴ (lnQuick's bound doubled, and lnUnit's ulp)
+//	|s − s_e|  ≤ 1.01·10⁻⁸·s + τ, s = √a: da/s for s ≥ 10⁻³ (τ = 2·10⁻¹¹), √da below (τ = 1.8·10⁻⁷)
+//	|Z − Z_e|  ≤ |s − s_e|·(1 + Δc) + s·Δc + roundings, Δc = cosQuickAbs + 2·10⁻¹⁵ (the exact form rounds 2π·u2)
+//	|y − y_e|  ≤ σ·|Z − Z_e| + 4.4·10⁻¹⁶·(2σs + |μ|), y = μ + σZ
+//	|x − x_e|  ≤ x·(1.01·|y − y_e| + 1.01·expQuickRel + 3·10⁻¹⁶)
+//
+// where the last line needs |y − y_e| ≤ 0.01: with σ ≤ 10 and s ≤ 8.6
+// (u1 ≥ 2⁻⁵³) it is below 10⁻⁵ (a larger σ gets no bound: the exact form
+// decides).
+func (d *sessionDraw) lognGuess(u1, u2 float64) (x, b float64) {
+	s := math.Sqrt(-2 * lnQuick(u1))
+	y := d.mu + d.sigma*(s*cos2piQuick(u2))
+	x = expQuick(max(-700, min(700, y)))
+	tau := 2e-11
+	if s < 1e-3 {
+		tau = 1.8e-7
+	}
+	return x, x * (d.lb1*s + d.lb2*tau + d.lb0)
 }
 
 // lengthExact is length from the definition.

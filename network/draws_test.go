@@ -370,7 +370,8 @@ func TestSessionLengthsAreLog1p(t *testing.T) {
 
 // BenchmarkSessionDraw times a geometric session draw (mean 4500) with
 // each form of its log, the draws independent (a loop over nodes), and the
-// whole length with lnUnit's form and as drawn (lnQuick's guess):
+// whole length, geometric and lognormal (σ = 1), in the exact form and as
+// drawn (the quick functions' guess):
 // bench/RESULTS.md, "Session draws" and "Session draws without a division".
 func BenchmarkSessionDraw(b *testing.B) {
 	geo := math.Log1p(-1.0 / 4500)
@@ -395,10 +396,12 @@ func BenchmarkSessionDraw(b *testing.B) {
 	// The whole length as a churn walk draws it: lnUnit's form, and
 	// lnQuick's guess with lnUnit where the guess is near an integer.
 	d, key := newSessionDraw(DistGeometric, 4500, 1), rng.HashKey(7) // the walk's keyed hash
+	ln := newSessionDraw(DistLognormal, 4500, 1)
 	for _, c := range []struct {
 		name string
 		f    func(h uint64) int64
-	}{{"length/lnUnit", func(h uint64) int64 { return exactLength(&d, h) }}, {"length/lnQuick", d.length}} {
+	}{{"length/lnUnit", func(h uint64) int64 { return exactLength(&d, h) }}, {"length/lnQuick", d.length},
+		{"lognormal/exact", func(h uint64) int64 { return exactLength(&ln, h) }}, {"lognormal/quick", ln.length}} {
 		b.Run(c.name, func(b *testing.B) {
 			var s int64
 			x := uint64(0)

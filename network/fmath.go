@@ -299,3 +299,49 @@ var lnQuickTab = func() (tab [64]struct{ c, lc float64 }) {
 	}
 	return tab
 }()
+
+// cos2piQuick returns cos(2π·u) for u in [0, 1] to within cosQuickAbs:
+// the nearest half turn q/2 taken off exactly (w = u − q/2 in [−¼, ¼]),
+// then (−1)^q·cos p, p = 2π·w in [−π/2, π/2], by its Taylor polynomial to
+// p¹⁴ (remainder < 7·10⁻¹¹), the sign from a table instead of a branch the
+// predictor cannot guess. A guess, as lnQuick: the lognormal's draw
+// (sessionDraw.lognGuess).
+func cos2piQuick(u float64) float64 {
+	q := math.Floor(u*2 + 0.5)
+	p := (u - q*0.5) * (2 * math.Pi)
+	p2 := p * p
+	c := 1 + p2*(-1.0/2+p2*(1.0/24+p2*(-1.0/720+p2*(1.0/40320+p2*(-1.0/3628800+p2*(1.0/479001600+p2*(-1.0/87178291200)))))))
+	return halfTurn[int(q)&3] * c
+}
+
+// halfTurn is (−1)^q.
+var halfTurn = [4]float64{1, -1, 1, -1}
+
+// expQuick returns eʸ for y in [−700, 700] to within expQuickRel of itself:
+// y = (64k + j)·ln2/64 + r with |r| ≤ ln2/128 (ln 2/64 split as fdlibm's
+// ln2Hi/ln2Lo, so that the reduction is exact to a few ulps), eʸ =
+// 2ᵏ·2^(j/64)·e^r, e^r by its Taylor polynomial to r⁵ (remainder < 3·10⁻¹⁷).
+// No division and no branch. A guess, as lnQuick.
+func expQuick(y float64) float64 {
+	kf := math.Floor(y*(64/math.Ln2) + 0.5)
+	r := (y - kf*(ln2Hi/64)) - kf*(ln2Lo/64)
+	n := int64(kf)
+	er := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+	return expQuickTab[n&63] * er * math.Float64frombits(uint64(n>>6+1023)<<52)
+}
+
+// expQuickTab[j] is 2^(j/64).
+var expQuickTab = func() (tab [64]float64) {
+	for j := range tab {
+		tab[j] = math.Exp2(float64(j) / 64)
+	}
+	return tab
+}()
+
+// The guesses' error bounds, with a margin of ten and more over what they
+// reach (TestQuickBounds): cos2piQuick's absolute (its remainder, and the
+// exact form's 2π·u rounded before its reduction), expQuick's relative.
+const (
+	cosQuickAbs = 1e-9
+	expQuickRel = 1e-12
+)

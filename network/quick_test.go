@@ -4,17 +4,24 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pairgossip/pairgossip/internal/rng"
 )
 
-// exactLength is a session's length from its definition, the lnUnit form
-// that sessionDraw.length gave before it guessed with lnQuick.
+// exactLength is a session's length from its definition, the form that
+// sessionDraw.length gave before it guessed: fdlibm's log, cosine and
+// exponential (network/fmath.go).
 func exactLength(d *sessionDraw, h uint64) int64 {
 	u := unit(h)
 	var x float64
-	if d.kind == sessionExp {
+	switch d.kind {
+	case sessionExp:
 		x = math.Ceil(-d.mean * lnUnit(1-u))
-	} else {
+	case sessionGeo:
 		x = math.Ceil(lnUnit(1-u) / d.geo)
+	case sessionLogn:
+		z := math.Sqrt(-2*lnUnit(1-u)) * cosNoFMA(2*math.Pi*unit(rng.Mix(h+0x9e3779b97f4a7c15)))
+		x = math.Ceil(expNoFMA(d.mu + float64(d.sigma*z)))
 	}
 	if !(x >= 1) {
 		return 1
@@ -70,6 +77,83 @@ func TestQuickLengthIsExact(t *testing.T) {
 		t.Fatal("no draw near an integer took lnUnit's path: the test does not reach it")
 	}
 	t.Logf("%d draws near an integer took lnUnit's path", exact)
+	// The lognormal: its two uniforms come from one hash, so no u can be
+	// steered onto an integer x; random draws at every σ, and
+	// TestLognGuessBound for the bound the exactness rests on.
+	for _, sigma := range []float64{0.05, 0.5, 1, 2, 4, 10} {
+		for _, mean := range []float64{1.5, 30, 4500, 9e6} {
+			d := newSessionDraw(DistLognormal, mean, sigma)
+			for range 100_000 {
+				h := r.Uint64()
+				if got, want := d.length(h), exactLength(&d, h); got != want {
+					t.Fatalf("lognormal mean %g σ %g, h %#x: length %d, the exact form %d", mean, sigma, h, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestLognGuessBound: the lognormal's guess is within a tenth of its
+// bound of the exact form's e^(μ+σZ), over u1 spread over its exponents
+// and crowded near 1 (Z near 0, where √ is steep), u2 near the quarter
+// turns (where the cosine's quadrant changes) and at random, for σ from
+// 0.05 to 10 — the bound is what makes the lengths exact.
+func TestLognGuessBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, sigma := range []float64{0.05, 0.5, 1, 3, 10} {
+		for _, mean := range []float64{1.5, 4500, 9e6} {
+			d := newSessionDraw(DistLognormal, mean, sigma)
+			worst, finite := 0.0, 0
+			try := func(u1, u2 float64) {
+				x, b := d.lognGuess(u1, u2)
+				z := math.Sqrt(-2*lnUnit(u1)) * cosNoFMA(2*math.Pi*u2)
+				xe := expNoFMA(d.mu + float64(d.sigma*z))
+				if math.IsInf(b, 1) || xe > 1e300 || x > 1<<50 {
+					return
+				}
+				finite++
+				if e := math.Abs(x-xe) / b; e > worst {
+					worst = e
+					if e > 0.1 {
+						t.Fatalf("σ %g mean %g, u1 %v u2 %v: guess %v, exact %v, bound %v (%.3g of it)", sigma, mean, u1, u2, x, xe, b, e)
+					}
+				}
+			}
+			for range 200_000 {
+				u2 := r.Float64()
+				try(math.Ldexp(1+r.Float64(), -1-r.IntN(53)), u2)
+				try(1-float64(1+r.Uint64N(1<<30))*0x1p-53, u2)
+				q := float64(r.IntN(5)) / 4
+				try(r.Float64(), min(1, max(0, q+float64(r.Int64N(2001)-1000)*0x1p-53)))
+			}
+			try(1, 0.3)
+			if finite == 0 {
+				t.Fatalf("σ %g: no guess had a bound", sigma)
+			}
+			t.Logf("σ %g mean %g: at most %.3g of the bound", sigma, mean, worst)
+		}
+	}
+}
+
+// TestQuickBounds measures cos2piQuick and expQuick against the math
+// package: under a tenth of the bounds the draws rely on.
+func TestQuickBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	wc, we := 0.0, 0.0
+	for range 1_000_000 {
+		u := r.Float64()
+		if i := r.IntN(4); i > 0 { // near a quarter or eighth turn
+			u = min(1, max(0, float64(r.IntN(9))/8+float64(r.Int64N(1<<20)-1<<19)*0x1p-53))
+		}
+		wc = max(wc, math.Abs(cos2piQuick(u)-math.Cos(2*math.Pi*u))/cosQuickAbs)
+		y := (r.Float64()*2 - 1) * 700
+		we = max(we, math.Abs(expQuick(y)-math.Exp(y))/math.Exp(y)/expQuickRel)
+	}
+	wc = max(wc, math.Abs(cos2piQuick(1)-1)/cosQuickAbs)
+	if wc > 0.1 || we > 0.1 {
+		t.Fatalf("cos2piQuick reaches %.3g of its bound, expQuick %.3g", wc, we)
+	}
+	t.Logf("cos2piQuick at most %.3g of its bound, expQuick %.3g", wc, we)
 }
 
 // TestLnQuickBound measures lnQuick's error against math.Log over v in
@@ -107,29 +191,28 @@ func TestLnQuickBound(t *testing.T) {
 	t.Logf("lnQuick's error: at most %.3g of its bound (v = %v)", worst, at)
 }
 
-// FuzzSessionLength: a geometric or exponential length for any hash and
-// mean is the lnUnit form's. near moves u onto the grid point whose x is
-// closest to an integer (the draws where the guess must give way).
+// FuzzSessionLength: a geometric, exponential or lognormal length for any
+// hash, mean and σ is the exact form's. near moves a geometric's or an
+// exponential's u onto the grid point whose x is closest to an integer (the
+// draws where the guess must give way).
 func FuzzSessionLength(f *testing.F) {
-	f.Add(uint64(0x9e3779b97f4a7c15), 4500.0, false, false)
-	f.Add(uint64(1)<<11, 1.5, true, true)
-	f.Add(uint64(12345)<<20, 3e9, true, false)
-	f.Fuzz(func(t *testing.T, h uint64, mean float64, exp, near bool) {
-		if !(mean > 1 && mean < 1e15) {
+	f.Add(uint64(0x9e3779b97f4a7c15), 4500.0, uint8(0), 1.0, false)
+	f.Add(uint64(1)<<11, 1.5, uint8(1), 1.0, true)
+	f.Add(uint64(12345)<<20, 3e9, uint8(0), 1.0, true)
+	f.Add(uint64(0xdeadbeef), 4500.0, uint8(2), 2.5, false)
+	f.Fuzz(func(t *testing.T, h uint64, mean float64, kind uint8, sigma float64, near bool) {
+		if !(mean > 1 && mean < 1e15) || !(sigma > 0 && sigma <= 10) {
 			return
 		}
-		dist := DistGeometric
-		if exp {
-			dist = DistExponential
-		}
-		d := newSessionDraw(dist, mean, 1)
-		if near {
+		dist := []string{DistGeometric, DistExponential, DistLognormal}[kind%3]
+		d := newSessionDraw(dist, mean, sigma)
+		if near && dist != DistLognormal {
 			// the integer nearest to x, and back to u on its grid
 			m := max(1, math.Round(lnUnit(1-unit(h))*d.scale))
 			h = uint64(math.Round(-math.Expm1(m/d.scale)*0x1p53)) << 11
 		}
 		if got, want := d.length(h), exactLength(&d, h); got != want {
-			t.Fatalf("%s mean %g, u = %v: length %d, the lnUnit form %d", dist, mean, unit(h), got, want)
+			t.Fatalf("%s mean %g σ %g, h %#x: length %d, the exact form %d", dist, mean, sigma, h, got, want)
 		}
 	})
 }
