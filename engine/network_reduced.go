@@ -77,6 +77,7 @@ type netChunk struct {
 	e     *reducedExec
 	w     int
 	evals int64
+	pcs   []int64 // a quiet node's online pieces
 }
 
 // netRed is what the reduced executor keeps under a network model.
@@ -91,7 +92,7 @@ func newNetRed(s *state, workers, B int) *netRed {
 	nr := &netRed{fl: make([]uint8, B), slots: netchunk.NewSlots(B)}
 	nr.chunks = make([]netChunk, workers)
 	for w := range nr.chunks {
-		nr.chunks[w] = netChunk{Chunk: netchunk.NewChunk(reducedChunk, B), w: w}
+		nr.chunks[w] = netChunk{Chunk: netchunk.NewChunk(reducedChunk, B), w: w, pcs: make([]int64, 0, 16)}
 	}
 	if s.nx.churn && s.nx.cNode == nil {
 		// θ_k = c·z_k with the c of node k's last step (a checkpoint
@@ -177,6 +178,7 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 	c := &e.nr.chunks[w]
 	c.e = e
 	N := e.s.prob.N
+	lab, ylab := e.s.prob.Label, e.s.ylab
 	var nz int64
 	for {
 		lo := int(e.claim.Add(reducedClaim)) - reducedClaim
@@ -187,6 +189,10 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 			if e.bl.stamp[k] == e.bl.gen {
 				continue
 			}
+			if lab[k] <= ylab[k] && !reducedHostOnly {
+				c.quiet(k)
+				continue
+			}
 			nz += c.Add(c, &e.nr.bk, k)
 		}
 	}
@@ -195,6 +201,34 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 	}
 	e.cr.nz[w] += nz
 }
+
+// quiet is Add and End for untouched node k that does not contribute
+// (ℓ_k ≤ ℓ_y: W = η = 0, z stays, θ̄ averages over its online rounds), with
+// the same arithmetic (netchunk.Block.Quiet) and without the Host's calls,
+// which on a run's first rounds, where nearly every node is such a one,
+// cost it a tenth of its time (bench/RESULTS.md, "Session draws without a
+// division"). Its margin is left as it is, which End would write back.
+func (c *netChunk) quiet(k int) {
+	e, bk := c.e, &c.e.nr.bk
+	c.pcs = c.Pieces(k, bk.T0+1, bk.T0+int64(bk.B), c.pcs[:0])
+	on, cs, last := bk.Quiet(c.pcs)
+	if on == 0 {
+		return // offline throughout: nothing moved
+	}
+	s, c0 := e.s, e.count(k)
+	f := float64(c0 + on)
+	redpack.Average(rowAt(&s.Z, k), rowAt(&s.ThetaBar, k), s.prob.P, float64(c0)/f, cs/f)
+	if nx := s.nx; nx.rounds != nil {
+		nx.rounds[k] = c0 + on
+		nx.cNode[k] = e.bl.coef[last].c
+	}
+	c.evals += on
+}
+
+// reducedHostOnly sends every untouched node through the chunk's Host
+// (Add, End), as before quiet: a test sets it to check quiet's bits
+// against that path's (TestNetworkReducedQuietIdentical).
+var reducedHostOnly bool
 
 // Node, Segment, Pieces, Round and End make a chunk the host of its walk.
 

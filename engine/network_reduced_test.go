@@ -93,6 +93,45 @@ func TestNetworkReducedMatchesReference(t *testing.T) {
 	}
 }
 
+// TestNetworkReducedQuietIdentical: the untouched nodes that do not
+// contribute, which the reduced schedule advances directly (quiet), end
+// every block with the bits the chunk's Host path gives them (Add, End),
+// under loss, one-way loss, churn of each distribution and both together,
+// on 1 and 2 workers (small chunks and a pool on every block, as above).
+func TestNetworkReducedQuietIdentical(t *testing.T) {
+	forcePool(t)
+	rc := reducedChunk
+	reducedChunk = 16
+	t.Cleanup(func() { reducedChunk = rc; reducedHostOnly = false })
+	n := 300
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 4, 2)
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: n, K: 4, P: 0.3, Seed: 1})
+	for _, nm := range []namedModel{
+		{"loss", network.Model{Loss: 0.3}},
+		{"one-way", network.Model{Loss: 0.3, LossOneWay: true}},
+		{"geometric", network.Model{Churn: network.Churn{Dist: network.DistGeometric, Up: 40, Down: 20}}},
+		{"lognormal+loss", network.Model{Loss: 0.2, Churn: network.Churn{Dist: network.DistLognormal, Up: 60, Down: 30}}},
+		{"exponential+loss", network.Model{Loss: 0.3, Churn: network.Churn{Dist: network.DistExponential, Up: 300, Down: 60}}},
+	} {
+		for _, w := range []int{1, 2} {
+			cfg := Config{Algorithm: Sync, Iters: 1500, GammaC: 0.5, Seed: 7, LogPoints: 5, EvalNodes: -1,
+				Network: nm.m, Workers: w, Schedule: ScheduleReduced}
+			reducedHostOnly = true
+			tr, s := runTrace(t, p, g, cfg)
+			host := snapNet(s, tr)
+			hostEvals, _ := s.GradEvals()
+			reducedHostOnly = false
+			tr, s = runTrace(t, p, g, cfg)
+			if d := snapNet(s, tr).diff(host); d != "" {
+				t.Fatalf("%s, %d workers: %s differs from the Host path's", nm.name, w, d)
+			}
+			if a, _ := s.GradEvals(); a != hostEvals {
+				t.Fatalf("%s, %d workers: %d gradient evaluations, the Host path %d", nm.name, w, a, hostEvals)
+			}
+		}
+	}
+}
+
 // TestNetworkReducedRefusesAdaptive: the reduced schedule refuses an
 // adaptive picker with its reason, and auto then runs the plain schedule.
 func TestNetworkReducedRefusesAdaptive(t *testing.T) {

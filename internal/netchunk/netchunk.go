@@ -70,6 +70,21 @@ func (bk *Block) Close(sg *Seg, W, eta, m float64, b int) {
 	sg.A = 0
 }
 
+// Quiet is what Close gives a segment that does not contribute (W = η = 0)
+// over the online pieces pcs of the block (first and last clock, as
+// Host.Pieces gives them): its online rounds, Σ c_r over them and its last
+// online round (0: none), added up in the order of the pieces, as
+// successive Closes add them.
+func (bk *Block) Quiet(pcs []int64) (on int64, cs float64, last int) {
+	for i := 0; i+1 < len(pcs); i += 2 {
+		a, b := int(pcs[i]-bk.T0), int(pcs[i+1]-bk.T0)
+		cs += bk.CSum[b] - bk.CSum[a-1]
+		on += int64(b - a + 1)
+		last = b
+	}
+	return on, cs, last
+}
+
 // Join opens entry sl's online piece at block round r, in the pack p if
 // it contributes.
 func Join(p *redpack.Pack, sl int, sg *Seg, r int, contrib bool) {
@@ -156,36 +171,34 @@ func (c *Chunk) Add(h Host, bk *Block, k int) int64 {
 		sg.A, sg.Last = 0, 0
 		s0, q := h.Segment(k)
 		sg.Open(s0, q, c0, m)
-		c.walk(h, bk, k, x, sg, true)
+		c.walk(h, bk, k, x)
 		if len(c.Nodes) == len(c.Segs) {
 			return c.Run(h, bk)
 		}
 		return 0
 	}
 	sg := &c.nc
-	sg.A, sg.Last = 0, 0
+	sg.A = 0
 	sg.Start(c0, m)
-	c.walk(h, bk, k, -1, sg, false)
+	c.pcs = h.Pieces(k, bk.T0+1, bk.T0+int64(bk.B), c.pcs[:0])
+	var last int
+	sg.On, sg.Cs, last = bk.Quiet(c.pcs)
+	sg.Last = int32(last)
 	h.End(k, sg)
 	return 0
 }
 
-// walk cuts node k's block into its online pieces (h.Pieces): a
-// contributing node's joins and leaves are noted for entry x; a node that
-// does not contribute closes each piece at once (W = η = 0).
-func (c *Chunk) walk(h Host, bk *Block, k, x int, sg *Seg, contrib bool) {
+// walk cuts contributing node k's block into its online pieces (h.Pieces)
+// and notes their joins and leaves for entry x (a node that does not
+// contribute takes Quiet's sums instead: Add).
+func (c *Chunk) walk(h Host, bk *Block, k, x int) {
 	B, t0 := bk.B, bk.T0
 	c.pcs = h.Pieces(k, t0+1, t0+int64(B), c.pcs[:0])
 	for i := 0; i+1 < len(c.pcs); i += 2 {
 		a, b := int(c.pcs[i]-t0), int(c.pcs[i+1]-t0)
-		if contrib {
-			c.event(a, x, true)
-			if b < B {
-				c.event(b+1, x, false)
-			}
-		} else {
-			sg.A = int32(a)
-			bk.Close(sg, 0, 0, sg.M, b)
+		c.event(a, x, true)
+		if b < B {
+			c.event(b+1, x, false)
 		}
 	}
 }
