@@ -4,33 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/pairgossip/pairgossip/internal/rng"
 )
 
 // exactLength is a session's length from its definition, the form that
-// sessionDraw.length gave before it guessed: fdlibm's log, cosine and
-// exponential (network/fmath.go).
-func exactLength(d *sessionDraw, h uint64) int64 {
-	u := unit(h)
-	var x float64
-	switch d.kind {
-	case sessionExp:
-		x = math.Ceil(-d.mean * lnUnit(1-u))
-	case sessionGeo:
-		x = math.Ceil(lnUnit(1-u) / d.geo)
-	case sessionLogn:
-		z := math.Sqrt(-2*lnUnit(1-u)) * cosNoFMA(2*math.Pi*unit(rng.Mix(h+0x9e3779b97f4a7c15)))
-		x = math.Ceil(expNoFMA(d.mu + float64(d.sigma*z)))
-	}
-	if !(x >= 1) {
-		return 1
-	}
-	if x > 1<<62 {
-		return 1 << 62
-	}
-	return int64(x)
-}
+// sessionDraw.length gave before it guessed (lengthExact; its geometric and
+// exponential lengths are pinned to math.Log1p's by
+// TestSessionLengthsAreLog1p, its functions by TestNoFMAMath).
+func exactLength(d *sessionDraw, h uint64) int64 { return d.lengthExact(h) }
 
 // TestQuickLengthIsExact: the geometric and exponential lengths are the
 // lnUnit form's, on random draws, at the extremes of u, and on the u whose
