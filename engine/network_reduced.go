@@ -226,8 +226,9 @@ func (c *netChunk) quiet(k int) {
 }
 
 // reducedHostOnly sends every untouched node through the chunk's Host
-// (Add, End), as before quiet: a test sets it to check quiet's bits
-// against that path's (TestNetworkReducedQuietIdentical).
+// calls (Add, End): a test sets it to check quiet's bits against that
+// path's (TestNetworkReducedQuietIdentical; netchunk's
+// TestQuietIsClose ties Block.Quiet, which both use, to Close).
 var reducedHostOnly bool
 
 // Node, Segment, Pieces, Round and End make a chunk the host of its walk.

@@ -32,8 +32,9 @@ type sessionDraw struct {
 	geo       float64 // log1p(−1/mean)
 	mu, sigma float64 // the lognormal's
 	// x ≈ ln(1 − u)·scale (scale = −mean, or 1/geo), within
-	// lnQuickRel·x + slack of the exact form's x (slack = lnQuickAbs·|scale|
-	// and a rounding of the product's).
+	// lnQuickRel·x + slack of the exact form's x (slack = lnQuickAbs·|scale|;
+	// the roundings of the products, relative, are within lnQuickRel's
+	// margin).
 	scale, slack float64
 	// The lognormal's guess is within x·(lb1·s + lb2·τ + lb0) of the exact
 	// form's (lognGuess).
@@ -91,21 +92,34 @@ func newSessionDraw(dist string, mean, sigma float64) sessionDraw {
 // form's, at less cost (TestQuickLengthIsExact; bench/RESULTS.md, "Session
 // draws without a division").
 func (d *sessionDraw) length(h uint64) int64 {
-	var g, b float64
 	switch d.kind {
 	case sessionExp, sessionGeo:
-		g = lnQuick(1-unit(h)) * d.scale
-		b = lnQuickRel*g + d.slack
+		g := lnQuick(1-unit(h)) * d.scale
+		if c, ok := guessed(g, lnQuickRel*g+d.slack); ok {
+			return int64(c)
+		}
 	case sessionLogn:
-		g, b = d.lognGuess(1-unit(h), unit(rng.Mix(h+0x9e3779b97f4a7c15)))
-	default:
-		return d.lengthExact(h)
-	}
-	c := math.Ceil(g)
-	if f := c - g; f > b && f < 1-b && g < 1<<50 {
-		return int64(c) // c >= 1: c − g > 0 and g >= 0
+		return d.lognLength(1-unit(h), unit(rng.Mix(h+0x9e3779b97f4a7c15)))
 	}
 	return d.lengthExact(h)
+}
+
+// guessed returns ⌈g⌉ and whether it is the ceiling of every x within b of
+// g: no integer within b of g, and g below 2⁵⁰ (where the float64s are
+// still a fraction apart). ⌈g⌉ >= 1 then (g >= 0, ⌈g⌉ − g > 0).
+func guessed(g, b float64) (float64, bool) {
+	c := math.Ceil(g)
+	f := c - g
+	return c, f > b && f < 1-b && g < 1<<50
+}
+
+// lognLength is the lognormal's length from its two uniforms (length's
+// u1 = 1 − u and u2): the guess where it is safe, else the exact form.
+func (d *sessionDraw) lognLength(u1, u2 float64) int64 {
+	if c, ok := guessed(d.lognGuess(u1, u2)); ok {
+		return int64(c)
+	}
+	return clampLength(math.Ceil(d.lognExact(u1, u2)))
 }
 
 // lognGuess returns the lognormal's e^(μ+σZ), Z = √a·cos(2π·u2) with
@@ -146,11 +160,20 @@ func (d *sessionDraw) lengthExact(h uint64) int64 {
 		return 1
 	case sessionLogn:
 		// Box–Muller from two uniforms derived from h; u1 in (0, 1].
-		u1 := 1 - u
-		u2 := unit(rng.Mix(h + 0x9e3779b97f4a7c15))
-		z := math.Sqrt(-2*lnUnit(u1)) * cosNoFMA(2*math.Pi*u2)
-		x = math.Ceil(expNoFMA(d.mu + float64(d.sigma*z)))
+		x = math.Ceil(d.lognExact(1-u, unit(rng.Mix(h+0x9e3779b97f4a7c15))))
 	}
+	return clampLength(x)
+}
+
+// lognExact is the lognormal's e^(μ+σZ), Z = √(−2 ln u1)·cos(2π·u2), by
+// its definition.
+func (d *sessionDraw) lognExact(u1, u2 float64) float64 {
+	z := math.Sqrt(-2*lnUnit(u1)) * cosNoFMA(2*math.Pi*u2)
+	return expNoFMA(d.mu + float64(d.sigma*z))
+}
+
+// clampLength is the length of a ceiling x: x in [1, 2⁶²], 1 for NaN.
+func clampLength(x float64) int64 {
 	if !(x >= 1) {
 		return 1
 	}

@@ -259,7 +259,7 @@ func expNoFMA(x float64) float64 {
 // 10⁻¹⁵ absolute): the range of lnUnit split by its bits into 64 parts, in
 // each a c ≈ 1/z with ln c at hand (c = 1 in the part that holds z = 1, so
 // that ln v stays relative there), and ln z = log1p(z·c − 1) − ln c with
-// |z·c − 1| ≤ 2⁻⁷ by a polynomial of degree 4. No division and no branch,
+// |z·c − 1| < 0.008 by a polynomial of degree 4. No division and no branch,
 // and small enough for Go to inline.
 // It is never a draw's answer, only a fast guess at one whose error is
 // bounded (lnQuickRel, lnQuickAbs): sessionDraw.length takes the guess's
@@ -276,9 +276,10 @@ func lnQuick(v float64) float64 {
 
 // lnQuick's error bound, |lnQuick(v) − ln v| ≤ lnQuickRel·|ln v| + lnQuickAbs,
 // with a margin of ten and more over what it can reach: the polynomial's
-// truncation (|r|⁴/5 of its value, < 2·10⁻¹⁰) and roundings (≈ 10⁻¹⁶ of
-// ln v, and a few 10⁻¹⁷ absolute from z·c, ln c and their sum: a part
-// away from z = 1 cancels), which TestLnQuickBound measures.
+// truncation (|r|⁴/5 of its value, ≤ 8·10⁻¹⁰, reached at the top of the part
+// that holds z = 1, where r is up to 0.008) and roundings (≈ 10⁻¹⁶ of ln v,
+// and a few 10⁻¹⁷ absolute from z·c, ln c and their sum: a part away from
+// z = 1 cancels), which TestLnQuickBound measures.
 const (
 	lnQuickRel = 1e-8
 	lnQuickAbs = 1e-14

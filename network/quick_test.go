@@ -73,6 +73,46 @@ func TestQuickLengthIsExact(t *testing.T) {
 	}
 }
 
+// TestLognLengthNearIntegers: the lognormal's length from its two
+// uniforms is the exact form's where x falls on an integer m or beside it —
+// the draws where the guess must give way, which a hash cannot be steered
+// onto. For a random u2 and m, u1 = e^(−s²/2) with s = (ln m − μ)/(σ·cos 2πu2)
+// (when s ≥ 0), on u1's grid of 1 − k·2⁻⁵³, and its neighbours.
+func TestLognLengthNearIntegers(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	fell := 0
+	for _, sigma := range []float64{0.05, 0.5, 1, 3, 10} {
+		for _, mean := range []float64{1.5, 30, 4500, 9e6} {
+			d := newSessionDraw(DistLognormal, mean, sigma)
+			for range 4000 {
+				u2 := r.Float64()
+				m := 1 + math.Floor(math.Exp(r.Float64()*math.Log(min(1e14, 100*mean))))
+				sv := (math.Log(m) - d.mu) / (sigma * math.Cos(2*math.Pi*u2))
+				if !(sv >= 0) || sv > 8.5 {
+					continue
+				}
+				k := math.Round(-math.Expm1(-sv*sv/2) * 0x1p53) // u1 = 1 − k·2⁻⁵³
+				for dk := -6.0; dk <= 6; dk++ {
+					if kk := k + dk; kk >= 0 && kk < 0x1p53 {
+						u1 := 1 - kk*0x1p-53
+						want := clampLength(math.Ceil(d.lognExact(u1, u2)))
+						if got := d.lognLength(u1, u2); got != want {
+							t.Fatalf("σ %g mean %g, u1 %v u2 %v: length %d, the exact form %d", sigma, mean, u1, u2, got, want)
+						}
+						if _, ok := guessed(d.lognGuess(u1, u2)); !ok {
+							fell++
+						}
+					}
+				}
+			}
+		}
+	}
+	if fell == 0 {
+		t.Fatal("no draw near an integer fell back to the exact form: the test does not reach it")
+	}
+	t.Logf("%d draws near an integer fell back to the exact form", fell)
+}
+
 // TestLognGuessBound: the lognormal's guess is within a tenth of its
 // bound of the exact form's e^(μ+σZ), over u1 spread over its exponents
 // and crowded near 1 (Z near 0, where √ is steep), u2 near the quarter
