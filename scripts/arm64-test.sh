@@ -64,5 +64,5 @@ fi
 run kernel -test.short
 run problem -test.short
 run engine -test.run "^(${engine_tests})\$"
-run network -test.run '^(TestNoFMAMath|TestLnUnitIsLog|TestSessionLengthsAreLog1p|TestQuickLengthIsExact|TestLnQuickBound|TestLognGuessBound|TestQuickBounds)$'
+run network -test.run '^(TestNoFMAMath|TestLnUnitIsLog|TestSessionLengthsAreLog1p|TestQuickLengthIsExact|TestLnQuickBound|TestLognGuessBound|TestQuickBounds|TestLognLengthNearIntegers)$'
 echo "arm64 (emulated): identical-bits tests passed"
