@@ -334,24 +334,38 @@ func (ch *churn) online(k int, t int64) bool {
 	if c.start == 0 || t < c.start {
 		*c = ch.first(k)
 	}
-	for t >= c.next {
-		ch.step(k, c)
+	if t >= c.next {
+		ka := rng.HashKeyA(ch.domKey, uint64(k))
+		for t >= c.next {
+			ch.step(ka, c)
+		}
 	}
 	return c.st&1 != 0
 }
 
-// step moves node k's cursor c to its next session.
-func (ch *churn) step(k int, c *cursor) {
+// step moves node k's cursor c to its next session; ka is
+// rng.HashKeyA(ch.domKey, k), the part of its draws' hash that depends on
+// k alone, computed once per walk.
+func (ch *churn) step(ka uint64, c *cursor) {
 	st := (c.st + 2) ^ 1 // session idx+1, the other state
 	l := int64(c.ahead[0])
 	if l == 0 {
-		l = ch.length(k, st>>1, st&1 != 0)
+		l = ch.lengthKA(ka, st>>1, st&1 != 0)
 	}
 	c.start = c.next
 	c.next += l
 	c.st = st
 	copy(c.ahead[:], c.ahead[1:])
-	c.ahead[lookahead-1] = short(ch.length(k, st>>1+lookahead, (st&1 != 0) == (lookahead%2 == 0)))
+	c.ahead[lookahead-1] = short(ch.lengthKA(ka, st>>1+lookahead, (st&1 != 0) == (lookahead%2 == 0)))
+}
+
+// lengthKA is length from ka = rng.HashKeyA(ch.domKey, k).
+func (ch *churn) lengthKA(ka uint64, idx int64, online bool) int64 {
+	d := &ch.downDraw
+	if online {
+		d = &ch.upDraw
+	}
+	return d.length(rng.HashKeyAB(ka, uint64(idx)))
 }
 
 // short is a session length as a cursor holds it ahead: itself below 2³²,

@@ -1,6 +1,10 @@
 package network
 
-import "math"
+import (
+	"math"
+
+	"github.com/pairgossip/pairgossip/internal/rng"
+)
 
 // Span returns whether node k is online at iteration t ≥ 1 and the first
 // iteration end > t at which its state may change: node k keeps the state
@@ -66,6 +70,7 @@ func (nt *Net) Pieces(k int, lo, hi int64, dst []int64) []int64 {
 	}
 	ch.online(k, lo)
 	c := &ch.cur[k]
+	ka := rng.HashKeyA(ch.domKey, uint64(k))
 	for {
 		if c.st&1 != 0 {
 			dst = append(dst, max(c.start, lo), min(c.next-1, hi))
@@ -73,6 +78,6 @@ func (nt *Net) Pieces(k int, lo, hi int64, dst []int64) []int64 {
 		if c.next > hi {
 			return dst
 		}
-		ch.step(k, c)
+		ch.step(ka, c)
 	}
 }

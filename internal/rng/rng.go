@@ -118,6 +118,14 @@ func HashKeyed(key, a, b uint64) uint64 {
 	return Mix(Mix(key^(a+0x632be59bd9b4e019)) ^ (b + 0xd1b54a32d192ed03))
 }
 
+// HashKeyA is the part of HashKeyed(key, a, b) that depends on key and a
+// alone: HashKeyed(key, a, b) == HashKeyAB(HashKeyA(key, a), b), so that a
+// loop over b for one a computes it once.
+func HashKeyA(key, a uint64) uint64 { return Mix(key ^ (a + 0x632be59bd9b4e019)) }
+
+// HashKeyAB is HashKeyed(key, a, b) from ka = HashKeyA(key, a).
+func HashKeyAB(ka, b uint64) uint64 { return Mix(ka ^ (b + 0xd1b54a32d192ed03)) }
+
 // HashIntN returns a uniform integer in [0, n) determined by (seed, a, b).
 // Rejection redraws are taken from successive counters, so the result is
 // still a pure function of the arguments.

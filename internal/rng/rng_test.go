@@ -98,3 +98,17 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Fatalf("restored stream gives %d, want %d", got, want)
 	}
 }
+
+// TestHashKeyParts: HashKeyAB(HashKeyA(key, a), b) is HashKeyed(key, a, b)
+// and Hash(seed, a, b) (a churn walk computes the first part once a node).
+func TestHashKeyParts(t *testing.T) {
+	x := uint64(0x12345)
+	for i := 0; i < 100000; i++ {
+		x = Mix(x + uint64(i))
+		seed, a, b := x, Mix(x^1), Mix(x^2)>>uint(i%64)
+		key := HashKey(seed)
+		if got, want := HashKeyAB(HashKeyA(key, a), b), HashKeyed(key, a, b); got != want || got != Hash(seed, a, b) {
+			t.Fatalf("seed %#x a %#x b %#x: parts %#x, HashKeyed %#x", seed, a, b, got, want)
+		}
+	}
+}
