@@ -99,7 +99,7 @@ func (d *sessionDraw) length(h uint64) int64 {
 			return int64(c)
 		}
 	case sessionLogn:
-		return d.lognLength(1-unit(h), unit(rng.Mix(h+0x9e3779b97f4a7c15)))
+		return d.lognLength(1-unit(h), secondUnit(h))
 	}
 	return d.lengthExact(h)
 }
@@ -160,10 +160,14 @@ func (d *sessionDraw) lengthExact(h uint64) int64 {
 		return 1
 	case sessionLogn:
 		// Box–Muller from two uniforms derived from h; u1 in (0, 1].
-		x = math.Ceil(d.lognExact(1-u, unit(rng.Mix(h+0x9e3779b97f4a7c15))))
+		x = math.Ceil(d.lognExact(1-u, secondUnit(h)))
 	}
 	return clampLength(x)
 }
+
+// secondUnit is the lognormal's second uniform u2, derived from its hash h
+// (the first is unit(h)).
+func secondUnit(h uint64) float64 { return unit(rng.Mix(h + 0x9e3779b97f4a7c15)) }
 
 // lognExact is the lognormal's e^(μ+σZ), Z = √(−2 ln u1)·cos(2π·u2), by
 // its definition.
@@ -306,11 +310,7 @@ func (ch *churn) first(k int) cursor {
 
 // length draws the length of node k's session idx.
 func (ch *churn) length(k int, idx int64, online bool) int64 {
-	d := &ch.downDraw
-	if online {
-		d = &ch.upDraw
-	}
-	return d.length(rng.HashKeyed(ch.domKey, uint64(k), uint64(idx)))
+	return ch.lengthKA(rng.HashKeyA(ch.domKey, uint64(k)), idx, online)
 }
 
 // online reports whether node k is online at iteration t >= 1.

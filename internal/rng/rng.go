@@ -114,9 +114,7 @@ func HashKey(seed uint64) uint64 { return Mix(seed + 0x9e3779b97f4a7c15) }
 
 // HashKeyed is Hash(seed, a, b) from key = HashKey(seed): two of its three
 // mixes.
-func HashKeyed(key, a, b uint64) uint64 {
-	return Mix(Mix(key^(a+0x632be59bd9b4e019)) ^ (b + 0xd1b54a32d192ed03))
-}
+func HashKeyed(key, a, b uint64) uint64 { return HashKeyAB(HashKeyA(key, a), b) }
 
 // HashKeyA is the part of HashKeyed(key, a, b) that depends on key and a
 // alone: HashKeyed(key, a, b) == HashKeyAB(HashKeyA(key, a), b), so that a
