@@ -77,7 +77,6 @@ type netChunk struct {
 	e     *reducedExec
 	w     int
 	evals int64
-	pcs   []int64 // a quiet node's online pieces
 }
 
 // netRed is what the reduced executor keeps under a network model.
@@ -92,7 +91,7 @@ func newNetRed(s *state, workers, B int) *netRed {
 	nr := &netRed{fl: make([]uint8, B), slots: netchunk.NewSlots(B)}
 	nr.chunks = make([]netChunk, workers)
 	for w := range nr.chunks {
-		nr.chunks[w] = netChunk{Chunk: netchunk.NewChunk(reducedChunk, B), w: w, pcs: make([]int64, 0, 16)}
+		nr.chunks[w] = netChunk{Chunk: netchunk.NewChunk(reducedChunk, B), w: w}
 	}
 	if s.nx.churn && s.nx.cNode == nil {
 		// θ_k = c·z_k with the c of node k's last step (a checkpoint
@@ -204,14 +203,15 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 
 // quiet is Add and End for untouched node k that does not contribute
 // (ℓ_k ≤ ℓ_y: W = η = 0, z stays, θ̄ averages over its online rounds), with
-// the same arithmetic (netchunk.Block.Quiet) and without the Host's calls,
+// the same arithmetic (netchunk.Block.Quiet's sums, which Net.OnlineSum
+// adds up as it walks the node's sessions) and without the Host's calls,
 // which on a run's first rounds, where nearly every node is such a one,
 // cost it a tenth of its time (bench/RESULTS.md, "Session draws without a
-// division"). Its margin is left as it is, which End would write back.
+// division" and "The churn walk in one piece"). Its margin is left as it
+// is, which End would write back.
 func (c *netChunk) quiet(k int) {
 	e, bk := c.e, &c.e.nr.bk
-	c.pcs = c.Pieces(k, bk.T0+1, bk.T0+int64(bk.B), c.pcs[:0])
-	on, cs, last := bk.Quiet(c.pcs)
+	on, cs, last := e.s.net.OnlineSum(k, bk.T0+1, bk.T0+int64(bk.B), bk.CSum)
 	if on == 0 {
 		return // offline throughout: nothing moved
 	}
