@@ -203,15 +203,14 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 
 // quiet is Add and End for untouched node k that does not contribute
 // (ℓ_k ≤ ℓ_y: W = η = 0, z stays, θ̄ averages over its online rounds), with
-// the same arithmetic (netchunk.Block.Quiet's sums, which Net.OnlineSum
-// adds up as it walks the node's sessions) and without the Host's calls,
-// which on a run's first rounds, where nearly every node is such a one,
-// cost it a tenth of its time (bench/RESULTS.md, "Session draws without a
-// division" and "The churn walk in one piece"). Its margin is left as it
-// is, which End would write back.
+// the same arithmetic (the sums of Net.OnlineSum, which Add takes too) and
+// without the Host's calls, which on a run's first rounds, where nearly
+// every node is such a one, cost it a tenth of its time (bench/RESULTS.md,
+// "Session draws without a division" and "The churn walk in one piece").
+// Its margin is left as it is, which End would write back.
 func (c *netChunk) quiet(k int) {
 	e, bk := c.e, &c.e.nr.bk
-	on, cs, last := e.s.net.OnlineSum(k, bk.T0+1, bk.T0+int64(bk.B), bk.CSum)
+	on, cs, last := c.OnlineSum(k, bk.T0+1, bk.T0+int64(bk.B), bk.CSum)
 	if on == 0 {
 		return // offline throughout: nothing moved
 	}
@@ -231,7 +230,8 @@ func (c *netChunk) quiet(k int) {
 // TestQuietIsClose ties Block.Quiet, which both use, to Close).
 var reducedHostOnly bool
 
-// Node, Segment, Pieces, Round and End make a chunk the host of its walk.
+// Node, Segment, Pieces, OnlineSum, Round and End make a chunk the host of
+// its walk.
 
 func (c *netChunk) Node(k int) (bool, int64, float64) {
 	e := c.e
@@ -245,6 +245,10 @@ func (c *netChunk) Pieces(k int, lo, hi int64, dst []int64) []int64 {
 		return append(dst, lo, hi)
 	}
 	return c.e.s.net.Pieces(k, lo, hi, dst)
+}
+
+func (c *netChunk) OnlineSum(k int, lo, hi int64, prefix []float64) (int64, float64, int64) {
+	return c.e.s.net.OnlineSum(k, lo, hi, prefix)
 }
 
 func (c *netChunk) Round(p *redpack.Pack, r int, nodes []int32) int64 {

@@ -233,8 +233,8 @@ func (l *local) untouchedNet() {
 	}
 }
 
-// Node, Segment, Pieces, Round and End make a chunk the host of its walk
-// over own nodes.
+// Node, Segment, Pieces, OnlineSum, Round and End make a chunk the host of
+// its walk over own nodes.
 
 func (c *nchunk) Node(k int) (bool, int64, float64) {
 	l := c.l
@@ -255,6 +255,10 @@ func (c *nchunk) Pieces(k int, lo, hi int64, dst []int64) []int64 {
 		return append(dst, lo, hi)
 	}
 	return c.l.nt.net.Pieces(k, lo, hi, dst)
+}
+
+func (c *nchunk) OnlineSum(k int, lo, hi int64, prefix []float64) (int64, float64, int64) {
+	return c.l.nt.net.OnlineSum(k, lo, hi, prefix)
 }
 
 func (c *nchunk) Round(p *redpack.Pack, r int, _ []int32) int64 {

@@ -70,21 +70,6 @@ func (bk *Block) Close(sg *Seg, W, eta, m float64, b int) {
 	sg.A = 0
 }
 
-// Quiet is what Close gives a segment that does not contribute (W = η = 0)
-// over the online pieces pcs of the block (first and last clock, as
-// Host.Pieces gives them): its online rounds, Σ c_r over them and its last
-// online round (0: none), added up in the order of the pieces, as
-// successive Closes add them.
-func (bk *Block) Quiet(pcs []int64) (on int64, cs float64, last int) {
-	for i := 0; i+1 < len(pcs); i += 2 {
-		a, b := int(pcs[i]-bk.T0), int(pcs[i+1]-bk.T0)
-		cs += bk.CSum[b] - bk.CSum[a-1]
-		on += int64(b - a + 1)
-		last = b
-	}
-	return on, cs, last
-}
-
 // Join opens entry sl's online piece at block round r, in the pack p if
 // it contributes.
 func Join(p *redpack.Pack, sl int, sg *Seg, r int, contrib bool) {
@@ -115,6 +100,13 @@ type Host interface {
 	// Pieces is Net.Pieces: node k's online pieces within clocks lo …
 	// hi, appended to dst as first and last clock.
 	Pieces(k int, lo, hi int64, dst []int64) []int64
+	// OnlineSum is Net.OnlineSum: node k's online clocks within lo … hi,
+	// Σ prefix[b−lo+1] − prefix[a−lo] over its online pieces [a, b] (in
+	// their order, from 0) and its last online clock less lo − 1 (0:
+	// none) — what successive Closes of a segment that does not
+	// contribute (W = η = 0) add up over those pieces, with prefix the
+	// block's CSum (TestQuietIsClose).
+	OnlineSum(k int, lo, hi int64, prefix []float64) (on int64, sum float64, last int64)
 	// Round advances p through block round r (entry i is node
 	// nodes[p.Act[i]]) and returns its non-zero gradients.
 	Round(p *redpack.Pack, r int, nodes []int32) int64
@@ -180,9 +172,8 @@ func (c *Chunk) Add(h Host, bk *Block, k int) int64 {
 	sg := &c.nc
 	sg.A = 0
 	sg.Start(c0, m)
-	c.pcs = h.Pieces(k, bk.T0+1, bk.T0+int64(bk.B), c.pcs[:0])
-	var last int
-	sg.On, sg.Cs, last = bk.Quiet(c.pcs)
+	var last int64
+	sg.On, sg.Cs, last = h.OnlineSum(k, bk.T0+1, bk.T0+int64(bk.B), bk.CSum)
 	sg.Last = int32(last)
 	h.End(k, sg)
 	return 0
@@ -190,7 +181,7 @@ func (c *Chunk) Add(h Host, bk *Block, k int) int64 {
 
 // walk cuts contributing node k's block into its online pieces (h.Pieces)
 // and notes their joins and leaves for entry x (a node that does not
-// contribute takes Quiet's sums instead: Add).
+// contribute takes h.OnlineSum's sums instead: Add).
 func (c *Chunk) walk(h Host, bk *Block, k, x int) {
 	B, t0 := bk.B, bk.T0
 	c.pcs = h.Pieces(k, t0+1, t0+int64(B), c.pcs[:0])
