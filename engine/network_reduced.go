@@ -227,7 +227,7 @@ func (c *netChunk) quiet(k int) {
 // reducedHostOnly sends every untouched node through the chunk's Host
 // calls (Add, End): a test sets it to check quiet's bits against that
 // path's (TestNetworkReducedQuietIdentical; netchunk's
-// TestQuietIsClose ties Block.Quiet, which both use, to Close).
+// TestQuietIsClose ties the sums of OnlineSum, which both use, to Close).
 var reducedHostOnly bool
 
 // Node, Segment, Pieces, OnlineSum, Round and End make a chunk the host of
