@@ -271,7 +271,7 @@ func lnQuick(v float64) float64 {
 	e := &lnQuickTab[(d>>46)&63]
 	r := math.Float64frombits(math.Float64bits(v)-d&(0xfff<<52))*e.c - 1
 	r2 := r * r
-	return float64(int64(d)>>52)*math.Ln2 + ((r + r2*((-0.5+r*(1.0/3))+r2*(-0.25))) - e.lc)
+	return (r + (float64(int64(d)>>52)*math.Ln2 - e.lc)) + r2*((-0.5+r*(1.0/3))+r2*(-0.25))
 }
 
 // lnQuick's error bound, |lnQuick(v) − ln v| ≤ lnQuickRel·|ln v| + lnQuickAbs,
@@ -306,12 +306,20 @@ var lnQuickTab = func() (tab [64]struct{ c, lc float64 }) {
 // then (−1)^q·cos p, p = 2π·w in [−π/2, π/2], by its Taylor polynomial to
 // p¹⁴ (remainder < 7·10⁻¹¹), the sign from a table instead of a branch the
 // predictor cannot guess. A guess, as lnQuick: the lognormal's draw
-// (sessionDraw.lognGuess).
+// (sessionDraw.lognGuess). The polynomial in p² is evaluated by Estrin's
+// scheme (pairs of terms, then pairs of pairs with p⁴ and p⁸), whose
+// dependent chain is half Horner's: the cosine is the longest chain of
+// that draw (bench/RESULTS.md, "The churn walk in one piece").
 func cos2piQuick(u float64) float64 {
 	q := math.Floor(u*2 + 0.5)
 	p := (u - q*0.5) * (2 * math.Pi)
 	p2 := p * p
-	c := 1 + p2*(-1.0/2+p2*(1.0/24+p2*(-1.0/720+p2*(1.0/40320+p2*(-1.0/3628800+p2*(1.0/479001600+p2*(-1.0/87178291200)))))))
+	p4 := p2 * p2
+	c01 := 1 + p2*(-1.0/2)
+	c23 := 1.0/24 + p2*(-1.0/720)
+	c45 := 1.0/40320 + p2*(-1.0/3628800)
+	c67 := 1.0/479001600 + p2*(-1.0/87178291200)
+	c := (c01 + p4*c23) + (p4*p4)*(c45+p4*c67)
 	return halfTurn[int(q)&3] * c
 }
 
@@ -321,14 +329,16 @@ var halfTurn = [4]float64{1, -1, 1, -1}
 // expQuick returns eʸ for y in [−700, 700] to within expQuickRel of itself:
 // y = (64k + j)·ln2/64 + r with |r| ≤ ln2/128 (ln 2/64 split as fdlibm's
 // ln2Hi/ln2Lo, so that the reduction is exact to a few ulps), eʸ =
-// 2ᵏ·2^(j/64)·e^r, e^r by its Taylor polynomial to r⁵ (remainder < 3·10⁻¹⁷).
+// 2ᵏ·2^(j/64)·e^r, e^r by its Taylor polynomial to r⁵ (remainder < 3·10⁻¹⁷),
+// by Estrin's scheme as cos2piQuick's, and 2ᵏ·2^(j/64) (exact) beside it.
 // No division and no branch. A guess, as lnQuick.
 func expQuick(y float64) float64 {
 	kf := math.Floor(y*(64/math.Ln2) + 0.5)
 	r := (y - kf*(ln2Hi/64)) - kf*(ln2Lo/64)
 	n := int64(kf)
-	er := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	return expQuickTab[n&63] * er * math.Float64frombits(uint64(n>>6+1023)<<52)
+	r2 := r * r
+	er := ((1 + r) + r2*(1.0/2+r*(1.0/6))) + (r2*r2)*(1.0/24+r*(1.0/120))
+	return er * (expQuickTab[n&63] * math.Float64frombits(uint64(n>>6+1023)<<52))
 }
 
 // expQuickTab[j] is 2^(j/64).

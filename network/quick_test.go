@@ -236,3 +236,18 @@ func FuzzSessionLength(f *testing.F) {
 		}
 	})
 }
+
+// TestUnitC: unitC(h) is 1 − unit(h), bit for bit, at both ends of the
+// range and at random.
+func TestUnitC(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	hs := []uint64{0, 1, 1 << 11, 1<<11 - 1, math.MaxUint64, math.MaxUint64 - 1<<11, 1 << 63}
+	for range 100000 {
+		hs = append(hs, r.Uint64())
+	}
+	for _, h := range hs {
+		if a, b := unitC(h), 1-unit(h); math.Float64bits(a) != math.Float64bits(b) {
+			t.Fatalf("h %#x: unitC %v, 1 − unit %v", h, a, b)
+		}
+	}
+}
