@@ -12,10 +12,10 @@ import "github.com/pairgossip/pairgossip/internal/rng"
 // Σ c_r over a quiet node's online rounds).
 //
 // It moves node k's cursor as Pieces does and is safe for concurrent calls
-// on different nodes. It is Pieces' walk without the pieces and with its
-// steps written out: a node that does not contribute costs the reduced
-// schedule its walk and its θ̄, and on a run's first rounds nearly every
-// node is such a one (bench/RESULTS.md, "The churn walk in one piece").
+// on different nodes. It is Pieces' walk without the pieces: a node that
+// does not contribute costs the reduced schedule its walk and its θ̄, and
+// on a run's first rounds nearly every node is such a one (bench/RESULTS.md,
+// "The churn walk in one piece").
 func (nt *Net) OnlineSum(k int, lo, hi int64, prefix []float64) (on int64, sum float64, last int64) {
 	ch := nt.churn
 	base := lo - 1
@@ -43,7 +43,6 @@ func (nt *Net) OnlineSum(k int, lo, hi int64, prefix []float64) (on int64, sum f
 		ch.online(k, lo)
 	}
 	ka := rng.HashKeyA(ch.domKey, uint64(k))
-	draws := [2]*sessionDraw{&ch.downDraw, &ch.upDraw} // a session's, by its state
 	a := int64(1)
 	for {
 		b := min(c.next-1, hi) - base
@@ -55,18 +54,7 @@ func (nt *Net) OnlineSum(k int, lo, hi int64, prefix []float64) (on int64, sum f
 		if c.next > hi {
 			return on, sum, last
 		}
-		// ch.step(ka, c), written out (the call costs the walk a few per
-		// cent: bench/RESULTS.md, "The churn walk in one piece")
-		st := (c.st + 2) ^ 1 // session idx+1, the other state
-		l := int64(c.ahead[0])
-		if l == 0 {
-			l = ch.lengthKA(ka, st>>1, st&1 != 0)
-		}
-		c.start = c.next
-		c.next += l
-		c.st = st
-		copy(c.ahead[:], c.ahead[1:])
-		c.ahead[lookahead-1] = short(draws[(st^lookahead)&1].length(rng.HashKeyAB(ka, uint64(st>>1+lookahead))))
+		ch.step(ka, c)
 		a = c.start - base
 	}
 }
