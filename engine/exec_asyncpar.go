@@ -959,43 +959,37 @@ func (a *asyncParExec) flowWorker(w int, win *asyncWindow) {
 		}
 		return int64(d) < lo || int64(d) < seen[o]
 	}
-	// gather prefetches the records of the worker's events lo … hi−1.
-	// Deciding late, it first decides those whose nodes' earlier events
-	// are decided (all of them without churn, where a decision reads no
-	// node's state; under churn most: a node's previous event is mostly
-	// long run), in order of t for each node as when they run, so that
-	// an event found idle (an endpoint offline) costs no prefetch of its
-	// rows (bench/RESULTS.md, "Deciding late, ahead of the run"); its
-	// churn cursors were prefetched ahead (gatherCursors).
-	gather := func(lo, hi int) {
+	// nodes returns the endpoints of the worker's events lo … hi−1, in
+	// buf. With decide set and deciding late, it first decides those
+	// whose nodes' earlier events are decided (all of them without churn,
+	// where a decision reads no node's state; under churn most: a node's
+	// previous event is mostly long run), in order of t for each node as
+	// when they run, and leaves out those found idle (an endpoint
+	// offline).
+	nodes := func(lo, hi int, decide bool) []int32 {
 		b := buf[:0]
 		for y := lo; y < hi; y++ {
 			f := at(y)
 			if f < 0 {
 				break
 			}
-			if a.late && win.fl[f] == 0 && (!a.churn || decided(dep[2*f]) && decided(dep[2*f+1])) {
+			if decide && a.late && win.fl[f] == 0 && (!a.churn || decided(dep[2*f]) && decided(dep[2*f+1])) {
 				if a.decide(win, f, win.tOf(f), int(ev[2*f]), int(ev[2*f+1]))&actOnline == 0 {
 					continue
 				}
 			}
 			b = append(b, ev[2*f], ev[2*f+1])
 		}
-		e.prefetchEvents(b)
+		return b
 	}
+	// gather prefetches the records of the worker's events lo … hi−1 but
+	// those found idle, which cost no prefetch of their rows
+	// (bench/RESULTS.md, "Deciding late, ahead of the run"); their churn
+	// cursors were prefetched ahead (gatherCursors).
+	gather := func(lo, hi int) { e.prefetchEvents(nodes(lo, hi, true)) }
 	// gatherCursors prefetches the churn cursors of the worker's events
 	// lo … hi−1, which deciding them reads (a hint).
-	gatherCursors := func(lo, hi int) {
-		b := buf[:0]
-		for y := lo; y < hi; y++ {
-			f := at(y)
-			if f < 0 {
-				break
-			}
-			b = append(b, ev[2*f], ev[2*f+1])
-		}
-		a.s.net.PrefetchOnline(b)
-	}
+	gatherCursors := func(lo, hi int) { a.s.net.PrefetchOnline(nodes(lo, hi, false)) }
 	cursors, cursorAhead := a.late && a.churn, 2*ahead
 	// note records a divergence of event f; the events after it are
 	// skipped (the serial loop never ran them), and it is published before
