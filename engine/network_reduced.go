@@ -205,7 +205,7 @@ func (e *reducedExec) netShard(w int, _ layout.Range, _ *task) {
 // (ℓ_k ≤ ℓ_y: W = η = 0, z stays, θ̄ averages over its online rounds), with
 // the same arithmetic (the sums of Net.OnlineSum, which Add takes too) and
 // without the Host's calls, which on a run's first rounds, where nearly
-// every node is such a one, cost it a tenth of its time (bench/RESULTS.md,
+// every node is such a one, cost it much of its time (bench/RESULTS.md,
 // "Session draws without a division" and "The churn walk in one piece").
 // Its margin is left as it is, which End would write back.
 func (c *netChunk) quiet(k int) {

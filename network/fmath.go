@@ -278,7 +278,7 @@ func lnQuick(v float64) float64 {
 // with a margin of ten and more over what it can reach: the polynomial's
 // truncation (|r|⁴/5 of its value, ≤ 8·10⁻¹⁰, reached at the top of the part
 // that holds z = 1, where r is up to 0.008) and roundings (≈ 10⁻¹⁶ of ln v,
-// and a few 10⁻¹⁷ absolute from z·c, ln c and their sum: a part away from
+// and ≈ 10⁻¹⁶ absolute from z·c, ln c and their sum: a part away from
 // z = 1 cancels), which TestLnQuickBound measures.
 const (
 	lnQuickRel = 1e-8

@@ -1,8 +1,10 @@
 package network
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -44,6 +46,20 @@ func TestOnlineSumIsPieces(t *testing.T) {
 	p := writeFile(t, "s.txt", "2 10 12\n0 5 5\n2 3 4\n2 13 15\n7 1 1\n7 2 40\n")
 	nets = append(nets, pair{"file", mustNet(t, Model{Churn: Churn{Dist: DistFile, File: p}}, g, 1),
 		mustNet(t, Model{Churn: Churn{Dist: DistFile, File: p}}, g, 1)})
+	// A dense file: every node offline for intervals of 1 to 30 iterations
+	// 1 to 60 apart over 1 … 8000, so that blocks hold many pieces.
+	var dense strings.Builder
+	rf := rand.New(rand.NewPCG(9, 10))
+	for k := range n {
+		for a := 1 + rf.Int64N(60); a < 8000; {
+			b := a + rf.Int64N(30)
+			fmt.Fprintf(&dense, "%d %d %d\n", k, a, b)
+			a = b + 1 + rf.Int64N(60)
+		}
+	}
+	pd := writeFile(t, "dense.txt", dense.String())
+	nets = append(nets, pair{"dense file", mustNet(t, Model{Churn: Churn{Dist: DistFile, File: pd}}, g, 1),
+		mustNet(t, Model{Churn: Churn{Dist: DistFile, File: pd}}, g, 1)})
 	nets = append(nets, pair{"none", mustNet(t, Model{Loss: 0.1}, g, 1), mustNet(t, Model{Loss: 0.1}, g, 1)})
 	for _, nn := range nets {
 		r := rand.New(rand.NewPCG(5, 6))

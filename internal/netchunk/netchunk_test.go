@@ -9,8 +9,9 @@ import (
 // quietSums is what Host.OnlineSum returns over the online pieces pcs of
 // block bk (first and last clock, as Host.Pieces gives them), by its
 // definition: the online rounds, Σ CSum[b] − CSum[a−1] over the pieces
-// added up in their order, and the last online round (0: none).
-// network's TestOnlineSumIsPieces ties Net.OnlineSum to it bit for bit.
+// added up in their order, and the last online round (0: none): the
+// definition that network's TestOnlineSumIsPieces checks Net.OnlineSum
+// against, bit for bit, over Net.Pieces (its own copy of this loop).
 func quietSums(bk *Block, pcs []int64) (on int64, cs float64, last int) {
 	for i := 0; i+1 < len(pcs); i += 2 {
 		a, b := int(pcs[i]-bk.T0), int(pcs[i+1]-bk.T0)
