@@ -158,9 +158,9 @@ func goldenKey(impl string) string {
 func TestGoldenChecksums(t *testing.T) { checkGolden(t, goldenFile, goldenCases(), false) }
 
 // goldenNetFile holds the checksums of the runs under a network model
-// (goldenNetCases), apart from goldenFile: they depend on no LAPACK, and a
-// key this machine lacks skips the test rather than failing it (regenerate
-// as above, with -run TestNetworkGoldenChecksums).
+// (goldenNetCases), apart from goldenFile: they depend on no LAPACK, and
+// kernels and a build without recorded checksums skip the test rather than
+// fail it (regenerate as above, with -run TestNetworkGoldenChecksums).
 const goldenNetFile = "testdata/golden_network.json"
 
 // goldenNetCases run the AUC problem under loss, one-way loss, churn of
@@ -240,7 +240,7 @@ func checkGolden(t *testing.T, file string, cases []goldenCase, optional bool) {
 				core, slices.Sorted(maps.Keys(golden)))
 		}
 		if optional {
-			t.Skipf("%s: no golden checksums for this machine's kernels and build (keys: %v): record them with -update", file, slices.Sorted(maps.Keys(golden)))
+			t.Skipf("%s: no golden checksums for the kernels and build at hand (keys: %v): record them with -update", file, slices.Sorted(maps.Keys(golden)))
 		}
 		t.Fatalf("no kernel implementation of this machine has golden checksums (keys: %v)", slices.Sorted(maps.Keys(golden)))
 	}
