@@ -362,11 +362,7 @@ func (ch *churn) step(ka uint64, c *cursor) {
 	c.next += l
 	c.st = st
 	copy(c.ahead[:], c.ahead[1:])
-	d := &ch.downDraw
-	if (st^lookahead)&1 != 0 {
-		d = &ch.upDraw
-	}
-	c.ahead[lookahead-1] = short(d.length(rng.HashKeyAB(ka, uint64(st>>1+lookahead))))
+	c.ahead[lookahead-1] = short(ch.lengthKA(ka, st>>1+lookahead, (st^lookahead)&1 != 0))
 }
 
 // lengthKA is length from ka = rng.HashKeyA(ch.domKey, k).
