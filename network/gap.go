@@ -196,6 +196,14 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 		}
 		return Gap{}, fmt.Errorf("network: effective gap: weight %v", wmax)
 	}
+	if !spans(nt.n, pairs, w) {
+		// λ₂ of a Laplacian is 0 exactly when the edges of positive weight
+		// leave the nodes in several parts (a churn file that keeps a node
+		// offline over the horizon): say so, rather than an eigensolver's
+		// rounding of 0 (or a Lanczos iteration that cannot converge on a
+		// multiple eigenvalue 0).
+		return Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: "none (the expected graph is disconnected)"}, nil
+	}
 	_, e := math.Frexp(wmax)
 	scale := math.Ldexp(1, -e)
 	ws := make([]float64, len(w))
@@ -225,6 +233,33 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 	g.Value /= scale
 	g.Residual /= scale
 	return g, nil
+}
+
+// spans reports whether the edges of positive weight connect all n nodes
+// (union–find with path halving).
+func spans(n int, pairs [][2]int32, w []float64) bool {
+	parent := make([]int32, n)
+	for k := range parent {
+		parent[k] = int32(k)
+	}
+	find := func(k int32) int32 {
+		for parent[k] != k {
+			parent[k] = parent[parent[k]]
+			k = parent[k]
+		}
+		return k
+	}
+	parts := n
+	for x, e := range pairs {
+		if !(w[x] > 0) {
+			continue
+		}
+		if a, b := find(e[0]), find(e[1]); a != b {
+			parent[a] = b
+			parts--
+		}
+	}
+	return parts <= 1
 }
 
 // denseLambda2 returns the second-smallest eigenvalue of the weighted
