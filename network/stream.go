@@ -248,6 +248,12 @@ type StreamWriter struct {
 // lines (each line of header is prefixed with "# "), typically naming the
 // seed and the model (Model.String).
 func CreateStream(path, header string) (*StreamWriter, error) {
+	// What the rename will replace: a link's target, never a device
+	// (atomicfile.Target).
+	path, err := atomicfile.Target(path)
+	if err != nil {
+		return nil, fmt.Errorf("--write-edges: %w", err)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), atomicfile.TempPattern(path))
 	if err != nil {
 		return nil, fmt.Errorf("--write-edges: %w", err)

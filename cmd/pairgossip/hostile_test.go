@@ -81,7 +81,24 @@ func TestHostilePaths(t *testing.T) {
 			hostileCase{"--out in /proc", []string{"run", "--iters", "2000000", "--out", "/proc/pairgossip-out"}, 2, "--out /proc/pairgossip-out: cannot write in /proc"},
 			hostileCase{"--checkpoint in /proc", []string{"run", "--iters", "10", "--out", out, "--checkpoint", "/proc/c.ckpt"}, 2, "--checkpoint /proc/c.ckpt: cannot write in /proc"})
 	}
+	// A device, pipe or link to one as an output: refused before any work
+	// and left as it was (renaming the written file over /dev/null, as
+	// root, replaced it with a regular file).
+	if fi, err := os.Stat(os.DevNull); err == nil && fi.Mode()&os.ModeDevice != 0 {
+		linkDir := filepath.Join(dir, "linked")
+		os.Mkdir(linkDir, 0o755)
+		if os.Symlink(os.DevNull, filepath.Join(linkDir, "trace.csv")) == nil {
+			cases = append(cases, hostileCase{"--out's trace.csv links to a device", []string{"run", "--iters", "10", "--out", linkDir}, 2,
+				"--out's trace.csv: " + filepath.Join(linkDir, "trace.csv") + " (a link to " + os.DevNull + "): is a device, not a regular file"})
+		}
+		cases = append(cases,
+			hostileCase{"--write-edges is a device", []string{"run", "--iters", "10", "--out", out, "--write-edges", os.DevNull}, 2, "--write-edges: " + os.DevNull + ": is a device, not a regular file"},
+			hostileCase{"--checkpoint is a device", []string{"run", "--iters", "10", "--out", out, "--checkpoint", os.DevNull}, 2, "--checkpoint: " + os.DevNull + ": is a device, not a regular file"})
+	}
 	checkHostile(t, cases)
+	if fi, err := os.Stat(os.DevNull); err == nil && fi.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("%s is now %v", os.DevNull, fi.Mode())
+	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused run created its --out folder")
 	}

@@ -376,6 +376,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err := checkDistinct(runPaths(a)); err != nil {
 		return err
 	}
+	if err := checkOutKinds(runPaths(a)); err != nil {
+		return err
+	}
 	// Every path is checked before any work: an unwritable --out or
 	// --checkpoint found after the run would lose it.
 	if err := checkOutDir("--out", a.out); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/output"
 	"io"
 	"io/fs"
@@ -200,6 +201,29 @@ func checkDistinct(ps []namedPath) error {
 				return usagef("%s %s: is %s (%s): an output never overwrites an input; write it elsewhere", flagOf(out), out.path, other.what, other.path)
 			}
 			return usagef("%s %s: is also %s (%s): two outputs cannot share a file", flagOf(out), out.path, other.what, other.path)
+		}
+	}
+	return nil
+}
+
+// checkOutKinds refuses, before any work, an output file that exists and
+// is not a regular file (a device such as /dev/null, a named pipe, a
+// socket) or is a link whose target cannot be resolved: an output is
+// written to a temporary file renamed over its target, which would replace
+// the device itself (atomicfile.Target). A link to a regular file is
+// written through.
+func checkOutKinds(ps []namedPath) error {
+	for _, p := range ps {
+		if p.input || p.what == "--out" {
+			continue
+		}
+		// A path not there, or under a file, or a directory: checkOutDir's
+		// and checkOutFile's to explain.
+		if fi, err := os.Lstat(p.path); err != nil || fi.IsDir() {
+			continue
+		}
+		if _, err := atomicfile.Target(p.path); err != nil {
+			return usagef("%s: %v", p.what, err)
 		}
 	}
 	return nil
