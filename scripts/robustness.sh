@@ -125,7 +125,7 @@ printf 'name: s\nbase:\n  iters: 20\n  eval_nodes: 2\n  log_points: 2\noptimum: 
 "$bin" sweep run sweep.yaml --results good.db --quiet >/dev/null 2>&1
 LC_ALL=C sed 's/traces/tracex/g' good.db >other.db # an SQLite database of other tables
 cp good.db v7.db # schema_version 7: the byte after "schema_version" in the meta table
-off=$(grep -obUa 'schema_version1' v7.db | head -n 1 | cut -d: -f1)
+off=$(grep -obUa 'schema_version[0-9]' v7.db | head -n 1 | cut -d: -f1)
 printf '7' | dd of=v7.db bs=1 seek=$((off + 14)) conv=notrunc 2>/dev/null
 cp good.db corrupt.db # the header of page 4, a b-tree page, overwritten
 head -c 64 /dev/zero | tr '\0' '\377' | dd of=corrupt.db bs=1 seek=12288 conv=notrunc 2>/dev/null
@@ -180,6 +180,8 @@ cases+=(
 	"reproduce with 2⁶³−1 seeds|reproduce --runs 9223372036854775807 --out r"
 	"reproduce into an unwritable folder|reproduce --out /proc/pairgossip-report"
 	"sweep results on /dev/null|sweep run sweep.yaml --results /dev/null"
+	"--write-edges on /dev/null|run --iters 200 --no-optimum --write-edges /dev/null --out o"
+	"--checkpoint on /dev/null|run --iters 200 --no-optimum --checkpoint /dev/null --out o"
 )
 
 {
@@ -190,7 +192,8 @@ cases+=(
 	echo "or input, named, including an --out or --checkpoint that cannot be written, found before"
 	echo "any work; 1: the run failed, with the iteration and node for a divergence)."
 	echo "No bad input leaves a partial output file: outputs and checkpoints are written to a"
-	echo "temporary file, synced and renamed; a checkpoint file is locked by the run writing it, and"
+	echo "temporary file, synced and renamed (over a symbolic link's target; a device, pipe or socket"
+	echo "is refused as an output, never replaced); a checkpoint file is locked by the run writing it, and"
 	echo "the temporary file of a killed checkpoint write is removed by the next run. A value that is"
 	echo "not a finite number is null in summary.json and an empty field in trace.csv."
 	echo
