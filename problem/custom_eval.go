@@ -63,20 +63,22 @@ type customScratch struct {
 }
 
 // planCustom chooses the methods for a user objective and allocates their
-// buffers.
+// buffers. As planEval, it judges every time on one worker, so that the
+// choice, the sample sizes and so the trace never depend on the worker
+// count (workers sizes the buffers only).
 func (e *Evaluator) planCustom() {
 	p, m, o := e.p, e.m, e.opt
 	n, P := float64(p.N), float64(p.P)
 	ce := &customEval{}
-	exactCost := float64(m) * n * n * (P + 4) / float64(e.workers)
+	exactCost := float64(m) * n * n * (P + 4)
 	e.plan = EvalPlan{Obj: MethodPairwise, AUC: MethodPairwise, Bias: MethodPairwise, Cost: exactCost}
 	if o.Mode == EvalSampled || (o.Mode == EvalAuto && exactCost > o.Budget) {
-		b := o.Budget * float64(e.workers) / (float64(m) * (P + 4))
+		b := o.Budget / (float64(m) * (P + 4))
 		b = math.Max(4*customPairBlock, math.Min(float64(o.MaxPairs), b))
 		ce.pairs = int64(math.Ceil(b/customPairBlock)) * customPairBlock
 		e.plan.Obj = MethodSampled
 		e.plan.MaxPairs = ce.pairs
-		e.plan.Cost = float64(m) * float64(ce.pairs) * (P + 4) / float64(e.workers)
+		e.plan.Cost = float64(m) * float64(ce.pairs) * (P + 4)
 		nb := int(ce.pairs / customPairBlock)
 		ce.blocks = make([]float64, nb*(m+2))
 	}
@@ -89,20 +91,20 @@ func (e *Evaluator) planCustom() {
 	fastCost := float64(m) * (n*(P+costFastPoint) + costFastFixed)
 	if lv := p.levels; o.Mode == EvalAuto && exactCost > o.Budget && lv != nil &&
 		(lv.loss == AUCLogistic || lv.loss == AUCSquaredHinge) && fastCost <= o.Budget {
-		e.plan.Obj, e.plan.MaxPairs, e.plan.Cost = MethodExactFast, 0, fastCost/float64(e.workers)
+		e.plan.Obj, e.plan.MaxPairs, e.plan.Cost = MethodExactFast, 0, fastCost
 		ce.pairs, ce.blocks = 0, nil
 		ce.fast = make([]customFast, e.workers)
 		for w := range ce.fast {
 			ce.fast[w] = customFast{plan: newFastPlan(1), s: make([]float64, p.N), buf: make([]float64, p.N)}
 		}
 	}
-	biasCost := float64(m) * n * 2 * P / float64(e.workers)
+	biasCost := float64(m) * n * 2 * P
 	e.plan.BiasCost = biasCost
 	if o.Mode == EvalSampled || (o.Mode == EvalAuto && biasCost > o.Budget) {
 		ce.biasJ = 4096
 		e.plan.Bias = MethodSampled
 		e.plan.BiasSamples = int64(ce.biasJ)
-		e.plan.BiasCost = float64(m) * float64(ce.biasJ) * 2 * P / float64(e.workers)
+		e.plan.BiasCost = float64(m) * float64(ce.biasJ) * 2 * P
 		ce.bvals = make([]float64, m*ce.biasJ)
 	}
 	if sc, ok := p.Obj.(Scorer); ok {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pairgossip/pairgossip/internal/rng"
+	"github.com/pairgossip/pairgossip/layout"
 )
 
 // fdCheck compares obj.Grad with central differences of obj.Loss at random
@@ -135,5 +136,63 @@ func TestCIndex(t *testing.T) {
 	}
 	if want := p.Objective(theta); math.Abs(obj[0]-want) > 1e-13*want {
 		t.Fatalf("objective %v, want %v", obj[0], want)
+	}
+}
+
+// TestCustomPlanWorkers: a user objective's measurement is planned on one
+// worker's time, as the built-in ones (planEval): under a budget that the
+// exact pair loop exceeds on one worker but not shared by two, the plan,
+// the sample and the values are the same for 1, 2 and 8 workers (they were
+// exact on 2 and sampled on 1, so a trace depended on --workers).
+func TestCustomPlanWorkers(t *testing.T) {
+	n, d := 120, 3
+	r := rng.New(5, 6)
+	x := make([]float64, n*d)
+	lab := make([]int32, n)
+	for i := range lab {
+		lab[i] = int32(i % 3)
+		for a := range d {
+			x[i*d+a] = r.Normal()
+		}
+	}
+	sim := NewSimilarity(lab)
+	rk, _ := NewRanking(AUCHinge)
+	for _, obj := range []Objective{sim, rk} {
+		p, err := NewObjective(obj, Regularizer{}, n, d, x, lab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := 3
+		th := layout.New(m, p.P)
+		for i := range th.Data {
+			th.Data[i] = 0.3 * r.Normal()
+		}
+		// Between the exact loop's cost on two workers and on one.
+		budget := 0.75 * float64(m) * float64(n*n) * float64(p.P+4)
+		var ref []float64
+		var refPlan EvalPlan
+		for _, w := range []int{1, 2, 8} {
+			e := p.NewEvaluatorWith(m, w, EvalOptions{Budget: budget, Seed: 3})
+			o, a := make([]float64, m), make([]float64, m)
+			e.Estimate(th, []int{0, 1, 2}, o, a)
+			got := append(o, a...)
+			pl := e.Plan()
+			pl.Bytes = 0 // buffers per worker
+			if ref == nil {
+				ref, refPlan = got, pl
+				if pl.Obj != MethodSampled {
+					t.Fatalf("%s: plan %+v: the case no longer straddles the budget", obj.Info().Name, pl)
+				}
+				continue
+			}
+			if pl != refPlan {
+				t.Fatalf("%s, %d workers: plan %+v, on 1 worker %+v", obj.Info().Name, w, pl, refPlan)
+			}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(ref[i]) {
+					t.Fatalf("%s, %d workers: value %d is %v, on 1 worker %v", obj.Info().Name, w, i, got[i], ref[i])
+				}
+			}
+		}
 	}
 }
