@@ -130,28 +130,29 @@ var params = []*Param{
 		check: fileExists,
 		only:  onlyFile("NumPy .npy", ".npz", ".csv", ".svm", ".libsvm")},
 	{Field: "Graph", Flag: "graph", Key: "graph", JSON: "graph", Group: "graph", Choices: graph.Kinds, Noun: "graph",
-		Help: "topology: " + strings.Join(graph.Kinds, ", ")},
+		Help: "topology: " + strings.Join(graph.Kinds, ", "),
+		only: onlyStatic(nil)},
 	{Field: "GraphK", Flag: "k", Key: "graph_k", JSON: "graph_k", Group: "graph",
 		Help:  "Watts–Strogatz k: each node is joined to ⌊k/2⌋ neighbours on each side\nbefore rewiring (k = 5 gives degree 4, as in networkx and the paper)",
 		check: atLeast(0),
-		only:  onlyGraph("watts-strogatz")},
+		only:  onlyStatic(onlyGraph("watts-strogatz"))},
 	{Field: "GraphP", Flag: "p", Key: "graph_p", JSON: "graph_p", Group: "graph",
 		Help:  "Watts–Strogatz rewiring probability, or Erdős–Rényi edge probability",
 		check: within(0, 1),
-		only:  onlyGraph("watts-strogatz", "erdos-renyi")},
+		only:  onlyStatic(onlyGraph("watts-strogatz", "erdos-renyi"))},
 	{Field: "GraphR", Flag: "graph-radius", Key: "graph_radius", JSON: "graph_radius", Group: "graph", OldFlags: []string{"radius"},
 		Help:  "random geometric graph: connection radius in the unit square (0: 1.5·sqrt(log n / (π n)));\nnot the ℓ2 ball's radius, which is --ball-radius",
 		check: atLeast(0),
-		only:  onlyGraph("geometric")},
+		only:  onlyStatic(onlyGraph("geometric"))},
 	{Field: "GraphFile", Flag: "graph-file", Key: "graph_file", JSON: "graph_file", Group: "graph", Path: true,
 		Help:  "edge list for --graph file: whitespace-separated node ids, # comments",
 		check: fileExists},
 	{Field: "GraphRows", Flag: "rows", Key: "graph_rows", JSON: "graph_rows", Group: "graph",
 		Help: "grid/torus rows (0: near-square factorisation of n)", check: atLeast(0),
-		only: onlyGraph("grid", "torus")},
+		only: onlyStatic(onlyGraph("grid", "torus"))},
 	{Field: "GraphCols", Flag: "cols", Key: "graph_cols", JSON: "graph_cols", Group: "graph",
 		Help: "grid/torus columns", check: atLeast(0),
-		only: onlyGraph("grid", "torus")},
+		only: onlyStatic(onlyGraph("grid", "torus"))},
 	{Field: "GraphSeed", Flag: "graph-seed", Key: "graph_seed", JSON: "graph_seed", Group: "graph",
 		Help: "seed of the random graph; a disconnected draw is redrawn with a new sub-seed"},
 	{Field: "PointsNode", Flag: "points-per-node", Key: "points_per_node", JSON: "points_per_node", Group: "graph",
@@ -540,6 +541,21 @@ func (c Config) validateApplies(which func(*Param) bool) error {
 		}
 	}
 	return nil
+}
+
+// onlyStatic: the parameter describes the run's graph, which a
+// --graph-schedule replaces (each iteration's graph is its phase's), and
+// then also meets next (if any).
+func onlyStatic(next func(c *Config) string) func(c *Config) string {
+	return func(c *Config) string {
+		if c.GraphSchedule != "" {
+			return "under --graph-schedule each iteration's graph is its phase's: give the graphs in the schedule's phases"
+		}
+		if next != nil {
+			return next(c)
+		}
+		return ""
+	}
 }
 
 // onlyGraph: the parameter applies to these graph kinds.

@@ -23,8 +23,11 @@ import (
 // its exchange happens; docs/networks.md), next to the perfect network's
 // gap on the run's graph.
 type Gap struct {
-	Value   float64 // 1 − λ₂(W̄)
-	Perfect float64 // graph.SpectralGap of the run's graph (docs/design.md §2.2)
+	Value float64 // 1 − λ₂(W̄)
+	// Perfect is graph.SpectralGap of the run's graph (docs/design.md
+	// §2.2); under a schedule, which replaces that graph, the paper's
+	// network on each phase averaged over the phases by their lengths.
+	Perfect float64
 	// PerfectMethod is graph.SpectralGap's method for Perfect
 	// ("closed-form", "dense" or "lanczos").
 	PerfectMethod string
@@ -159,10 +162,6 @@ func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
 // Perfect is the graph's gap and whose Value is NaN: never an unconverged
 // estimate.
 func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, error) {
-	pg, err := graph.SpectralGap(nt.g)
-	if err != nil {
-		return Gap{}, fmt.Errorf("network: effective gap: %w", err)
-	}
 	f, scalable := nt.model.GapScale()
 	method := opt.Method
 	if method == "" || method == "auto" {
@@ -175,6 +174,12 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 			method = "lanczos"
 		}
 	}
+	pg, err := nt.perfectGap(ctx, method, opt)
+	if err != nil {
+		// Neither gap known (a schedule's perfect gap is an eigensolve
+		// too, which ctx may stop).
+		return Gap{Value: math.NaN(), Perfect: math.NaN(), Method: method}, err
+	}
 	if method == MethodScaled {
 		if !scalable {
 			return Gap{}, fmt.Errorf("network: effective gap: method %s needs a model of loss alone (no churn, schedule, link failures, stream or non-uniform activation): %s", MethodScaled, nt.model)
@@ -182,27 +187,81 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 		return ScaledGap(pg, f, nt.g.OrderedEdges()), nil
 	}
 	pairs, w := nt.expectedWeights(opt.Horizon)
+	g := Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}
+	var none string
+	g.Value, g.Residual, g.Iterations, none, err = laplacianLambda2(ctx, method, nt.n, pairs, w, opt)
+	if none != "" {
+		g.Method = none
+	}
+	if err != nil {
+		return Gap{Value: math.NaN(), Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}, err
+	}
+	return g, nil
+}
+
+// perfectGap is the gap the effective one is set beside (Gap.Perfect): the
+// paper's network on the run's graph (graph.SpectralGap), or, under a
+// schedule, which replaces the run's graph, the paper's network on each
+// phase (uniform edges, nothing lost, every node and link up) averaged
+// over the phases by their lengths, by the effective gap's method (dense,
+// else Lanczos).
+func (nt *Net) perfectGap(ctx context.Context, method string, opt GapOptions) (graph.Gap, error) {
+	if len(nt.model.Schedule) == 0 {
+		pg, err := graph.SpectralGap(nt.g)
+		if err != nil {
+			err = fmt.Errorf("network: effective gap: %w", err)
+		}
+		return pg, err
+	}
+	total := 0.0
+	for _, ph := range nt.phases {
+		total += float64(ph.length)
+	}
+	var pairs [][2]int32
+	var w []float64
+	for _, ph := range nt.phases {
+		for _, e := range ph.g.Edges {
+			pairs = append(pairs, e)
+			w = append(w, float64(ph.length)/total/float64(len(ph.g.Edges))/2)
+		}
+	}
+	if method != "dense" {
+		method = "lanczos"
+	}
+	v, res, it, none, err := laplacianLambda2(ctx, method, nt.n, pairs, w, opt)
+	if none != "" {
+		method = none
+	}
+	return graph.Gap{Value: v, Method: method + " (the schedule's phases, uniform edges, no faults)", Residual: res, Iterations: it}, err
+}
+
+// laplacianLambda2 returns λ₂ of the weighted Laplacian Σ w_e (e_i −
+// e_j)(e_i − e_j)ᵀ by method ("dense" or "lanczos"), with the Lanczos
+// residual and products; none names, instead of a method, a λ₂ of exactly
+// 0 found without one (no weight positive; the edges of positive weight
+// leave the nodes in several parts).
+func laplacianLambda2(ctx context.Context, method string, n int, pairs [][2]int32, w []float64, opt GapOptions) (v, resid float64, iters int, none string, err error) {
 	// L̄'s scale is immaterial to the eigenvector and multiplies λ₂: the
 	// weights are scaled by a power of two (exact) to a largest of 1, so
 	// that tiny ones (link-up 1e-300, churn that keeps nodes offline almost
 	// always) neither underflow nor send LAPACK's own scaling astray.
 	wmax := 0.0
-	for _, v := range w {
-		wmax = max(wmax, v)
+	for _, x := range w {
+		wmax = max(wmax, x)
 	}
 	if !(wmax > 0) || math.IsInf(wmax, 0) {
 		if wmax == 0 { // no edge is ever active: W̄ = I
-			return Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: "none (no edge is ever active)"}, nil
+			return 0, 0, 0, "none (no edge is ever active)", nil
 		}
-		return Gap{}, fmt.Errorf("network: effective gap: weight %v", wmax)
+		return 0, 0, 0, "", fmt.Errorf("network: effective gap: weight %v", wmax)
 	}
-	if !spans(nt.n, pairs, w) {
+	if !spans(n, pairs, w) {
 		// λ₂ of a Laplacian is 0 exactly when the edges of positive weight
 		// leave the nodes in several parts (a churn file that keeps a node
 		// offline over the horizon): say so, rather than an eigensolver's
 		// rounding of 0 (or a Lanczos iteration that cannot converge on a
 		// multiple eigenvalue 0).
-		return Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: "none (the expected graph is disconnected)"}, nil
+		return 0, 0, 0, "none (the expected graph is disconnected)", nil
 	}
 	_, e := math.Frexp(wmax)
 	scale := math.Ldexp(1, -e)
@@ -210,11 +269,9 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 	for x, v := range w {
 		ws[x] = v * scale
 	}
-	w = ws
-	g := Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}
 	switch method {
 	case "dense":
-		g.Value, err = denseLambda2(nt.n, pairs, w)
+		v, err = denseLambda2(n, pairs, ws)
 	case "lanczos":
 		tol, maxIter := opt.Tol, opt.MaxIter
 		if tol == 0 {
@@ -223,16 +280,11 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 		if maxIter == 0 {
 			maxIter = graph.DefaultGapMaxIter
 		}
-		g.Value, g.Residual, g.Iterations, err = lanczosLambda2(ctx, nt.n, pairs, w, tol, maxIter, opt.Seed)
+		v, resid, iters, err = lanczosLambda2(ctx, n, pairs, ws, tol, maxIter, opt.Seed)
 	default:
-		return Gap{}, fmt.Errorf("network: effective gap: unknown method %q; valid methods are auto, dense, lanczos, %s", opt.Method, MethodScaled)
+		return 0, 0, 0, "", fmt.Errorf("network: effective gap: unknown method %q; valid methods are auto, dense, lanczos, %s", opt.Method, MethodScaled)
 	}
-	if err != nil {
-		return Gap{Value: math.NaN(), Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}, err
-	}
-	g.Value /= scale
-	g.Residual /= scale
-	return g, nil
+	return v / scale, resid / scale, iters, "", err
 }
 
 // spans reports whether the edges of positive weight connect all n nodes

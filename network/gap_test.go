@@ -272,9 +272,10 @@ func TestLossOnlyGapIsScaled(t *testing.T) {
 // unconverged estimate.
 func TestEffectiveGapNotConverged(t *testing.T) {
 	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 2000})
-	path := mustGraph(t, graph.Spec{Kind: "path", N: 2000})
 	pg, _ := graph.SpectralGap(g)
-	m := Model{Schedule: []Phase{{Graph: g, Length: 10}, {Graph: path, Length: 10}}}
+	// Churn: no scaled form, so Lanczos at this n (a schedule's perfect gap
+	// would be a Lanczos iteration too).
+	m := Model{Churn: Churn{Dist: DistGeometric, Up: 10, Down: 10}}
 	gp, err := mustNet(t, m, g, 1).EffectiveGap(GapOptions{MaxIter: 300})
 	if !errors.Is(err, graph.ErrNotConverged) || strings.Contains(err.Error(), "estimate") {
 		t.Fatalf("error %v, want ErrNotConverged without an estimate", err)
@@ -294,7 +295,8 @@ func TestEffectiveGapCancel(t *testing.T) {
 	nt := mustNet(t, Model{Schedule: []Phase{{Graph: g, Length: 10}, {Graph: path, Length: 10}}}, g, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if gp, err := nt.EffectiveGapContext(ctx, GapOptions{}); !errors.Is(err, context.Canceled) || !math.IsNaN(gp.Value) || !(gp.Perfect > 0) {
+	// Under a schedule the perfect gap is an eigensolve too: neither is known.
+	if gp, err := nt.EffectiveGapContext(ctx, GapOptions{}); !errors.Is(err, context.Canceled) || !math.IsNaN(gp.Value) || !math.IsNaN(gp.Perfect) {
 		t.Fatalf("cancelled before: %+v, %v", gp, err)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
@@ -321,5 +323,33 @@ func TestEffectiveGapCancel(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the Lanczos iteration did not stop 10 s after its context was cancelled")
+	}
+}
+
+// TestScheduleGapPerfect: under a schedule, which replaces the run's graph,
+// the perfect gap is the paper's network on the phases averaged by their
+// lengths: a one-phase schedule of the run's graph gives the graph's gap, a
+// faultless schedule's effective gap is its perfect one, and loss q scales
+// it by 1 − q — whatever graph the run was given (a cycle here, whose gap
+// was the perfect one before).
+func TestScheduleGapPerfect(t *testing.T) {
+	run := mustGraph(t, graph.Spec{Kind: "cycle", N: 60})
+	ws := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 60, K: 4, P: 0.3, Seed: 2})
+	star := mustGraph(t, graph.Spec{Kind: "star", N: 60})
+	want, _ := graph.SpectralGap(ws)
+	one := gapOf(t, Model{Schedule: []Phase{{Graph: ws, Length: 7}}}, run, GapOptions{})
+	if !relClose(one.Perfect, want.Value, 1e-10) || !strings.Contains(one.PerfectMethod, "schedule") {
+		t.Fatalf("one phase: perfect %g (%s), the phase graph's gap %g", one.Perfect, one.PerfectMethod, want.Value)
+	}
+	two := []Phase{{Graph: ws, Length: 30}, {Graph: star, Length: 10}}
+	for _, method := range []string{"dense", "lanczos"} {
+		plain := gapOf(t, Model{Schedule: two}, run, GapOptions{Method: method, Tol: 1e-12})
+		if !relClose(plain.Value, plain.Perfect, 1e-9) {
+			t.Fatalf("%s: a faultless schedule: gap %g, perfect %g", method, plain.Value, plain.Perfect)
+		}
+		lossy := gapOf(t, Model{Schedule: two, Loss: 0.25}, run, GapOptions{Method: method, Tol: 1e-12})
+		if !relClose(lossy.Value, 0.75*plain.Perfect, 1e-9) || lossy.Perfect != plain.Perfect {
+			t.Fatalf("%s: loss 0.25: gap %g, perfect %g; want 0.75 × %g", method, lossy.Value, lossy.Perfect, plain.Perfect)
+		}
 	}
 }

@@ -402,7 +402,9 @@ func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
 			s.Data.PositiveClass = r.Data.ClassNames[c]
 		}
 	}
-	if g := r.Graph; g != nil {
+	// A schedule replaces the run's graph (built for its n alone): the
+	// network section names the phases, and no graph is described.
+	if g := r.Graph; g != nil && r.Config.GraphSchedule == "" {
 		s.Graph = &GraphInfo{Name: g.Name, Kind: g.Kind, N: g.N, UndirectedEdges: g.UndirectedEdges(),
 			MinDegree: g.MinDegree(), MaxDegree: g.MaxDegree(), Tries: g.Tries}
 	}

@@ -72,8 +72,9 @@ type NetworkSetting struct {
 	Model     string `json:"model"` // network.Model's String: the flags
 	Iters     int64  `json:"iters"`
 	Runs      int    `json:"runs"`
-	// EffectiveGap is 1 − λ₂(W̄) under the model, PerfectGap the graph's
-	// (network.Net.EffectiveGap, dense).
+	// EffectiveGap is 1 − λ₂(W̄) under the model (network.Net.EffectiveGap,
+	// dense), PerfectGap the paper's network's on the run's graph (the
+	// loss-0 row's), for every row, the schedule's included.
 	EffectiveGap F `json:"effective_gap"`
 	PerfectGap   F `json:"perfect_gap"`
 	GapRatio     F `json:"gap_ratio"`
@@ -256,6 +257,14 @@ func ReproduceNetworks(ctx context.Context, opt NetworksOptions) (*NetworksResul
 			res.Files = append(res.Files, s.RunCSVs...)
 		}
 		perfect := ss[0] // loss 0
+		// Every row's gap beside the paper's network on the run's graph
+		// (the loss-0 row's): a schedule's own perfect gap
+		// (network.Gap.Perfect, its phases' paper network) would hide what
+		// changing the graph does.
+		for _, s := range ss {
+			s.PerfectGap = perfect.PerfectGap
+			s.GapRatio = F(float64(s.EffectiveGap) / float64(s.PerfectGap))
+		}
 		r0 := perfect.Mean[0]
 		res.AtZero = F(r0)
 		target := r0 - (r0-perfect.Mean[len(perfect.Mean)-1])/4
@@ -294,7 +303,7 @@ func effectiveGap(c pairgossip.Config) (network.Gap, error) {
 		return network.Gap{}, err
 	}
 	defer run.Close()
-	nt, err := network.New(run.Network, run.Graph, c.Seed) // the paper's network too: its gap is the graph's
+	nt, err := network.New(run.Network, run.Graph, c.Seed) // the paper's network too: its gap is the graph's (Gap.Perfect)
 	if err != nil {
 		return network.Gap{}, err
 	}

@@ -550,7 +550,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if a.asJSON {
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s %s on %s (%d nodes), %d iterations in %.2fs\n", run.Config.Algorithm, run.Config.Problem, run.Config.Graph, run.Problem.N, sum.Iter, sum.WallSeconds)
+	on := run.Config.Graph
+	if run.Config.GraphSchedule != "" {
+		on = "--graph-schedule " + run.Config.GraphSchedule
+	}
+	fmt.Fprintf(stdout, "%s %s on %s (%d nodes), %d iterations in %.2fs\n", run.Config.Algorithm, run.Config.Problem, on, run.Problem.N, sum.Iter, sum.WallSeconds)
 	opt := "not solved (--no-optimum)"
 	if res.Optimum != nil {
 		opt = fmt.Sprintf("%.6g", float64(sum.OptimumObjective))
