@@ -201,9 +201,20 @@ func (m Model) CheckAlgorithm(async bool) error {
 }
 
 // StreamHeader is the header comment of a stream written by --write-edges:
-// the format, the seed and the model.
+// the format, the seed and the model less its own stream (a run that
+// replays a stream and writes it again names it on a line of its own): the
+// model a replay must have to give the run's bits (ReplayNote), which
+// replays this stream instead.
 func StreamHeader(seed uint64, m Model) string {
-	return fmt.Sprintf("pairgossip edge stream: lines `t i j` (iteration, 0-based endpoints), every activation, delivered or not\nseed %d\nnetwork %s", seed, m.String())
+	replayed := ""
+	switch {
+	case m.EdgeStream != "":
+		replayed = "\nreplaying --edge-stream " + m.EdgeStream
+	case m.Stream != nil:
+		replayed = "\nreplaying a recorded stream"
+	}
+	m.EdgeStream, m.Stream, m.StreamP = "", nil, ""
+	return fmt.Sprintf("pairgossip edge stream: lines `t i j` (iteration, 0-based endpoints), every activation, delivered or not\nseed %d\nnetwork %s%s", seed, m.String(), replayed)
 }
 
 func (c Churn) validate() error {

@@ -209,6 +209,18 @@ func TestWriteEdgesReplays(t *testing.T) {
 		if w := summaryWarnings(t, b); len(w) != 0 {
 			t.Errorf("%s: the faithful replay warns %q", algo, w)
 		}
+		// A replay that writes the stream again names the stream it
+		// replays apart from its model: replaying that copy is the same
+		// run, and warns of nothing either.
+		again := filepath.Join(t.TempDir(), "again.txt")
+		c := netRun(t, "--algo", algo, "--loss", "0.2", "--churn", "geometric:up=200,down=20", "--edge-stream", edges, "--write-edges", again)
+		d := netRun(t, "--algo", algo, "--loss", "0.2", "--churn", "geometric:up=200,down=20", "--edge-stream", again)
+		if !bytes.Equal(readFile(t, filepath.Join(c, "trace.csv")), readFile(t, filepath.Join(d, "trace.csv"))) {
+			t.Errorf("%s: the replay of a stream written by a replay differs", algo)
+		}
+		if w := summaryWarnings(t, d); len(w) != 0 || !strings.Contains(string(readFile(t, again)), "# replaying --edge-stream "+edges+"\n") {
+			t.Errorf("%s: the replay of a re-written stream warns %q", algo, w)
+		}
 		for _, flags := range [][]string{
 			{"--seed", "5", "--loss", "0.2", "--churn", "geometric:up=200,down=20"},
 			{"--loss", "0.3", "--churn", "geometric:up=200,down=20"},
