@@ -165,7 +165,7 @@ func readWeights(path string, n int) (map[[2]int32]weightLine, error) {
 		}
 		a, e1 := strconv.ParseInt(fs[0], 10, 32)
 		b, e2 := strconv.ParseInt(fs[1], 10, 32)
-		w, e3 := strconv.ParseFloat(fs[2], 64)
+		w, e3 := plainFloat(fs[2])
 		switch {
 		case e1 != nil || e2 != nil:
 			return nil, bad("expected two node ids, got %q %q", fs[0], fs[1])

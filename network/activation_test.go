@@ -118,6 +118,8 @@ func TestWeights(t *testing.T) {
 		"0 1\n":          "w.txt:1: expected `i j w`",
 		"0 1 -1\n":       "w.txt:1: weight \"-1\"",
 		"0 1 NaN\n":      "w.txt:1: weight",
+		"0 1 0x1p1\n":    "w.txt:1: weight \"0x1p1\"",
+		"0 1 1_0\n":      "w.txt:1: weight \"1_0\"",
 		"0 7 1\n":        "w.txt:1: (0, 7) is not a pair",
 		"0 1 1\n1 0 2\n": "w.txt:2: edge (1, 0) repeats line 1",
 		"0 2 1\n":        "w.txt:1: (0, 2) is not an edge",

@@ -239,7 +239,7 @@ func (c Churn) validate() error {
 		}
 	}
 	if c.Dist == DistLognormal && !(c.Sigma >= 0 && c.Sigma <= 10) {
-		return fmt.Errorf("--churn: lognormal sigma %v must lie in [0, 10] (0 means the default 1)", c.Sigma)
+		return fmt.Errorf("--churn: lognormal sigma %v must lie in (0, 10] (in Go, Churn.Sigma 0 means the default 1)", c.Sigma)
 	}
 	return nil
 }
@@ -402,11 +402,21 @@ func keyValues(flag, s string, allowed ...string) (map[string]string, error) {
 }
 
 func parseFloat(flag, key, v string) (float64, error) {
-	x, err := strconv.ParseFloat(v, 64)
+	x, err := plainFloat(v)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %s=%q is not a number", flag, key, v)
 	}
 	return x, nil
+}
+
+// plainFloat is strconv.ParseFloat without Go's literal syntax beyond
+// plain decimals (1_000, 0x1p-2), refused as in data files: a typo should
+// not pass for a number.
+func plainFloat(v string) (float64, error) {
+	if strings.ContainsAny(v, "_xXpP") {
+		return 0, fmt.Errorf("%q is not a plain decimal number", v)
+	}
+	return strconv.ParseFloat(v, 64)
 }
 
 // ParseChurn parses the --churn flag: "none", "exponential:up=U,down=D",
@@ -583,9 +593,9 @@ func ParseSchedule(s string) ([]Phase, error) {
 				case "cols":
 					spec.Cols, e = strconv.Atoi(v)
 				case "p":
-					spec.P, e = strconv.ParseFloat(v, 64)
+					spec.P, e = plainFloat(v)
 				case "radius":
-					spec.Radius, e = strconv.ParseFloat(v, 64)
+					spec.Radius, e = plainFloat(v)
 				case "seed":
 					spec.Seed, e = strconv.ParseUint(v, 10, 64)
 				}

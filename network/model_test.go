@@ -61,7 +61,9 @@ func TestParseFlags(t *testing.T) {
 		t.Fatalf("churn round trip: %+v", c2)
 	}
 	for _, bad := range []string{"exponential:up=10", "geometric:up=x,down=1", "exponential:up=10,down=1,sigma=1", "x:up=1,down=1",
-		"lognormal:up=10,down=10,sigma=0", "geometric", "geometric:"} {
+		"lognormal:up=10,down=10,sigma=0", "geometric", "geometric:",
+		// Go's literal syntax is not a plain number (a typo passed for 10).
+		"geometric:up=1_0,down=2", "geometric:up=0x10,down=2", "lognormal:up=10,down=2,sigma=0x1p-1"} {
 		if _, err := ParseChurn(bad); err == nil || !strings.HasPrefix(err.Error(), "--churn:") {
 			t.Errorf("ParseChurn(%q): %v", bad, err)
 		}
@@ -73,6 +75,12 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := ParseChurn("lognormal:up=10,down=10,sigma=0"); err == nil || !strings.Contains(err.Error(), "sigma=0") {
 		t.Errorf("sigma=0: %v", err)
+	}
+	if _, err := ParseChurn("lognormal:up=10,down=10,sigma=11"); err == nil || !strings.Contains(err.Error(), "must lie in (0, 10]") {
+		t.Errorf("sigma=11: %v", err)
+	}
+	if _, err := ParseSchedule("100:erdos-renyi:p=0x1p-2"); err == nil || !strings.Contains(err.Error(), "is not a number") {
+		t.Errorf("a hexadecimal p in a phase: %v", err)
 	}
 	for s, want := range map[string]Delay{
 		"constant:3":             {Dist: DelayConstant, C: 3},

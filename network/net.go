@@ -123,7 +123,11 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 			}
 		}
 		if pg.N != g.N {
-			return nil, fmt.Errorf("--graph-schedule: phase %d (%s) has %d nodes; the run has %d", x+1, pg.Name, pg.N, g.N)
+			hint := ""
+			if ph.Spec.Kind == "file" {
+				hint = fmt.Sprintf(" (an edge list's n is its largest node id + 1; a header line \"# n = %d\" gives the run's n to a list whose last nodes have no edge)", g.N)
+			}
+			return nil, fmt.Errorf("--graph-schedule: phase %d (%s) has %d nodes; the run has %d%s", x+1, pg.Name, pg.N, g.N, hint)
 		}
 		if len(pg.Edges) == 0 {
 			return nil, fmt.Errorf("--graph-schedule: phase %d (%s) has no edges", x+1, pg.Name)
