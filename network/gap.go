@@ -51,7 +51,9 @@ type GapOptions struct {
 	MaxIter int
 	Seed    uint64
 	// Horizon is the run's iterations, over which a churn file's π_k is
-	// the fraction online (0: the file's span, 1 … its largest end).
+	// the fraction online (0: the file's span, 1 … its largest end), and
+	// over which a recorded stream's frequencies are counted (0, or past
+	// its last iteration: the whole stream).
 	Horizon int64
 }
 
@@ -103,7 +105,9 @@ func ScaledGap(pg graph.Gap, f float64, orderedEdges int) Gap {
 // is online (up/(up+down), or the fraction of a churn file's span), and a
 // the link-up probability. For a recorded stream p_e is the stream's
 // frequency per iteration (its count over its last iteration: iterations
-// without a line leave W unchanged). Delays do not enter W̄.
+// without a line leave W unchanged; over the run's iterations,
+// GapOptions.Horizon, when it stops before the stream ends). Delays do not
+// enter W̄.
 func (nt *Net) ExpectedWeights() (pairs [][2]int32, w []float64) {
 	return nt.expectedWeights(0)
 }
@@ -132,6 +136,12 @@ func (nt *Net) expectedWeights(horizon int64) (pairs [][2]int32, w []float64) {
 		pp, pe := ph.pairs, ph.pe
 		if ph.gapPairs != nil {
 			pp, pe = ph.gapPairs, ph.gapPE
+			if st := nt.stream; st != nil && horizon > 0 && horizon < st.Last() {
+				// The run replays the stream's first horizon iterations:
+				// their frequencies (a line far past them would dilute
+				// the stream's over its whole span).
+				pp, pe = streamFrequencies(st, horizon)
+			}
 		}
 		for x, e := range pp {
 			s := (1 - nt.loss) * nt.linkUp

@@ -146,6 +146,17 @@ func TestStreamGap(t *testing.T) {
 		if !relClose(got.Value, want.Value/float64(stride), 1e-9) {
 			t.Errorf("stride %d: %g, want %g", stride, got.Value, want.Value/float64(stride))
 		}
+		// A line far past the run's iterations: over the run (Horizon)
+		// the gap is the stream's before it, not diluted by its span.
+		last := s.T[len(s.T)-1]
+		s.T, s.I, s.J = append(s.T, 1<<40), append(s.I, 0), append(s.J, 1)
+		run := gapOf(t, Model{Stream: s}, g, GapOptions{Horizon: last})
+		if !relClose(run.Value, want.Value/float64(stride), 1e-9) {
+			t.Errorf("stride %d, over the run's %d iterations: %g, want %g", stride, last, run.Value, want.Value/float64(stride))
+		}
+		if whole := gapOf(t, Model{Stream: s}, g, GapOptions{}); !(whole.Value < 1e-6*run.Value) {
+			t.Errorf("stride %d, over the stream's span: %g, want ≈ 0", stride, whole.Value)
+		}
 	}
 }
 

@@ -26,6 +26,31 @@ type phaseNet struct {
 	alias    alias // weights
 }
 
+// streamFrequencies returns the pairs of the stream's lines at iterations
+// 1 … horizon and each one's frequency per iteration (its count over
+// horizon: an iteration without a line activates nothing).
+func streamFrequencies(s *Stream, horizon int64) (pairs [][2]int32, pe []float64) {
+	idx := map[[2]int32]int{}
+	for x := range s.T {
+		if s.T[x] > horizon {
+			break // T increases
+		}
+		e := [2]int32{min(s.I[x], s.J[x]), max(s.I[x], s.J[x])}
+		y, ok := idx[e]
+		if !ok {
+			y = len(pairs)
+			idx[e] = y
+			pairs = append(pairs, e)
+			pe = append(pe, 0)
+		}
+		pe[y]++
+	}
+	for y := range pe {
+		pe[y] /= float64(horizon)
+	}
+	return pairs, pe
+}
+
 // Net is a Model instantiated for one run: the graph(s), the seed and the
 // cursors. Build it with New. The per-iteration methods allocate nothing.
 // Online may be called concurrently for different nodes; the other methods
@@ -254,21 +279,7 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 	nt.stream = s
 	pn := phaseNet{g: g, length: math.MaxInt64}
 	// the stream's own frequencies per iteration, for the effective gap
-	idx := map[[2]int32]int{}
-	for x := range s.T {
-		e := [2]int32{min(s.I[x], s.J[x]), max(s.I[x], s.J[x])}
-		y, ok := idx[e]
-		if !ok {
-			y = len(pn.gapPairs)
-			idx[e] = y
-			pn.gapPairs = append(pn.gapPairs, e)
-			pn.gapPE = append(pn.gapPE, 0)
-		}
-		pn.gapPE[y]++
-	}
-	for y := range pn.gapPE {
-		pn.gapPE[y] /= float64(s.Last())
-	}
+	pn.gapPairs, pn.gapPE = streamFrequencies(s, s.Last())
 	if m.StreamP == "empirical" {
 		idx := map[[2]int32]int{}
 		var cnt []float64
