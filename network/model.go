@@ -519,11 +519,11 @@ func ParseDelay(s string) (Delay, error) {
 // "weights:FILE" ("adaptive" exists only through the Go API).
 func ParseActivation(s string) (Activation, error) {
 	s = strings.TrimSpace(s)
-	kind, rest, _ := strings.Cut(s, ":")
+	kind, rest, colon := strings.Cut(s, ":")
 	a := Activation{Kind: strings.ToLower(kind)}
 	switch a.Kind {
 	case "", ActEdges, ActClocks:
-		if rest != "" {
+		if rest != "" || colon {
 			return Activation{}, fmt.Errorf("--activation: %s takes no argument", a.Kind)
 		}
 	case ActWeights:

@@ -108,6 +108,11 @@ func TestParseFlags(t *testing.T) {
 	if _, err := ParseActivation("adaptive"); err == nil {
 		t.Fatal("adaptive accepted on the command line")
 	}
+	for _, bad := range []string{"clocks:", "edges:", "clocks:x"} {
+		if _, err := ParseActivation(bad); err == nil || !strings.Contains(err.Error(), "takes no argument") {
+			t.Errorf("ParseActivation(%q): %v", bad, err)
+		}
+	}
 	ph, err := ParseSchedule("50:watts-strogatz:n=30,k=4,p=0.2,seed=3; 20:file:g.txt")
 	if err != nil || len(ph) != 2 || ph[0].Length != 50 || ph[0].Spec.N != 30 || ph[0].Spec.K != 4 || ph[0].Spec.P != 0.2 ||
 		ph[0].Spec.Seed != 3 || ph[1].Spec.File != "g.txt" || ph[1].Length != 20 {
