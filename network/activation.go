@@ -219,7 +219,7 @@ func (v *pilotView) Theta(int) []float64     { return v.zero }
 func (v *pilotView) Activations(k int) int64 { return v.act[k] }
 
 // pilotP estimates an adaptive picker's p_e on g (see Picker).
-func pilotP(a Activation, g *graph.Graph, dom uint64) ([]float64, error) {
+func pilotP(a Activation, g *graph.Graph, dom uint64, tOf func(x int64) (int64, bool)) ([]float64, error) {
 	draws := a.PilotDraws
 	if draws == 0 {
 		draws = max(100000, 100*len(g.Edges))
@@ -231,13 +231,17 @@ func pilotP(a Activation, g *graph.Graph, dom uint64) ([]float64, error) {
 	view := &pilotView{zero: make([]float64, dim), act: make([]int64, g.N)}
 	cnt := make([]float64, len(g.Edges))
 	for x := 1; x <= draws; x++ {
-		i, j := a.Picker.Next(int64(x), Draw{dom, uint64(x)}, view)
+		t, ok := tOf(int64(x))
+		if !ok {
+			return nil, fmt.Errorf("--activation: adaptive picker's pilot: the phase of %s has fewer than %d iterations before 2^53 to draw at; declare the probabilities (network.EdgeProber) or set PilotDraws", g.Name, draws)
+		}
+		i, j := a.Picker.Next(t, Draw{dom, uint64(x)}, view)
 		e := -1
 		if i >= 0 && j >= 0 && i < g.N && j < g.N {
 			e = edgeIndex(g, i, j)
 		}
 		if e < 0 {
-			return nil, fmt.Errorf("--activation: adaptive picker's pilot draw %d gave (%d, %d), not an edge of %s", x, i, j, g.Name)
+			return nil, fmt.Errorf("--activation: adaptive picker's pilot draw %d (t = %d) gave (%d, %d), not an edge of %s", x, t, i, j, g.Name)
 		}
 		cnt[e]++
 		view.act[i]++

@@ -432,3 +432,74 @@ func TestWeightsHuge(t *testing.T) {
 		}
 	}
 }
+
+// phasedRoundRobin picks a uniform edge of the schedule's graph in effect
+// at t (phases of length L, cycled): a picker that chooses by t.
+type phasedRoundRobin struct {
+	gs []*graph.Graph
+	L  int64
+}
+
+func (p phasedRoundRobin) Next(t int64, d Draw, _ NodeView) (int, int) {
+	g := p.gs[((t-1)/p.L)%int64(len(p.gs))]
+	e := g.Edges[d.IntN(0, len(g.Edges))]
+	return int(e[0]), int(e[1])
+}
+
+// TestAdaptivePilotPhases: under a schedule each phase's pilot draws at
+// that phase's own iterations, so that a picker choosing among the
+// phases' graphs by t passes it (the pilot drew at t = 1, 2, … for every
+// phase, and the second phase's was refused at once), and each phase's
+// p_k is its uniform picks': d_k/|E| of its graph.
+func TestAdaptivePilotPhases(t *testing.T) {
+	ws := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 30, K: 4, P: 0.3, Seed: 2})
+	cy := mustGraph(t, graph.Spec{Kind: "cycle", N: 30})
+	const L = 7
+	m := Model{Schedule: []Phase{{Graph: ws, Length: L}, {Graph: cy, Length: L}},
+		Activation: Activation{Kind: ActAdaptive, Picker: phasedRoundRobin{[]*graph.Graph{ws, cy}, L}, PilotDraws: 1000 * L}}
+	nt, err := New(m, ws, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x, g := range []*graph.Graph{ws, cy} {
+		p := nt.P(int64(x*L + 1))
+		for k := range g.N {
+			// Uniform edges: p_k = d_k/|E|, to the pilot's sampling error
+			// (7000 draws: a few per cent).
+			if want := float64(g.Degree(k)) / float64(len(g.Edges)); math.Abs(p[k]-want) > 0.25*want {
+				t.Fatalf("phase %d: p_%d = %g, want about %g", x, k, p[k], want)
+			}
+		}
+	}
+}
+
+// TestAdaptiveFingerprint: a checkpoint's fingerprint sees an adaptive
+// picker's p_e, so that a run resumed under another picker or another
+// pilot size is refused (it resumed silently under either).
+func TestAdaptiveFingerprint(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 30, K: 4, P: 0.3, Seed: 2})
+	fp := func(a Activation) uint64 {
+		nt, err := New(Model{Activation: a}, g, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nt.Fingerprint()
+	}
+	rr := fp(Activation{Kind: ActAdaptive, Picker: roundRobin{g}})
+	if rr == 0 || rr != fp(Activation{Kind: ActAdaptive, Picker: roundRobin{g}}) {
+		t.Fatalf("the same picker: fingerprints %x", rr)
+	}
+	for name, a := range map[string]Activation{
+		"another picker":                    {Kind: ActAdaptive, Picker: leastActive{g}},
+		"a random picker, 5000 pilot draws": {Kind: ActAdaptive, Picker: phasedRoundRobin{[]*graph.Graph{g}, 1}, PilotDraws: 5000},
+		"the same, 7000 pilot draws":        {Kind: ActAdaptive, Picker: phasedRoundRobin{[]*graph.Graph{g}, 1}, PilotDraws: 7000},
+	} {
+		if fp(a) == rr {
+			t.Errorf("%s: the same fingerprint", name)
+		}
+	}
+	pick := phasedRoundRobin{[]*graph.Graph{g}, 1}
+	if fp(Activation{Kind: ActAdaptive, Picker: pick, PilotDraws: 5000}) == fp(Activation{Kind: ActAdaptive, Picker: pick, PilotDraws: 7000}) {
+		t.Error("another pilot size: the same fingerprint")
+	}
+}

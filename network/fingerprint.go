@@ -8,12 +8,14 @@ import (
 
 // Fingerprint is a 64-bit digest of the data a Net read or built beyond
 // its Model's parameters and the run's graph: a recorded stream's lines, a
-// churn file's intervals, and, for a schedule or given edge probabilities,
-// each phase's pairs, p_e and length. A checkpoint keeps it beside the
-// model's String, so that a run resumed with the same flags over a file
-// that changed in between (another contact trace under the same name, an
-// edited session file, a weights function that now answers otherwise) is
-// refused instead of going on silently with other data. It is 0 when the
+// churn file's intervals, and, for a schedule, given edge probabilities or
+// an adaptive picker, each phase's pairs, p_e and length. A checkpoint keeps
+// it beside the model's String, so that a run resumed with the same flags
+// over a file that changed in between (another contact trace under the same
+// name, an edited session file, a weights function that now answers
+// otherwise, another picker or pilot, whose declared or estimated p_e
+// differ) is refused instead of going on silently with other data. (A
+// picker is code: one changed so that its p_e stay the same is not seen.) It is 0 when the
 // model has none of these (everything else follows from the parameters
 // and the graph, which the checkpoint identifies apart). Computed once.
 func (nt *Net) Fingerprint() uint64 {
@@ -40,7 +42,7 @@ func (nt *Net) Fingerprint() uint64 {
 			fold(uint64(iv[1]))
 		}
 	}
-	if len(nt.model.Schedule) > 0 || nt.kind == ActWeights {
+	if len(nt.model.Schedule) > 0 || nt.kind == ActWeights || nt.kind == ActAdaptive {
 		for _, ph := range nt.phases {
 			fold(uint64(ph.length))
 			fold(uint64(len(ph.pairs)))

@@ -219,8 +219,26 @@ func New(m Model, g *graph.Graph, seed uint64) (*Net, error) {
 					return nil, fmt.Errorf("--activation: adaptive picker's edge probabilities for %s sum to %.17g, not 1", pg.Name, sum)
 				}
 			} else {
+				// The pilot draws at the phase's own iterations (under a
+				// schedule a picker may choose by t among the phases'
+				// graphs), in order over its instances: its x-th
+				// iteration is x without a schedule.
+				start, length, cycle := nt.cycle, ph.Length, int64(0)
+				for _, q := range m.Schedule {
+					cycle += q.Length // overflow: refused below, after the pilot
+				}
+				tOf := func(x int64) (int64, bool) {
+					if len(m.Schedule) == 0 {
+						return x, true
+					}
+					r, o := (x-1)/length, (x-1)%length
+					if cycle <= 0 || r > (1<<53-start-o-1)/cycle {
+						return 0, false
+					}
+					return r*cycle + start + o + 1, true
+				}
 				var err error
-				if pn.pe, err = pilotP(m.Activation, pg, rng.Hash(seed, hashPilot, uint64(x))); err != nil {
+				if pn.pe, err = pilotP(m.Activation, pg, rng.Hash(seed, hashPilot, uint64(x)), tOf); err != nil {
 					return nil, err
 				}
 			}
