@@ -149,6 +149,17 @@ func TestIDsFollowInputFiles(t *testing.T) {
 			t.Errorf("%s edited: ids %v, before %v", edit.name, got, first)
 		}
 	}
+	// A .npy data set's labels, read from the y.npy beside it without a
+	// labels file: an edit of them gives new ids too (the old labels'
+	// results were kept as done). Load hashes the files, never parses them.
+	write("X.npy", "features")
+	write("y.npy", "labels 1")
+	write("n.yaml", "base: {iters: 10, data: X.npy}\naxes:\n  seed: [1, 2]\n")
+	before := load(filepath.Join(dir, "n.yaml"))
+	write("y.npy", "labels 2")
+	if after := load(filepath.Join(dir, "n.yaml")); after[0] == before[0] {
+		t.Errorf("y.npy edited: id %s unchanged", after[0])
+	}
 	// No file: the configuration's id, as before.
 	s := mustParse(t, "base: {iters: 10, churn: \"geometric:up=50,down=5\"}\naxes:\n  seed: [1]\n")
 	if s.Runs[0].ID != RunID(s.Runs[0].Config) {

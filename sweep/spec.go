@@ -112,14 +112,24 @@ func RunIDWithInputs(cfg pairgossip.Config, inputs string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-// inputFiles returns the files a run of cfg reads (mapFiles' order), each
-// as written (which names it in the id, whatever the working folder) and
-// resolved from dir (which is read).
+// inputFiles returns the files a run of cfg reads (mapFiles' order, then
+// the labels file a .npy data set finds by itself), each as written (which
+// names it in the id, whatever the working folder) and resolved from dir
+// (which is read).
 func inputFiles(dir string, cfg pairgossip.Config) (written, resolved []string) {
 	mapFiles(cfg, func(p string) string {
 		written, resolved = append(written, p), append(resolved, ResolvePath(dir, p))
 		return p
 	})
+	// A .npy data set without a labels file reads the y.npy beside it
+	// (dataset.NPYLabelsPath): an edit of the labels must give the runs new
+	// ids, as one of the features does (it kept the old labels' results).
+	if cfg.LabelsFile == "" && len(written) > 0 && written[0] == cfg.Data && strings.EqualFold(filepath.Ext(cfg.Data), ".npy") {
+		if lp, err := dataset.NPYLabelsPath(resolved[0]); err == nil {
+			written = append(written, filepath.Join(filepath.Dir(cfg.Data), filepath.Base(lp)))
+			resolved = append(resolved, lp)
+		}
+	}
 	return written, resolved
 }
 
