@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/network"
 	"slices"
 	"strconv"
@@ -106,6 +107,18 @@ func (in Input) configFor(cfg *Config) (Config, error) {
 	if in.Edges != nil {
 		cfg.Graph, v.Graph = MemoryName, "complete"
 	}
+	if in.Activation.Kind == "" && (in.Activation.Picker != nil || in.Activation.Weights != nil || in.Activation.File != "") {
+		return v, errors.New("Input.Activation: a Picker, Weights or File is given without its Kind (network.ActAdaptive, network.ActWeights): it would not be used")
+	}
+	if in.Activation.Kind != "" || in.Stream != nil {
+		if algo, err := engine.ParseAlgorithm(cfg.Algorithm); err == nil && algo == engine.Centralized {
+			what := "Input.Activation"
+			if in.Activation.Kind == "" {
+				what = "Input.Stream"
+			}
+			return v, fmt.Errorf("%s: does not apply: the centralized algorithm (Algorithm 1) has no network", what)
+		}
+	}
 	switch k := in.Activation.Kind; {
 	case k == network.ActWeights && in.Activation.File == "":
 		cfg.Activation, v.Activation = network.ActWeights+":"+MemoryName, ""
@@ -116,14 +129,17 @@ func (in Input) configFor(cfg *Config) (Config, error) {
 		}
 	}
 	if in.Stream != nil {
-		cfg.EdgeStream, v.EdgeStream = MemoryName, ""
+		// Config.StreamP applies to the stream in memory (network checks
+		// it), not to the file the placeholder lacks.
+		cfg.EdgeStream, v.EdgeStream, v.StreamP = MemoryName, "", ""
 	}
 	return v, nil
 }
 
 // network returns the run's network model on n nodes: vcfg's knobs (the
-// configuration configFor returns) with what in gives.
-func (in Input) network(vcfg Config, n int) (network.Model, error) {
+// configuration configFor returns) with what in gives, and, for a stream in
+// memory, the p_k source cfg (the run's configuration) names.
+func (in Input) network(cfg, vcfg Config, n int) (network.Model, error) {
 	m, err := vcfg.NetworkModel(n)
 	if err != nil {
 		return m, config.NetworkError(err)
@@ -132,7 +148,7 @@ func (in Input) network(vcfg Config, n int) (network.Model, error) {
 		m.Activation = in.Activation
 	}
 	if in.Stream != nil {
-		m.Stream = in.Stream
+		m.Stream, m.StreamP = in.Stream, cfg.StreamP
 	}
 	return m, config.NetworkError(m.Validate())
 }

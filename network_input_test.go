@@ -55,6 +55,27 @@ func TestInputNetwork(t *testing.T) {
 	if err != nil || res.Final.Attempted != 3 {
 		t.Fatalf("%v, %+v", err, res.Final)
 	}
+	// A contact trace in memory, of pairs that are not the graph's edges:
+	// its own p_k (Config.StreamP "empirical") apply to it, as to a file
+	// (they were refused as "--edge-stream is not given").
+	contacts := &network.Stream{Name: "contacts", T: []int64{1, 2, 3, 4, 5}, I: []int32{0, 2, 0, 4, 1}, J: []int32{300, 400, 500, 600, 650}}
+	cfg.StreamP = "empirical"
+	run, err = PrepareInput(cfg, Input{Stream: contacts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Network.StreamP != "empirical" {
+		t.Errorf("p_k source %q", run.Network.StreamP)
+	}
+	res, err = run.Execute(context.Background(), nil)
+	run.Close()
+	if err != nil || res.Final.Attempted != 5 {
+		t.Fatalf("empirical: %v, %+v", err, res.Final)
+	}
+	cfg.StreamP = ""
+	if _, err := PrepareInput(cfg, Input{Stream: contacts}); err == nil || !strings.Contains(err.Error(), "not an edge") {
+		t.Errorf("contacts with the graph's p_k: %v", err)
+	}
 
 	cfg = smallNetConfig()
 	cfg.GraphSchedule = "20:watts-strogatz:k=5,p=0.3;20:cycle"
@@ -143,5 +164,44 @@ func TestWriteEdgesErrorNamesTheFlagOnce(t *testing.T) {
 	}
 	if got := config.FlagMessage(e); strings.Count(got, "write-edges") != 1 {
 		t.Errorf("flag message %q names the flag more than once", got)
+	}
+}
+
+// firstEdge picks the graph's first edge whatever the iteration.
+type firstEdge struct{ e [2]int32 }
+
+func (f firstEdge) Next(int64, network.Draw, network.NodeView) (int, int) {
+	return int(f.e[0]), int(f.e[1])
+}
+
+// TestInputActivationRefused: a Go value of Input.Activation that the run
+// would not use is refused, never dropped: with the centralized algorithm
+// (it was accepted and "adaptive" recorded), without its Kind, or beside
+// another Kind.
+func TestInputActivationRefused(t *testing.T) {
+	cfg := smallNetConfig()
+	pick := firstEdge{[2]int32{0, 1}}
+	w := func(i, j int) float64 { return 1 }
+	central := cfg
+	central.Algorithm = "centralized"
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		in   Input
+		want string
+	}{
+		{"centralized picker", central, Input{Activation: network.Activation{Kind: network.ActAdaptive, Picker: pick}}, "Input.Activation: does not apply: the centralized algorithm"},
+		{"centralized stream", central, Input{Stream: &network.Stream{Name: "s", T: []int64{1}, I: []int32{0}, J: []int32{1}}}, "Input.Stream: does not apply: the centralized algorithm"},
+		{"picker without Kind", cfg, Input{Activation: network.Activation{Picker: pick}}, "without its Kind"},
+		{"weights without Kind", cfg, Input{Activation: network.Activation{Weights: w}}, "without its Kind"},
+		{"picker beside clocks", cfg, Input{Activation: network.Activation{Kind: network.ActClocks, Picker: pick}}, "a Picker is given but the model is \"clocks\""},
+		{"weights beside edges", cfg, Input{Activation: network.Activation{Kind: network.ActEdges, Weights: w}}, "a Weights function is given but the model is \"edges\""},
+	} {
+		if run, err := PrepareInput(c.cfg, c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			if run != nil {
+				run.Close()
+			}
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
 	}
 }

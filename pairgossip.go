@@ -344,7 +344,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 		}
 		r.Warnings = append(r.Warnings, warn...)
 		r.Graph = g
-		if r.Network, err = in.network(vcfg, g.N); err != nil {
+		if r.Network, err = in.network(cfg, vcfg, g.N); err != nil {
 			return nil, err
 		}
 		ecfg.Network = r.Network

@@ -119,8 +119,8 @@ type Config struct {
 	// (network.ParseSchedule) with LinkUp (0: unset, every link up; a 0
 	// given as a flag or a sweep key is refused), EdgeStream with StreamP, and
 	// Activation (network.ParseActivation). NetworkModel converts them;
-	// pairgossip.Input.Network adds what only Go can give (an adaptive
-	// network.Picker, a weights function).
+	// pairgossip.Input's Activation and Stream add what only Go can give (an
+	// adaptive network.Picker, a weights function, a stream in memory).
 	Loss          float64 `json:"loss,omitempty"`
 	LossOneWay    bool    `json:"loss_oneway,omitempty"`
 	Churn         string  `json:"churn,omitempty"`

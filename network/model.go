@@ -283,6 +283,17 @@ func (d Delay) bound() int {
 }
 
 func (a Activation) validate() error {
+	// A Go value the Kind does not read would be dropped without a word.
+	switch {
+	case a.Picker != nil && a.Kind != ActAdaptive:
+		return fmt.Errorf("--activation: a Picker is given but the model is %q, which does not use it (Kind: network.ActAdaptive)", a.Kind)
+	case a.Weights != nil && a.Kind != ActWeights:
+		return fmt.Errorf("--activation: a Weights function is given but the model is %q, which does not use it (Kind: network.ActWeights)", a.Kind)
+	case a.File != "" && a.Kind != ActWeights:
+		return fmt.Errorf("--activation: a weights file %q is given but the model is %q, which does not read it (Kind: network.ActWeights)", a.File, a.Kind)
+	case (a.PilotDraws != 0 || a.PilotDim != 0) && a.Kind != ActAdaptive:
+		return fmt.Errorf("--activation: pilot draws and dimension apply to an adaptive picker, but the model is %q", a.Kind)
+	}
 	switch a.Kind {
 	case "", ActEdges, ActClocks:
 	case ActWeights:
