@@ -993,7 +993,11 @@ func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 			}
 		}()
 		stmts := []string{
-			`INSERT OR IGNORE INTO main.plan(` + planCols + `) SELECT ` + planCols + ` FROM src.plan`,
+			// REPLACE in the source's order, as AddPlan plans: the runs
+			// the source planned last are the destination's last planned
+			// (latestPlans), so that a task database of runs planned again
+			// on the input files as they are now is reported as such.
+			`INSERT OR REPLACE INTO main.plan(` + planCols + `) SELECT ` + planCols + ` FROM src.plan ORDER BY rowid`,
 			`CREATE TEMP TABLE IF NOT EXISTS take(id TEXT PRIMARY KEY)`,
 			`DELETE FROM temp.take`,
 			`INSERT INTO temp.take SELECT s.id FROM src.runs s WHERE NOT EXISTS (

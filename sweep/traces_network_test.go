@@ -354,3 +354,42 @@ func TestOldSchemaDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeKeepsLastPlanned: a configuration planned on two contents of its
+// input files has two ids; after a merge, the one the source planned last
+// is the destination's last planned too (a merge kept the destination's
+// order, so that its report showed the other contents).
+func TestMergeKeepsLastPlanned(t *testing.T) {
+	dir := t.TempDir()
+	plan := func(path string, ids ...string) {
+		t.Helper()
+		st, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if _, err := st.db.Exec(`INSERT OR REPLACE INTO plan(`+planCols+`) VALUES (?, 's', 0, '{"iters":10}', '{}')`, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st.Close()
+	}
+	dst, src := filepath.Join(dir, "dst.db"), filepath.Join(dir, "src.db")
+	plan(dst, "v1", "v2") // v2 planned last here
+	plan(src, "v2", "v1") // then v1 again, in the source
+	st, err := Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Merge(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	last, err := st.latestPlans()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !last["v1"] || last["v2"] {
+		t.Fatalf("after the merge the last planned is %v, want v1", last)
+	}
+}
