@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/pairgossip/pairgossip/config"
+	"github.com/pairgossip/pairgossip/network"
 	"io"
 	"math"
 	"math/big"
@@ -94,8 +95,39 @@ func ConfigJSON(cfg pairgossip.Config) []byte {
 // canonical JSON. A run that reads files is identified with their contents
 // too (Sweep's runs: RunIDWithInputs).
 func RunID(cfg pairgossip.Config) string {
-	h := sha256.Sum256(ConfigJSON(cfg))
+	h := sha256.Sum256(ConfigJSON(sameNetwork(cfg)))
 	return hex.EncodeToString(h[:8])
+}
+
+// sameNetwork is cfg with its network knobs in one spelling, so that a run
+// has one id however they are written (as reg: psd and an unset reg of
+// metric learning): the churn and delay specs as their parsers print them
+// (down=…,up=… and up=500.0 are up=500,down=…), and the defaults
+// activation edges, stream_p graph and link_up 1 unset. A spec that does
+// not parse is left as written (validation refuses it).
+func sameNetwork(cfg pairgossip.Config) pairgossip.Config {
+	if c, err := network.ParseChurn(cfg.Churn); err == nil {
+		cfg.Churn = ""
+		if c.Dist != "" {
+			cfg.Churn = c.String()
+		}
+	}
+	if d, err := network.ParseDelay(cfg.Delay); err == nil {
+		cfg.Delay = ""
+		if d.Dist != "" {
+			cfg.Delay = d.String()
+		}
+	}
+	if cfg.Activation == network.ActEdges {
+		cfg.Activation = ""
+	}
+	if cfg.StreamP == "graph" {
+		cfg.StreamP = ""
+	}
+	if cfg.LinkUp == 1 {
+		cfg.LinkUp = 0
+	}
+	return cfg
 }
 
 // RunIDWithInputs is RunID with the digests of the files the run reads
@@ -107,7 +139,7 @@ func RunIDWithInputs(cfg pairgossip.Config, inputs string) string {
 		return RunID(cfg)
 	}
 	h := sha256.New()
-	h.Write(ConfigJSON(cfg))
+	h.Write(ConfigJSON(sameNetwork(cfg)))
 	h.Write([]byte("\ninputs\n" + inputs))
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }

@@ -160,6 +160,12 @@ func TestBadFiles(t *testing.T) {
 		{"- 1\n- 2\n", `s.yaml:1: expected a mapping`},
 		{"optimum: maybe\n", `s.yaml:1: key "optimum": expected true or false`},
 		{"axes:\n  x:\n    - {reg: none}\n    - {reg: none, lambda: 0}\n", `have the same configuration`},
+		// The network knobs in other spellings are the same run (they got
+		// two ids and ran twice).
+		{"axes:\n  churn: [\"geometric:up=500,down=100\", \"geometric:down=100,up=500.0\"]\n", `have the same configuration`},
+		{"axes:\n  algorithm: [async]\n  delay: [\"constant:3\", \" constant:3\"]\n", `have the same configuration`},
+		{"axes:\n  x:\n    - {loss: 0.1}\n    - {loss: 0.1, activation: edges}\n", `have the same configuration`},
+		{"axes:\n  x:\n    - {loss: 0.1}\n    - {loss: 0.1, churn: none}\n", `have the same configuration`},
 	}
 	for _, c := range cases {
 		_, err := parseString(t, c.text)
