@@ -250,6 +250,11 @@ func TestReportLeavesOutEarlierContents(t *testing.T) {
 	}
 	a := report(0)
 	b := report(3)
+	// Status without the sweep file counts the current contents' runs: 2
+	// complete, done (it counted 4 planned, 2 pending for ever).
+	if stat, err := StatusOf([]*Store{st}, nil); err != nil || stat.Total != 2 || stat.Complete != 2 || !stat.Done {
+		t.Errorf("status after the edit: %+v %v, want 2 runs, 2 complete, done", stat, err)
+	}
 	if a.Superseded != 0 || b.Superseded != 2 || len(b.Groups) != 1 || b.Groups[0].Runs != 2 {
 		t.Fatalf("superseded %d then %d; groups %d, runs %d: want 0, 2, one group of 2", a.Superseded, b.Superseded, len(b.Groups), b.Groups[0].Runs)
 	}

@@ -864,11 +864,14 @@ type Status struct {
 
 // StatusOf counts the planned runs of one or more databases together (a run
 // counts once; a final status in any database wins over a failure).
-// If only is not nil, the counts are restricted to those ids.
+// If only is not nil, the counts are restricted to those ids; else to the
+// last planned run of each configuration (latestPlans, as sweep report):
+// a run planned on input files since edited is not pending for ever.
 func StatusOf(stores []*Store, only []string) (Status, error) {
 	plan := map[string]bool{}
 	status := map[string]string{}
 	wall := map[string]float64{}
+	superseded := map[string]bool{} // planned again on other input contents
 	for _, s := range stores {
 		ids, err := s.PlanIDs()
 		if err != nil {
@@ -876,6 +879,15 @@ func StatusOf(stores []*Store, only []string) (Status, error) {
 		}
 		for _, id := range ids {
 			plan[id] = true
+		}
+		latest, err := s.latestPlans()
+		if err != nil {
+			return Status{}, err
+		}
+		for id, last := range latest {
+			if !last {
+				superseded[id] = true
+			}
 		}
 		walls, err := s.runWalls()
 		if err != nil {
@@ -893,6 +905,10 @@ func StatusOf(stores []*Store, only []string) (Status, error) {
 		plan = map[string]bool{}
 		for _, id := range only {
 			plan[id] = true
+		}
+	} else {
+		for id := range superseded {
+			delete(plan, id)
 		}
 	}
 	var st Status
