@@ -113,8 +113,10 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		fmt.Fprintf(stderr, "stopped at iteration %d; state saved to %s (and one file per rank beside it); continue with mpirun -np %d … --resume %s\n",
 			r.Iter(), a.ckpt, comm.Size(), a.ckpt)
 	}
-	if runErr != nil && !isDivergence(runErr) && ctx.Err() == nil {
+	if runErr != nil && !isDivergence(runErr) && !errors.Is(runErr, context.Canceled) {
 		// A failed collective leaves the other ranks waiting: end them all.
+		// (A cancellation is agreed on by every rank, the signalled ones
+		// and the others alike, which write the trace and exit 130.)
 		fmt.Fprintf(stderr, "pairgossip run: rank %d: %s\n", comm.Rank(), config.FlagMessage(runErr))
 		mpi.Abort(1)
 	}
