@@ -98,6 +98,10 @@ type Record = engine.Record
 type Result struct {
 	Trace   []engine.Record
 	Final   engine.Record
+	// Checkpoints counts the checkpoints this execution wrote
+	// (ExecOptions.Checkpoint): 0 after a divergence before the first was
+	// due, when the file holds no state of this run.
+	Checkpoints int
 	Optimum *problem.Optimum // nil when skipped
 	Wall    time.Duration    // simulation and measurement, optimum excluded
 	// Measure is the part of Wall spent measuring, OptimumTime the
@@ -485,9 +489,16 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 			return reached
 		}
 	}
+	saved := 0
 	if opt.Checkpoint != "" {
 		ro.CheckpointEvery = opt.CheckpointEvery
-		ro.Checkpoint = func(trace []engine.Record) error { return r.SaveCheckpoint(opt.Checkpoint, trace) }
+		ro.Checkpoint = func(trace []engine.Record) error {
+			err := r.SaveCheckpoint(opt.Checkpoint, trace)
+			if err == nil {
+				saved++
+			}
+			return err
+		}
 	}
 	sched := r.Sim.MeasureIters()
 	prog := Progress{Iters: r.Config.Iters, Measures: len(sched)}
@@ -552,7 +563,7 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 	if nanErr != nil {
 		err = nanErr
 	}
-	res := &Result{Trace: trace, Wall: time.Since(t0), Measure: r.Sim.Profile().Wall(engine.PhaseMeasure) - m0, run: r, Nodes: nodeRecs,
+	res := &Result{Trace: trace, Checkpoints: saved, Wall: time.Since(t0), Measure: r.Sim.Profile().Wall(engine.PhaseMeasure) - m0, run: r, Nodes: nodeRecs,
 		OptimumTime: optTime, OptimumCached: optCached}
 	res.Reached = reached && err == nil && nanErr == nil
 	out = res
@@ -566,6 +577,8 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 	if opt.Checkpoint != "" && !errors.As(err, &de) && !errors.As(err, &pe) {
 		if cerr := r.SaveCheckpoint(opt.Checkpoint, trace); cerr != nil && err == nil {
 			err = cerr
+		} else if cerr == nil {
+			res.Checkpoints++
 		}
 	}
 	// The optimum solved before the run (--stop-at's target) is reported

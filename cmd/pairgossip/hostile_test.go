@@ -144,6 +144,35 @@ func TestCheckpointLockAndStale(t *testing.T) {
 	}
 }
 
+// TestDivergedCheckpointSays: after a divergence the command names the
+// checkpoint as the last good state only when this run wrote one (it did
+// so before the first periodic checkpoint was due, pointing at no file or
+// at another run's).
+func TestDivergedCheckpointSays(t *testing.T) {
+	dir := t.TempDir()
+	args := func(ckpt string, extra ...string) []string {
+		return append([]string{"run", "--problem", "auc-squared-hinge", "--data", "synthetic-auc", "--dim", "5", "--n", "300", "--graph", "complete",
+			"--gamma-c", "1e300", "--no-optimum", "--iters", "20000", "--out", filepath.Join(dir, "o-"+filepath.Base(ckpt)), "--checkpoint", ckpt}, extra...)
+	}
+	none := filepath.Join(dir, "none.ckpt")
+	if code, _, stderr := runCLI(args(none)...); code != 1 || !strings.Contains(stderr, "no checkpoint was written before the divergence") || strings.Contains(stderr, "last good state") {
+		t.Errorf("no checkpoint due: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(none); err == nil {
+		t.Error("a diverged state was saved")
+	}
+	// Checkpoints due every millisecond: written before the divergence
+	// (whether one was is the machine's timing; the message must say
+	// which).
+	some := filepath.Join(dir, "some.ckpt")
+	code, _, stderr := runCLI(args(some, "--checkpoint-every", "1ms")...)
+	_, err := os.Stat(some)
+	if written := err == nil; code != 1 || written != strings.Contains(stderr, "the last good state is in "+some) ||
+		written == strings.Contains(stderr, "no checkpoint was written") {
+		t.Errorf("checkpoint written %v: exit %d, %q", written, code, stderr)
+	}
+}
+
 // TestJSONDiverged: --json prints the summary of a run that diverged too,
 // with its status and error (issue #15, item 8).
 func TestJSONDiverged(t *testing.T) {

@@ -502,7 +502,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	var de *engine.DivergenceError
 	if errors.As(runErr, &de) && a.ckpt != "" {
-		fmt.Fprintf(stderr, "the last good state is in %s\n", a.ckpt)
+		switch {
+		case res != nil && res.Checkpoints > 0:
+			fmt.Fprintf(stderr, "the last good state is in %s\n", a.ckpt)
+		case a.resume == a.ckpt:
+			fmt.Fprintf(stderr, "the last good state is in %s (the state this run resumed from)\n", a.ckpt)
+		default:
+			// Nothing of this run was saved: the file, if there is one,
+			// is another run's.
+			fmt.Fprintf(stderr, "no checkpoint was written before the divergence (the first was due after --checkpoint-every %v)\n", a.every)
+		}
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVNetwork(res.Trace, float64(sum.OptimumObjective), !run.Network.IsPerfect())); err != nil {
 		return err
