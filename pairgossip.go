@@ -96,14 +96,14 @@ type Record = engine.Record
 
 // Result is what Execute returns.
 type Result struct {
-	Trace   []engine.Record
-	Final   engine.Record
+	Trace []engine.Record
+	Final engine.Record
 	// Checkpoints counts the checkpoints this execution wrote
 	// (ExecOptions.Checkpoint): 0 after a divergence before the first was
 	// due, when the file holds no state of this run.
 	Checkpoints int
-	Optimum *problem.Optimum // nil when skipped
-	Wall    time.Duration    // simulation and measurement, optimum excluded
+	Optimum     *problem.Optimum // nil when skipped
+	Wall        time.Duration    // simulation and measurement, optimum excluded
 	// Measure is the part of Wall spent measuring, OptimumTime the
 	// centralized solve.
 	Measure, OptimumTime time.Duration
