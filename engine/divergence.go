@@ -6,7 +6,8 @@ import (
 )
 
 // DivergenceError reports a non-finite value in the state: the iteration
-// and node where it first appeared, and which variable.
+// and node where it first appeared (Node −1: not known, over MPI ranks),
+// and which variable.
 type DivergenceError struct {
 	Iter  int64
 	Node  int
@@ -20,6 +21,11 @@ func (e *DivergenceError) Error() string { return e.Message("GammaC") }
 
 // Message is the error's message with the step size constant called step.
 func (e *DivergenceError) Message(step string) string {
+	if e.Node < 0 {
+		// The run over MPI ranks (package ranks) agrees on the iteration
+		// alone.
+		return fmt.Sprintf("divergence at iteration %d: %s is not finite at a node (over MPI ranks the node is not tracked; one process with the same flags names it) (reduce %s?)", e.Iter, e.Field, step)
+	}
 	return fmt.Sprintf("divergence at iteration %d, node %d: %s is not finite (reduce %s?)", e.Iter, e.Node, e.Field, step)
 }
 

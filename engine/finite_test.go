@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,18 @@ func BenchmarkFinite(b *testing.B) {
 	})
 	if !ok {
 		b.Fatal("finite row reported non-finite")
+	}
+}
+
+// TestDivergenceMessageNodeUnknown: a divergence whose node is not known
+// (Node −1: the run over MPI ranks) says so, never "node -1".
+func TestDivergenceMessageNodeUnknown(t *testing.T) {
+	known := (&DivergenceError{Iter: 12, Node: 7, Field: "z (dual variable)"}).Message("--gamma-c")
+	if known != "divergence at iteration 12, node 7: z (dual variable) is not finite (reduce --gamma-c?)" {
+		t.Errorf("known node: %q", known)
+	}
+	unknown := (&DivergenceError{Iter: 12, Node: -1, Field: "z (dual variable)"}).Message("--gamma-c")
+	if strings.Contains(unknown, "node -1") || !strings.Contains(unknown, "divergence at iteration 12") || !strings.Contains(unknown, "node is not tracked") {
+		t.Errorf("unknown node: %q", unknown)
 	}
 }
