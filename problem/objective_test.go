@@ -88,19 +88,26 @@ func TestObjectiveGradientsFiniteDifference(t *testing.T) {
 	}
 }
 
-// TestCIndex: the C-index of the evaluator against the definition, pair by
-// pair, with ties, on three levels.
-func TestCIndex(t *testing.T) {
-	n, d := 90, 3
-	r := rng.New(2, 3)
+// threeLevels returns n points of dimension d, f of standard normal draws
+// of r, with labels 0, 1, 2 in turn.
+func threeLevels(n, d int, r *rng.Stream, f func(float64) float64) ([]float64, []int32) {
 	x := make([]float64, n*d)
 	lab := make([]int32, n)
 	for i := range lab {
 		lab[i] = int32(i % 3)
-		for a := 0; a < d; a++ {
-			x[i*d+a] = math.Round(2*r.Normal()) / 2 // coarse: ties in the scores
+		for a := range d {
+			x[i*d+a] = f(r.Normal())
 		}
 	}
+	return x, lab
+}
+
+// TestCIndex: the C-index of the evaluator against the definition, pair by
+// pair, with ties, on three levels.
+func TestCIndex(t *testing.T) {
+	n, d := 90, 3
+	// coarse: ties in the scores
+	x, lab := threeLevels(n, d, rng.New(2, 3), func(v float64) float64 { return math.Round(2*v) / 2 })
 	rk, _ := NewRanking(AUCLogistic)
 	p, err := NewObjective(rk, Regularizer{}, n, d, x, lab)
 	if err != nil {
@@ -147,14 +154,7 @@ func TestCIndex(t *testing.T) {
 func TestCustomPlanWorkers(t *testing.T) {
 	n, d := 120, 3
 	r := rng.New(5, 6)
-	x := make([]float64, n*d)
-	lab := make([]int32, n)
-	for i := range lab {
-		lab[i] = int32(i % 3)
-		for a := range d {
-			x[i*d+a] = r.Normal()
-		}
-	}
+	x, lab := threeLevels(n, d, r, func(v float64) float64 { return v })
 	sim := NewSimilarity(lab)
 	rk, _ := NewRanking(AUCHinge)
 	for _, obj := range []Objective{sim, rk} {
