@@ -949,7 +949,7 @@ type MergeStats struct {
 	Source    string
 	Added     int // runs copied (new, or replacing a failed attempt)
 	Present   int // runs already in the destination with a final status
-	Conflicts int // runs final in both whose final metrics differ
+	Conflicts int // runs final in both whose final metrics or traces differ
 }
 
 // Merge copies the runs of the database at src into s, one transaction:
@@ -1041,7 +1041,20 @@ func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 		for _, c := range MetricColumns {
 			diff = append(diff, fmt.Sprintf("s.%s IS NOT m.%s", c, c))
 		}
-		q += ` AND (s.status IS NOT m.status OR ` + strings.Join(diff, " OR ") + `)`
+		// The traces too (the same run id is the same bits: a difference
+		// anywhere in a trace is a conflict, not only in its last point).
+		var tdiff []string
+		cols := strings.Split(tracesV1Cols, ", ")[2:] // after run_id, iter
+		if srcNet {
+			cols = append(cols, NetworkColumns...)
+		}
+		for _, c := range cols {
+			tdiff = append(tdiff, fmt.Sprintf("a.%s IS NOT b.%s", c, c))
+		}
+		traceDiff := `EXISTS (SELECT 1 FROM src.traces a LEFT JOIN main.traces b ON b.run_id = a.run_id AND b.iter = a.iter
+		                WHERE a.run_id = s.id AND (b.run_id IS NULL OR ` + strings.Join(tdiff, " OR ") + `))
+		              OR (SELECT count(*) FROM src.traces WHERE run_id = s.id) != (SELECT count(*) FROM main.traces WHERE run_id = s.id)`
+		q += ` AND (s.status IS NOT m.status OR ` + strings.Join(diff, " OR ") + ` OR ` + traceDiff + `)`
 		if err := conn.QueryRowContext(ctx, q).Scan(&st.Conflicts); err != nil {
 			return err
 		}

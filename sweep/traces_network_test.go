@@ -181,6 +181,17 @@ func TestNetworkColumnsMergeDiff(t *testing.T) {
 	if err != nil || n != 2 || !strings.Contains(all, "exchanges_delivered") || !strings.Contains(all, "nodes_online: NULL vs 0") {
 		t.Fatalf("diff after edits: %d %q %v", n, lines, err)
 	}
+	// Merge, like diff, sees the traces: the task databases are the local
+	// runs' bits (no conflict); the edited copy's two runs differ in a
+	// point before the last (they merged without a word).
+	for _, src := range srcs {
+		if ms, err := local.Merge(ctx, src); err != nil || ms.Conflicts != 0 {
+			t.Fatalf("merge of %s: %+v %v", src, ms, err)
+		}
+	}
+	if ms, err := local.Merge(ctx, filepath.Join(dir, "merged.db")); err != nil || ms.Conflicts != 2 {
+		t.Fatalf("merge of the edited traces: %+v %v, want 2 conflicts", ms, err)
+	}
 }
 
 // schemaV1Tables is the schema of version 1, before the network columns.
