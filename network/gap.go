@@ -184,6 +184,10 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 			method = "lanczos"
 		}
 	}
+	if method == MethodScaled && !scalable {
+		// Refused before the perfect gap, an eigensolve under a schedule.
+		return Gap{}, fmt.Errorf("network: effective gap: method %s needs a model of loss alone (no churn, schedule, link failures, stream or non-uniform activation): %s", MethodScaled, nt.model)
+	}
 	pg, err := nt.perfectGap(ctx, method, opt)
 	if err != nil {
 		// Neither gap known (a schedule's perfect gap is an eigensolve
@@ -191,9 +195,6 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 		return Gap{Value: math.NaN(), Perfect: math.NaN(), Method: method}, err
 	}
 	if method == MethodScaled {
-		if !scalable {
-			return Gap{}, fmt.Errorf("network: effective gap: method %s needs a model of loss alone (no churn, schedule, link failures, stream or non-uniform activation): %s", MethodScaled, nt.model)
-		}
 		return ScaledGap(pg, f, nt.g.OrderedEdges()), nil
 	}
 	pairs, w := nt.expectedWeights(opt.Horizon)

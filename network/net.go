@@ -26,10 +26,11 @@ type phaseNet struct {
 	alias    alias // weights
 }
 
-// streamFrequencies returns the pairs of the stream's lines at iterations
-// 1 … horizon and each one's frequency per iteration (its count over
-// horizon: an iteration without a line activates nothing).
-func streamFrequencies(s *Stream, horizon int64) (pairs [][2]int32, pe []float64) {
+// streamCounts returns the pairs of the stream's lines at iterations
+// 1 … horizon, in order of first appearance, each with its count of lines
+// over div: its frequency per iteration for div = horizon (an iteration
+// without a line activates nothing), per line for div = the line count.
+func streamCounts(s *Stream, horizon int64, div float64) (pairs [][2]int32, pe []float64) {
 	idx := map[[2]int32]int{}
 	for x := range s.T {
 		if s.T[x] > horizon {
@@ -46,9 +47,14 @@ func streamFrequencies(s *Stream, horizon int64) (pairs [][2]int32, pe []float64
 		pe[y]++
 	}
 	for y := range pe {
-		pe[y] /= float64(horizon)
+		pe[y] /= div
 	}
 	return pairs, pe
+}
+
+// streamFrequencies is streamCounts per iteration of 1 … horizon.
+func streamFrequencies(s *Stream, horizon int64) (pairs [][2]int32, pe []float64) {
+	return streamCounts(s, horizon, float64(horizon))
 }
 
 // Net is a Model instantiated for one run: the graph(s), the seed and the
@@ -299,23 +305,8 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 	// the stream's own frequencies per iteration, for the effective gap
 	pn.gapPairs, pn.gapPE = streamFrequencies(s, s.Last())
 	if m.StreamP == "empirical" {
-		idx := map[[2]int32]int{}
-		var cnt []float64
-		for x := range s.T {
-			e := [2]int32{min(s.I[x], s.J[x]), max(s.I[x], s.J[x])}
-			y, ok := idx[e]
-			if !ok {
-				y = len(pn.pairs)
-				idx[e] = y
-				pn.pairs = append(pn.pairs, e)
-				cnt = append(cnt, 0)
-			}
-			cnt[y]++
-		}
-		for y := range cnt {
-			cnt[y] /= float64(len(s.T))
-		}
-		pn.pe = cnt
+		// The endpoints' frequencies per line.
+		pn.pairs, pn.pe = streamCounts(s, s.Last(), float64(len(s.T)))
 	} else {
 		for x := range s.T {
 			if edgeIndex(g, int(s.I[x]), int(s.J[x])) < 0 {
