@@ -6,12 +6,18 @@ import (
 )
 
 // DivergenceError reports a non-finite value in the state: the iteration
-// and node where it first appeared (Node −1: not known, over MPI ranks),
+// and node where it first appeared (Node −1: not known — a run over MPI ranks whose collective naming
+// the node failed),
 // and which variable.
 type DivergenceError struct {
 	Iter  int64
 	Node  int
 	Field string
+	// Measured: found by the measurement at Iter (its objective was not
+	// finite: MeasuredDivergence), not by the executor, which checks z (or
+	// the margins) as it goes; θ̄ may have turned non-finite, or the
+	// objective's terms overflowed, at an earlier iteration.
+	Measured bool
 }
 
 // Error names the step size by its field, GammaC (of engine.Config and
@@ -22,11 +28,44 @@ func (e *DivergenceError) Error() string { return e.Message("GammaC") }
 // Message is the error's message with the step size constant called step.
 func (e *DivergenceError) Message(step string) string {
 	if e.Node < 0 {
-		// The run over MPI ranks (package ranks) agrees on the iteration
-		// alone.
-		return fmt.Sprintf("divergence at iteration %d: %s is not finite at a node (over MPI ranks the node is not tracked; one process with the same flags names it) (reduce %s?)", e.Iter, e.Field, step)
+		// The run over MPI ranks (package ranks) agreed on the iteration
+		// but not on the node.
+		return fmt.Sprintf("divergence at iteration %d: %s is not finite at a node (the ranks did not agree on which; one process with the same flags names it) (reduce %s?)", e.Iter, e.Field, step)
+	}
+	if e.Measured {
+		what := e.Field + " is not finite"
+		if e.Field == "objective" {
+			what = "the objective overflows (its terms are finite but too large)"
+		}
+		return fmt.Sprintf("divergence found by the measurement at iteration %d, node %d: %s (reduce %s?)", e.Iter, e.Node, what, step)
 	}
 	return fmt.Sprintf("divergence at iteration %d, node %d: %s is not finite (reduce %s?)", e.Iter, e.Node, e.Field, step)
+}
+
+// MeasuredDivergence is the divergence that a measurement at iteration t
+// reveals when its objective (rec.ObjMean) is not finite: the first of the
+// measured nodes (rows, in their order) whose θ̄_k (bar(c), c its index in
+// rows) is not finite, or else the first whose objective obj[c] is
+// infinite (finite values whose loss overflows). It is nil when the
+// objective is finite, and when it is NaN over a finite state (a user's
+// loss that returned NaN: the caller says so). Sim.RunWith calls it after
+// each measurement, package ranks with the rows it gathered over the
+// ranks, so that both name the same node.
+func MeasuredDivergence(t int64, rec Record, rows []int, bar func(c int) []float64, obj []float64) *DivergenceError {
+	if isFinite(rec.ObjMean) {
+		return nil
+	}
+	for c, k := range rows {
+		if !finite(bar(c)) {
+			return &DivergenceError{Iter: t, Node: k, Field: "theta_bar", Measured: true}
+		}
+	}
+	for c, k := range rows {
+		if math.IsInf(obj[c], 0) {
+			return &DivergenceError{Iter: t, Node: k, Field: "objective", Measured: true}
+		}
+	}
+	return nil
 }
 
 // divergence is the one record of "where did the state first turn

@@ -60,14 +60,15 @@ func BenchmarkFinite(b *testing.B) {
 }
 
 // TestDivergenceMessageNodeUnknown: a divergence whose node is not known
-// (Node −1: the run over MPI ranks) says so, never "node -1".
+// (Node −1: over MPI ranks, when the collective naming it failed) says so,
+// never "node -1".
 func TestDivergenceMessageNodeUnknown(t *testing.T) {
 	known := (&DivergenceError{Iter: 12, Node: 7, Field: "z (dual variable)"}).Message("--gamma-c")
 	if known != "divergence at iteration 12, node 7: z (dual variable) is not finite (reduce --gamma-c?)" {
 		t.Errorf("known node: %q", known)
 	}
 	unknown := (&DivergenceError{Iter: 12, Node: -1, Field: "z (dual variable)"}).Message("--gamma-c")
-	if strings.Contains(unknown, "node -1") || !strings.Contains(unknown, "divergence at iteration 12") || !strings.Contains(unknown, "node is not tracked") {
+	if strings.Contains(unknown, "node -1") || !strings.Contains(unknown, "divergence at iteration 12") || !strings.Contains(unknown, "did not agree on which") {
 		t.Errorf("unknown node: %q", unknown)
 	}
 }

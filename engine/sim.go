@@ -332,6 +332,11 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) (out 
 			if opt.OnRecord != nil {
 				opt.OnRecord(rec)
 			}
+			// The record stays in the trace: its non-finite values are
+			// what the error is about.
+			if de := MeasuredDivergence(s.t, rec, s.meas.rows, func(c int) []float64 { return s.ThetaBar.Row(s.meas.rows[c]) }, s.meas.obj); de != nil {
+				return trace, de
+			}
 			if opt.Stop != nil && opt.Stop(rec) {
 				return trace, nil
 			}

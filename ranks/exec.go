@@ -69,8 +69,7 @@ type local struct {
 	cPrev     float64
 	t         int64
 	nonzero   int64 // this rank's non-zero gradients
-	bad       int64 // first iteration where a margin turned non-finite on this rank (0: none)
-	badNode   int
+	bad       div   // where a margin first turned non-finite on this rank
 	edges     *rng.Stream
 	// The graph's edges are held by their owners: edge e (global index in
 	// the sorted edge list) belongs to the rank of its lower end, and rank
@@ -442,9 +441,7 @@ func (l *local) touchedRounds(t0 int64, B int) {
 		if l.comm.Rank() == 0 {
 			l.nonzero += nz
 		}
-		if bad >= 0 && l.bad == 0 {
-			l.bad, l.badNode = t, int(l.touched[bad])
-		}
+		l.bad.merge(bad)
 	}
 	for x := len(tp.M) - 1; x >= 0; x-- {
 		tp.WriteBack(x, l.W, l.eta, l.mNext)

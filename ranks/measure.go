@@ -1,6 +1,7 @@
 package ranks
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -50,6 +51,9 @@ type measurer struct {
 	delta  []float64
 	prod   []float64
 	f, fa  []float64
+	// The last measurement's θ̄_k and objectives of the evaluated nodes
+	// (in rows' order), the same on every rank: what divergence reads.
+	lastBars, lastObj []float64
 }
 
 func newMeasurer(l *local, cfg engine.Config, gen rowSource, workers int) (*measurer, error) {
@@ -219,6 +223,21 @@ func (ms *measurer) gatherRows(width int, row func(k int, dst []float64)) ([]flo
 	return out, l.comm.AllgathervFloat64(mine, counts, out)
 }
 
+// divergence is engine.MeasuredDivergence of the record rec of the last
+// measurement, or, when its objective is NaN over finite θ̄ and
+// objectives, an error that says so (as one process: pairgossip's Run).
+// Every rank holds the gathered rows, so every rank returns the same.
+func (ms *measurer) divergence(rec engine.Record) error {
+	P := ms.l.P
+	if de := engine.MeasuredDivergence(rec.Iter, rec, ms.rows, func(c int) []float64 { return ms.lastBars[c*P : (c+1)*P] }, ms.lastObj); de != nil {
+		return de
+	}
+	if math.IsNaN(rec.ObjMean) {
+		return fmt.Errorf("measurement at iteration %d: the objective of the measured nodes is NaN (the data holds a value that is not a number?)", rec.Iter)
+	}
+	return nil
+}
+
 // measure returns the record of the current state.
 func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 	l := ms.l
@@ -242,6 +261,7 @@ func (ms *measurer) measure(gradEvals int64) (engine.Record, error) {
 		return r, err
 	}
 	r.SetNodeStats(obj, auc)
+	ms.lastBars, ms.lastObj = bars, obj
 
 	mean := make([]float64, P)
 	if err := l.rowMean(mean, l.barRow); err != nil {

@@ -58,8 +58,9 @@ type lnet struct {
 // netChunk), the host of its walk (netchunk.Host).
 type nchunk struct {
 	netchunk.Chunk
-	l              *local
-	nz, evals, bad int64
+	l         *local
+	nz, evals int64
+	bad       div
 }
 
 const netChunk = 512 // engine's reducedChunk
@@ -198,12 +199,21 @@ func segOpen(sg *netchunk.Seg, x, y, z []float64, c0 int64, m float64) {
 	sg.Open(s0, q, c0, m)
 }
 
-// netRound advances p through block round r; it returns the non-zero
-// gradients and whether a margin turned non-finite.
-func (l *local) netRound(p *redpack.Pack, r int) (int64, bool) {
+// netRound advances p through block round r, the block's round t; it
+// returns the non-zero gradients and notes in bad the entries whose margin
+// turned non-finite (node(i) names entry i's node). Such an entry stays in
+// the pack, as in engine's netRound.
+func (l *local) netRound(p *redpack.Pack, r int, t int64, bad *div, node func(i int) int) int64 {
 	cf := l.coef[r]
 	nz, fin := p.Round(l.loss, len(p.M), cf.c, cf.a, cf.b*cf.c)
-	return nz, !fin
+	if !fin {
+		for i, m := range p.M {
+			if !redpack.Finite(m) {
+				bad.note(t, node(i))
+			}
+		}
+	}
+	return nz
 }
 
 // untouchedNet advances this rank's untouched nodes through the block
@@ -226,10 +236,8 @@ func (l *local) untouchedNet() {
 		c := &nt.chunks[w]
 		l.nonzero += c.nz
 		nt.evals += c.evals
-		if c.bad > 0 && (l.bad == 0 || c.bad < l.bad) {
-			l.bad = c.bad
-		}
-		c.nz, c.evals, c.bad = 0, 0, 0
+		l.bad.merge(c.bad)
+		c.nz, c.evals, c.bad = 0, 0, div{}
 	}
 }
 
@@ -261,12 +269,8 @@ func (c *nchunk) OnlineSum(k int, lo, hi int64, prefix []float64) (int64, float6
 	return c.l.nt.net.OnlineSum(k, lo, hi, prefix)
 }
 
-func (c *nchunk) Round(p *redpack.Pack, r int, _ []int32) int64 {
-	nz, bad := c.l.netRound(p, r)
-	if bad && c.bad == 0 {
-		c.bad = c.l.nt.bk.T0 + int64(r)
-	}
-	return nz
+func (c *nchunk) Round(p *redpack.Pack, r int, nodes []int32) int64 {
+	return c.l.netRound(p, r, c.l.nt.bk.T0+int64(r), &c.bad, func(i int) int { return int(nodes[p.Act[i]]) })
 }
 
 func (c *nchunk) End(k int, sg *netchunk.Seg) {
@@ -385,11 +389,7 @@ func (l *local) touchedNet(t0 int64, B int) {
 			netchunk.Join(tp, sj, gj, r, contrib(sj))
 		}
 		if len(tp.M) > 0 {
-			c, bad := l.netRound(tp, r)
-			nz += c
-			if bad && l.bad == 0 {
-				l.bad = t
-			}
+			nz += l.netRound(tp, r, t, &l.bad, func(i int) int { return int(l.touched[tp.Act[i]]) })
 		}
 	}
 	cEnd := l.coef[B].c

@@ -354,8 +354,8 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			// (a signal reaches the ranks at different times; they stop at
 			// the same block).
 			flags := []int64{math.MaxInt64, 0, 0}
-			if l.bad > 0 {
-				flags[0] = l.bad
+			if l.bad.t > 0 {
+				flags[0] = l.bad.t
 			}
 			if (r.Checkpoint != "" && r.Comm.Rank() == 0 && r.CheckpointEvery > 0 && time.Since(lastSave) >= r.CheckpointEvery) ||
 				(r.StopAt > 0 && l.t >= r.StopAt) {
@@ -370,7 +370,7 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			}
 			l.commTime += time.Since(tc)
 			if flags[0] != math.MaxInt64 {
-				return trace, &engine.DivergenceError{Iter: flags[0], Node: -1, Field: "z (dual variable)"}
+				return trace, r.diverged(flags[0])
 			}
 			if flags[1] == 0 && flags[2] == 0 {
 				continue
@@ -408,6 +408,9 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			if onRecord != nil {
 				onRecord(rec)
 			}
+			if err := r.ms.divergence(rec); err != nil {
+				return trace, err // the record stays: its values are what the error is about
+			}
 		}
 		if cancelled {
 			return trace, r.cancel(save)
@@ -424,6 +427,24 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 		}
 	}
 	return trace, nil
+}
+
+// diverged is the divergence the ranks agreed on at iteration t (the
+// earliest of any rank's): a second collective, on this path only, takes
+// the lowest node any rank saw turn non-finite at t, the node one process
+// names.
+func (r *Run) diverged(t int64) error {
+	l := r.l
+	node := []int64{math.MaxInt64}
+	if l.bad.t == t {
+		node[0] = int64(l.bad.node)
+	}
+	e := &engine.DivergenceError{Iter: t, Node: -1, Field: "z (dual variable)"}
+	if err := r.Comm.AllreduceInt64(node, mpi.Min); err != nil {
+		return errors.Join(e, err)
+	}
+	e.Node = int(node[0])
+	return e
 }
 
 // cancel saves a checkpoint (when there is a path) and returns

@@ -11,7 +11,7 @@ func (l *local) untouched(t0 int64, B int, alphaEnd, betaEnd float64) {
 	cEnd := l.coef[B].c
 	nl := l.hi - l.lo
 	nz := make([]int64, len(l.packs))
-	bad := make([]int64, len(l.packs))
+	bad := make([]div, len(l.packs))
 	par.Blocks(nl, l.workers, func(w, lo, hi int) {
 		p := &l.packs[w]
 		var n int64
@@ -32,36 +32,28 @@ func (l *local) untouched(t0 int64, B int, alphaEnd, betaEnd float64) {
 			if len(p.Act) == cap(p.Act) {
 				c, b := l.runPack(p, t0, B, alphaEnd, betaEnd)
 				n += c
-				if b > 0 && (bad[w] == 0 || b < bad[w]) {
-					bad[w] = b
-				}
+				bad[w].merge(b)
 			}
 		}
 		c, b := l.runPack(p, t0, B, alphaEnd, betaEnd)
 		n += c
-		if b > 0 && (bad[w] == 0 || b < bad[w]) {
-			bad[w] = b
-		}
+		bad[w].merge(b)
 		nz[w] += n
 	})
 	for w := range nz {
 		l.nonzero += nz[w]
-		if bad[w] > 0 && (l.bad == 0 || bad[w] < l.bad) {
-			l.bad = bad[w]
-		}
+		l.bad.merge(bad[w])
 	}
 }
 
 // runPack advances the nodes of p through the block and materialises them;
-// it returns the non-zero gradients and the first round where a margin
-// turned non-finite (0: none).
-func (l *local) runPack(p *redpack.Pack, t0 int64, B int, alphaEnd, betaEnd float64) (nz, bad int64) {
+// it returns the non-zero gradients and where a margin first turned
+// non-finite.
+func (l *local) runPack(p *redpack.Pack, t0 int64, B int, alphaEnd, betaEnd float64) (nz int64, bad div) {
 	for r := 1; r <= B; r++ {
 		c, b := l.packRound(p, l.coef[r], t0+int64(r), false)
 		nz += c
-		if b >= 0 && bad == 0 {
-			bad = t0 + int64(r)
-		}
+		bad.merge(b)
 	}
 	for i := len(p.Act) - 1; i >= 0; i-- {
 		l.finish(p, i, B)

@@ -173,20 +173,53 @@ func TestDivergedCheckpointSays(t *testing.T) {
 	}
 }
 
+// TestMeasuredDivergence: a state whose objective overflows at a
+// measurement (θ̄ finite, its terms too large), or whose θ̄ is not finite
+// there, is a divergence too: status diverged, the iteration and node
+// named, the measurement's record last in the trace, and the state not
+// saved (it used to end as "failed", blaming the loss, and its checkpoint
+// replaced the last good one).
+func TestMeasuredDivergence(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ gamma, n, want string }{
+		{"7e306", "3000", "divergence found by the measurement at iteration 122, node 2213: the objective overflows"},
+		{"7e306", "20000", "divergence found by the measurement at iteration 605, node 1680: theta_bar is not finite"},
+	} {
+		out, ckpt := filepath.Join(dir, "o"+c.n), filepath.Join(dir, c.n+".ckpt")
+		code, _, stderr := runCLI("run", "--data", "synthetic-auc", "--dim", "16", "--n", c.n, "--iters", "3000", "--gamma-c", c.gamma,
+			"--measure", "sampled", "--log-points", "6", "--workers", "2", "--no-optimum", "--checkpoint", ckpt, "--out", out)
+		if code != 1 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "no checkpoint was written before the divergence") {
+			t.Errorf("n = %s: exit %d, %q", c.n, code, stderr)
+		}
+		if _, err := os.Stat(ckpt); err == nil {
+			t.Errorf("n = %s: the diverged state was saved", c.n)
+		}
+		raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil || !strings.Contains(string(raw), `"status": "diverged"`) {
+			t.Errorf("n = %s: summary.json: %v %.200s", c.n, err, raw)
+		}
+		tr, _ := os.ReadFile(filepath.Join(out, "trace.csv"))
+		lines := strings.Split(strings.TrimSpace(string(tr)), "\n")
+		if it := strings.SplitN(lines[len(lines)-1], ",", 2)[0]; !strings.Contains(c.want, "iteration "+it+",") {
+			t.Errorf("n = %s: the trace ends at iteration %s", c.n, it)
+		}
+	}
+}
+
 // TestJSONDiverged: --json prints the summary of a run that diverged too,
 // with its status and error (issue #15, item 8).
 func TestJSONDiverged(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("run", "--problem", "auc-squared-hinge", "--graph", "complete", "--iters", "2000",
 		"--gamma-c", "1e300", "--no-optimum", "--json", "--out", out)
-	if code != 1 || !strings.Contains(stderr, "divergence at iteration") || !strings.Contains(stderr, "(reduce --gamma-c?)") {
+	if code != 1 || !divergedRe.MatchString(stderr) || !strings.Contains(stderr, "(reduce --gamma-c?)") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	var sum map[string]any
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("stdout is not the summary: %v\n%s", err, stdout)
 	}
-	if sum["status"] != "diverged" || !strings.Contains(sum["error"].(string), "divergence at iteration") || !strings.Contains(sum["error"].(string), "--gamma-c") {
+	if sum["status"] != "diverged" || !divergedRe.MatchString(sum["error"].(string)) || !strings.Contains(sum["error"].(string), "--gamma-c") {
 		t.Errorf("status %v, error %v", sum["status"], sum["error"])
 	}
 }
