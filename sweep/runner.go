@@ -403,7 +403,7 @@ func runOne(ctx context.Context, sw *Sweep, r Run, workers int, host string, oc 
 	sum := output.Summarize(run, res, runErr)
 	sum.Config = r.Config // paths as written, as in the run id
 	sum.Warnings = append(sum.Warnings, warn...)
-	o.Status, o.Error = sum.Status, sum.Error
+	o.Status, o.Error, o.Warnings = sum.Status, sum.Error, sum.Warnings
 	if o.Status != StatusComplete && o.Status != StatusDiverged {
 		o.Status = StatusFailed
 	}

@@ -574,6 +574,40 @@ func (s *Store) RunErrors() ([]RunError, error) {
 	return out, rows.Err()
 }
 
+// RunWarning is a warning of a run's last attempt (summary.json's
+// warnings: a bipartite graph, a lost precision, an optimum not solved).
+type RunWarning struct {
+	ID      string
+	Warning string
+}
+
+// RunWarnings returns the warnings of the runs whose last attempt is
+// complete or diverged, sorted by id, each run's in its summary's order.
+func (s *Store) RunWarnings() ([]RunWarning, error) {
+	rows, err := s.db.Query(`SELECT id, summary FROM runs WHERE status IN ('complete', 'diverged') ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RunWarning
+	for rows.Next() {
+		var id, sum string
+		if err := rows.Scan(&id, &sum); err != nil {
+			return nil, err
+		}
+		var w struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(sum), &w); err != nil {
+			return nil, fmt.Errorf("run %s: its summary: %w", id, err)
+		}
+		for _, x := range w.Warnings {
+			out = append(out, RunWarning{id, x})
+		}
+	}
+	return out, rows.Err()
+}
+
 // Counts is the number of rows of each table of a results database.
 type Counts struct {
 	Planned   int // runs in the plan table (of every sweep recorded)
@@ -775,8 +809,11 @@ type Outcome struct {
 	// columns): Trace's network counters are stored, NULL otherwise.
 	Network bool
 	Summary []byte
-	Host    string
-	other   claimResult // not claimed: another runner holds or ran it (nothing run, nothing written)
+	// Warnings are the run's (summary.json's warnings), for the progress
+	// lines of sweep run; the database has them in Summary.
+	Warnings []string
+	Host     string
+	other    claimResult // not claimed: another runner holds or ran it (nothing run, nothing written)
 }
 
 func nullable(v float64) any {

@@ -75,6 +75,11 @@ func sweepRun(args []string, stdout, stderr io.Writer) error {
 	rep, err := sweep.Execute(ctx, sw, runs, st, sweep.Options{Cores: a.cores, Jobs: a.jobs, Workers: a.workers,
 		RerunFailed: a.rerun, OnEvent: prog.event, OnWait: onWait})
 	prog.close()
+	if prog.warned > 0 {
+		// Even with --quiet: a warning says a result may be other than it
+		// looks (a bipartite graph, a lost precision).
+		fmt.Fprintf(stderr, "warning: %d of the runs ended with warnings (pairgossip sweep status --results %s --warnings lists them)\n", prog.warned, a.dbPath)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			fmt.Fprintf(stderr, "%d runs finished and saved; run the same command again to finish the others\n", rep.Ran)
@@ -167,12 +172,13 @@ func sweepRunOpening(stderr io.Writer, sw *sweep.Sweep, runs []sweep.Run, st *sw
 // status line (package progress) redrawn at each event and every second;
 // otherwise a line per finished run; nothing with --quiet.
 type sweepProgress struct {
-	w     io.Writer
-	quiet bool
-	line  *progress.Line
-	mu    sync.Mutex
-	last  *sweep.Event // the latest event, nil before the first
-	extra string       // a note at the end of the status line
+	w      io.Writer
+	quiet  bool
+	line   *progress.Line
+	mu     sync.Mutex
+	last   *sweep.Event // the latest event, nil before the first
+	extra  string       // a note at the end of the status line
+	warned int          // runs that ended with warnings
 }
 
 func newSweepProgress(stderr io.Writer, quiet bool) *sweepProgress {
@@ -185,6 +191,11 @@ func newSweepProgress(stderr io.Writer, quiet bool) *sweepProgress {
 }
 
 func (p *sweepProgress) event(e sweep.Event) {
+	if !e.Start && e.Outcome != nil && len(e.Outcome.Warnings) > 0 {
+		p.mu.Lock()
+		p.warned++
+		p.mu.Unlock()
+	}
 	switch {
 	case p.quiet:
 	case p.line.On():
@@ -200,6 +211,9 @@ func (p *sweepProgress) event(e sweep.Event) {
 		}
 		fmt.Fprintf(p.w, "[%d/%d] run %d %s (%s): %s, %s\n", e.Done, e.Todo, e.Run.Index, e.Run.ID,
 			strings.Join(e.Run.Labels, " "), msg, sweepDur(o.Wall))
+		for _, w := range o.Warnings {
+			fmt.Fprintf(p.w, "  warning: %s\n", w)
+		}
 	}
 }
 

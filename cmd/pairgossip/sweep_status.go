@@ -17,6 +17,7 @@ func sweepStatus(args []string, stdout, stderr io.Writer) error {
 	resultsDir := fs.String("results-dir", "", "a folder of task databases (task-*.db), counted together")
 	asJSON := fs.Bool("json", false, "print one JSON object: total, complete, diverged, failed, pending, done, wall_seconds")
 	failed := fs.Bool("failed", false, "also list the failed runs with their errors")
+	warnings := fs.Bool("warnings", false, "also list the warnings of the complete and diverged runs (a bipartite graph,\na lost precision, an optimum not solved), as summary.json has them")
 	pos, err := sweepParseArgs(fs, args, 0, 1, "")
 	if err != nil {
 		return err
@@ -60,7 +61,27 @@ func sweepStatus(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, sweepStatusLine(s))
 	if *failed {
-		return printFailed(stdout, stores)
+		if err := printFailed(stdout, stores); err != nil {
+			return err
+		}
+	}
+	if *warnings {
+		return printWarnings(stdout, stores)
+	}
+	return nil
+}
+
+// printWarnings lists the warnings of the stores' complete and diverged
+// runs.
+func printWarnings(stdout io.Writer, stores []*sweep.Store) error {
+	for _, st := range stores {
+		ws, err := st.RunWarnings()
+		if err != nil {
+			return fmt.Errorf("%s: %w", st.Path, err)
+		}
+		for _, w := range ws {
+			fmt.Fprintf(stdout, "warning %s: %s\n", w.ID, w.Warning)
+		}
 	}
 	return nil
 }

@@ -284,6 +284,7 @@ func TestSweepProgress(t *testing.T) {
 		{Start: true, Run: run, Todo: 2, Running: 1},
 		{Run: run, Outcome: &sweep.Outcome{Status: sweep.StatusComplete, Wall: 1234 * time.Millisecond}, Done: 1, Todo: 2},
 		{Run: run, Outcome: &sweep.Outcome{Status: sweep.StatusFailed, Error: "no such file", Wall: 5 * time.Millisecond}, Done: 2, Todo: 2},
+		{Run: run, Outcome: &sweep.Outcome{Status: sweep.StatusComplete, Wall: time.Second, Warnings: []string{"the graph is bipartite"}}, Done: 3, Todo: 3},
 	}
 	for _, quiet := range []bool{false, true} {
 		var buf bytes.Buffer
@@ -293,13 +294,36 @@ func TestSweepProgress(t *testing.T) {
 		}
 		p.close()
 		want := "[1/2] run 3 0123456789abcdef (cycle async): complete, 1.2s\n" +
-			"[2/2] run 3 0123456789abcdef (cycle async): failed: no such file, 0s\n"
+			"[2/2] run 3 0123456789abcdef (cycle async): failed: no such file, 0s\n" +
+			"[3/3] run 3 0123456789abcdef (cycle async): complete, 1s\n  warning: the graph is bipartite\n"
 		if quiet {
 			want = ""
 		}
-		if buf.String() != want {
-			t.Errorf("quiet %v: wrote %q, want %q", quiet, buf.String(), want)
+		if buf.String() != want || p.warned != 1 {
+			t.Errorf("quiet %v: wrote %q, want %q; %d runs warned", quiet, buf.String(), want, p.warned)
 		}
+	}
+}
+
+// TestSweepRunWarnings: a run's warnings (here a bipartite graph) are
+// shown by sweep run, counted at its end even with --quiet, and listed by
+// sweep status --warnings; they used to reach only the database.
+func TestSweepRunWarnings(t *testing.T) {
+	dir := t.TempDir()
+	file, db := filepath.Join(dir, "w.yaml"), filepath.Join(dir, "w.db")
+	os.WriteFile(file, []byte("name: w\nbase:\n  iters: 40\n  data: synthetic-auc\n  n: 60\n  log_points: 2\n  graph_k: 2\n  graph_p: 0\noptimum: false\naxes:\n  seed: [1, 2]\n"), 0o644)
+	code, _, errs := runCLI("sweep", "run", file, "--results", db)
+	if code != 0 || strings.Count(errs, "\n  warning: ") != 2 || !strings.Contains(errs, "bipartite") ||
+		!strings.Contains(errs, "warning: 2 of the runs ended with warnings (pairgossip sweep status --results "+db+" --warnings lists them)") {
+		t.Fatalf("sweep run: exit %d, %s", code, errs)
+	}
+	code, out, errs := runCLI("sweep", "status", "--results", db, "--warnings")
+	if code != 0 || strings.Count(out, "warning ") != 2 || !strings.Contains(out, "bipartite") {
+		t.Fatalf("sweep status --warnings: exit %d, %s %s", code, out, errs)
+	}
+	os.Remove(db)
+	if code, _, errs := runCLI("sweep", "run", file, "--results", db, "--quiet"); code != 0 || errs != "warning: 2 of the runs ended with warnings (pairgossip sweep status --results "+db+" --warnings lists them)\n" {
+		t.Fatalf("sweep run --quiet: exit %d, %q", code, errs)
 	}
 }
 
