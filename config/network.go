@@ -36,12 +36,12 @@ var netParams = []*Param{
 			}
 			return ""
 		}},
-	{Field: "Churn", Flag: "churn", Key: "churn", JSON: "churn", Group: "network",
+	{Field: "Churn", Unset: "none", Flag: "churn", Key: "churn", JSON: "churn", Group: "network",
 		Help: "node churn `SPEC`: exponential:up=U,down=D | geometric:up=U,down=D | lognormal:up=U,down=D[,sigma=S]\n" +
 			"(mean online/offline session lengths in iterations) or file:PATH (lines \"node start end\", offline\n" +
 			"spans); an offline node takes no step and its edges do nothing",
 		check: netParsed("churn", network.ParseChurn), only: onlyGossip},
-	{Field: "Delay", Flag: "delay", Key: "delay", JSON: "delay", Group: "network",
+	{Field: "Delay", Unset: "none", Flag: "delay", Key: "delay", JSON: "delay", Group: "network",
 		Help: "message delays `SPEC` of the asynchronous algorithm, in events: constant:C | uniform:A..B |\n" +
 			"geometric:mean=M,max=X; the receiver averages with the z that was sent, on arrival",
 		check: netParsed("delay", network.ParseDelay),
@@ -51,7 +51,7 @@ var netParams = []*Param{
 			}
 			return ""
 		}},
-	{Field: "GraphSchedule", Flag: "graph-schedule", Key: "graph_schedule", JSON: "graph_schedule", Group: "network",
+	{Field: "GraphSchedule", Unset: "none", Flag: "graph-schedule", Key: "graph_schedule", JSON: "graph_schedule", Group: "network",
 		Help: "a changing graph `SPEC`: phases LEN:KIND[:key=value,...] or LEN:file:PATH separated by ';', cycled\n" +
 			"(the keys each kind uses of n, k, p, radius, rows, cols, seed; watts-strogatz needs k and p, erdos-renyi p;\n" +
 			"n defaults to the run's, seed to 0), e.g. \"5000:watts-strogatz:k=5,p=0.3;5000:cycle\"",
@@ -65,7 +65,7 @@ var netParams = []*Param{
 			}
 			return ""
 		}},
-	{Field: "LinkUp", Flag: "link-up", Key: "link_up", JSON: "link_up", Group: "network",
+	{Field: "LinkUp", Unset: "1", Flag: "link-up", Key: "link_up", JSON: "link_up", Group: "network",
 		Help: "link failures: within each phase of --graph-schedule every edge is up with probability `A`\n" +
 			"(redrawn per phase instance; a down link delivers nothing); 1, the default: every link up",
 		check: within(0, 1),
@@ -83,11 +83,11 @@ var netParams = []*Param{
 			}
 			return ""
 		}},
-	{Field: "EdgeStream", Flag: "edge-stream", Key: "edge_stream", JSON: "edge_stream", Group: "network", Path: true,
+	{Field: "EdgeStream", Unset: "none", Flag: "edge-stream", Key: "edge_stream", JSON: "edge_stream", Group: "network", Path: true,
 		Help: "replay a recorded edge stream `FILE` as the activations: lines \"t i j\" (iteration, 0-based nodes);\n" +
 			"an iteration without a line activates nothing; loss and churn still apply (see --write-edges)",
 		check: fileExists, only: onlyGossip},
-	{Field: "StreamP", Flag: "stream-p", Key: "stream_p", JSON: "stream_p", Choices: []string{"graph", "empirical"}, Noun: "p_k source", Group: "network",
+	{Field: "StreamP", Unset: "graph", Flag: "stream-p", Key: "stream_p", JSON: "stream_p", Choices: []string{"graph", "empirical"}, Noun: "p_k source", Group: "network",
 		Help: "p_k of a replayed --edge-stream: graph (2d_k/|E| of the run's graph, so a written stream\n" +
 			"replays bit for bit) or empirical (the stream's own endpoint frequencies)",
 		only: func(c *Config) string {
@@ -99,7 +99,7 @@ var netParams = []*Param{
 			}
 			return ""
 		}},
-	{Field: "Activation", Flag: "activation", Key: "activation", JSON: "activation", Group: "network",
+	{Field: "Activation", Unset: "edges", Flag: "activation", Key: "activation", JSON: "activation", Group: "network",
 		Help: "which edge an iteration activates (`MODEL`): edges (uniform, the paper), clocks (each node wakes at\n" +
 			"rate 1 and calls a uniform neighbour) or weights:FILE (lines \"i j w\": probability ∝ w)",
 		check: netParsed("activation", network.ParseActivation),

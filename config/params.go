@@ -50,6 +50,11 @@ type Param struct {
 	// Auto is what the command line calls the empty value ("auto" for the
 	// schedule), when it has a name.
 	Auto string
+	// Unset is what the zero value, the parameter left unset, means where a
+	// listing names it (a sweep report's cell): "edges" for the
+	// activation, "1" for link_up. Empty: Auto when there is one, else the
+	// zero itself ("0", "false") or "none" for a string (UnsetLabel).
+	Unset string
 	// Noun is what a value is called in errors ("unknown graph ...").
 	Noun string
 	// OldFlags and OldKeys are deprecated spellings, still accepted so that
@@ -95,15 +100,15 @@ var params = []*Param{
 			"--n, --dim, --classes), or a file: CSV, LIBSVM, NumPy .npy (labels from the y.npy beside\n" +
 			"it) or .npz",
 		check: dataExists},
-	{Field: "N", Flag: "n", Key: "n", JSON: "n",
+	{Field: "N", Unset: "default", Flag: "n", Key: "n", JSON: "n",
 		Help:  "points (nodes) of synthetic-auc / synthetic-metric (0: their default, 1000)",
 		check: atLeast(0),
 		only:  onlyData("synthetic-auc and synthetic-metric", dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric)},
-	{Field: "Dim", Flag: "dim", Key: "dim", JSON: "dim",
+	{Field: "Dim", Unset: "default", Flag: "dim", Key: "dim", JSON: "dim",
 		Help:  "dimension of synthetic-auc / synthetic-metric (0: 16 / 40)",
 		check: atLeast(0),
 		only:  onlyData("synthetic-auc and synthetic-metric", dataset.SpecSyntheticAUC, dataset.SpecSyntheticMetric)},
-	{Field: "Classes", Flag: "classes", Key: "classes", JSON: "classes",
+	{Field: "Classes", Unset: "10", Flag: "classes", Key: "classes", JSON: "classes",
 		Help:  "classes of synthetic-metric (0: 10)",
 		check: atLeast(0),
 		only:  onlyClasses},
@@ -122,7 +127,7 @@ var params = []*Param{
 		Help:  "CSV: columns to ignore (an id column...): comma-separated 1-based numbers or header names",
 		check: dropList,
 		only:  onlyFile("CSV", ".npy", ".npz", ".svm", ".libsvm")},
-	{Field: "LIBSVMDim", Flag: "libsvm-dim", Key: "libsvm_dim", JSON: "libsvm_dim",
+	{Field: "LIBSVMDim", Unset: "from the file", Flag: "libsvm-dim", Key: "libsvm_dim", JSON: "libsvm_dim",
 		Help: "LIBSVM: the dimension (0: the largest index in the file); an index above it is an error", check: atLeast(0),
 		only: onlyFile("LIBSVM", ".npy", ".npz", ".csv")},
 	{Field: "LabelsFile", Flag: "labels-file", Key: "labels_file", JSON: "labels_file", Path: true,
@@ -140,17 +145,17 @@ var params = []*Param{
 		Help:  "Watts–Strogatz rewiring probability, or Erdős–Rényi edge probability",
 		check: within(0, 1),
 		only:  onlyStatic(onlyGraph("watts-strogatz", "erdos-renyi"))},
-	{Field: "GraphR", Flag: "graph-radius", Key: "graph_radius", JSON: "graph_radius", Group: "graph", OldFlags: []string{"radius"},
+	{Field: "GraphR", Unset: "auto", Flag: "graph-radius", Key: "graph_radius", JSON: "graph_radius", Group: "graph", OldFlags: []string{"radius"},
 		Help:  "random geometric graph: connection radius in the unit square (0: 1.5·sqrt(log n / (π n)));\nnot the ℓ2 ball's radius, which is --ball-radius",
 		check: atLeast(0),
 		only:  onlyStatic(onlyGraph("geometric"))},
 	{Field: "GraphFile", Flag: "graph-file", Key: "graph_file", JSON: "graph_file", Group: "graph", Path: true,
 		Help:  "edge list for --graph file: whitespace-separated node ids, # comments",
 		check: fileExists},
-	{Field: "GraphRows", Flag: "rows", Key: "graph_rows", JSON: "graph_rows", Group: "graph",
+	{Field: "GraphRows", Unset: "auto", Flag: "rows", Key: "graph_rows", JSON: "graph_rows", Group: "graph",
 		Help: "grid/torus rows (0: near-square factorisation of n)", check: atLeast(0),
 		only: onlyStatic(onlyGraph("grid", "torus"))},
-	{Field: "GraphCols", Flag: "cols", Key: "graph_cols", JSON: "graph_cols", Group: "graph",
+	{Field: "GraphCols", Unset: "auto", Flag: "cols", Key: "graph_cols", JSON: "graph_cols", Group: "graph",
 		Help: "grid/torus columns", check: atLeast(0),
 		only: onlyStatic(onlyGraph("grid", "torus"))},
 	{Field: "GraphSeed", Flag: "graph-seed", Key: "graph_seed", JSON: "graph_seed", Group: "graph",
@@ -197,12 +202,12 @@ var params = []*Param{
 			"under about a second a measurement, else exact by sorting for the hinge losses and the AUC,\n" +
 			"else an incomplete U-statistic: a seeded sample of pairs, with its standard error in\n" +
 			"trace.csv), exact, or sampled"},
-	{Field: "MeasurePrecision", Flag: "measure-precision", Key: "measure_precision", JSON: "measure_precision",
+	{Field: "MeasurePrecision", Unset: "0.01", Flag: "measure-precision", Key: "measure_precision", JSON: "measure_precision",
 		Help:  "relative standard error a sampled measurement aims at (0: 0.01)",
 		check: atLeast(0)},
 	{Field: "Schedule", Flag: "schedule", Key: "schedule", JSON: "schedule", Choices: scheduleNames(), Auto: string(engine.ScheduleAuto), Noun: "schedule",
 		Help: "how the iterations are executed: auto (reduced where it applies, else blocked/plain/reference),\nplain, blocked (bit-identical to the literal algorithm with the generic kernels), reduced\n(scalar recurrences between touches: exact in real arithmetic, agrees to ~1e-15), reference"},
-	{Field: "StopAt", Flag: "stop-at", Key: "stop_at", JSON: "stop_at",
+	{Field: "StopAt", Unset: "off", Flag: "stop-at", Key: "stop_at", JSON: "stop_at",
 		Help: "stop at the first measurement whose mean objective is within REL of the optimum,\n" +
 			"(objective − optimum)/|optimum| ≤ REL (0: off): the optimum is solved (or taken from the\n" +
 			"cache) before the run, measurements are added between the log points (at most ×1.1 apart,\n" +
@@ -404,6 +409,25 @@ func Underflow(s string, x float64) string {
 
 // RefusesGivenZero reports whether CheckGiven can refuse a value.
 func (p *Param) RefusesGivenZero() bool { return p.givenZero != "" }
+
+// UnsetLabel is what the parameter left unset (its zero value, which
+// Config's JSON form omits) means, as a listing shows it: Unset, else
+// Auto, else "0", "false" or "none" by its kind.
+func (p *Param) UnsetLabel() string {
+	switch {
+	case p.Unset != "":
+		return p.Unset
+	case p.Auto != "":
+		return p.Auto
+	}
+	switch p.Kind() {
+	case KindString:
+		return "none"
+	case KindBool:
+		return "false"
+	}
+	return "0"
+}
 
 // Check validates the parameter's value in c on its own, as a *ParamError.
 func (p *Param) Check(c *Config) error {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pairgossip/pairgossip/config"
 )
 
 // TestSweepNetworkKeys: a sweep over the loss gives one run per value with
@@ -264,5 +266,45 @@ func TestReportLeavesOutEarlierContents(t *testing.T) {
 	c := report(0) // the first contents again: their runs are stored, and current
 	if c.Superseded != 2 || c.Groups[0].Mean["objective_mean"] != a.Groups[0].Mean["objective_mean"] {
 		t.Errorf("first contents restored: superseded %d, objective %v (first %v)", c.Superseded, c.Groups[0].Mean["objective_mean"], a.Groups[0].Mean["objective_mean"])
+	}
+}
+
+// TestReportNamesUnsetValues: a swept value that is the parameter's unset
+// one (loss 0, activation edges: the JSON form omits it) is named in the
+// report's cells, and a numeric one plots at its x; they were blank cells,
+// and the x axis fell back to the order of appearance.
+func TestReportNamesUnsetValues(t *testing.T) {
+	dir := t.TempDir()
+	sw := writeSweep(t, dir, "base: {iters: 40, data: synthetic-auc, n: 60, log_points: 2}\noptimum: false\naxes:\n  loss: [0, 0.3]\n  activation: [edges, clocks]\n")
+	st := open(t, filepath.Join(dir, "r.db"))
+	if _, err := Execute(context.Background(), sw, sw.Runs, st, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := LoadReport(st, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range rep.Groups {
+		got = append(got, strings.Join(g.Values, " "))
+	}
+	if strings.Join(got, ",") != "0 edges,0 clocks,0.3 edges,0.3 clocks" {
+		t.Fatalf("cells %q", got)
+	}
+	csv := string(rep.CSV())
+	if !strings.Contains(csv, "\n0,edges,1,1,0,0,") {
+		t.Errorf("summary.csv:\n%s", csv)
+	}
+	p, err := rep.Plot("objective_mean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.X.Min != 0 || p.X.Max != 0.3 {
+		t.Errorf("x axis [%g, %g], want the values [0, 0.3]", p.X.Min, p.X.Max)
+	}
+	for _, k := range config.Params() {
+		if k.RefusesGivenZero() && k.Unset == "" {
+			t.Errorf("%s: a zero given is refused, so its unset value needs a name (Param.Unset)", k.Field)
+		}
 	}
 }

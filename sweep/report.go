@@ -151,8 +151,14 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 		g := byKey[gk]
 		if g == nil {
 			g = &Group{raw: raw, order: r.order}
-			for _, x := range raw {
-				g.Values = append(g.Values, rawLabel(x))
+			for i, x := range raw {
+				if x == nil {
+					// Left unset (the JSON form omits a zero): named by what
+					// that means (loss 0, link_up 1, activation edges), as a
+					// number where it is one, so that it plots at its x.
+					raw[i] = unsetRaw(keyByName[rep.Keys[i]].param.UnsetLabel())
+				}
+				g.Values = append(g.Values, rawLabel(raw[i]))
 			}
 			byKey[gk] = g
 			rep.Groups = append(rep.Groups, g)
@@ -245,6 +251,16 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// unsetRaw is the JSON value of label, a parameter's UnsetLabel: a number
+// where it reads as one, else a string.
+func unsetRaw(label string) json.RawMessage {
+	if _, err := strconv.ParseFloat(label, 64); err == nil {
+		return json.RawMessage(label)
+	}
+	b, _ := json.Marshal(label)
+	return b
 }
 
 func rawLabel(x json.RawMessage) string {
