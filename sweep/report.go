@@ -601,7 +601,11 @@ func (r *Report) CurveSpec(metric string) (figure.Spec, bool) {
 		if lbl == "" {
 			lbl = "all runs"
 		}
-		cv := figure.Curve{Label: fmt.Sprintf("%s (%d runs)", lbl, slices.Max(c.Runs)), X: c.Iter, Y: c.Mean,
+		runs := fmt.Sprintf("%d runs", slices.Max(c.Runs))
+		if slices.Max(c.Runs) == 1 {
+			runs = "1 run"
+		}
+		cv := figure.Curve{Label: fmt.Sprintf("%s (%s)", lbl, runs), X: c.Iter, Y: c.Mean,
 			Color: figure.Palette[i%len(figure.Palette)], Lo: make([]float64, len(c.Mean)), Hi: make([]float64, len(c.Mean))}
 		for j := range c.Mean {
 			sd := c.Std[j]
