@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -70,7 +71,12 @@ type local struct {
 	t         int64
 	nonzero   int64 // this rank's non-zero gradients
 	bad       div   // where a margin first turned non-finite on this rank
-	edges     *rng.Stream
+	// stop, set when Execute's context is cancelled, cuts a measurement
+	// short: its passes over the rank's nodes (orderedSums) skip what is
+	// left, the collectives still run, and the ranks then agree to drop
+	// the record (Execute).
+	stop  atomic.Bool
+	edges *rng.Stream
 	// The graph's edges are held by their owners: edge e (global index in
 	// the sorted edge list) belongs to the rank of its lower end, and rank
 	// r's edges are [eStart[r], eStart[r+1]); this rank holds myEdges.

@@ -76,6 +76,10 @@ func newMeasurer(l *local, cfg engine.Config, gen rowSource, workers int) (*meas
 	return ms, nil
 }
 
+// stopEvery is how many nodes a pass of a measurement takes between two
+// looks at local.stop (a power of two).
+const stopEvery = 4096
+
 // orderedSums returns, on every rank, the sums over each of engine's
 // segments of the n nodes of add(k, acc) (width values), each in node
 // order.
@@ -103,6 +107,9 @@ func (l *local) orderedSums(width int, add func(k int, acc []float64)) ([]float6
 	run := func(g, from, to int) {
 		a := acc(g)
 		for k := from; k < to; k++ {
+			if k&(stopEvery-1) == 0 && l.stop.Load() {
+				return // cut short: the record is dropped (Execute)
+			}
 			add(k, a)
 		}
 	}
@@ -390,6 +397,9 @@ func (ms *measurer) shareBlocks(lo, hi, stride int, fn func(b int, out []float64
 	a, b := mpi.Block(hi-lo, size, me)
 	mine := make([]float64, (b-a)*stride)
 	for x := a; x < b; x++ {
+		if l.stop.Load() {
+			break // cut short: the record is dropped (Execute)
+		}
 		fn(lo+x, mine[(x-a)*stride:(x-a+1)*stride])
 	}
 	return l.comm.AllgathervFloat64(mine, counts, ms.blocks[lo*stride:hi*stride])

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"github.com/pairgossip/pairgossip/output"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -232,5 +234,68 @@ func TestSummaryPrecisionWarning(t *testing.T) {
 	}
 	if s.Iter != 10 || s.ObjectiveMean != 0.5 || s.MeasureMode != problem.MethodSampled.String() {
 		t.Fatalf("final values: iter %d, objective %v, mode %q", s.Iter, s.ObjectiveMean, s.MeasureMode)
+	}
+}
+
+// TestOneRankMeasureCut: a signal during a measurement cuts it short (it
+// no longer waits for the passes over every node): Execute returns
+// context.Canceled at once, with a checkpoint whose trace lacks that
+// measurement, and the resumed run takes it again and gives one process's
+// uninterrupted trace and state.
+func TestOneRankMeasureCut(t *testing.T) {
+	cfg := testConfig(20000, 3000)
+	wantTrace, _, wantState := singleProcess(t, cfg)
+	ck := filepath.Join(t.TempDir(), "ckpt")
+	r, err := Prepare(mpi.Self(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := r.LockCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Checkpoint = ck
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	at := r.sched[3]
+	measureStarts = func(l *local) {
+		if l.t == at {
+			cancel()
+			for !l.stop.Load() { // context.AfterFunc runs on its own goroutine
+				runtime.Gosched()
+			}
+		}
+	}
+	defer func() { measureStarts = nil }()
+	trace, err := r.Execute(ctx, nil)
+	unlock()
+	if !errors.Is(err, context.Canceled) || len(trace) != 3 || r.Iter() != at {
+		t.Fatalf("Execute: %v, %d records, at iteration %d; want context.Canceled, 3 records, at %d", err, len(trace), r.Iter(), at)
+	}
+	measureStarts = nil
+	r2, err := Prepare(mpi.Self(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior, err := r2.Resume(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prior) != 3 || r2.Iter() != at {
+		t.Fatalf("checkpoint: %d records at iteration %d, want 3 at %d", len(prior), r2.Iter(), at)
+	}
+	trace, err = r2.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
+		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
+	}
+	var st bytes.Buffer
+	if err := r2.WriteState(&st); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(st.Bytes(), wantState) {
+		t.Fatal("resumed final state differs")
 	}
 }

@@ -324,10 +324,15 @@ func (r *Run) CommTime() time.Duration { return r.l.commTime }
 func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engine.Record, error) {
 	l := r.l
 	trace := append([]engine.Record(nil), r.prior...)
+	// The measurements done: those before l.t, and the one at l.t if the
+	// trace holds it (one that a signal cut short is not in the trace of
+	// the checkpoint then saved, and is taken again here).
 	next := 0
-	for next < len(r.sched) && r.sched[next] <= l.t {
+	for next < len(r.sched) && (r.sched[next] < l.t || r.sched[next] == l.t && len(trace) > 0 && trace[len(trace)-1].Iter == l.t) {
 		next++
 	}
+	l.stop.Store(ctx.Err() != nil)
+	defer context.AfterFunc(ctx, func() { l.stop.Store(true) })()
 	lastSave := time.Now()
 	save := func() error {
 		t0 := time.Now()
@@ -336,7 +341,7 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 		lastSave = time.Now()
 		return err
 	}
-	for l.t < r.Config.Iters {
+	for l.t < r.Config.Iters || next < len(r.sched) && r.sched[next] == l.t {
 		stop := r.Config.Iters
 		if next < len(r.sched) {
 			stop = r.sched[next]
@@ -398,10 +403,27 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			if err != nil {
 				return trace, err
 			}
+			if measureStarts != nil {
+				measureStarts(l)
+			}
 			rec, err := r.ms.measure(evals)
-			r.MeasureTime += time.Since(t1)
 			if err != nil {
 				return trace, err
+			}
+			// A signal cuts a measurement short on the ranks it reaches
+			// (local.stop): they agree here to drop its record, and the
+			// checkpoint saved now lacks it, so a resumed run takes it
+			// again.
+			cut := []int64{0}
+			if l.stop.Load() {
+				cut[0] = 1
+			}
+			if err := r.Comm.AllreduceInt64(cut, mpi.Max); err != nil {
+				return trace, err
+			}
+			r.MeasureTime += time.Since(t1)
+			if cut[0] != 0 {
+				return trace, r.cancel(save)
 			}
 			l.netRecord(&rec)
 			trace = append(trace, rec)
@@ -428,6 +450,9 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 	}
 	return trace, nil
 }
+
+// measureStarts, when set (by a test), is called before each measurement.
+var measureStarts func(l *local)
 
 // diverged is the divergence the ranks agreed on at iteration t (the
 // earliest of any rank's): a second collective, on this path only, takes
