@@ -8,22 +8,31 @@ import (
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/internal/sysprobe"
 	"github.com/pairgossip/pairgossip/layout"
+	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
 // MemoryEstimate is the memory a run needs, by part, in bytes.
 type MemoryEstimate struct {
 	State, Graph, Measure, Solver int64
+	// Network is the network model's own memory: a schedule's graphs and
+	// tables, the churn's cursors or session file, a replayed stream (the
+	// engine's per-node arrays and the delay queue are in State).
+	Network int64
 }
 
 // Total is the sum of the parts.
-func (m MemoryEstimate) Total() int64 { return m.State + m.Graph + m.Measure + m.Solver }
+func (m MemoryEstimate) Total() int64 { return m.State + m.Graph + m.Measure + m.Solver + m.Network }
 
 func gib(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
 
 func (m MemoryEstimate) String() string {
-	return fmt.Sprintf("%s (state %s, graph %s, measurement %s, optimum solver %s)",
-		gib(m.Total()), gib(m.State), gib(m.Graph), gib(m.Measure), gib(m.Solver))
+	net := ""
+	if m.Network > 0 {
+		net = ", network " + gib(m.Network)
+	}
+	return fmt.Sprintf("%s (state %s, graph %s%s, measurement %s, optimum solver %s)",
+		gib(m.Total()), gib(m.State), gib(m.Graph), net, gib(m.Measure), gib(m.Solver))
 }
 
 // estimateEdges bounds the number of undirected edges the graph will have,
@@ -133,8 +142,36 @@ func estimateMemory(cfg Config, n, d, workers int, obj problem.Objective) Memory
 	algo, _ := engine.ParseAlgorithm(cfg.Algorithm)
 	est, _ := engine.ParseEstimator(cfg.Baseline)
 	sched, _ := engine.ParseSchedule(cfg.Schedule)
-	if em, err := engine.EstimateMemory(sh, engine.Config{Algorithm: algo, Estimator: est, Workers: workers, Schedule: sched}); err == nil {
+	// The network model (a knob that does not parse is refused later,
+	// naming it): the engine counts its per-node arrays and the delay
+	// queue; the model its cursors, files and a schedule's phases.
+	nm, nerr := cfg.NetworkModel(n)
+	if nerr == nil && !nm.IsPerfect() {
+		m.Network = nm.EstimateBytes(n)
+		for _, ph := range nm.Schedule {
+			pc := cfg
+			pc.Graph, pc.GraphK, pc.GraphP, pc.GraphR, pc.GraphFile = ph.Spec.Kind, ph.Spec.K, ph.Spec.P, ph.Spec.Radius, ph.Spec.File
+			pn := n
+			if ph.Spec.N > 0 {
+				pn = ph.Spec.N
+			}
+			pe := estimateEdges(pc, pn)
+			m.Network += int64(pe*16) + int64(pn)*8 + network.PhaseBytes(pn, pe, nm.Activation.Kind == network.ActWeights)
+		}
+	} else {
+		nm = network.Model{}
+	}
+	if em, err := engine.EstimateMemory(sh, engine.Config{Algorithm: algo, Estimator: est, Workers: workers, Schedule: sched, Network: nm}); err == nil {
 		m.State += em.State + em.Executor
+		if !nm.IsPerfect() {
+			// The engine's part of the network (its per-node arrays, the
+			// delay queue) is the network's too.
+			if e0, err := engine.EstimateMemory(sh, engine.Config{Algorithm: algo, Estimator: est, Workers: workers, Schedule: sched}); err == nil {
+				d := (em.State + em.Executor) - (e0.State + e0.Executor)
+				m.State -= d
+				m.Network += d
+			}
+		}
 	} else {
 		// A schedule that does not apply is refused later, with its reason;
 		// count the state alone.
@@ -155,7 +192,7 @@ func estimateMemory(cfg Config, n, d, workers int, obj problem.Objective) Memory
 	if cfg.SkipOptimum {
 		m.Solver = 0
 	}
-	if m.State < 0 || m.Graph < 0 || m.Measure < 0 || m.Solver < 0 || m.Total() < 0 { // overflowed after all
+	if m.State < 0 || m.Graph < 0 || m.Measure < 0 || m.Solver < 0 || m.Network < 0 || m.Total() < 0 { // overflowed after all
 		return MemoryEstimate{State: 1 << 60}
 	}
 	return m
@@ -169,7 +206,11 @@ var availableMemory = sysprobe.AvailableMemory
 func checkMemory(cfg Config, n, d, workers int, obj problem.Objective) error {
 	est := estimateMemory(cfg, n, d, workers, obj)
 	if avail := availableMemory(); avail > 0 && est.Total() > avail {
-		return fmt.Errorf("this run needs about %s but only %s is available; reduce n, d, the graph's density or --eval-nodes", est, gib(avail))
+		hint := "reduce n, d, the graph's density or --eval-nodes"
+		if est.Network > est.Total()/2 {
+			hint = "most of it is the network model's: shorten --delay, the --graph-schedule's phases or the --edge-stream, or reduce n or d"
+		}
+		return fmt.Errorf("this run needs about %s but only %s is available; %s", est, gib(avail), hint)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package pairgossip
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -203,5 +204,58 @@ func TestInputActivationRefused(t *testing.T) {
 			}
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestEstimateMemoryNetwork: the memory estimate counts the network
+// model: the delay queue, the churn's cursors or session file, a
+// replayed stream, each phase of a schedule; it counted none of them, and
+// a run the estimate let through could need several times what it said
+// (metric learning with delays of 10⁶ events: 4 MiB said, 1.6 GiB used).
+func TestEstimateMemoryNetwork(t *testing.T) {
+	base := DefaultConfig()
+	base.Data, base.Algorithm = "synthetic-auc", "async"
+	none := EstimateMemory(base, 1_000_000, 16, 2)
+	if none.Network != 0 {
+		t.Fatalf("no network model: network %d bytes", none.Network)
+	}
+	dir := t.TempDir()
+	stream := filepath.Join(dir, "s.txt")
+	if err := os.WriteFile(stream, bytes.Repeat([]byte("1 0 1\n"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		set  func(*Config)
+		min  int64 // the least the model must add to the total
+	}{
+		// 2·(10⁶+1) slots of 16 floats and their headers.
+		{"delay", func(c *Config) { c.Delay = "constant:1000000" }, 2_000_000 * 16 * 8},
+		{"churn", func(c *Config) { c.Churn = "geometric:up=9000,down=1000" }, 1_000_000 * 32},
+		{"stream", func(c *Config) { c.EdgeStream = stream }, 1000 * 16},
+		// 8 phases of 5·10⁶ edges: 16 bytes an edge for the graph.
+		{"schedule", func(c *Config) {
+			c.Algorithm = "sync"
+			c.GraphSchedule = strings.Repeat("1000:watts-strogatz:k=10,p=0.3;", 7) + "1000:watts-strogatz:k=10,p=0.3"
+		}, 8 * 5_000_000 * 16},
+	} {
+		cfg := base
+		c.set(&cfg)
+		ref := base
+		ref.Algorithm = cfg.Algorithm
+		got := EstimateMemory(cfg, 1_000_000, 16, 2).Total() - EstimateMemory(ref, 1_000_000, 16, 2).Total()
+		if got < c.min {
+			t.Errorf("%s: the model adds %d bytes to the estimate, want at least %d", c.name, got, c.min)
+		}
+	}
+	// Refused before it allocates: metric learning with delays of 10⁶
+	// events holds 2·10⁶ messages of d² = 1600 floats.
+	saved := availableMemory
+	availableMemory = func() int64 { return 8 << 30 }
+	defer func() { availableMemory = saved }()
+	cfg := DefaultConfig()
+	cfg.Problem, cfg.Data, cfg.N, cfg.Dim, cfg.Algorithm, cfg.Delay = "metric", "synthetic-metric", 1000, 40, "async", "constant:1000000"
+	if _, err := Prepare(cfg); err == nil || !strings.Contains(err.Error(), "needs about") || !strings.Contains(err.Error(), "network") {
+		t.Fatalf("metric learning with delays of 10⁶ events: %v, want a refusal naming the network's memory", err)
 	}
 }

@@ -134,14 +134,15 @@ func (nt *Net) expectedWeights(horizon int64) (pairs [][2]int32, w []float64) {
 			frac = float64(ph.length) / total
 		}
 		pp, pe := ph.pairs, ph.pe
-		if ph.gapPairs != nil {
-			pp, pe = ph.gapPairs, ph.gapPE
-			if st := nt.stream; st != nil && horizon > 0 && horizon < st.Last() {
-				// The run replays the stream's first horizon iterations:
-				// their frequencies (a line far past them would dilute
-				// the stream's over its whole span).
-				pp, pe = streamFrequencies(st, horizon)
+		if ph.stream {
+			// The stream's frequencies per iteration over its span, or over
+			// the first horizon iterations, which the run replays (a line
+			// far past them would dilute them).
+			h := nt.stream.Last()
+			if horizon > 0 && horizon < h {
+				h = horizon
 			}
+			pp, pe = streamFrequencies(nt.stream, h)
 		}
 		for x, e := range pp {
 			s := (1 - nt.loss) * nt.linkUp

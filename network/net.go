@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"math"
+	"os"
 	"unsafe"
 
 	"github.com/pairgossip/pairgossip/graph"
@@ -18,12 +19,13 @@ type phaseNet struct {
 	pe     []float64  // p_e per pair: the probability an activation is that pair
 	p      []float64  // p_k = Σ_{e∋k} p_e (sums to 2)
 	invP   []float64  // 1/p_k (+Inf for a node never activated)
-	// gapPairs and gapPE, when set, replace pairs and pe in the expected
-	// gossip matrix: a recorded stream's pairs with their frequency per
-	// iteration (iterations without a line activate nothing).
-	gapPairs [][2]int32
-	gapPE    []float64
-	alias    alias // weights
+	// stream: the phase replays a recorded stream, whose pairs enter the
+	// expected gossip matrix with their frequency per iteration
+	// (iterations without a line activate nothing) in place of pairs and
+	// pe: counted when a gap is asked for (EffectiveGap), not when the run
+	// is built, since a run past the summary's gap size never asks.
+	stream bool
+	alias  alias // weights
 }
 
 // streamCounts returns the pairs of the stream's lines at iterations
@@ -301,9 +303,7 @@ func (nt *Net) initStream(m Model, g *graph.Graph) error {
 		}
 	}
 	nt.stream = s
-	pn := phaseNet{g: g, length: math.MaxInt64}
-	// the stream's own frequencies per iteration, for the effective gap
-	pn.gapPairs, pn.gapPE = streamFrequencies(s, s.Last())
+	pn := phaseNet{g: g, length: math.MaxInt64, stream: true}
 	if m.StreamP == "empirical" {
 		// The endpoints' frequencies per line.
 		pn.pairs, pn.pe = streamCounts(s, s.Last(), float64(len(s.T)))
@@ -342,9 +342,52 @@ func (nt *Net) Bytes() int64 {
 		b += int64(len(nt.stream.T)) * 16
 	}
 	for _, ph := range nt.phases {
-		b += int64(len(ph.p)+len(ph.invP))*8 + int64(len(ph.pe))*8 + int64(len(ph.alias.prob))*16 + int64(len(ph.gapPE))*16
+		b += int64(len(ph.p)+len(ph.invP))*8 + int64(len(ph.pe))*8 + int64(len(ph.alias.prob))*16
 	}
 	return b
+}
+
+// EstimateBytes bounds, before a run builds its network, the memory the
+// network of m will hold for n nodes besides what others count: the
+// engine its per-node arrays and delay queue, the caller a schedule's
+// graphs and their per-phase arrays (PhaseBytes). Here: the churn's cursors,
+// or a session file's records, and a replayed stream's arrays, those two
+// bounded from the files' sizes (a line has at least 6 bytes; a session
+// line takes about 80 bytes while it is read and sorted, a stream line 16).
+func (m Model) EstimateBytes(n int) int64 {
+	var b int64
+	switch m.Churn.Dist {
+	case "":
+	case DistFile:
+		b += maxLines(m.Churn.File)*80 + int64(n+1)*16
+	default:
+		b += int64(n) * int64(unsafe.Sizeof(cursor{}))
+	}
+	if m.EdgeStream != "" && m.Stream == nil {
+		b += maxLines(m.EdgeStream) * 16
+	}
+	return b
+}
+
+// PhaseBytes is the memory of a built phase besides its graph, for a graph
+// of n nodes and about edges edges: p_k and 1/p_k, p_e, and under
+// weights activation the alias table.
+func PhaseBytes(n int, edges float64, weights bool) int64 {
+	per := 8.0
+	if weights {
+		per += 16
+	}
+	return int64(n)*16 + int64(edges*per)
+}
+
+// maxLines bounds the lines of the file at path from its size (0 when it
+// cannot be read: the run then fails naming it).
+func maxLines(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()/6 + 1
 }
 
 // Model returns the model the network was built from.

@@ -2,6 +2,7 @@ package network
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"io"
@@ -180,13 +181,48 @@ func ReplayNote(path string, seed uint64, m Model) string {
 }
 
 // ReadStream reads a whole stream file into memory (16 bytes per line).
+// A regular file's lines are counted first, so that the arrays are
+// allocated once at their size (grown by appends, they peaked at about
+// twice it).
 func ReadStream(path string, n int) (*Stream, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--edge-stream: %w", err)
 	}
 	defer f.Close()
-	return ParseStream(f, path, n)
+	lines := 0
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if lines, err = countLines(f); err != nil {
+			return nil, fmt.Errorf("--edge-stream: %w", err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("--edge-stream: %w", err)
+		}
+	}
+	return parseStream(f, path, n, lines)
+}
+
+// countLines counts the lines of r (a last line without a newline
+// included).
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, 1<<20)
+	lines, last := 0, byte('\n')
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			lines += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				lines++
+			}
+			return lines, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // streamLine returns ":L", L the line of file name that holds its
@@ -213,7 +249,13 @@ func streamLine(name string, x int) string {
 
 // ParseStream reads a stream from r (see StreamReader); name labels errors.
 func ParseStream(r io.Reader, name string, n int) (*Stream, error) {
-	s := &Stream{Name: name}
+	return parseStream(r, name, n, 0)
+}
+
+// parseStream is ParseStream with room for lines activations made at once
+// (an upper bound: comment lines count too).
+func parseStream(r io.Reader, name string, n, lines int) (*Stream, error) {
+	s := &Stream{Name: name, T: make([]int64, 0, lines), I: make([]int32, 0, lines), J: make([]int32, 0, lines)}
 	sr := NewStreamReader(r, name, n)
 	for {
 		t, i, j, err := sr.Next()
