@@ -219,8 +219,8 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 // else Lanczos).
 func (nt *Net) perfectGap(ctx context.Context, method string, opt GapOptions) (graph.Gap, error) {
 	if len(nt.model.Schedule) == 0 {
-		pg, err := graph.SpectralGap(nt.g)
-		if err != nil {
+		pg, err := untilDone(ctx, func() (graph.Gap, error) { return graph.SpectralGap(nt.g) })
+		if err != nil && ctx.Err() == nil {
 			err = fmt.Errorf("network: effective gap: %w", err)
 		}
 		return pg, err
@@ -245,6 +245,32 @@ func (nt *Net) perfectGap(ctx context.Context, method string, opt GapOptions) (g
 		method = none
 	}
 	return graph.Gap{Value: v, Method: method + " (the schedule's phases, uniform edges, no faults)", Residual: res, Iterations: it}, err
+}
+
+// untilDone returns f's result, or ctx's error as soon as ctx is done: a
+// dense eigensolve (seconds at n = 1024) and the graph's own Lanczos do
+// not look at ctx, and a Ctrl-C must not wait for them. f then finishes
+// on its own goroutine, its result dropped; it must write nothing shared.
+func untilDone[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return f()
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	c := make(chan result, 1)
+	go func() {
+		v, err := f()
+		c <- result{v, err}
+	}()
+	select {
+	case r := <-c:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // laplacianLambda2 returns λ₂ of the weighted Laplacian Σ w_e (e_i −
@@ -283,7 +309,7 @@ func laplacianLambda2(ctx context.Context, method string, n int, pairs [][2]int3
 	}
 	switch method {
 	case "dense":
-		v, err = denseLambda2(n, pairs, ws)
+		v, err = untilDone(ctx, func() (float64, error) { return denseLambda2(n, pairs, ws) })
 	case "lanczos":
 		tol, maxIter := opt.Tol, opt.MaxIter
 		if tol == 0 {

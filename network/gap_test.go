@@ -364,3 +364,29 @@ func TestScheduleGapPerfect(t *testing.T) {
 		}
 	}
 }
+
+// TestUntilDone: a computation that does not look at ctx (a dense
+// eigensolve) is left to finish on its own when ctx is done: the caller
+// gets ctx's error at once, and the result when it comes first.
+func TestUntilDone(t *testing.T) {
+	release := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := untilDone(ctx, func() (float64, error) { <-release; return 1, nil })
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	close(release)
+	if v, err := untilDone(context.Background(), func() (float64, error) { return 2, nil }); v != 2 || err != nil {
+		t.Fatalf("not cancelled: %v %v", v, err)
+	}
+	live, stop := context.WithCancel(context.Background())
+	defer stop()
+	if v, err := untilDone(live, func() (float64, error) { return 3, nil }); v != 3 || err != nil {
+		t.Fatalf("live context: %v %v", v, err)
+	}
+}

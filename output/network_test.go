@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -75,5 +76,14 @@ func TestNewNetworkInfo(t *testing.T) {
 		if !strings.Contains(j, k) {
 			t.Errorf("JSON lacks %s: %s", k, j)
 		}
+	}
+	// A signal after the run stops the gap (a dense eigensolve that does
+	// not look at it ran on, and the command ended "complete", exit 0):
+	// the summary says it was interrupted.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ni = NewNetworkInfoContext(ctx, cfg, m, nt, nil)
+	if !strings.Contains(ni.GapMethod, "interrupted") || !math.IsNaN(float64(ni.EffectiveGap)) {
+		t.Errorf("cancelled: %+v", ni)
 	}
 }

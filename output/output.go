@@ -7,6 +7,7 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -359,6 +360,12 @@ const SummaryGapMaxN = graph.DenseMaxN
 // network). net is the run's network (engine.Sim.Net), for the effective
 // gap; final the last measurement, for the counters.
 func NewNetworkInfo(cfg config.Config, m network.Model, net *network.Net, final *engine.Record) *NetworkInfo {
+	return NewNetworkInfoContext(context.Background(), cfg, m, net, final)
+}
+
+// NewNetworkInfoContext is NewNetworkInfo whose effective gap stops when
+// ctx is done (gap_method then says it was interrupted).
+func NewNetworkInfoContext(ctx context.Context, cfg config.Config, m network.Model, net *network.Net, final *engine.Record) *NetworkInfo {
 	if m.IsPerfect() {
 		return nil
 	}
@@ -381,7 +388,11 @@ func NewNetworkInfo(cfg config.Config, m network.Model, net *network.Net, final 
 	case net.Graph(1).N > SummaryGapMaxN:
 		ni.GapMethod = fmt.Sprintf("not computed at n = %d > %d (pairgossip gap with the same flags computes it)", net.Graph(1).N, SummaryGapMaxN)
 	default:
-		g, err := net.EffectiveGap(network.GapOptions{Horizon: int64(cfg.Iters)})
+		g, err := net.EffectiveGapContext(ctx, network.GapOptions{Horizon: int64(cfg.Iters)})
+		if ctx.Err() != nil {
+			ni.GapMethod = "not computed: interrupted (pairgossip gap with the same flags computes it)"
+			break
+		}
 		if err != nil {
 			ni.GapMethod = "not computed: " + err.Error()
 			break
@@ -395,6 +406,13 @@ func NewNetworkInfo(cfg config.Config, m network.Model, net *network.Net, final 
 // Summarize builds the summary of a run. res may be partial; err is the
 // error that stopped the run, if any.
 func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
+	return SummarizeContext(context.Background(), r, res, err)
+}
+
+// SummarizeContext is Summarize whose one long part, the effective gap of
+// a run under a network model (a dense eigensolve, up to seconds), stops
+// when ctx is done: a Ctrl-C after the run does not wait for it.
+func SummarizeContext(ctx context.Context, r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
 	s := NewSummary(r.Config, err)
 	s.Data.Name, s.Data.N, s.Data.D, s.Data.Classes = r.Data.Name, r.Data.N, r.Data.D, r.Data.NumClasses()
 	if l, err := problem.ParseLoss(r.Config.Problem); err == nil && !l.IsMetric() && len(r.Data.ClassNames) == 2 {
@@ -418,7 +436,7 @@ func Summarize(r *pairgossip.Run, res *pairgossip.Result, err error) Summary {
 		final = &res.Trace[len(res.Trace)-1]
 	}
 	if r.Graph != nil {
-		s.Network = NewNetworkInfo(r.Config, r.Network, r.Sim.Net(), final)
+		s.Network = NewNetworkInfoContext(ctx, r.Config, r.Network, r.Sim.Net(), final)
 		if s.Network != nil && r.Network.Delay.Dist != "" {
 			f := r.Sim.NetCounts().InFlight
 			s.Network.MessagesInFlight = &f

@@ -481,7 +481,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	res, runErr := run.ExecuteWith(ctx, pairgossip.ExecOptions{OnRecord: prog.record, OnProgress: prog.update,
 		Checkpoint: a.ckpt, CheckpointEvery: a.every, Trace: trace, TraceNodes: a.traceNodes})
 	prog.close()
-	sum := output.Summarize(run, res, runErr)
+	sum := output.SummarizeContext(ctx, run, res, runErr)
 	for _, w := range sum.Warnings[min(len(run.Warnings), len(sum.Warnings)):] {
 		fmt.Fprintln(stderr, "warning:", w) // what the run found (the set-up's were said before it)
 	}
@@ -557,7 +557,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if a.asJSON {
-		return nil
+		return afterRun(ctx, stderr)
 	}
 	on := run.Config.Graph
 	if run.Config.GraphSchedule != "" {
@@ -588,6 +588,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(a.out, "trace.csv"), filepath.Join(a.out, "summary.json"))
 	if a.traceNodes {
 		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(a.out, "nodes.csv"))
+	}
+	return afterRun(ctx, stderr)
+}
+
+// afterRun ends a run that completed: a signal during what followed it
+// (the summary's effective gap, stopped by it; the outputs, written in
+// whole) exits 130, as a Ctrl-C anywhere does.
+func afterRun(ctx context.Context, stderr io.Writer) error {
+	if bySignal(ctx) {
+		fmt.Fprintln(stderr, "the run completed and its outputs are written; interrupted after it (the summary's effective gap, if it was being computed, is not)")
+		return context.Canceled
 	}
 	return nil
 }
