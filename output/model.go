@@ -61,7 +61,7 @@ func CheckModelSpace(r *pairgossip.Run, dir string) error {
 	}
 	b := ModelBytes(r)
 	if need := b + b/100 + 64<<20; uint64(need) > free {
-		return fmt.Errorf("model: %s of θ̄ (%d nodes × %d) does not fit the %s free in %s", byteSize(b), r.Sim.ThetaBar.Rows, r.Problem.P, byteSize(int64(free)), dir)
+		return fmt.Errorf("model: %s of θ̄ (%d nodes × %d) does not fit the %s free in %s", ByteSize(b), r.Sim.ThetaBar.Rows, r.Problem.P, ByteSize(int64(free)), dir)
 	}
 	return nil
 }
@@ -105,7 +105,8 @@ func SaveModel(r *pairgossip.Run, dir string) (ModelFiles, error) {
 	return mf, nil
 }
 
-func byteSize(b int64) string {
+// ByteSize writes b in GiB, MiB or bytes, for messages.
+func ByteSize(b int64) string {
 	switch {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))

@@ -39,6 +39,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -422,6 +423,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		defer lock.Unlock()
 	}
+	if a.cfg.WriteEdges != "" {
+		// The stream is written as the run goes, to a temporary file
+		// beside it: held like a checkpoint, so that what a killed run
+		// left there is removed and two runs do not write one stream.
+		elock, err := filelock.Acquire(a.cfg.WriteEdges)
+		if err != nil {
+			return usagef("--write-edges: %v", err)
+		}
+		defer elock.Unlock()
+		gone, err := atomicfile.RemoveStale(a.cfg.WriteEdges)
+		for _, g := range gone {
+			fmt.Fprintf(stderr, "warning: removed %s, the temporary file of a --write-edges stream whose run was killed\n", g)
+		}
+		if err != nil {
+			return usagef("--write-edges: %v", err)
+		}
+	}
 	prog := newRunProgress(stderr)
 	defer prog.close()
 	// SIGINT/SIGTERM during the set-up (a large data file or graph, a pipe
@@ -466,6 +484,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 			run.Sim.ThetaBar.Rows, run.Problem.P, float64(output.ModelBytes(run))/(1<<20), modelDir)
 		if err := output.CheckModelSpace(run, modelDir); err != nil {
 			return usagef("--save-model: %v", err)
+		}
+	}
+	if a.cfg.WriteEdges != "" {
+		if err := checkStreamSpace(a.cfg.WriteEdges, cfg.Iters, run.Problem.N, cfg.StopAt > 0, stderr); err != nil {
+			return usagef("--write-edges: %v", err)
 		}
 	}
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
@@ -590,6 +613,34 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(a.out, "nodes.csv"))
 	}
 	return afterRun(ctx, stderr)
+}
+
+// streamFree is sysprobe.DiskFree, replaceable in tests.
+var streamFree = sysprobe.DiskFree
+
+// checkStreamSpace refuses, before the run, a --write-edges stream that
+// would not fit the free space of its folder: at most one line "t i j" an
+// iteration, t below iters and i, j below n. A run with --stop-at may end
+// well before iters: it is warned instead.
+func checkStreamSpace(path string, iters int64, n int, stopAt bool, stderr io.Writer) error {
+	free, ok := streamFree(filepath.Dir(path))
+	if !ok {
+		return nil
+	}
+	line := int64(len(strconv.FormatInt(iters, 10)) + 2*len(strconv.Itoa(max(n-1, 0))) + 3)
+	need := iters * line
+	if iters > math.MaxInt64/line {
+		need = math.MaxInt64
+	}
+	if uint64(need) <= free {
+		return nil
+	}
+	msg := fmt.Sprintf("the stream of %d iterations takes up to %s (%d bytes a line), more than the %s free in %s", iters, output.ByteSize(need), line, output.ByteSize(int64(min(free, math.MaxInt64))), filepath.Dir(path))
+	if stopAt {
+		fmt.Fprintf(stderr, "warning: --write-edges: %s; the run stops at --stop-at's target, maybe before\n", msg)
+		return nil
+	}
+	return errors.New(msg + "; give fewer --iters or another folder")
 }
 
 // afterRun ends a run that completed: a signal during what followed it

@@ -344,3 +344,46 @@ func TestWriteEdgesPerfect(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteEdgesSpaceAndLeftovers: a --write-edges stream that cannot fit
+// the free space is refused before the run (it failed at the full disk,
+// the run's work lost), warned about under --stop-at; the temporary file
+// a killed run left beside the stream is removed by the next run (it
+// stayed for good), and the stream is held while a run writes it.
+func TestWriteEdgesSpaceAndLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	edges := filepath.Join(dir, "e.txt")
+	saved := streamFree
+	defer func() { streamFree = saved }()
+	// 3000 iterations of "tttt iii jjj\n": 13 bytes a line at n = 300.
+	streamFree = func(string) (uint64, bool) { return 30000, true }
+	args := []string{"run", "--data", "synthetic-auc", "--n", "300", "--iters", "3000", "--no-optimum", "--loss", "0.2", "--write-edges", edges}
+	code, _, stderr := runCLI(append(args, "--out", filepath.Join(dir, "a"))...)
+	if code != 2 || !strings.Contains(stderr, "--write-edges: the stream of 3000 iterations takes up to") || !strings.Contains(stderr, "13 bytes a line") {
+		t.Fatalf("no space: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a")); err == nil {
+		t.Error("the refused run made --out")
+	}
+	// Not --no-optimum: --stop-at needs the optimum.
+	code, _, stderr = runCLI("run", "--data", "synthetic-auc", "--n", "300", "--iters", "3000", "--loss", "0.2", "--write-edges", edges,
+		"--out", filepath.Join(dir, "b"), "--stop-at", "0.5")
+	if code != 0 || !strings.Contains(stderr, "warning: --write-edges: the stream of 3000 iterations") {
+		t.Fatalf("--stop-at: exit %d, %q", code, stderr)
+	}
+	streamFree = func(string) (uint64, bool) { return 1 << 40, true }
+	left := filepath.Join(dir, ".e.txt.tmp-12345")
+	if err := os.WriteFile(left, []byte("1 0 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(append(args, "--out", filepath.Join(dir, "c"))...)
+	if code != 0 || !strings.Contains(stderr, "warning: removed "+left) {
+		t.Fatalf("leftover: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(left); err == nil {
+		t.Error("the leftover temporary file is still there")
+	}
+	if b, err := os.ReadFile(edges); err != nil || len(b) == 0 {
+		t.Errorf("the stream: %v", err)
+	}
+}
