@@ -288,10 +288,27 @@ func newChurn(c Churn, n int, seed uint64) (*churn, error) {
 	ch.domKey = rng.HashKey(ch.dom)
 	ch.pOnline = c.Up / (c.Up + c.Down)
 	ch.upDraw, ch.downDraw = newSessionDraw(ch.dist, ch.up, ch.sigma), newSessionDraw(ch.dist, ch.down, ch.sigma)
-	eu, ed := ch.upDraw.expected(), ch.downDraw.expected()
-	ch.pi0 = eu / (eu + ed)
+	ch.pi0 = onlineFraction(ch.upDraw, ch.downDraw)
 	ch.cur = make([]cursor, n)
 	return ch, nil
+}
+
+// onlineFraction is π, the long-run fraction of time a node is online,
+// E_up/(E_up + E_down) with the sessions' exact means: the same for every
+// node of a parametric churn.
+func onlineFraction(up, down sessionDraw) float64 {
+	eu, ed := up.expected(), down.expected()
+	return eu / (eu + ed)
+}
+
+// churnPi is onlineFraction for the parametric churn c (not a file), as
+// newChurn computes it.
+func churnPi(c Churn) float64 {
+	sigma := c.Sigma
+	if sigma == 0 {
+		sigma = 1
+	}
+	return onlineFraction(newSessionDraw(c.Dist, c.Up, sigma), newSessionDraw(c.Dist, c.Down, sigma))
 }
 
 // reset forgets every cursor (after a checkpoint restore; optional, since

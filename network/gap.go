@@ -68,28 +68,40 @@ const MethodScaled = "scaled"
 // paper's network's W = I − L/|E| with L scaled, W̄ = I − f·L/|E|, and f: then
 // λ₂ scales too and the effective gap is exactly f times the graph's
 // (graph.SpectralGap, in closed form where the graph has one). That is a
-// model of loss alone, f = 1 − q: two-way, where the exchange of an
-// activated pair happens with probability 1 − q, and one-way, where each
-// endpoint averages with what it received with probability 1 − q
-// (E z_i' = z_i − (1 − q)(z_i − z_j)/2, the same expectation;
-// docs/networks.md §3, §9); delays do not enter W̄. Churn (π_iπ_j is not
-// uniform over the edges), a schedule, link failures, a recorded stream and
-// a non-uniform activation change L's weights edge by edge, and have no
-// such factor.
+// model of loss, f = 1 − q: two-way, where the exchange of an activated
+// pair happens with probability 1 − q, and one-way, where each endpoint
+// averages with what it received with probability 1 − q (E z_i' = z_i −
+// (1 − q)(z_i − z_j)/2, the same expectation; docs/networks.md §3, §9);
+// with parametric churn (exponential, geometric, lognormal), whose π_k is
+// the same π for every node, f = (1 − q)π², since s_e = (1 − q)π_iπ_j.
+// Delays do not enter W̄. A churn file (π_k per node), a schedule, link
+// failures, a recorded stream and a non-uniform activation change L's
+// weights edge by edge, and have no such factor.
 func (m Model) GapScale() (f float64, ok bool) {
-	if m.Churn.Dist != "" || len(m.Schedule) > 0 || m.LinkUp != 0 && m.LinkUp != 1 || m.EdgeStream != "" || m.Stream != nil ||
+	if m.Churn.Dist == DistFile || len(m.Schedule) > 0 || m.LinkUp != 0 && m.LinkUp != 1 || m.EdgeStream != "" || m.Stream != nil ||
 		m.Activation.Kind != "" && m.Activation.Kind != ActEdges {
 		return 0, false
 	}
-	return 1 - m.Loss, true
+	f = 1 - m.Loss
+	if m.Churn.Dist != "" {
+		pi := churnPi(m.Churn)
+		f *= pi * pi
+	}
+	return f, true
 }
 
 // ScaledGap is the effective gap f times the graph's gap pg (|E| ordered
-// edges), for a model of loss alone (Model.GapScale's f): no eigensolve,
-// nor the graph itself where pg is a closed form (pairgossip gap at any n).
-func ScaledGap(pg graph.Gap, f float64, orderedEdges int) Gap {
+// edges), for a model that has such a factor (Model.GapScale's f): no
+// eigensolve, nor the graph itself where pg is a closed form (pairgossip
+// gap at any n). Its Method names the factor.
+func ScaledGap(pg graph.Gap, m Model, orderedEdges int) Gap {
+	f, _ := m.GapScale()
+	factor := " × (1 − q)"
+	if m.Churn.Dist != "" {
+		factor = " × (1 − q)π²"
+	}
 	// Residual: graph.Gap's is L's, ‖Ly − βy‖; W̄'s Laplacian is f·L/|E|.
-	return Gap{Value: f * pg.Value, Perfect: pg.Value, PerfectMethod: pg.Method, Method: pg.Method + " × (1 − q)",
+	return Gap{Value: f * pg.Value, Perfect: pg.Value, PerfectMethod: pg.Method, Method: pg.Method + factor,
 		Residual: f * pg.Residual / float64(orderedEdges), Iterations: pg.Iterations}
 }
 
@@ -196,7 +208,7 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 		return Gap{Value: math.NaN(), Perfect: math.NaN(), Method: method}, err
 	}
 	if method == MethodScaled {
-		return ScaledGap(pg, f, nt.g.OrderedEdges()), nil
+		return ScaledGap(pg, nt.model, nt.g.OrderedEdges()), nil
 	}
 	pairs, w := nt.expectedWeights(opt.Horizon)
 	g := Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}

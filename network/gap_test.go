@@ -263,9 +263,9 @@ func TestLossOnlyGapIsScaled(t *testing.T) {
 	if a := gapOf(t, Model{Loss: 0.3}, g, GapOptions{}); a.Value != 0.7*pg.Value || a.Method != "closed-form × (1 − q)" {
 		t.Errorf("path(2000) --loss 0.3: %+v, want 0.7 × %g", a, pg.Value)
 	}
-	// No factor: churn, a schedule, link failures, a stream, a
+	// No factor: a churn file, a schedule, link failures, a stream, a
 	// non-uniform activation; "scaled" is then refused.
-	for _, m := range []Model{{Loss: 0.3, Churn: Churn{Dist: DistGeometric, Up: 9, Down: 1}}, {Schedule: []Phase{{Graph: g, Length: 5}}},
+	for _, m := range []Model{{Loss: 0.3, Churn: Churn{Dist: DistFile, File: writeFile(t, "c.txt", "0 1 100\n")}}, {Schedule: []Phase{{Graph: g, Length: 5}}},
 		{Schedule: []Phase{{Graph: g, Length: 5}}, LinkUp: 0.5}, {Stream: &Stream{Name: "s", T: []int64{1}, I: []int32{0}, J: []int32{1}}},
 		{Activation: Activation{Kind: ActClocks}}} {
 		if _, ok := m.GapScale(); ok {
@@ -277,6 +277,44 @@ func TestLossOnlyGapIsScaled(t *testing.T) {
 	}
 }
 
+// TestChurnGapIsScaled: under parametric churn π_k is the same π for
+// every node, so W̄ = I − (1 − q)π²L/|E| and the effective gap is exactly
+// (1 − q)π² times the graph's: it equals the dense eigensolve of W̄ (to
+// its accuracy, as in TestLossOnlyGapIsScaled), and beyond
+// graph.DenseMaxN "auto" takes it (Lanczos did not converge on such gaps,
+// which need no eigensolve).
+func TestChurnGapIsScaled(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 500, K: 5, P: 0.3, Seed: 1})
+	for _, m := range []Model{
+		{Churn: Churn{Dist: DistExponential, Up: 90, Down: 10}},
+		{Loss: 0.3, Churn: Churn{Dist: DistGeometric, Up: 9, Down: 1}},
+		{Loss: 0.2, LossOneWay: true, Churn: Churn{Dist: DistLognormal, Up: 50, Down: 20, Sigma: 2}},
+	} {
+		f, ok := m.GapScale()
+		nt := mustNet(t, m, g, 1)
+		pi := nt.churn.pi(0, 0)
+		if !ok || f != (1-m.Loss)*(pi*pi) {
+			t.Fatalf("%s: GapScale %v, %v; want (1 − q)π² = %v", m, f, ok, (1-m.Loss)*(pi*pi))
+		}
+		d, err := nt.EffectiveGap(GapOptions{Method: "dense"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := gapOf(t, m, g, GapOptions{Method: MethodScaled})
+		norm := f * 2 * float64(g.MaxDegree()) / float64(g.OrderedEdges())
+		if math.Abs(s.Value-d.Value) > 1e-12*d.Value+float64(g.N)*0x1p-52*norm || !strings.HasSuffix(s.Method, " × (1 − q)π²") {
+			t.Errorf("%s: scaled %.17g (%s), dense %.17g", m, s.Value, s.Method, d.Value)
+		}
+	}
+	big := mustGraph(t, graph.Spec{Kind: "cycle", N: 4000})
+	pg, _ := graph.SpectralGap(big)
+	m := Model{Churn: Churn{Dist: DistExponential, Up: 90, Down: 10}}
+	f, _ := m.GapScale()
+	if a := gapOf(t, m, big, GapOptions{}); a.Value != f*pg.Value || a.Method != "closed-form × (1 − q)π²" {
+		t.Errorf("cycle(4000) under churn: %+v, want %g × %g", a, f, pg.Value)
+	}
+}
+
 // TestEffectiveGapNotConverged: a Lanczos iteration that does not converge
 // is an error wrapping graph.ErrNotConverged that names no estimate, with
 // the graph's gap (Perfect) known and the effective gap NaN, never the
@@ -284,9 +322,9 @@ func TestLossOnlyGapIsScaled(t *testing.T) {
 func TestEffectiveGapNotConverged(t *testing.T) {
 	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 2000})
 	pg, _ := graph.SpectralGap(g)
-	// Churn: no scaled form, so Lanczos at this n (a schedule's perfect gap
-	// would be a Lanczos iteration too).
-	m := Model{Churn: Churn{Dist: DistGeometric, Up: 10, Down: 10}}
+	// Node clocks: no scaled form, so Lanczos at this n (a schedule's
+	// perfect gap would be a Lanczos iteration too).
+	m := Model{Activation: Activation{Kind: ActClocks}}
 	gp, err := mustNet(t, m, g, 1).EffectiveGap(GapOptions{MaxIter: 300})
 	if !errors.Is(err, graph.ErrNotConverged) || strings.Contains(err.Error(), "estimate") {
 		t.Fatalf("error %v, want ErrNotConverged without an estimate", err)

@@ -80,7 +80,7 @@ func TestGapNotConvergedPrintsGraphGap(t *testing.T) {
 	code, stdout, stderr := runCLI(args...)
 	if code != 0 || !strings.Contains(stdout, "spectral gap 1 − λ₂(W) = 2.4674e-09 (closed-form)") ||
 		!strings.Contains(stdout, "effective gap 1 − λ₂(W̄) under --activation weights:"+weights+": not computed: lanczos did not converge") ||
-		!strings.Contains(stdout, "a smaller --n (up to 1024") || strings.Contains(stdout, "e-05") || strings.Contains(stdout, "estimate") {
+		!strings.Contains(stdout, "computes such gaps only up to n = 1024, for a smaller network") || strings.Contains(stdout, "e-05") || strings.Contains(stdout, "estimate") {
 		t.Errorf("exit %d: stdout %q stderr %q", code, stdout, stderr)
 	}
 	code, stdout, stderr = runCLI(append(args, "--json")...)

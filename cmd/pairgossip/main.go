@@ -168,7 +168,8 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		"With the network flags of pairgossip run (--loss, --churn, --graph-schedule, --link-up,\n"+
 		"--edge-stream, --activation; --delay does not enter it) it also prints the effective gap\n"+
 		"1 − λ₂(W̄) of the expected gossip matrix under that network (docs/networks.md §9). Under\n"+
-		"--loss q alone (one-way or not) it is exactly (1 − q) times the graph's gap, at any n; otherwise\n"+
+		"--loss q alone (one-way or not) it is exactly (1 − q) times the graph's gap, at any n, and with a\n"+
+		"parametric --churn (π online, the same for every node) (1 − q)π² times; otherwise\n"+
 		"dense up to n = 1024 and Lanczos beyond, which can fail to converge where the gap is tiny (a\n"+
 		"path- or cycle-like graph at large n): the graph's gap is then printed and the effective gap\n"+
 		"reported as not computed, with the reason (--json: effective_gap null, effective_gap_method).\n\n"+

@@ -50,7 +50,8 @@ type gapClosed struct {
 // gap and, beside it, the effective gap 1 − λ₂(W̄) of the expected gossip
 // matrix under the model (network.Net.EffectiveGapContext, docs/networks.md
 // §9), stopped by ctx (exit 130). Under loss alone on a graph with a closed
-// form it is (1 − q) times that, without building the graph; where the
+// form it is (1 − q) times that, and with parametric churn (1 − q)π²,
+// without building the graph (network.Model.GapScale); where the
 // effective gap cannot be computed (Lanczos not converged) the graph's gap
 // is printed and the effective gap reported as not computed, as summary.json
 // records it.
@@ -69,9 +70,9 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 		// Loss alone on a graph with a closed form: (1 − q) times it
 		// (Model.GapScale), exact, and without building the graph.
 		if mm, err := cfg.NetworkModel(closed.N); err == nil && mm.Validate() == nil {
-			if f, ok := mm.GapScale(); ok {
+			if _, ok := mm.GapScale(); ok {
 				sh, m, haveScaled = closed, mm, true
-				gp = network.ScaledGap(closed.Gap, f, 2*closed.UndirectedEdges)
+				gp = network.ScaledGap(closed.Gap, mm, 2*closed.UndirectedEdges)
 			}
 		}
 	}
@@ -107,7 +108,7 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 			// graph's gap is printed, the estimate never.
 			notDone = "not computed: " + strings.TrimPrefix(err.Error(), "network: effective gap: ")
 			if errors.Is(err, graph.ErrNotConverged) {
-				notDone += fmt.Sprintf("; a smaller --n (up to %d: the dense eigensolver, exact) computes it", graph.DenseMaxN)
+				notDone += fmt.Sprintf("; the dense eigensolver, exact, computes such gaps only up to n = %d, for a smaller network of this kind", graph.DenseMaxN)
 			}
 		}
 	}
