@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/pairgossip/pairgossip/internal/lanczos"
 )
 
 // Shape is what pairgossip gap prints of a graph: its size, degrees and
@@ -150,7 +152,7 @@ func BuildMemory(spec Spec, n int) float64 {
 	if n <= DenseMaxN {
 		b += 3 * nf * nf * 8
 	} else {
-		b += float64(lanczosBasis+4) * nf * 8
+		b += lanczos.Bytes(n)
 	}
 	return b
 }

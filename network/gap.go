@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/internal/lanczos"
 	"github.com/pairgossip/pairgossip/internal/rng"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -401,105 +403,31 @@ func laplacianMul(pairs [][2]int32, w, dst, x []float64) {
 }
 
 // lanczosLambda2 computes the smallest eigenvalue of L̄ on the complement of
-// the all-ones vector by Lanczos with full reorthogonalisation (twice, as
-// in graph's solver) and explicit restarts from the current Ritz vector;
-// convergence is declared when the explicitly recomputed residual is at
-// most tol·θ. Reaching maxIter products is an error, and so is ctx done
+// the all-ones vector by the thick-restart Lanczos iteration the graph's
+// gap uses (package lanczos; Gershgorin's 2·max weighted degree bounds
+// ‖L̄‖); convergence is declared when the explicitly recomputed residual is
+// at most tol·θ. Reaching maxIter products is an error, and so is ctx done
 // (looked at before each product).
 func lanczosLambda2(ctx context.Context, n int, pairs [][2]int32, w []float64, tol float64, maxIter int, seed uint64) (theta, resid float64, iters int, err error) {
 	if n < 3 {
 		v, err := denseLambda2(n, pairs, w)
 		return v, 0, 0, err
 	}
-	m := min(64, n-1)
-	V := make([]float64, m*n)
-	H := make([]float64, m*m)
-	S := make([]float64, m*m)
-	th := make([]float64, m)
-	coef := make([]float64, m)
-	wv := make([]float64, n)
-	y := make([]float64, n)
-	vec := func(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
-	orth := func(x []float64, j int) float64 {
-		clear(coef)
-		for pass := 0; pass < 2; pass++ {
-			sum := 0.0
-			for _, v := range x {
-				sum += v
-			}
-			for i := range x {
-				x[i] -= sum / float64(n)
-			}
-			if j > 0 {
-				basis := blas64.General{Rows: j, Cols: n, Stride: n, Data: V[:j*n]}
-				c := make([]float64, j)
-				blas64.Gemv(blas.NoTrans, 1, basis, vec(x), 0, vec(c))
-				blas64.Gemv(blas.Trans, -1, basis, vec(c), 1, vec(x))
-				for i := range c {
-					coef[i] += c[i]
-				}
-			}
-		}
-		return blas64.Nrm2(vec(x))
+	deg := make([]float64, n)
+	for k, e := range pairs {
+		deg[e[0]] += w[k]
+		deg[e[1]] += w[k]
 	}
-	st := rng.New(seed, streamGapLanczos)
-	for i := 0; i < n; i++ {
-		V[i] = st.Normal()
+	norm := 2 * slices.Max(deg)
+	res, err := lanczos.Smallest(ctx, n, func(dst, x []float64) { laplacianMul(pairs, w, dst, x) }, norm, tol, maxIter, rng.New(seed, streamGapLanczos))
+	var nc *lanczos.NotConverged
+	switch {
+	case errors.As(err, &nc):
+		// The estimate is not reported: it can be far from λ₂ (by orders
+		// of magnitude for a tiny gap at large n).
+		return 0, 0, nc.Iters, fmt.Errorf("network: effective gap: %w after %d products (relative residual %.2g, tolerance %.2g; it converges slowly when λ₂ is tiny against the spread of the spectrum, as on path- or cycle-like graphs at large n)", graph.ErrNotConverged, nc.Iters, nc.Resid/math.Abs(nc.Estimate), tol)
+	case err != nil:
+		return 0, 0, 0, fmt.Errorf("network: effective gap: %w", err)
 	}
-	nrm := orth(V[:n], 0)
-	blas64.Scal(1/nrm, vec(V[:n]))
-	work := []float64{0}
-	lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: S}, th, work, -1)
-	work = make([]float64, int(work[0]))
-	for {
-		clear(H)
-		k := m
-		for j := 0; j < m; j++ {
-			if err := ctx.Err(); err != nil {
-				return 0, 0, iters, fmt.Errorf("network: effective gap: %w", err)
-			}
-			laplacianMul(pairs, w, wv, V[j*n:(j+1)*n])
-			iters++
-			b := orth(wv, j+1)
-			for i := 0; i <= j; i++ {
-				H[i*m+j], H[j*m+i] = coef[i], coef[i]
-			}
-			if j+1 == m {
-				break
-			}
-			if b <= 1e-13*math.Max(1, math.Abs(H[j*m+j])) {
-				k = j + 1 // invariant subspace
-				break
-			}
-			row := V[(j+1)*n : (j+2)*n]
-			for i := range row {
-				row[i] = wv[i] / b
-			}
-			H[(j+1)*m+j], H[j*m+j+1] = b, b
-		}
-		// Rayleigh–Ritz on the leading k×k block.
-		for r := 0; r < k; r++ {
-			copy(S[r*k:(r+1)*k], H[r*m:r*m+k])
-		}
-		if !lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: k, Stride: k, Uplo: blas.Upper, Data: S[:k*k]}, th[:k], work, len(work)) {
-			return 0, 0, iters, errors.New("network: effective gap: Lanczos projected eigenproblem failed")
-		}
-		theta = th[0]
-		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: k, Cols: n, Stride: n, Data: V[:k*n]},
-			blas64.Vector{N: k, Inc: k, Data: S[:k*k]}, 0, vec(y))
-		blas64.Scal(1/blas64.Nrm2(vec(y)), vec(y))
-		laplacianMul(pairs, w, wv, y)
-		iters++
-		blas64.Axpy(-theta, vec(y), vec(wv))
-		resid = blas64.Nrm2(vec(wv))
-		if resid <= tol*theta || k < m && resid <= 1e-10*math.Max(theta, 1e-300) || m == n-1 {
-			return theta, resid, iters, nil
-		}
-		if iters >= maxIter {
-			// The estimate is not reported: it can be far from λ₂ (by
-			// orders of magnitude for a tiny gap at large n).
-			return 0, 0, iters, fmt.Errorf("network: effective gap: %w after %d products (relative residual %.2g, tolerance %.2g; it converges slowly when λ₂ is tiny against the spread of the spectrum, as on path- or cycle-like graphs at large n)", graph.ErrNotConverged, iters, resid/math.Abs(theta), tol)
-		}
-		copy(V[:n], y)
-	}
+	return res.Theta, res.Resid, res.Iters, nil
 }

@@ -428,3 +428,23 @@ func TestUntilDone(t *testing.T) {
 		t.Fatalf("live context: %v %v", v, err)
 	}
 }
+
+// TestLanczosSharedSolver: the effective gap's Lanczos is the graph's own
+// thick-restart iteration (package lanczos): on a random geometric graph
+// of 20 000 nodes under parametric churn, forced to Lanczos, it gives
+// (1 − q)π² times the graph's gap, which the graph's solver computes; the
+// explicit restarts it had before did not converge there (20 000 products,
+// no value).
+func TestLanczosSharedSolver(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "geometric", N: 20000, Seed: 1})
+	pg, err := graph.SpectralGap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Model{Loss: 0.1, Churn: Churn{Dist: DistExponential, Up: 90, Down: 10}}
+	f, _ := m.GapScale()
+	got := gapOf(t, m, g, GapOptions{Method: "lanczos"})
+	if got.Method != "lanczos" || !relClose(got.Value, f*pg.Value, 1e-6) {
+		t.Fatalf("lanczos %.10g (%s, %d products), want (1 − q)π² × %.10g = %.10g", got.Value, got.Method, got.Iterations, pg.Value, f*pg.Value)
+	}
+}
