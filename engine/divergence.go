@@ -34,24 +34,33 @@ func (e *DivergenceError) Message(step string) string {
 	}
 	if e.Measured {
 		what := e.Field + " is not finite"
-		if e.Field == "objective" {
-			what = "the objective overflows (its terms are finite but too large)"
+		switch e.Field {
+		case "objective":
+			what = "the objective overflows (θ̄'s values are finite but too large)"
+		case userObjective:
+			what = "the objective is not finite (the loss returned ±Inf, or θ̄'s values are too large)"
 		}
 		return fmt.Sprintf("divergence found by the measurement at iteration %d, node %d: %s (reduce %s?)", e.Iter, e.Node, what, step)
 	}
 	return fmt.Sprintf("divergence at iteration %d, node %d: %s is not finite (reduce %s?)", e.Iter, e.Node, e.Field, step)
 }
 
+// userObjective is the Field of a measured divergence whose objective is
+// a user's (problem.Objective): its loss may return ±Inf itself.
+const userObjective = "objective of the user's loss"
+
 // MeasuredDivergence is the divergence that a measurement at iteration t
 // reveals when its objective (rec.ObjMean) is not finite: the first of the
 // measured nodes (rows, in their order) whose θ̄_k (bar(c), c its index in
-// rows) is not finite, or else the first whose objective obj[c] is
-// infinite (finite values whose loss overflows). It is nil when the
-// objective is finite, and when it is NaN over a finite state (a user's
-// loss that returned NaN: the caller says so). Sim.RunWith calls it after
-// each measurement, package ranks with the rows it gathered over the
-// ranks, so that both name the same node.
-func MeasuredDivergence(t int64, rec Record, rows []int, bar func(c int) []float64, obj []float64) *DivergenceError {
+// rows) is not finite, or else the first whose objective obj[c] is not
+// finite. A built-in loss is finite wherever θ̄ is, so its infinite or NaN
+// objective (Inf − Inf) is θ̄'s values overflowing; a user's loss (builtin
+// false) may return ±Inf itself, which is reported as such, or NaN, which
+// is its own fault and not a divergence: nil then, and the caller says so.
+// Sim.RunWith calls it after each measurement, package ranks (built-in
+// losses only) with the rows it gathered over the ranks, so that both name
+// the same node.
+func MeasuredDivergence(t int64, rec Record, rows []int, bar func(c int) []float64, obj []float64, builtin bool) *DivergenceError {
 	if isFinite(rec.ObjMean) {
 		return nil
 	}
@@ -61,8 +70,11 @@ func MeasuredDivergence(t int64, rec Record, rows []int, bar func(c int) []float
 		}
 	}
 	for c, k := range rows {
-		if math.IsInf(obj[c], 0) {
+		switch {
+		case builtin && !isFinite(obj[c]):
 			return &DivergenceError{Iter: t, Node: k, Field: "objective", Measured: true}
+		case !builtin && math.IsInf(obj[c], 0):
+			return &DivergenceError{Iter: t, Node: k, Field: userObjective, Measured: true}
 		}
 	}
 	return nil

@@ -334,7 +334,7 @@ func (s *Sim) RunWith(ctx context.Context, opt RunOptions, trace []Record) (out 
 			}
 			// The record stays in the trace: its non-finite values are
 			// what the error is about.
-			if de := MeasuredDivergence(s.t, rec, s.meas.rows, func(c int) []float64 { return s.ThetaBar.Row(s.meas.rows[c]) }, s.meas.obj); de != nil {
+			if de := MeasuredDivergence(s.t, rec, s.meas.rows, func(c int) []float64 { return s.ThetaBar.Row(s.meas.rows[c]) }, s.meas.obj, s.prob.Obj == nil); de != nil {
 				return trace, de
 			}
 			if opt.Stop != nil && opt.Stop(rec) {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -193,6 +194,30 @@ func nanObjective() *problem.Pairwise {
 			}
 			return true
 		}}
+}
+
+// TestInfLossDiverges: a user loss that returns +Inf stops the run at the
+// measurement as a divergence that says the loss returned it (a built-in
+// loss cannot: its infinite objective is θ̄ overflowing), status diverged.
+func TestInfLossDiverges(t *testing.T) {
+	x, lab := memData(60, 3)
+	cfg := pairgossip.DefaultConfig()
+	cfg.Iters, cfg.LogPoints, cfg.SkipOptimum = 2000, 5, true
+	obj := nanObjective()
+	obj.Func = func(theta, xi, xj []float64, i, j int) float64 { return math.Inf(1) }
+	run, err := pairgossip.PrepareInput(cfg, pairgossip.Input{X: x, N: 60, D: 3, Labels: lab, Objective: obj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	res, err := run.Execute(context.Background(), nil)
+	var de *engine.DivergenceError
+	if !errors.As(err, &de) || !de.Measured || de.Iter != 1 || !strings.Contains(err.Error(), "the loss returned ±Inf") {
+		t.Fatalf("err = %v; want a divergence found by the first measurement naming the loss", err)
+	}
+	if s := Summarize(run, res, err); s.Status != "diverged" {
+		t.Errorf("summary status %q", s.Status)
+	}
 }
 
 // TestNaNLossStops: case 7 of "Nothing silent, nothing lost". A user loss

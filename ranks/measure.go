@@ -1,7 +1,6 @@
 package ranks
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -231,16 +230,12 @@ func (ms *measurer) gatherRows(width int, row func(k int, dst []float64)) ([]flo
 }
 
 // divergence is engine.MeasuredDivergence of the record rec of the last
-// measurement, or, when its objective is NaN over finite θ̄ and
-// objectives, an error that says so (as one process: pairgossip's Run).
-// Every rank holds the gathered rows, so every rank returns the same.
+// measurement (a built-in loss: over ranks no other runs). Every rank
+// holds the gathered rows, so every rank returns the same.
 func (ms *measurer) divergence(rec engine.Record) error {
 	P := ms.l.P
-	if de := engine.MeasuredDivergence(rec.Iter, rec, ms.rows, func(c int) []float64 { return ms.lastBars[c*P : (c+1)*P] }, ms.lastObj); de != nil {
+	if de := engine.MeasuredDivergence(rec.Iter, rec, ms.rows, func(c int) []float64 { return ms.lastBars[c*P : (c+1)*P] }, ms.lastObj, true); de != nil {
 		return de
-	}
-	if math.IsNaN(rec.ObjMean) {
-		return fmt.Errorf("measurement at iteration %d: the objective of the measured nodes is NaN (the data holds a value that is not a number?)", rec.Iter)
 	}
 	return nil
 }

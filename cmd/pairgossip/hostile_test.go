@@ -178,16 +178,27 @@ func TestDivergedCheckpointSays(t *testing.T) {
 // there, is a divergence too: status diverged, the iteration and node
 // named, the measurement's record last in the trace, and the state not
 // saved (it used to end as "failed", blaming the loss, and its checkpoint
-// replaced the last good one).
+// replaced the last good one). Metric learning at a huge step size
+// overflows to a NaN objective (Inf − Inf) over a finite θ̄: a divergence
+// too, since a built-in loss is finite wherever θ̄ is.
 func TestMeasuredDivergence(t *testing.T) {
 	dir := t.TempDir()
-	for _, c := range []struct{ gamma, n, want string }{
-		{"7e306", "3000", "divergence found by the measurement at iteration 122, node 2213: the objective overflows"},
-		{"7e306", "20000", "divergence found by the measurement at iteration 605, node 1680: theta_bar is not finite"},
+	auc := func(n, gamma string) []string {
+		return []string{"--data", "synthetic-auc", "--dim", "16", "--n", n, "--iters", "3000", "--gamma-c", gamma,
+			"--measure", "sampled", "--log-points", "6", "--workers", "2"}
+	}
+	for _, c := range []struct {
+		n    string
+		args []string
+		want string
+	}{
+		{"3000", auc("3000", "7e306"), "divergence found by the measurement at iteration 122, node 2213: the objective overflows"},
+		{"20000", auc("20000", "7e306"), "divergence found by the measurement at iteration 605, node 1680: theta_bar is not finite"},
+		{"metric", []string{"--problem", "metric", "--data", "synthetic-metric", "--n", "200", "--gamma-c", "1e307", "--iters", "3000"},
+			"divergence found by the measurement at iteration 3, node 98: the objective overflows"},
 	} {
 		out, ckpt := filepath.Join(dir, "o"+c.n), filepath.Join(dir, c.n+".ckpt")
-		code, _, stderr := runCLI("run", "--data", "synthetic-auc", "--dim", "16", "--n", c.n, "--iters", "3000", "--gamma-c", c.gamma,
-			"--measure", "sampled", "--log-points", "6", "--workers", "2", "--no-optimum", "--checkpoint", ckpt, "--out", out)
+		code, _, stderr := runCLI(append(append([]string{"run"}, c.args...), "--no-optimum", "--checkpoint", ckpt, "--out", out)...)
 		if code != 1 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "no checkpoint was written before the divergence") {
 			t.Errorf("n = %s: exit %d, %q", c.n, code, stderr)
 		}

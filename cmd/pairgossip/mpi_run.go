@@ -128,6 +128,9 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		return true, runErr
 	}
 	sum := r.Summary(trace, wall, r.MeasureTime, runErr)
+	if runErr != nil {
+		sum.Error = config.FlagMessage(runErr) // as one process's summary and stderr say it (--gamma-c)
+	}
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -174,4 +175,36 @@ func mpiCommand(t *testing.T) (mpirun, dir, bin string) {
 		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
 	}
 	return mpirun, dir, bin
+}
+
+// TestMPIDivergenceSaid: a run over 2 ranks that diverges names one
+// process's iteration and node, with --gamma-c (not the Go field) in
+// summary.json as on stderr, status diverged, exit 1.
+func TestMPIDivergenceSaid(t *testing.T) {
+	mpirun, dir, bin := mpiCommand(t)
+	run := []string{"run", "--data", "synthetic-auc", "--n", "3000", "--dim", "16", "--iters", "3000", "--gamma-c", "1e307", "--no-optimum"}
+	one := filepath.Join(dir, "one")
+	o1, err := exec.Command(bin, append(run, "--out", one)...).CombinedOutput()
+	if err == nil {
+		t.Fatalf("one process did not diverge:\n%s", o1)
+	}
+	args := []string{"--oversubscribe", "-np", "2"}
+	if os.Geteuid() == 0 {
+		args = append([]string{"--allow-run-as-root"}, args...)
+	}
+	over := filepath.Join(dir, "ranks")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o2, err := exec.CommandContext(ctx, mpirun, append(append(args, bin), append(run, "--out", over)...)...).CombinedOutput()
+	if err == nil {
+		t.Fatalf("2 ranks did not fail:\n%s", o2)
+	}
+	for _, f := range []string{one, over} {
+		sb, _ := os.ReadFile(filepath.Join(f, "summary.json"))
+		var s struct{ Status, Error string }
+		if json.Unmarshal(sb, &s) != nil || s.Status != "diverged" || !strings.Contains(s.Error, "divergence at iteration 3, node 1469") ||
+			!strings.Contains(s.Error, "--gamma-c") {
+			t.Errorf("%s: summary.json %s", f, sb)
+		}
+	}
 }
