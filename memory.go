@@ -148,6 +148,11 @@ func estimateMemory(cfg Config, n, d, workers int, obj problem.Objective) Memory
 	nm, nerr := cfg.NetworkModel(n)
 	if nerr == nil && !nm.IsPerfect() {
 		m.Network = nm.EstimateBytes(n)
+		if len(nm.Schedule) == 0 {
+			// The run's graph's phase: its p_e, p_k and 1/p_k (and the
+			// weights' alias table).
+			m.Network += network.PhaseBytes(n, edges, nm.Activation.Kind == network.ActWeights)
+		}
 		for _, ph := range nm.Schedule {
 			pc := cfg
 			pc.Graph, pc.GraphK, pc.GraphP, pc.GraphR, pc.GraphFile = ph.Spec.Kind, ph.Spec.K, ph.Spec.P, ph.Spec.Radius, ph.Spec.File

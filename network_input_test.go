@@ -229,6 +229,10 @@ func TestEstimateMemoryNetwork(t *testing.T) {
 		set  func(*Config)
 		min  int64 // the least the model must add to the total
 	}{
+		// The run's graph's p_k, 1/p_k (16 bytes a node) and p_e (8 an edge).
+		{"loss", func(c *Config) { c.Loss = 0.1 }, 1_000_000 * 16},
+		// And the weights' alias table (16 more an edge: 2·10⁶ edges).
+		{"weights", func(c *Config) { c.Activation = "weights:" + stream }, 1_000_000*16 + 2_000_000*24},
 		// 2·(10⁶+1) slots of 16 floats and their headers.
 		{"delay", func(c *Config) { c.Delay = "constant:1000000" }, 2_000_000 * 16 * 8},
 		{"churn", func(c *Config) { c.Churn = "geometric:up=9000,down=1000" }, 1_000_000 * 32},

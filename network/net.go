@@ -349,13 +349,18 @@ func (nt *Net) Bytes() int64 {
 
 // EstimateBytes bounds, before a run builds its network, the memory the
 // network of m will hold for n nodes besides what others count: the
-// engine its per-node arrays and delay queue, the caller a schedule's
-// graphs and their per-phase arrays (PhaseBytes). Here: the churn's cursors,
-// or a session file's records, and a replayed stream's arrays, those two
-// bounded from the files' sizes (a line has at least 6 bytes; a session
-// line takes about 80 bytes while it is read and sorted, a stream line 16).
+// engine its per-node arrays and delay queue, the caller the graphs and
+// their per-phase arrays (PhaseBytes: the run's graph's, or a schedule's
+// phases'). Here: the churn's cursors, or a session file's records, a
+// replayed stream's arrays and a weights file's table, bounded from the
+// files' sizes (a line has at least 6 bytes; a session line takes about 80
+// bytes while it is read and sorted, a stream line 16, a weights line about
+// 64 in its table).
 func (m Model) EstimateBytes(n int) int64 {
 	var b int64
+	if m.Activation.Kind == ActWeights && m.Activation.File != "" {
+		b += maxLines(m.Activation.File) * 64
+	}
 	switch m.Churn.Dist {
 	case "":
 	case DistFile:
