@@ -76,6 +76,7 @@ type local struct {
 	// left, the collectives still run, and the ranks then agree to drop
 	// the record (Execute).
 	stop  atomic.Bool
+	cuts  int64 // passes a stop cut short (what a test of the cut reads)
 	edges *rng.Stream
 	// The graph's edges are held by their owners: edge e (global index in
 	// the sorted edge list) belongs to the rank of its lower end, and rank

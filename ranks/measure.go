@@ -107,6 +107,7 @@ func (l *local) orderedSums(width int, add func(k int, acc []float64)) ([]float6
 		a := acc(g)
 		for k := from; k < to; k++ {
 			if k&(stopEvery-1) == 0 && l.stop.Load() {
+				l.cuts++
 				return // cut short: the record is dropped (Execute)
 			}
 			add(k, a)
@@ -393,6 +394,7 @@ func (ms *measurer) shareBlocks(lo, hi, stride int, fn func(b int, out []float64
 	mine := make([]float64, (b-a)*stride)
 	for x := a; x < b; x++ {
 		if l.stop.Load() {
+			l.cuts++
 			break // cut short: the record is dropped (Execute)
 		}
 		fn(lo+x, mine[(x-a)*stride:(x-a+1)*stride])

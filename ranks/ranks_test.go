@@ -272,6 +272,9 @@ func TestOneRankMeasureCut(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || len(trace) != 3 || r.Iter() != at {
 		t.Fatalf("Execute: %v, %d records, at iteration %d; want context.Canceled, 3 records, at %d", err, len(trace), r.Iter(), at)
 	}
+	if r.l.cuts == 0 {
+		t.Fatal("no pass of the measurement was cut short")
+	}
 	measureStarts = nil
 	r2, err := Prepare(mpi.Self(), cfg)
 	if err != nil {

@@ -382,7 +382,9 @@ func (r *Run) Execute(ctx context.Context, onRecord func(engine.Record)) ([]engi
 			}
 			if l.t == stop && next < len(r.sched) && r.sched[next] == stop {
 				// The record of this point first: a checkpoint's trace holds
-				// every point up to its iteration.
+				// every point up to its iteration. (Under a cancellation the
+				// measurement is cut short and dropped, and the checkpoint's
+				// trace lacks this point, which a resumed run takes again.)
 				pending, cancelled = flags[1] != 0, flags[2] != 0
 				continue
 			}

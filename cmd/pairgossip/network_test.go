@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pairgossip/pairgossip/internal/filelock"
 	"github.com/pairgossip/pairgossip/output"
 )
 
@@ -385,5 +386,15 @@ func TestWriteEdgesSpaceAndLeftovers(t *testing.T) {
 	}
 	if b, err := os.ReadFile(edges); err != nil || len(b) == 0 {
 		t.Errorf("the stream: %v", err)
+	}
+	// Held by another run: refused, naming it.
+	lock, err := filelock.Acquire(edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	code, _, stderr = runCLI(append(args, "--out", filepath.Join(dir, "d"))...)
+	if code != 2 || !strings.Contains(stderr, "--write-edges: "+edges+" is in use by another run") {
+		t.Fatalf("stream held: exit %d, %q", code, stderr)
 	}
 }
