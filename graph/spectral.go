@@ -96,6 +96,13 @@ func SpectralGap(g *Graph) (Gap, error) { return SpectralGapWith(g, GapOptions{}
 
 // SpectralGapWith is SpectralGap with explicit options.
 func SpectralGapWith(g *Graph, opt GapOptions) (Gap, error) {
+	return SpectralGapContext(context.Background(), g, opt)
+}
+
+// SpectralGapContext is SpectralGapWith whose Lanczos iteration stops when
+// ctx is done, with an error wrapping ctx's (the closed forms and the dense
+// eigensolver do not look at it).
+func SpectralGapContext(ctx context.Context, g *Graph, opt GapOptions) (Gap, error) {
 	if g == nil {
 		return Gap{}, errors.New("graph: spectral gap: nil graph")
 	}
@@ -145,7 +152,7 @@ func SpectralGapWith(g *Graph, opt GapOptions) (Gap, error) {
 		}
 		return Gap{Value: beta / edges, Lambda2L: beta, Method: method}, nil
 	case MethodLanczos:
-		res, err := lanczosLambda2(g, tol, maxIter, opt.Seed)
+		res, err := lanczosLambda2(ctx, g, tol, maxIter, opt.Seed)
 		if err != nil {
 			return Gap{}, err
 		}
@@ -257,8 +264,8 @@ func nrm2(x []float64) float64 {
 // Laplacian on the complement of the all-ones vector, by the thick-restart
 // Lanczos iteration of package lanczos (Gershgorin's 2·max degree bounds
 // ‖L‖).
-func lanczosLambda2(g *Graph, tol float64, maxIter int, seed uint64) (lanczos.Result, error) {
-	res, err := lanczos.Smallest(context.Background(), g.N, func(dst, x []float64) { laplacianMul(g, dst, x) },
+func lanczosLambda2(ctx context.Context, g *Graph, tol float64, maxIter int, seed uint64) (lanczos.Result, error) {
+	res, err := lanczos.Smallest(ctx, g.N, func(dst, x []float64) { laplacianMul(g, dst, x) },
 		2*float64(g.MaxDegree()), tol, maxIter, rng.New(seed, streamLanczos))
 	var nc *lanczos.NotConverged
 	switch {
@@ -266,7 +273,7 @@ func lanczosLambda2(g *Graph, tol float64, maxIter int, seed uint64) (lanczos.Re
 		return res, fmt.Errorf("graph: spectral gap: %w on %s after %d Laplacian products (estimate β = %.6g, residual %.2g > %.2g·β); the graph's gap is probably too small for an iterative method",
 			ErrNotConverged, g.Name, nc.Iters, nc.Estimate, nc.Resid, tol)
 	case err != nil:
-		return res, fmt.Errorf("graph: spectral gap: %v on %s", err, g.Name)
+		return res, fmt.Errorf("graph: spectral gap: %w on %s", err, g.Name)
 	}
 	return res, nil
 }

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strconv"
@@ -253,5 +254,25 @@ func TestSpectralGapMethodsAndErrors(t *testing.T) {
 	// Known small case: the path on 3 nodes has β = 1 and 2 undirected edges.
 	if gap, _ := SpectralGap(mk(Path(3))); math.Abs(gap.Value-0.25) > 1e-15 {
 		t.Errorf("path(3): gap %v, want 1/4", gap.Value)
+	}
+}
+
+// TestSpectralGapContext: the graph's Lanczos iteration stops when its
+// context is done, with an error wrapping the context's (it ran to its end
+// on its own goroutine when pairgossip's network gap was interrupted).
+func TestSpectralGapContext(t *testing.T) {
+	g, err := Build(Spec{Kind: "watts-strogatz", N: 5000, K: 5, P: 0.3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := SpectralGapContext(ctx, g, GapOptions{Method: MethodLanczos}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	a, err := SpectralGapContext(context.Background(), g, GapOptions{Method: MethodLanczos})
+	b, err2 := SpectralGapWith(g, GapOptions{Method: MethodLanczos})
+	if err != nil || err2 != nil || a != b {
+		t.Fatalf("with a live context %+v %v, without %+v %v", a, err, b, err2)
 	}
 }

@@ -33,9 +33,9 @@ type Gap struct {
 	// PerfectMethod is graph.SpectralGap's method for Perfect
 	// ("closed-form", "dense" or "lanczos").
 	PerfectMethod string
-	// Method is "dense", "lanczos", or for a model of loss alone (see
-	// Model.GapScale) the graph's gap method scaled, e.g.
-	// "closed-form × (1 − q)".
+	// Method is "dense", "lanczos", or for a model of loss and parametric
+	// churn (see Model.GapScale) the graph's gap method scaled, e.g.
+	// "closed-form × (1 − q)" or "lanczos × (1 − q)π²".
 	Method     string
 	Residual   float64 // Lanczos: ‖L̄y − βy‖ of the returned unit Ritz vector; 0 for dense
 	Iterations int     // Lanczos: matrix–vector products; 0 for dense
@@ -176,10 +176,11 @@ func (nt *Net) EffectiveGap(opt GapOptions) (Gap, error) {
 }
 
 // EffectiveGapContext is EffectiveGap that stops when ctx is done: the
-// Lanczos iteration looks at ctx before each matrix–vector product and
-// returns an error wrapping ctx's (context.Canceled, say). The graph's own
-// gap (graph.SpectralGap) and the dense eigensolver (at most
-// graph.DenseMaxN nodes under "auto") do not look at it.
+// Lanczos iterations (the effective gap's and the graph's own) look at ctx
+// before each matrix–vector product, and a dense eigensolve (at most
+// graph.DenseMaxN nodes under "auto"), which cannot, is left to finish on
+// its own goroutine (untilDone); either way the call returns an error
+// wrapping ctx's (context.Canceled, say) at once.
 //
 // When the graph's gap is known but the effective gap is not (the Lanczos
 // iteration did not converge, an error wrapping graph.ErrNotConverged; ctx
@@ -201,7 +202,7 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 	}
 	if method == MethodScaled && !scalable {
 		// Refused before the perfect gap, an eigensolve under a schedule.
-		return Gap{}, fmt.Errorf("network: effective gap: method %s needs a model of loss alone (no churn, schedule, link failures, stream or non-uniform activation): %s", MethodScaled, nt.model)
+		return Gap{}, fmt.Errorf("network: effective gap: method %s needs a model of loss and parametric churn only (no churn file, schedule, link failures, stream or non-uniform activation): %s", MethodScaled, nt.model)
 	}
 	pg, err := nt.perfectGap(ctx, method, opt)
 	if err != nil {
@@ -212,7 +213,19 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 	if method == MethodScaled {
 		return ScaledGap(pg, nt.model, nt.g.OrderedEdges()), nil
 	}
-	pairs, w := nt.expectedWeights(opt.Horizon)
+	// A long replayed stream's frequencies are a pass over its lines.
+	type weights struct {
+		pairs [][2]int32
+		w     []float64
+	}
+	ew, err := untilDone(ctx, func() (weights, error) {
+		p, w := nt.expectedWeights(opt.Horizon)
+		return weights{p, w}, nil
+	})
+	if err != nil {
+		return Gap{Value: math.NaN(), Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}, fmt.Errorf("network: effective gap: %w", err)
+	}
+	pairs, w := ew.pairs, ew.w
 	g := Gap{Perfect: pg.Value, PerfectMethod: pg.Method, Method: method}
 	var none string
 	g.Value, g.Residual, g.Iterations, none, err = laplacianLambda2(ctx, method, nt.n, pairs, w, opt)
@@ -233,7 +246,7 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 // else Lanczos).
 func (nt *Net) perfectGap(ctx context.Context, method string, opt GapOptions) (graph.Gap, error) {
 	if len(nt.model.Schedule) == 0 {
-		pg, err := untilDone(ctx, func() (graph.Gap, error) { return graph.SpectralGap(nt.g) })
+		pg, err := untilDone(ctx, func() (graph.Gap, error) { return graph.SpectralGapContext(ctx, nt.g, graph.GapOptions{}) })
 		if err != nil && ctx.Err() == nil {
 			err = fmt.Errorf("network: effective gap: %w", err)
 		}

@@ -67,8 +67,9 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 		haveScaled bool
 	)
 	if hasClosed && closedErr == nil {
-		// Loss alone on a graph with a closed form: (1 − q) times it
-		// (Model.GapScale), exact, and without building the graph.
+		// Loss and parametric churn on a graph with a closed form: (1 −
+		// q)π² times it (Model.GapScale), exact, and without building the
+		// graph.
 		if mm, err := cfg.NetworkModel(closed.N); err == nil && mm.Validate() == nil {
 			if _, ok := mm.GapScale(); ok {
 				sh, m, haveScaled = closed, mm, true
