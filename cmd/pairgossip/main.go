@@ -624,6 +624,9 @@ var streamFree = sysprobe.DiskFree
 // iteration, t below iters and i, j below n. A run with --stop-at may end
 // well before iters: it is warned instead.
 func checkStreamSpace(path string, iters int64, n int, stopAt bool, stderr io.Writer) error {
+	if t, err := atomicfile.Target(path); err == nil {
+		path = t // a link's target: where the stream is written
+	}
 	free, ok := streamFree(filepath.Dir(path))
 	if !ok {
 		return nil

@@ -56,45 +56,59 @@ func sweepStatus(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
+		if *failed || *warnings {
+			return usagef("--json prints the counts; --failed and --warnings list lines: give them without --json")
+		}
 		_, err := stdout.Write(output.JSON(s))
 		return err
 	}
 	fmt.Fprintln(stdout, sweepStatusLine(s))
+	// With a sweep file, its runs only, as the counts.
+	var mine map[string]bool
+	if only != nil {
+		mine = map[string]bool{}
+		for _, id := range only {
+			mine[id] = true
+		}
+	}
 	if *failed {
-		if err := printFailed(stdout, stores); err != nil {
+		if err := printFailed(stdout, stores, mine); err != nil {
 			return err
 		}
 	}
 	if *warnings {
-		return printWarnings(stdout, stores)
+		return printWarnings(stdout, stores, mine)
 	}
 	return nil
 }
 
 // printWarnings lists the warnings of the stores' complete and diverged
-// runs.
-func printWarnings(stdout io.Writer, stores []*sweep.Store) error {
+// runs (of the runs in mine, when not nil).
+func printWarnings(stdout io.Writer, stores []*sweep.Store, mine map[string]bool) error {
 	for _, st := range stores {
 		ws, err := st.RunWarnings()
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.Path, err)
 		}
 		for _, w := range ws {
-			fmt.Fprintf(stdout, "warning %s: %s\n", w.ID, w.Warning)
+			if mine == nil || mine[w.ID] {
+				fmt.Fprintf(stdout, "warning %s: %s\n", w.ID, w.Warning)
+			}
 		}
 	}
 	return nil
 }
 
-// printFailed lists the failed runs of the stores with their errors.
-func printFailed(stdout io.Writer, stores []*sweep.Store) error {
+// printFailed lists the failed runs of the stores with their errors (of
+// the runs in mine, when not nil).
+func printFailed(stdout io.Writer, stores []*sweep.Store, mine map[string]bool) error {
 	for _, st := range stores {
 		errs, err := st.RunErrors()
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.Path, err)
 		}
 		for _, e := range errs {
-			if e.Status == sweep.StatusFailed {
+			if e.Status == sweep.StatusFailed && (mine == nil || mine[e.ID]) {
 				fmt.Fprintf(stdout, "failed %s: %s\n", e.ID, e.Error)
 			}
 		}

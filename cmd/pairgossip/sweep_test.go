@@ -321,6 +321,16 @@ func TestSweepRunWarnings(t *testing.T) {
 	if code != 0 || strings.Count(out, "warning ") != 2 || !strings.Contains(out, "bipartite") {
 		t.Fatalf("sweep status --warnings: exit %d, %s %s", code, out, errs)
 	}
+	// With a sweep file, its runs only (another sweep's: none); not with
+	// --json, which prints the counts.
+	other := filepath.Join(dir, "o.yaml")
+	os.WriteFile(other, []byte("name: o\nbase:\n  iters: 40\n  data: synthetic-auc\n  n: 60\noptimum: false\naxes:\n  seed: [7]\n"), 0o644)
+	if code, out, errs := runCLI("sweep", "status", other, "--results", db, "--warnings"); code != 0 || strings.Contains(out, "warning ") {
+		t.Fatalf("sweep status OTHER --warnings: exit %d, %s %s", code, out, errs)
+	}
+	if code, _, errs := runCLI("sweep", "status", "--results", db, "--warnings", "--json"); code != 2 || !strings.Contains(errs, "--json prints the counts") {
+		t.Fatalf("--warnings --json: exit %d, %s", code, errs)
+	}
 	os.Remove(db)
 	if code, _, errs := runCLI("sweep", "run", file, "--results", db, "--quiet"); code != 0 || errs != "warning: 2 of the runs ended with warnings (pairgossip sweep status --results "+db+" --warnings lists them)\n" {
 		t.Fatalf("sweep run --quiet: exit %d, %q", code, errs)
