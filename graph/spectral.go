@@ -242,24 +242,6 @@ func laplacianMul(g *Graph, dst, x []float64) {
 	}
 }
 
-// removeMean projects x onto the complement of the all-ones vector, the
-// null space of a connected graph's Laplacian.
-func removeMean(x []float64) {
-	sum := 0.0
-	for _, v := range x {
-		sum += v
-	}
-	mean := sum / float64(len(x))
-	for i := range x {
-		x[i] -= mean
-	}
-}
-
-// nrm2 returns the Euclidean norm of x.
-func nrm2(x []float64) float64 {
-	return blas64.Nrm2(blas64.Vector{N: len(x), Inc: 1, Data: x})
-}
-
 // lanczosLambda2 computes β_{n−1}(L), the smallest eigenvalue of g's
 // Laplacian on the complement of the all-ones vector, by the thick-restart
 // Lanczos iteration of package lanczos (Gershgorin's 2·max degree bounds

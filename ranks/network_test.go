@@ -167,20 +167,7 @@ func TestOneRankNetworkResume(t *testing.T) {
 	if r2.Iter() < 1200 || r2.Iter() >= 3000 {
 		t.Fatalf("resumed at iteration %d", r2.Iter())
 	}
-	trace, err := r2.Execute(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
-		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
-	}
-	var st bytes.Buffer
-	if err := r2.WriteState(&st); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(st.Bytes(), wantState) {
-		t.Fatal("resumed final state differs")
-	}
+	finishResumed(t, r2, wantTrace, wantState)
 }
 
 // netIdentityCases are the runs of TestRanksNetworkIdentical: each model

@@ -147,20 +147,7 @@ func TestOneRankResume(t *testing.T) {
 	if r2.Iter() < 1200 || r2.Iter() >= 3000 {
 		t.Fatalf("resumed at iteration %d", r2.Iter())
 	}
-	trace, err := r2.Execute(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := output.TraceCSV(trace); !bytes.Equal(got, wantTrace) {
-		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
-	}
-	var st bytes.Buffer
-	if err := r2.WriteState(&st); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(st.Bytes(), wantState) {
-		t.Fatal("resumed final state differs")
-	}
+	finishResumed(t, r2, wantTrace, wantState)
 	// One byte of the rank file changed: refused.
 	rf := ck + ".g1.rank0"
 	b, err := os.ReadFile(rf)
@@ -287,7 +274,14 @@ func TestOneRankMeasureCut(t *testing.T) {
 	if len(prior) != 3 || r2.Iter() != at {
 		t.Fatalf("checkpoint: %d records at iteration %d, want 3 at %d", len(prior), r2.Iter(), at)
 	}
-	trace, err = r2.Execute(context.Background(), nil)
+	finishResumed(t, r2, wantTrace, wantState)
+}
+
+// finishResumed runs the resumed r to its end and checks its trace and
+// final state against one process's uninterrupted run.
+func finishResumed(t *testing.T, r *Run, wantTrace, wantState []byte) {
+	t.Helper()
+	trace, err := r.Execute(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +289,7 @@ func TestOneRankMeasureCut(t *testing.T) {
 		t.Fatalf("resumed trace differs\n got %s\nwant %s", got, wantTrace)
 	}
 	var st bytes.Buffer
-	if err := r2.WriteState(&st); err != nil {
+	if err := r.WriteState(&st); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(st.Bytes(), wantState) {
