@@ -133,16 +133,8 @@ func TestOneRankNetworkResume(t *testing.T) {
 	m := netCases["loss+churn"]
 	cfg := testConfig(20000, 3000)
 	wantTrace, _, wantState := singleProcessNet(t, cfg, m)
-	ck := filepath.Join(t.TempDir(), "ckpt")
-	r, err := PrepareModel(mpi.Self(), cfg, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock, err := r.LockCheckpoint(ck)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Checkpoint, r.StopAt = ck, 1200
+	r, ck, unlock := checkpointed(t, cfg, m)
+	r.StopAt = 1200
 	if _, err := r.Execute(context.Background(), nil); err != ErrStopped {
 		t.Fatalf("Execute: %v, want ErrStopped", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/pairgossip/pairgossip"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/mpi"
+	"github.com/pairgossip/pairgossip/network"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -118,16 +119,8 @@ func TestOneRankResume(t *testing.T) {
 	cfg := testConfig(20000, 3000)
 	cfg.Measure, cfg.Problem = "auto", "auc-hinge"
 	wantTrace, _, wantState := singleProcess(t, cfg)
-	ck := filepath.Join(t.TempDir(), "ckpt")
-	r, err := Prepare(mpi.Self(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock, err := r.LockCheckpoint(ck)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Checkpoint, r.StopAt = ck, 1200
+	r, ck, unlock := checkpointed(t, cfg, cfg.WithDefaults().EngineConfig().Network)
+	r.StopAt = 1200
 	if _, err := r.Execute(context.Background(), nil); err != ErrStopped {
 		t.Fatalf("Execute: %v, want ErrStopped", err)
 	}
@@ -232,16 +225,7 @@ func TestSummaryPrecisionWarning(t *testing.T) {
 func TestOneRankMeasureCut(t *testing.T) {
 	cfg := testConfig(20000, 3000)
 	wantTrace, _, wantState := singleProcess(t, cfg)
-	ck := filepath.Join(t.TempDir(), "ckpt")
-	r, err := Prepare(mpi.Self(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock, err := r.LockCheckpoint(ck)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Checkpoint = ck
+	r, ck, unlock := checkpointed(t, cfg, cfg.WithDefaults().EngineConfig().Network)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	at := r.sched[3]
@@ -295,4 +279,21 @@ func finishResumed(t *testing.T, r *Run, wantTrace, wantState []byte) {
 	if !bytes.Equal(st.Bytes(), wantState) {
 		t.Fatal("resumed final state differs")
 	}
+}
+
+// checkpointed prepares cfg under m as one rank with a checkpoint file in a
+// temporary folder, locked: the run, the file, and the unlock.
+func checkpointed(t *testing.T, cfg pairgossip.Config, m network.Model) (*Run, string, func()) {
+	t.Helper()
+	ck := filepath.Join(t.TempDir(), "ckpt")
+	r, err := PrepareModel(mpi.Self(), cfg, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := r.LockCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Checkpoint = ck
+	return r, ck, unlock
 }
