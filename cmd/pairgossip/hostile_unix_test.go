@@ -7,7 +7,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -63,7 +62,8 @@ func TestPipedData(t *testing.T) {
 }
 
 // TestInterruptDuringSetup: SIGTERM stops a run still in its set-up (here
-// reading data from a pipe that nobody writes), with exit status 130 and
+// reading data from a pipe that nobody writes), with exit status 143
+// (128 + SIGTERM's number, as a shell reports it) and
 // nothing written (issue #15, item 2: a long set-up loop could not be
 // interrupted).
 func TestInterruptDuringSetup(t *testing.T) {
@@ -100,7 +100,7 @@ func TestInterruptDuringSetup(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("SIGTERM did not stop the set-up")
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(stderr.String(), "interrupted during the set-up; nothing was written") {
+	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(stderr.String(), "interrupted during the set-up; nothing was written") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 	if _, err := os.Stat(out); err == nil {
@@ -109,9 +109,11 @@ func TestInterruptDuringSetup(t *testing.T) {
 }
 
 // TestBySignal: a signal context cancelled by SIGHUP (handled as SIGTERM)
-// is cancelled by a signal; one cancelled by its stop function is not.
+// is cancelled by a signal, and the exit status is 129 (128 + SIGHUP's
+// number); one cancelled by its stop function is not, and a command
+// stopped without a signal of its own exits 130.
 func TestBySignal(t *testing.T) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyContext(context.Background())
 	syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	select {
 	case <-ctx.Done():
@@ -119,12 +121,19 @@ func TestBySignal(t *testing.T) {
 		t.Fatal("SIGHUP did not cancel the context")
 	}
 	stop()
+	stop() // twice, as a deferred stop after an explicit one
 	if !bySignal(ctx) {
 		t.Errorf("cancelled by SIGHUP: bySignal false (cause %v)", context.Cause(ctx))
 	}
-	ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	if got := interruptStatus(); got != 129 {
+		t.Errorf("stopped by SIGHUP: exit status %d, want 129", got)
+	}
+	ctx, stop = notifyContext(context.Background())
 	stop()
 	if bySignal(ctx) {
 		t.Error("cancelled by stop: bySignal true")
+	}
+	if got := interruptStatus(); got != 130 {
+		t.Errorf("no signal since the command began: exit status %d, want 130", got)
 	}
 }

@@ -23,7 +23,8 @@
 // it; an --out or --checkpoint that cannot be written, or a checkpoint
 // another run holds, is found before any work), 1 when a run fails
 // (divergence: the iteration and node are named; an output that cannot be
-// written after the run), 130 when interrupted.
+// written after the run), 128 + the signal's number when a signal stopped it
+// (130 for SIGINT, Ctrl-C; 143 for SIGTERM; 129 for SIGHUP).
 package main
 
 import (
@@ -37,11 +38,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pairgossip/pairgossip"
@@ -123,7 +122,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "pairgossip: interrupted")
-		return 130
+		return interruptStatus()
 	}
 	fmt.Fprintf(stderr, "pairgossip %s: %s\n", args[0], config.FlagMessage(err))
 	var ue usageError
@@ -197,12 +196,13 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		return usagef("--n must be >= 2, got %d", *n)
 	}
 	// SIGINT/SIGTERM/SIGHUP: the effective gap's Lanczos iteration sees ctx
-	// and returns context.Canceled (exit 130 in realMain). What does not see
+	// and returns context.Canceled (exit 128 + its number in realMain). What does not see
 	// it (building a large graph, the graph's own Lanczos, a dense
 	// eigensolve) is cut short by the watcher below, which ends the process
-	// with 130 if the command has not returned sigGrace after the signal.
+	// with that status if the command has not returned sigGrace after the
+	// signal.
 	// Nothing is written before the end, so nothing is left half written.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyContext(context.Background())
 	defer stop()
 	const sigGrace = 250 * time.Millisecond
 	token := make(chan struct{}, 1) // whoever takes it ends the command: cmdGap's return or the watcher's exit
@@ -216,7 +216,7 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		select {
 		case <-token:
 			fmt.Fprintln(stderr, "pairgossip: interrupted")
-			exit(130)
+			exit(interruptStatus())
 		default: // the command returned by itself
 		}
 	}()
@@ -399,7 +399,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	cfg := a.cfg
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyContext(context.Background())
 	defer stop()
 	modelDir := a.model.dir
 	if modelDir == "" {
@@ -463,7 +463,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 			prog.close()
 			fmt.Fprintln(stderr, "pairgossip: interrupted during the set-up; nothing was written")
 			lock.Unlock()
-			exit(130)
+			exit(interruptStatus())
 		case <-prepared:
 		}
 	}()
@@ -649,7 +649,7 @@ func checkStreamSpace(path string, iters int64, n int, stopAt bool, stderr io.Wr
 
 // afterRun ends a run that completed: a signal during what followed it
 // (the summary's effective gap, stopped by it; the outputs, written in
-// whole) exits 130, as a Ctrl-C anywhere does.
+// whole) exits as a signal anywhere does (130 for Ctrl-C).
 func afterRun(ctx context.Context, stderr io.Writer) error {
 	if bySignal(ctx) {
 		fmt.Fprintln(stderr, "the run completed and its outputs are written; interrupted after it (the summary's effective gap, if it was being computed, is not)")

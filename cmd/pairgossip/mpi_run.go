@@ -103,7 +103,7 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 			mpi.Abort(1)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyContext(context.Background())
 	defer stop()
 	defer sayStopSignal(stderr, comm.Rank(), comm.Size())()
 	t0 := time.Now()
@@ -116,7 +116,8 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	if runErr != nil && !isDivergence(runErr) && !errors.Is(runErr, context.Canceled) {
 		// A failed collective leaves the other ranks waiting: end them all.
 		// (A cancellation is agreed on by every rank, the signalled ones
-		// and the others alike, which write the trace and exit 130.)
+		// and the others alike, which write the trace and exit 128 + the
+		// signal's number, 130 where no signal came.)
 		fmt.Fprintf(stderr, "pairgossip run: rank %d: %s\n", comm.Rank(), config.FlagMessage(runErr))
 		mpi.Abort(1)
 	}
@@ -279,7 +280,7 @@ func isDivergence(err error) bool {
 // function that stops listening.
 func sayStopSignal(stderr io.Writer, rank, size int) func() {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, stopSignals...)
 	done := make(chan struct{})
 	go func() {
 		select {

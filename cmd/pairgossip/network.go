@@ -49,7 +49,7 @@ type gapClosed struct {
 // gapNetwork is pairgossip gap with a network model: the graph's spectral
 // gap and, beside it, the effective gap 1 − λ₂(W̄) of the expected gossip
 // matrix under the model (network.Net.EffectiveGapContext, docs/networks.md
-// §9), stopped by ctx (exit 130). Under loss alone on a graph with a closed
+// §9), stopped by ctx (exit 130 for Ctrl-C). Under loss alone on a graph with a closed
 // form it is (1 − q) times that, and with parametric churn (1 − q)π²,
 // without building the graph (network.Model.GapScale); where the
 // effective gap cannot be computed (Lanczos not converged) the graph's gap
@@ -100,7 +100,7 @@ func gapNetwork(ctx context.Context, cfg config.Config, spec graph.Spec, cl gapC
 		switch {
 		case err == nil:
 		case ctx.Err() != nil && errors.Is(err, context.Canceled):
-			return err // interrupted: exit 130
+			return err // interrupted: exit 128 + the signal
 		case math.IsNaN(gp.Perfect) || gp.PerfectMethod == "":
 			return err // not even the graph's gap
 		default:

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"github.com/pairgossip/pairgossip/output"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/pairgossip/pairgossip/internal/progress"
@@ -79,7 +76,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir("--out", *out); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyContext(context.Background())
 	defer stop()
 	line := progress.NewLine(stderr)
 	res, err := paper.Reproduce(ctx, paper.Options{Out: *out, Plan: plan, Workers: *workers, Seed: *seed, Progress: reproduceProgress(line)})
@@ -200,7 +197,7 @@ func reproduceNetworks(out string, quick, long bool, runs, workers int, seed uin
 	if err := checkOutDir("--out", out); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyContext(context.Background())
 	defer stop()
 	line := progress.NewLine(stderr)
 	res, err := paper.ReproduceNetworks(ctx, paper.NetworksOptions{Out: out, Plan: plan, Workers: workers, Seed: seed, Progress: reproduceProgress(line)})

@@ -36,6 +36,7 @@ type ptyProc struct {
 	text bytes.Buffer // what it wrote on stderr
 	done chan struct{}
 	sent time.Time
+	sig  syscall.Signal // the signal interrupt sent
 }
 
 // openPTY returns the two ends of a new pseudo-terminal.
@@ -149,7 +150,7 @@ func (p *ptyProc) waitRounds(t *testing.T, measured, measures int, timeout time.
 func (p *ptyProc) interrupt(t *testing.T, sig syscall.Signal, delay time.Duration) (int, time.Duration) {
 	t.Helper()
 	time.Sleep(delay)
-	p.sent = time.Now()
+	p.sent, p.sig = time.Now(), sig
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		t.Fatalf("%v: %v (the process ended before the signal: %q)", sig, err, p.stderr())
 	}
@@ -167,13 +168,14 @@ func (p *ptyProc) interrupt(t *testing.T, sig syscall.Signal, delay time.Duratio
 	return p.cmd.ProcessState.ExitCode(), took
 }
 
-// checkInterrupted asserts exit 130 within sigDeadline and no crash.
+// checkInterrupted asserts exit 128 + the signal's number (130 for
+// SIGINT, 129 for SIGHUP) within sigDeadline and no crash.
 func (p *ptyProc) checkInterrupted(t *testing.T, code int, took time.Duration, want string) {
 	t.Helper()
 	s := p.stderr()
 	t.Logf("exit %d %v after the signal", code, took.Round(time.Millisecond))
-	if code != 130 || took > sigDeadline || !strings.Contains(s, want) {
-		t.Errorf("exit %d %v after the signal, want 130 within %v and %q; stderr %q", code, took, sigDeadline, want, s)
+	if code != 128+int(p.sig) || took > sigDeadline || !strings.Contains(s, want) {
+		t.Errorf("exit %d %v after %v, want %d within %v and %q; stderr %q", code, took, p.sig, 128+int(p.sig), sigDeadline, want, s)
 	}
 	if strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") || strings.Contains(s, "internal error") {
 		t.Errorf("crashed: %q", s)

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -35,7 +33,7 @@ func TestPanicIsNotAnInterrupt(t *testing.T) {
 	var stderr bytes.Buffer
 	var watched bool
 	err, code := guard(&stderr, "run", func() error {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		ctx, stop := notifyContext(context.Background())
 		defer func() { watched = bySignal(ctx) }()
 		defer stop()
 		panic("boom")

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/pairgossip/pairgossip/internal/progress"
@@ -62,7 +59,7 @@ func sweepRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyContext(context.Background())
 	defer stop()
 	prog := newSweepProgress(stderr, a.quiet)
 	waited := false
