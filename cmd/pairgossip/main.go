@@ -115,11 +115,16 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
+	var said saidByRoot
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &said) && errors.Is(err, context.Canceled):
+		return interruptStatus()
+	case errors.As(err, &said):
+		return 1
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "pairgossip: interrupted")
 		return interruptStatus()

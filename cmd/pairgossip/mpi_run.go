@@ -126,6 +126,11 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		return true, err
 	}
 	if !root {
+		if runErr != nil {
+			// Agreed by every rank (a divergence is found by an
+			// Allreduce, a cancellation too): rank 0 says it, once.
+			runErr = saidByRoot{runErr}
+		}
 		return true, runErr
 	}
 	sum := r.Summary(trace, wall, r.MeasureTime, runErr)
@@ -267,6 +272,15 @@ func splitLines(s string) []string {
 	}
 	return out
 }
+
+// saidByRoot is an outcome every rank of a job agreed on (a divergence, a
+// cancellation) on a rank other than 0: rank 0 writes it to stderr and
+// summary.json, and the others exit with the same status without
+// repeating it once per rank.
+type saidByRoot struct{ err error }
+
+func (s saidByRoot) Error() string { return s.err.Error() }
+func (s saidByRoot) Unwrap() error { return s.err }
 
 func isDivergence(err error) bool {
 	var de *engine.DivergenceError

@@ -179,7 +179,8 @@ func mpiCommand(t *testing.T) (mpirun, dir, bin string) {
 
 // TestMPIDivergenceSaid: a run over 2 ranks that diverges names one
 // process's iteration and node, with --gamma-c (not the Go field) in
-// summary.json as on stderr, status diverged, exit 1.
+// summary.json as on stderr, status diverged, exit 1; rank 0 says it, once,
+// not every rank.
 func TestMPIDivergenceSaid(t *testing.T) {
 	mpirun, dir, bin := mpiCommand(t)
 	run := []string{"run", "--data", "synthetic-auc", "--n", "3000", "--dim", "16", "--iters", "3000", "--gamma-c", "1e307", "--no-optimum"}
@@ -198,6 +199,9 @@ func TestMPIDivergenceSaid(t *testing.T) {
 	o2, err := exec.CommandContext(ctx, mpirun, append(append(args, bin), append(run, "--out", over)...)...).CombinedOutput()
 	if err == nil {
 		t.Fatalf("2 ranks did not fail:\n%s", o2)
+	}
+	if c := strings.Count(string(o2), "divergence at iteration 3, node 1469"); c != 1 {
+		t.Errorf("2 ranks: the divergence said %d times, want once:\n%s", c, o2)
 	}
 	for _, f := range []string{one, over} {
 		sb, _ := os.ReadFile(filepath.Join(f, "summary.json"))
