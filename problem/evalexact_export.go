@@ -1,6 +1,9 @@
 package problem
 
-import "math"
+import (
+	"math"
+	"sync/atomic"
+)
 
 // What a measurement split over processes (package ranks, issue #17) needs
 // to reproduce the Evaluator's exact AUC-loss methods (pairwise, sorted,
@@ -20,7 +23,11 @@ const StreamBlock = streamBlock
 // MethodStreamed (and MethodExactFast, the logistic by the fast sums) as
 // sortedEval does (NaN, NaN when a score is NaN). posS and
 // negS are reordered. The objective of the vector is sum/n² + ψ(θ).
-func ExactPairSums(loss Loss, method EvalMethod, posS, negS []float64, wantObj, wantAUC bool) (sum, auc float64) {
+//
+// stop (nil: never) is looked at as the Evaluator's cancellable sums look
+// at it, between pieces of the O(n₊n₋) pair sums: once it is set they
+// return early and the results are partial, for the caller to drop.
+func ExactPairSums(loss Loss, method EvalMethod, posS, negS []float64, wantObj, wantAUC bool, stop *atomic.Bool) (sum, auc float64) {
 	if loss.IsMetric() || method == MethodSampled {
 		panic("problem: ExactPairSums is for the exact methods of the AUC losses")
 	}
@@ -30,7 +37,7 @@ func ExactPairSums(loss Loss, method EvalMethod, posS, negS []float64, wantObj, 
 			en = make([]float64, len(negS))
 		}
 		if wantObj {
-			sum = aucPairSum(loss, posS, negS, en, nil)
+			sum = aucPairSum(loss, posS, negS, en, stop)
 		}
 		if wantAUC {
 			auc = aucSorted(posS, negS)
@@ -47,9 +54,9 @@ func ExactPairSums(loss Loss, method EvalMethod, posS, negS []float64, wantObj, 
 	if wantObj && loss == AUCLogistic {
 		if method == MethodExactFast {
 			// As sortedEval: one serial plan on the scores in index order.
-			sum = newFastPlan(1).pairSum(AUCLogistic, posS, negS, nil, nil, nil).Value
+			sum = newFastPlan(1).pairSum(AUCLogistic, posS, negS, nil, nil, stop).Value
 		} else {
-			sum = logisticPairSum(posS, negS, make([]float64, len(negS)), nil)
+			sum = logisticPairSum(posS, negS, make([]float64, len(negS)), stop)
 		}
 	}
 	if (wantObj && loss != AUCLogistic) || wantAUC {

@@ -68,7 +68,10 @@ func (ms *measurer) localScores(theta []float64, pairwise bool, out []float64) {
 // perVector runs fn on every evaluated vector c at the rank that owns it
 // (c mod size) with the vector's n scores in index order (scores(c, out)
 // sets this rank's part), and returns, on every rank, the width values fn
-// wrote for each vector, in vector order.
+// wrote for each vector, in vector order. Once local.stop is set a rank
+// runs fn no more (its vectors' values stay 0) but takes part in every
+// collective, so that the ranks stay in step; it then votes to drop the
+// measurement (Run's cut), and so do the others.
 func (ms *measurer) perVector(m, width int, pairwise bool, theta func(c int) []float64, fn func(c int, all []float64, res []float64)) ([]float64, error) {
 	l := ms.l
 	size, me := l.comm.Size(), l.comm.Rank()
@@ -96,7 +99,11 @@ func (ms *measurer) perVector(m, width int, pairwise bool, theta func(c int) []f
 		}
 		if owner == me {
 			clear(res)
-			fn(c, all, res)
+			if l.stop.Load() {
+				l.cuts++
+			} else {
+				fn(c, all, res)
+			}
 			mine = append(mine, res...)
 		}
 	}
@@ -153,7 +160,9 @@ func (ms *measurer) exact(bars, obj, auc []float64, objM, aucM problem.EvalMetho
 	pos, neg := make([]float64, npos), make([]float64, l.n-npos)
 	res, err := ms.perVector(m, 2, pairwise, func(c int) []float64 { return bars[c*P : (c+1)*P] }, func(c int, all, r []float64) {
 		ms.split(all, pos, neg)
-		r[0], r[1] = problem.ExactPairSums(l.loss, method, pos, neg, wantObj, wantAUC)
+		// The O(n₊n₋) sums look at local.stop between pieces: a cut
+		// leaves them partial, and the measurement is dropped.
+		r[0], r[1] = problem.ExactPairSums(l.loss, method, pos, neg, wantObj, wantAUC, &l.stop)
 	})
 	if err != nil {
 		return err

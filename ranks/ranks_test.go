@@ -221,9 +221,23 @@ func TestSummaryPrecisionWarning(t *testing.T) {
 // no longer waits for the passes over every node): Execute returns
 // context.Canceled at once, with a checkpoint whose trace lacks that
 // measurement, and the resumed run takes it again and gives one process's
-// uninterrupted trace and state.
+// uninterrupted trace and state. The sampled measurement's passes over the
+// nodes are cut, and so are the exact methods', whose per-vector sums (a
+// sort, or the O(n₊n₋) pairs) a rank runs no more once stopped.
 func TestOneRankMeasureCut(t *testing.T) {
-	cfg := testConfig(20000, 3000)
+	for _, tc := range []struct {
+		measure string
+		n       int
+	}{{"sampled", 20000}, {"exact", 3000}} {
+		t.Run(tc.measure, func(t *testing.T) {
+			cfg := testConfig(tc.n, 3000)
+			cfg.Measure = tc.measure
+			oneRankMeasureCut(t, cfg)
+		})
+	}
+}
+
+func oneRankMeasureCut(t *testing.T, cfg pairgossip.Config) {
 	wantTrace, _, wantState := singleProcess(t, cfg)
 	r, ck, unlock := checkpointed(t, cfg, cfg.WithDefaults().EngineConfig().Network)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -296,4 +310,32 @@ func checkpointed(t *testing.T, cfg pairgossip.Config, m network.Model) (*Run, s
 	}
 	r.Checkpoint = ck
 	return r, ck, unlock
+}
+
+// TestPerVectorStops: once local.stop is set, perVector runs no vector's
+// per-vector work (the exact methods' sort or O(n₊n₋) pair sums, the
+// pairwise bias) and counts each as a cut, while taking part in every
+// collective; unset, it runs every vector's.
+func TestPerVectorStops(t *testing.T) {
+	r, err := Prepare(mpi.Self(), testConfig(500, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := make([]float64, r.l.P)
+	const m = 5
+	for _, stop := range []bool{true, false} {
+		r.l.stop.Store(stop)
+		r.l.cuts = 0
+		ran := 0
+		out, err := r.ms.perVector(m, 1, false, func(int) []float64 { return theta }, func(c int, all, res []float64) {
+			ran++
+			res[0] = float64(c + 1)
+		})
+		if err != nil || len(out) != m {
+			t.Fatalf("stop %v: %v, %d values", stop, err, len(out))
+		}
+		if want := map[bool]int{true: 0, false: m}[stop]; ran != want || r.l.cuts != int64(m-want) {
+			t.Errorf("stop %v: ran %d vectors and cut %d, want %d and %d", stop, ran, r.l.cuts, want, m-want)
+		}
+	}
 }
