@@ -344,8 +344,10 @@ type NetworkInfo struct {
 	// NodesOnline at the last measurement.
 	NodesOnline int `json:"nodes_online"`
 	// MessagesInFlight, under --delay only, is the messages sent and not
-	// arrived when the run ended: counted in Delivered or OneWay, they
-	// changed no node (engine.NetCounts).
+	// arrived at the last measurement: counted in Delivered or OneWay,
+	// they changed no node (engine.NetCounts). Absent when the run's state
+	// went past its last measurement (a signal or a divergence stopped it
+	// between two), as the state's count would not be that measurement's.
 	MessagesInFlight *int64 `json:"messages_in_flight,omitempty"`
 }
 
@@ -437,7 +439,10 @@ func SummarizeContext(ctx context.Context, r *pairgossip.Run, res *pairgossip.Re
 	}
 	if r.Graph != nil {
 		s.Network = NewNetworkInfoContext(ctx, r.Config, r.Network, r.Sim.Net(), final)
-		if s.Network != nil && r.Network.Delay.Dist != "" {
+		// In flight now, beside counters of the last measurement: only
+		// when the run's state is at that measurement (not a run a
+		// signal or a divergence stopped after it).
+		if s.Network != nil && r.Network.Delay.Dist != "" && final != nil && final.Iter == r.Sim.Iter() {
 			f := r.Sim.NetCounts().InFlight
 			s.Network.MessagesInFlight = &f
 		}

@@ -485,3 +485,30 @@ func TestSummaryOptimumStdErr(t *testing.T) {
 		t.Errorf("summary without optimum_stderr: %s", b)
 	}
 }
+
+// TestInFlightAtLastMeasurement: summary.json's messages_in_flight sits
+// beside the counters of the last measurement, so it is given only when the
+// run's state is at that measurement: a run stopped after it (here, its
+// last record dropped) has none, rather than a count of another iteration.
+func TestInFlightAtLastMeasurement(t *testing.T) {
+	cfg := pairgossip.DefaultConfig()
+	cfg.Algorithm, cfg.Iters, cfg.SkipOptimum, cfg.Workers, cfg.Delay = "async", 400, true, 1, "constant:399"
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	res, err := run.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(run, res, nil)
+	if s.Network == nil || s.Network.MessagesInFlight == nil || *s.Network.MessagesInFlight != 2*399 {
+		t.Fatalf("complete run: network %+v, want 798 messages in flight", s.Network)
+	}
+	res.Trace = res.Trace[:len(res.Trace)-1]
+	s = Summarize(run, res, context.Canceled)
+	if s.Network == nil || s.Network.MessagesInFlight != nil || s.Network.Delivered != res.Trace[len(res.Trace)-1].Delivered {
+		t.Fatalf("state past the last record: network %+v, want no messages_in_flight and that record's counters", s.Network)
+	}
+}
