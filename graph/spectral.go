@@ -207,6 +207,14 @@ func closedFormLambda2(g *Graph) (float64, bool) {
 	return 0, false
 }
 
+// HasClosedForm reports whether g's spectral gap has a closed form (its
+// generator family is one of closedFormLambda2's): SpectralGap then costs
+// nothing at any n.
+func HasClosedForm(g *Graph) bool {
+	_, ok := closedFormLambda2(g)
+	return ok
+}
+
 // denseLambda2 returns β_{n−1} from all eigenvalues of the dense Laplacian
 // (LAPACK Dsyev, eigenvalues only).
 func denseLambda2(g *Graph) (float64, error) {

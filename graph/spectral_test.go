@@ -276,3 +276,32 @@ func TestSpectralGapContext(t *testing.T) {
 		t.Fatalf("with a live context %+v %v, without %+v %v", a, err, b, err2)
 	}
 }
+
+// TestHasClosedForm: the generator families with a closed-form gap have
+// one, whatever their size; a drawn graph (Watts–Strogatz) and a graph
+// from edges (even a cycle's) do not.
+func TestHasClosedForm(t *testing.T) {
+	for _, tc := range []struct {
+		spec Spec
+		want bool
+	}{
+		{Spec{Kind: "complete", N: 7}, true}, {Spec{Kind: "cycle", N: 9}, true}, {Spec{Kind: "path", N: 5}, true},
+		{Spec{Kind: "star", N: 6}, true}, {Spec{Kind: "grid", Rows: 3, Cols: 4}, true}, {Spec{Kind: "torus", Rows: 3, Cols: 5}, true},
+		{Spec{Kind: "watts-strogatz", N: 50, K: 4, P: 0.3, Seed: 1}, false},
+	} {
+		g, err := Build(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := HasClosedForm(g); got != tc.want {
+			t.Errorf("%s: HasClosedForm %v, want %v", g.Name, got, tc.want)
+		}
+	}
+	g, err := FromEdges("ring", 4, [][2]int32{{0, 1}, {1, 2}, {2, 3}, {3, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if HasClosedForm(g) {
+		t.Error("a graph from edges has a closed form")
+	}
+}

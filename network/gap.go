@@ -41,9 +41,10 @@ type Gap struct {
 	Iterations int     // Lanczos: matrix–vector products; 0 for dense
 }
 
-// GapOptions controls EffectiveGap; the zero value selects the defaults of
-// graph.GapOptions (dense up to graph.DenseMaxN nodes; beyond, the graph's
-// gap scaled where the model allows it, Model.GapScale, else Lanczos).
+// GapOptions controls EffectiveGap; the zero value selects the defaults:
+// the graph's gap (graph.SpectralGap) scaled where the model allows it
+// (Model.GapScale), else dense up to graph.DenseMaxN nodes and Lanczos
+// beyond.
 type GapOptions struct {
 	// Method is "" or "auto", or forces "dense", "lanczos" or "scaled"
 	// (the graph's gap times Model.GapScale's factor: an error for a model
@@ -192,10 +193,12 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 	method := opt.Method
 	if method == "" || method == "auto" {
 		switch {
+		case scalable && f > 0:
+			// Exact, and one eigensolve (the graph's, none where it has a
+			// closed form) where "dense" would take two.
+			method = MethodScaled
 		case nt.n <= graph.DenseMaxN:
 			method = "dense"
-		case scalable && f > 0:
-			method = MethodScaled
 		default:
 			method = "lanczos"
 		}

@@ -24,9 +24,9 @@ func gapOf(t *testing.T, m Model, g *graph.Graph, opt GapOptions) Gap {
 
 func relClose(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Abs(b) }
 
-// TestPerfectGapIsTheGraphs: the perfect network's effective gap is
-// graph.SpectralGap's 1 − λ₂(I − L/|E|) (docs/design.md §2.2), and loss q
-// scales it by 1 − q, one-way or not.
+// TestPerfectGapIsTheGraphs: the perfect network's effective gap, by the
+// dense eigensolver on W̄, is graph.SpectralGap's 1 − λ₂(I − L/|E|)
+// (docs/design.md §2.2), and loss q scales it by 1 − q, one-way or not.
 func TestPerfectGapIsTheGraphs(t *testing.T) {
 	for _, spec := range []graph.Spec{{Kind: "watts-strogatz", N: 80, K: 4, P: 0.3, Seed: 2}, {Kind: "cycle", N: 40}, {Kind: "complete", N: 30}} {
 		g := mustGraph(t, spec)
@@ -34,13 +34,13 @@ func TestPerfectGapIsTheGraphs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := gapOf(t, Model{}, g, GapOptions{})
+		p := gapOf(t, Model{}, g, GapOptions{Method: "dense"})
 		if !relClose(p.Value, want.Value, 1e-9) || p.Perfect != want.Value || p.Method != "dense" {
 			t.Errorf("%s: effective %+v, graph %g", g.Name, p, want.Value)
 		}
 		for _, q := range []float64{0.1, 0.5} {
 			for _, ow := range []bool{false, true} {
-				l := gapOf(t, Model{Loss: q, LossOneWay: ow}, g, GapOptions{})
+				l := gapOf(t, Model{Loss: q, LossOneWay: ow}, g, GapOptions{Method: "dense"})
 				if !relClose(l.Value, (1-q)*want.Value, 1e-9) {
 					t.Errorf("%s loss %g oneway %v: %g, want %g", g.Name, q, ow, l.Value, (1-q)*want.Value)
 				}
@@ -221,8 +221,8 @@ func TestEffectiveGapChurnFileHorizon(t *testing.T) {
 // times the graph's (Model.GapScale, method "scaled"): it equals the dense
 // eigensolve of W̄ to 1e-12 relative, up to the dense eigensolver's own
 // absolute accuracy, about n ulps of ‖L̄‖ ≤ (1 − q)·2·max degree/|E| (which
-// dominates for path-, cycle- and star-like spectra, λ₂ ≪ ‖L̄‖). Up to
-// graph.DenseMaxN nodes "auto" is dense as before; beyond, scaled.
+// dominates for path-, cycle- and star-like spectra, λ₂ ≪ ‖L̄‖). "auto"
+// is the scaled gap at every n.
 func TestLossOnlyGapIsScaled(t *testing.T) {
 	specs := []graph.Spec{{Kind: "path", N: 1024}, {Kind: "cycle", N: 600}, {Kind: "complete", N: 200}, {Kind: "star", N: 500},
 		{Kind: "grid", Rows: 20, Cols: 30}, {Kind: "torus", Rows: 16, Cols: 16}, {Kind: "watts-strogatz", N: 500, K: 5, P: 0.3, Seed: 1}}
@@ -242,11 +242,14 @@ func TestLossOnlyGapIsScaled(t *testing.T) {
 				t.Fatalf("%s: GapScale %v, %v; want %v, true", m, f, ok, 1-m.Loss)
 			}
 			nt := mustNet(t, m, g, 1)
-			d, err := nt.EffectiveGap(GapOptions{})
+			d, err := nt.EffectiveGap(GapOptions{Method: "dense"})
 			if err != nil || d.Method != "dense" {
-				t.Fatalf("%s %s: auto at n = %d ≤ DenseMaxN: %+v, %v; want dense", g.Name, m, g.N, d, err)
+				t.Fatalf("%s %s: dense at n = %d: %+v, %v", g.Name, m, g.N, d, err)
 			}
 			s := gapOf(t, m, g, GapOptions{Method: MethodScaled})
+			if a := gapOf(t, m, g, GapOptions{}); a != s {
+				t.Errorf("%s %s: auto %+v, want the scaled %+v (exact, one eigensolve where dense takes two)", g.Name, m, a, s)
+			}
 			norm := f * 2 * float64(g.MaxDegree()) / float64(g.OrderedEdges())
 			if math.Abs(s.Value-d.Value) > 1e-12*d.Value+float64(g.N)*0x1p-52*norm {
 				t.Errorf("%s %s: scaled %.17g, dense %.17g (rel %.2g)", g.Name, m, s.Value, d.Value, math.Abs(s.Value-d.Value)/d.Value)

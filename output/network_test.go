@@ -68,11 +68,11 @@ func TestNewNetworkInfo(t *testing.T) {
 	if ni.Model != "--loss 0.25" || ni.Knobs["loss"] != 0.25 || ni.Knobs["churn"] != "" || len(ni.Knobs) != 9 {
 		t.Errorf("%+v", ni)
 	}
-	if math.Abs(float64(ni.EffectiveGap)/float64(ni.PerfectGap)-0.75) > 1e-9 || ni.GapMethod != "dense" || ni.Attempted != 5 || ni.Delivered != 3 || ni.NodesOnline != 30 {
+	if math.Abs(float64(ni.EffectiveGap)/float64(ni.PerfectGap)-0.75) > 1e-9 || ni.GapMethod != "closed-form × (1 − q)" || ni.Attempted != 5 || ni.Delivered != 3 || ni.NodesOnline != 30 {
 		t.Errorf("%+v", ni)
 	}
 	j := string(JSON(ni))
-	for _, k := range []string{`"effective_gap"`, `"perfect_gap"`, `"gap_method": "dense"`, `"exchanges_attempted": 5`, `"nodes_online": 30`} {
+	for _, k := range []string{`"effective_gap"`, `"perfect_gap"`, `"gap_method": "closed-form × (1 − q)"`, `"exchanges_attempted": 5`, `"nodes_online": 30`} {
 		if !strings.Contains(j, k) {
 			t.Errorf("JSON lacks %s: %s", k, j)
 		}

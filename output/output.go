@@ -351,12 +351,22 @@ type NetworkInfo struct {
 	MessagesInFlight *int64 `json:"messages_in_flight,omitempty"`
 }
 
-// SummaryGapMaxN bounds the runs whose summary computes the effective gap:
-// up to it the dense eigensolver does it at once; beyond, Lanczos on the
-// sparse weighted Laplacian, whose cost grows as n/gap, can take longer than
-// the run and does not see a Ctrl-C (pairgossip gap computes it beyond,
-// docs/networks.md §9).
+// SummaryGapMaxN bounds the runs whose summary computes the effective gap
+// by an eigensolve: up to it the dense eigensolver does it at once; beyond,
+// Lanczos on the sparse weighted Laplacian, whose cost grows as n/gap, can
+// take longer than the run (pairgossip gap computes it beyond,
+// docs/networks.md §9). A model the graph's gap scales (loss, parametric
+// churn: Model.GapScale) on a graph whose gap has a closed form needs no
+// eigensolve, and its summary gives the gap at any n.
 const SummaryGapMaxN = graph.DenseMaxN
+
+// scaledClosedForm reports whether the effective gap of net under m is the
+// graph's closed-form gap times Model.GapScale's factor: no eigensolve, at
+// any n.
+func scaledClosedForm(m network.Model, net *network.Net) bool {
+	f, ok := m.GapScale()
+	return ok && f > 0 && graph.HasClosedForm(net.Graph(1))
+}
 
 // NewNetworkInfo describes the network of a run (nil for the paper's
 // network). net is the run's network (engine.Sim.Net), for the effective
@@ -387,7 +397,7 @@ func NewNetworkInfoContext(ctx context.Context, cfg config.Config, m network.Mod
 	switch {
 	case net == nil:
 		ni.GapMethod = "not computed: no network was built"
-	case net.Graph(1).N > SummaryGapMaxN:
+	case net.Graph(1).N > SummaryGapMaxN && !scaledClosedForm(m, net):
 		ni.GapMethod = fmt.Sprintf("not computed at n = %d > %d (pairgossip gap with the same flags computes it)", net.Graph(1).N, SummaryGapMaxN)
 	default:
 		g, err := net.EffectiveGapContext(ctx, network.GapOptions{Horizon: int64(cfg.Iters)})

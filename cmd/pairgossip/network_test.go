@@ -155,7 +155,7 @@ func TestNetworkTraceAndSummary(t *testing.T) {
 	if n == nil {
 		t.Fatal("no network object")
 	}
-	if n.Model != "--loss 0.3" || n.Knobs["loss"] != 0.3 || n.GapMethod != "dense" || n.Attempted != 400 || n.Delivered != last.Delivered {
+	if n.Model != "--loss 0.3" || n.Knobs["loss"] != 0.3 || n.GapMethod != "dense × (1 − q)" || n.Attempted != 400 || n.Delivered != last.Delivered {
 		t.Errorf("network %+v", n)
 	}
 	if r := float64(n.EffectiveGap) / float64(n.PerfectGap); math.Abs(r-0.7) > 1e-9 || math.Abs(float64(n.GapRatio)-r) > 1e-12 {
