@@ -181,9 +181,9 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 		"Example (a lossy network): pairgossip gap --graph watts-strogatz --n 699 --loss 0.5", stderr)
 	cfg := config.Base()
 	cli.BindFlags(fs, &cfg, isGapParam)
-	n := fs.Int("n", 699, "number of (physical) nodes")
+	n := cli.Int(fs, "n", 699, "number of (physical) nodes")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	iters := fs.Int64("iters", 0, "with --churn file:PATH: the run's iterations, over which each node's probability of being\n"+
+	iters := cli.Int64(fs, "iters", 0, "with --churn file:PATH: the run's iterations, over which each node's probability of being\n"+
 		"online is the fraction it is (0: the file's span, 1 to its largest end)")
 	if err := parseConfigFlags(fs, args, stderr, func() error { return cfg.ValidateGraph() }); err != nil {
 		return err

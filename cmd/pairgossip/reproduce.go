@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/pairgossip/pairgossip/internal/cli"
 	"github.com/pairgossip/pairgossip/output"
 	"io"
 	"path/filepath"
@@ -23,9 +24,9 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "report", "output directory (created if missing)")
 	quick := fs.Bool("quick", false, "reduced size: small T, 2 runs, few evaluated nodes (what CI runs)")
 	long := fs.Bool("long", false, "the synthetic metric-learning horizon four times longer (64 000 edge events, c = 0.03, the step-size pilot to that horizon): Fig. 3 close to the optimum, about 4× the metric-learning work")
-	runs := fs.Int("runs", 0, fmt.Sprintf("seeds per setting (0: 8 for the full run, 2 with --quick; the paper uses 50; at most %d)", paper.MaxRuns))
-	workers := fs.Int("workers", 0, "concurrent runs (0: all cores); results do not depend on it")
-	seed := fs.Uint64("seed", 1, "base seed: run r of every setting uses seed+r; the Watts–Strogatz graph uses seed")
+	runs := cli.Int(fs, "runs", 0, fmt.Sprintf("seeds per setting (0: 8 for the full run, 2 with --quick; the paper uses 50; at most %d)", paper.MaxRuns))
+	workers := cli.Int(fs, "workers", 0, "concurrent runs (0: all cores); results do not depend on it")
+	seed := cli.Uint64(fs, "seed", 1, "base seed: run r of every setting uses seed+r; the Watts–Strogatz graph uses seed")
 	asJSON := fs.Bool("json", false, "print a JSON summary (paths, wall time, claim verdicts) on stdout")
 	networks := fs.Bool("networks", false, "instead of the paper's experiments, the networks part (issue #34): the AUC experiment, synchronous\n"+
 		"and asynchronous, under message loss 0/0.1/0.3/0.5, churn with 10% and 30% offline, node clocks and a two-phase\n"+

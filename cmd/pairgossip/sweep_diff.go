@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/pairgossip/pairgossip/internal/cli"
 	"github.com/pairgossip/pairgossip/sweep"
 )
 
@@ -13,7 +14,7 @@ func sweepDiff(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep diff", "pairgossip sweep diff DB1 DB2: compare two results databases: the same runs with the same\n"+
 		"status, final metrics and trace rows, compared exactly (wall times aside). Exit status 1 on any\n"+
 		"difference.", stderr)
-	maxLines := fs.Int("max", 20, "print at most this many differences (0: all)")
+	maxLines := cli.Int(fs, "max", 20, "print at most this many differences (0: all)")
 	pos, err := sweepParseArgs(fs, args, 2, 2, "two results databases (pairgossip sweep diff DB1 DB2)")
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pairgossip/pairgossip/internal/cli"
 	"github.com/pairgossip/pairgossip/internal/progress"
 	"github.com/pairgossip/pairgossip/sweep"
 )
@@ -105,11 +106,11 @@ func parseSweepRunArgs(args []string, stderr io.Writer) (*sweepRunArgs, error) {
 	var a sweepRunArgs
 	fs.StringVar(&a.results, "results", "", "results database (SQLite; created if missing)")
 	fs.StringVar(&a.resultsDir, "results-dir", "", "folder of per-task databases (with --task-id and --tasks)")
-	fs.IntVar(&a.taskID, "task-id", -1, "this task's index in [0, --tasks) (SLURM: $SLURM_ARRAY_TASK_ID)")
-	fs.IntVar(&a.tasks, "tasks", 0, "number of tasks the runs are split into")
-	fs.IntVar(&a.cores, "cores", 0, "cores to keep busy (0: all available)")
-	fs.IntVar(&a.jobs, "jobs", 0, "at most this many runs at once (0: as many as the cores allow)")
-	fs.IntVar(&a.workers, "workers", 0, "workers per run (0: chosen from the run's size: 1 for small runs,\nmore for large synchronous ones); results do not depend on it")
+	cli.IntVar(fs, &a.taskID, "task-id", -1, "this task's index in [0, --tasks) (SLURM: $SLURM_ARRAY_TASK_ID)")
+	cli.IntVar(fs, &a.tasks, "tasks", 0, "number of tasks the runs are split into")
+	cli.IntVar(fs, &a.cores, "cores", 0, "cores to keep busy (0: all available)")
+	cli.IntVar(fs, &a.jobs, "jobs", 0, "at most this many runs at once (0: as many as the cores allow)")
+	cli.IntVar(fs, &a.workers, "workers", 0, "workers per run (0: chosen from the run's size: 1 for small runs,\nmore for large synchronous ones); results do not depend on it")
 	fs.BoolVar(&a.rerun, "rerun-failed", true, "run again the runs whose last attempt failed")
 	fs.StringVar(&a.planHash, "plan-hash", "", "refuse to run unless the sweep's plan hash is this (set by the SLURM script,\nso that an edited sweep file is not run by an old job)")
 	fs.BoolVar(&a.quiet, "quiet", false, "no progress on stderr")

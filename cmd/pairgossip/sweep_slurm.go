@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
+	"github.com/pairgossip/pairgossip/internal/cli"
 	"github.com/pairgossip/pairgossip/sweep"
 )
 
@@ -85,9 +86,9 @@ func parseSlurmArgs(args []string, stderr io.Writer) (*slurmArgs, error) {
 	fs.StringVar(&a.resultsDir, "results-dir", "", "folder for the task databases, logs and the script [required]")
 	fs.StringVar(&a.partition, "partition", "", "SLURM partition (default: the cluster's default)")
 	fs.StringVar(&a.time, "time", "01:00:00", "time limit of each task, HH:MM:SS or D-HH:MM:SS")
-	fs.IntVar(&a.cpus, "cpus-per-task", 1, "CPUs per task; the task keeps them busy with several runs at once")
-	fs.IntVar(&a.tasks, "tasks", 0, "number of array tasks (0: from --runs-per-task, else one per run up to 100)")
-	fs.IntVar(&a.perTask, "runs-per-task", 0, "runs per array task (alternative to --tasks)")
+	cli.IntVar(fs, &a.cpus, "cpus-per-task", 1, "CPUs per task; the task keeps them busy with several runs at once")
+	cli.IntVar(fs, &a.tasks, "tasks", 0, "number of array tasks (0: from --runs-per-task, else one per run up to 100)")
+	cli.IntVar(fs, &a.perTask, "runs-per-task", 0, "runs per array task (alternative to --tasks)")
 	fs.StringVar(&a.mem, "mem", "", "memory per task, e.g. 4G (default: the cluster's default)")
 	fs.StringVar(&a.binary, "binary", "", "path of the pairgossip binary the job runs (default: this one)")
 	fs.StringVar(&a.script, "script", "", "where to write the script (default: DIR/sweep.sbatch)")

@@ -79,9 +79,16 @@ func printDefaults(fs *flag.FlagSet, w io.Writer) {
 	fs.SetOutput(io.Discard)
 	out := b.String()
 	fs.VisitAll(func(f *flag.Flag) {
-		if _, ok := f.Value.(*checkedFloat); ok {
+		typ := ""
+		switch v := f.Value.(type) {
+		case *checkedFloat:
+			typ = "float"
+		case interface{ typeName() string }:
+			typ = v.typeName()
+		}
+		if typ != "" {
 			if name, _ := flag.UnquoteUsage(f); name == "value" {
-				out = strings.Replace(out, "  -"+f.Name+" value\n", "  -"+f.Name+" float\n", 1)
+				out = strings.Replace(out, "  -"+f.Name+" value\n", "  -"+f.Name+" "+typ+"\n", 1)
 			}
 		}
 	})

@@ -60,3 +60,39 @@ func TestBindFlags(t *testing.T) {
 		t.Errorf("graph flags: %s", got)
 	}
 }
+
+// TestNumbersAreDecimal: a number flag reads plain decimals only. Go's
+// literal syntax, which flag.IntVar and strconv.ParseFloat take, would read
+// --seed 010 as 8 (octal), --iters 0_1 and --loss 0_1 as 1, --n 0x10 as
+// 16: each is refused naming the flag, and a leading zero is a decimal's.
+func TestNumbersAreDecimal(t *testing.T) {
+	parse := func(args ...string) (config.Config, error) {
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		c := config.Base()
+		BindFlags(fs, &c, nil)
+		return c, fs.Parse(args)
+	}
+	c, err := parse("--iters", "010", "--seed", "007", "--n", "0100", "--loss", "0.25", "--gamma-c", "1e-3")
+	if err != nil || c.Iters != 10 || c.Seed != 7 || c.N != 100 || c.Loss != 0.25 || c.GammaC != 1e-3 {
+		t.Fatalf("decimals: %v; iters %d seed %d n %d loss %v gamma-c %v", err, c.Iters, c.Seed, c.N, c.Loss, c.GammaC)
+	}
+	for _, args := range [][]string{
+		{"--iters", "0_1"}, {"--iters", "1_000"}, {"--seed", "0x10"}, {"--n", "0b11"}, {"--n", "0o7"}, {"--iters", "1e3"},
+		{"--seed", "-1"}, {"--loss", "0_1"}, {"--loss", "0x1p-2"}, {"--gamma-c", "1_0"},
+	} {
+		if _, err := parse(args...); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "-")) {
+			t.Errorf("%v: %v, want refused naming the flag", args, err)
+		}
+	}
+	var b strings.Builder
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	c2 := config.Base()
+	BindFlags(fs, &c2, nil)
+	printDefaults(fs, &b)
+	for _, want := range []string{"  -iters int\n", "  -seed uint\n", "  -loss float\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}
