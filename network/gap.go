@@ -54,9 +54,11 @@ type GapOptions struct {
 	MaxIter int
 	Seed    uint64
 	// Horizon is the run's iterations, over which a churn file's π_k is
-	// the fraction online (0: the file's span, 1 … its largest end), and
-	// over which a recorded stream's frequencies are counted (0, or past
-	// its last iteration: the whole stream).
+	// the fraction online (0: the file's span, 1 … its largest end), over
+	// which a recorded stream's frequencies are counted (0, or past its
+	// last iteration: the whole stream), and over which a schedule's phases
+	// are weighted by the iterations each takes (0: its length over the
+	// cycle's; a phase a short run never reaches weighs nothing).
 	Horizon int64
 }
 
@@ -130,12 +132,7 @@ func (nt *Net) ExpectedWeights() (pairs [][2]int32, w []float64) {
 // expectedWeights is ExpectedWeights with a churn file's π_k over
 // iterations 1 … horizon (GapOptions.Horizon).
 func (nt *Net) expectedWeights(horizon int64) (pairs [][2]int32, w []float64) {
-	total := 0.0
-	for _, ph := range nt.phases {
-		if nt.cycle > 0 {
-			total += float64(ph.length)
-		}
-	}
+	fracs := nt.phaseFractions(horizon)
 	var pi []float64
 	if nt.churn != nil {
 		pi = make([]float64, nt.n)
@@ -143,11 +140,8 @@ func (nt *Net) expectedWeights(horizon int64) (pairs [][2]int32, w []float64) {
 			pi[k] = nt.churn.pi(k, horizon)
 		}
 	}
-	for _, ph := range nt.phases {
-		frac := 1.0
-		if total > 0 {
-			frac = float64(ph.length) / total
-		}
+	for x, ph := range nt.phases {
+		frac := fracs[x]
 		pp, pe := ph.pairs, ph.pe
 		if ph.stream {
 			// The stream's frequencies per iteration over its span, or over
@@ -159,13 +153,13 @@ func (nt *Net) expectedWeights(horizon int64) (pairs [][2]int32, w []float64) {
 			}
 			pp, pe = streamFrequencies(nt.stream, h)
 		}
-		for x, e := range pp {
+		for y, e := range pp {
 			s := (1 - nt.loss) * nt.linkUp
 			if pi != nil {
 				s *= pi[e[0]] * pi[e[1]]
 			}
 			pairs = append(pairs, e)
-			w = append(w, frac*s*pe[x]/2)
+			w = append(w, frac*s*pe[y]/2)
 		}
 	}
 	return pairs, w
@@ -245,8 +239,8 @@ func (nt *Net) EffectiveGapContext(ctx context.Context, opt GapOptions) (Gap, er
 // paper's network on the run's graph (graph.SpectralGap), or, under a
 // schedule, which replaces the run's graph, the paper's network on each
 // phase (uniform edges, nothing lost, every node and link up) averaged
-// over the phases by their lengths, by the effective gap's method (dense,
-// else Lanczos).
+// over the phases by the iterations each takes (phaseFractions), by the
+// effective gap's method (dense, else Lanczos).
 func (nt *Net) perfectGap(ctx context.Context, method string, opt GapOptions) (graph.Gap, error) {
 	if len(nt.model.Schedule) == 0 {
 		pg, err := untilDone(ctx, func() (graph.Gap, error) { return graph.SpectralGapContext(ctx, nt.g, graph.GapOptions{}) })
@@ -255,16 +249,13 @@ func (nt *Net) perfectGap(ctx context.Context, method string, opt GapOptions) (g
 		}
 		return pg, err
 	}
-	total := 0.0
-	for _, ph := range nt.phases {
-		total += float64(ph.length)
-	}
+	fracs := nt.phaseFractions(opt.Horizon)
 	var pairs [][2]int32
 	var w []float64
-	for _, ph := range nt.phases {
+	for x, ph := range nt.phases {
 		for _, e := range ph.g.Edges {
 			pairs = append(pairs, e)
-			w = append(w, float64(ph.length)/total/float64(len(ph.g.Edges))/2)
+			w = append(w, fracs[x]/float64(len(ph.g.Edges))/2)
 		}
 	}
 	if method != "dense" {
@@ -275,6 +266,33 @@ func (nt *Net) perfectGap(ctx context.Context, method string, opt GapOptions) (g
 		method = none
 	}
 	return graph.Gap{Value: v, Method: method + " (the schedule's phases, uniform edges, no faults)", Residual: res, Iterations: it}, err
+}
+
+// phaseFractions returns the fraction of the iterations 1 … horizon that
+// each phase of a schedule takes (its length over the cycle's when horizon
+// is 0, or without a schedule: 1 for the one phase). A run shorter than
+// the cycle, or ending within one, weighs the phases it runs, as long as
+// it runs them: a phase it never reaches does not enter its W̄.
+func (nt *Net) phaseFractions(horizon int64) []float64 {
+	f := make([]float64, len(nt.phases))
+	if nt.cycle == 0 {
+		for x := range f {
+			f[x] = 1
+		}
+		return f
+	}
+	start := int64(0)
+	for x, ph := range nt.phases {
+		if horizon <= 0 {
+			f[x] = float64(ph.length) / float64(nt.cycle)
+		} else {
+			full, rem := horizon/nt.cycle, horizon%nt.cycle
+			in := full*ph.length + min(max(rem-start, 0), ph.length)
+			f[x] = float64(in) / float64(horizon)
+		}
+		start += ph.length
+	}
+	return f
 }
 
 // untilDone returns f's result, or ctx's error as soon as ctx is done: a

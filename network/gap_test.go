@@ -406,6 +406,47 @@ func TestScheduleGapPerfect(t *testing.T) {
 	}
 }
 
+// TestScheduleGapHorizon: over a horizon (the run's T) a schedule's phases
+// weigh the iterations each takes in 1 … T: a run that ends within its first
+// phase has that phase's gap (the second, never reached, does not count),
+// one that ends within a later cycle counts the full cycles and the part of
+// the last, and without a horizon the phases weigh their lengths.
+func TestScheduleGapHorizon(t *testing.T) {
+	run := mustGraph(t, graph.Spec{Kind: "cycle", N: 60})
+	ws := mustGraph(t, graph.Spec{Kind: "watts-strogatz", N: 60, K: 4, P: 0.3, Seed: 2})
+	star := mustGraph(t, graph.Spec{Kind: "star", N: 60})
+	two := []Phase{{Graph: ws, Length: 30}, {Graph: star, Length: 10}}
+	nt := mustNet(t, Model{Schedule: two, Loss: 0.5}, run, 1)
+	for _, tc := range []struct {
+		horizon int64
+		want    []float64
+	}{{0, []float64{0.75, 0.25}}, {20, []float64{1, 0}}, {30, []float64{1, 0}}, {35, []float64{30. / 35, 5. / 35}},
+		{40, []float64{0.75, 0.25}}, {100, []float64{80. / 100, 20. / 100}}, {75, []float64{60. / 75, 15. / 75}}} {
+		if got := nt.phaseFractions(tc.horizon); !slices.Equal(got, tc.want) {
+			t.Errorf("horizon %d: fractions %v, want %v", tc.horizon, got, tc.want)
+		}
+	}
+	first := gapOf(t, Model{Schedule: two[:1], Loss: 0.5}, run, GapOptions{Horizon: 20})
+	short, err := nt.EffectiveGap(GapOptions{Horizon: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !relClose(short.Value, first.Value, 1e-12) || !relClose(short.Perfect, first.Perfect, 1e-12) {
+		t.Errorf("a run within the first phase: gap %g (perfect %g), want the first phase's %g (%g)", short.Value, short.Perfect, first.Value, first.Perfect)
+	}
+	whole, err := nt.EffectiveGap(GapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cycle, err := nt.EffectiveGap(GapOptions{Horizon: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cycle.Value != whole.Value || cycle.Perfect != whole.Perfect || relClose(whole.Value, short.Value, 1e-3) {
+		t.Errorf("10 whole cycles: %g, no horizon: %g, first phase only: %g", cycle.Value, whole.Value, short.Value)
+	}
+}
+
 // TestUntilDone: a computation that does not look at ctx (a dense
 // eigensolve) is left to finish on its own when ctx is done: the caller
 // gets ctx's error at once, and the result when it comes first.

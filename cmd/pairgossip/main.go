@@ -183,8 +183,10 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	cli.BindFlags(fs, &cfg, isGapParam)
 	n := cli.Int(fs, "n", 699, "number of (physical) nodes")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	iters := cli.Int64(fs, "iters", 0, "with --churn file:PATH: the run's iterations, over which each node's probability of being\n"+
-		"online is the fraction it is (0: the file's span, 1 to its largest end)")
+	iters := cli.Int64(fs, "iters", 0, "the run's iterations T, as a run's summary.json takes them: with --churn file:PATH each\n"+
+		"node's probability of being online is the fraction of 1..T it is (0: the file's span, 1 to its\n"+
+		"largest end); --graph-schedule weighs each phase by the iterations of 1..T it takes (0: its\n"+
+		"length over the cycle's); --edge-stream counts the lines at t <= T (0: the whole stream)")
 	if err := parseConfigFlags(fs, args, stderr, func() error { return cfg.ValidateGraph() }); err != nil {
 		return err
 	}
@@ -194,8 +196,8 @@ func cmdGap(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.ValidateGapKnobs(); err != nil {
 		return usageError{Err: err}
 	}
-	if *iters > 0 && !strings.HasPrefix(cfg.Churn, network.DistFile+":") {
-		return usagef("--iters does not apply: it is the horizon of a churn file's online fractions, and --churn is not file:PATH")
+	if *iters > 0 && !strings.HasPrefix(cfg.Churn, network.DistFile+":") && cfg.GraphSchedule == "" && cfg.EdgeStream == "" {
+		return usagef("--iters does not apply: it is the horizon of a churn file's online fractions, a schedule's phases or a recorded stream, and there is none of them (--churn file:PATH, --graph-schedule, --edge-stream)")
 	}
 	if *n < 2 && cfg.Graph != "file" {
 		return usagef("--n must be >= 2, got %d", *n)

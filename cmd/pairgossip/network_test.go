@@ -304,6 +304,27 @@ func TestGapNetwork(t *testing.T) {
 	if a["effective_gap"] != 0.0 || !(b["effective_gap"].(float64) > 0) {
 		t.Errorf("churn file: over its span %v, over 300 iterations %v", a["effective_gap"], b["effective_gap"])
 	}
+	// A schedule over --iters weighs the phases the run takes, as the
+	// run's summary.json does: a run within the first phase has its gap.
+	sched := []string{"--graph-schedule", "500:watts-strogatz:k=4,p=0.2;500:cycle"}
+	_, whole, _ := runCLI(append([]string{"gap", "--n", "60", "--json"}, sched...)...)
+	_, short, _ := runCLI(append([]string{"gap", "--n", "60", "--json", "--iters", "200"}, sched...)...)
+	out := filepath.Join(t.TempDir(), "o")
+	if code, _, stderr := runCLI(append([]string{"run", "--data", "synthetic-auc", "--n", "60", "--iters", "200", "--no-optimum", "--out", out}, sched...)...); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	var s struct {
+		Network struct {
+			EffectiveGap float64 `json:"effective_gap"`
+		} `json:"network"`
+	}
+	json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &s)
+	a, b = nil, nil
+	json.Unmarshal([]byte(whole), &a)
+	json.Unmarshal([]byte(short), &b)
+	if g, ok := b["effective_gap"].(float64); !ok || g != s.Network.EffectiveGap || g == a["effective_gap"] {
+		t.Errorf("schedule: gap --iters 200 %v, run --iters 200 %v, gap over the cycle %v", b["effective_gap"], s.Network.EffectiveGap, a["effective_gap"])
+	}
 }
 
 // TestHelpTeachesNetwork: run --help explains every network flag.
