@@ -423,8 +423,21 @@ func denseLambda2(n int, pairs [][2]int32, w []float64) (float64, error) {
 	if !lapack64.Syev(lapack.EVNone, a, ev, work, len(work)) {
 		return 0, errors.New("network: effective gap: dense eigensolver failed to converge")
 	}
+	// The eigenvalues are accurate to about n ulps of ‖L̄‖ = λ_max (a
+	// backward stable solver): a λ₂ within that of 0 is rounding, and may
+	// come out negative, while the expected graph is connected (spans) and
+	// its λ₂ positive. It is refused rather than given: edge weights spread
+	// over some 16 orders of magnitude or more put it there.
+	if res := float64(n) * 0x1p-52 * ev[n-1]; ev[1] <= res {
+		return 0, fmt.Errorf("network: effective gap: %w: λ₂ of the expected Laplacian is within its rounding, n·ε·λ_max = %.3g × the largest, of 0 (the expected graph is connected, so it is positive, but its edges' weights are spread too far, over some 16 orders of magnitude or more, for it to be told from 0)", ErrBelowResolution, res/ev[n-1])
+	}
 	return ev[1], nil
 }
+
+// ErrBelowResolution is wrapped by the error of a dense effective gap that
+// lies within the eigensolver's rounding of 0 (a positive gap it cannot
+// tell from 0): the gap is then not given, never as a rounding error.
+var ErrBelowResolution = errors.New("below the dense eigensolver's resolution")
 
 // laplacianMul sets dst = L̄x.
 func laplacianMul(pairs [][2]int32, w, dst, x []float64) {

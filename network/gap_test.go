@@ -492,3 +492,38 @@ func TestLanczosSharedSolver(t *testing.T) {
 		t.Fatalf("lanczos %.10g (%s, %d products), want (1 − q)π² × %.10g = %.10g", got.Value, got.Method, got.Iterations, pg.Value, f*pg.Value)
 	}
 }
+
+// TestGapBelowResolution: a connected expected graph whose edge weights are
+// spread over 16 orders of magnitude has a positive λ₂ that the dense
+// eigensolver cannot tell from its rounding (it came out negative, and was
+// reported): it is refused, ErrBelowResolution, never given; a spread of
+// 10⁴ is resolved, and agrees with Lanczos.
+func TestGapBelowResolution(t *testing.T) {
+	const n = 300
+	pairs := make([][2]int32, n)
+	for i := range pairs {
+		pairs[i] = [2]int32{int32(i), int32((i + 1) % n)}
+	}
+	weights := func(big float64) []float64 {
+		w := make([]float64, n)
+		for i := range w {
+			w[i] = 1
+		}
+		w[0], w[1] = big, big
+		return w
+	}
+	for _, big := range []float64{1e16, 1e20, 1e300} {
+		v, _, _, none, err := laplacianLambda2(context.Background(), "dense", n, pairs, weights(big), GapOptions{})
+		if !errors.Is(err, ErrBelowResolution) || none != "" {
+			t.Errorf("spread %g: λ₂ %g, %q, %v; want ErrBelowResolution", big, v, none, err)
+		}
+	}
+	d, _, _, _, err := laplacianLambda2(context.Background(), "dense", n, pairs, weights(1e4), GapOptions{})
+	if err != nil || !(d > 0) {
+		t.Fatalf("spread 1e4: dense λ₂ %g, %v", d, err)
+	}
+	l, _, _, _, err := laplacianLambda2(context.Background(), "lanczos", n, pairs, weights(1e4), GapOptions{})
+	if err != nil || !relClose(d, l, 1e-5) {
+		t.Errorf("spread 1e4: dense %g, lanczos %g (%v)", d, l, err)
+	}
+}
