@@ -611,11 +611,21 @@ func (r *Run) ExecuteWith(ctx context.Context, opt ExecOptions) (out *Result, er
 }
 
 // Identity is what a checkpoint must match to be resumed: the configuration
-// (its JSON form, without the worker count) and fingerprints of the data and
-// the graph.
-func (r *Run) Identity() []byte {
+// (its JSON form, without the worker count, each file it reads named FILE:
+// config.Config.FileBlind) and fingerprints of the data and the graph (the
+// network's files are the engine's: engine.Sim's checkpoint). A run
+// resumes with its files under other paths, not with other contents.
+func (r *Run) Identity() []byte { return r.identity(false) }
+
+// identity is Identity; legacy names the files by their paths, as the
+// checkpoints written before did.
+func (r *Run) identity(legacy bool) []byte {
 	h := sha256.New()
-	cj, _ := json.Marshal(r.Config)
+	cfg := r.Config
+	if !legacy {
+		cfg = cfg.FileBlind()
+	}
+	cj, _ := json.Marshal(cfg)
 	h.Write(cj)
 	lw := newLEWriter(h)
 	lw.rows(r.Problem.X) // the data, as dense rows (the bytes of the data set's X)
@@ -640,7 +650,7 @@ func (r *Run) Resume(path string) ([]engine.Record, error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	defer f.Close()
-	trace, err := r.Sim.ReadCheckpoint(f, r.Identity())
+	trace, err := r.Sim.ReadCheckpointOf(f, r.Identity(), r.identity(true))
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}

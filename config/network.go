@@ -260,3 +260,45 @@ func (c Config) MapNetworkFiles(f func(string) string) Config {
 	}
 	return c
 }
+
+// FileBlind returns c with the path of each file the run reads named
+// network.FileToken ("FILE"): Data (a file, not a built-in set), LabelsFile,
+// GraphFile, and the network model's files (--churn file:, --graph-schedule
+// file phases, --edge-stream, --activation weights:). It is what a
+// checkpoint identifies a run by (pairgossip.Run.Identity), the files'
+// contents being identified apart (the data's rows and labels, the graph's
+// edges, the network's Fingerprint): a run resumes from another folder, or
+// with its files under other paths (a job's own scratch folder), and not
+// with other contents.
+func (c Config) FileBlind() Config {
+	const f = network.FileToken
+	if c.Data != "" && c.Data != "memory" && !isBuiltinData(c.Data) {
+		c.Data = f
+	}
+	if c.LabelsFile != "" {
+		c.LabelsFile = f
+	}
+	if c.GraphFile != "" {
+		c.GraphFile = f
+	}
+	if strings.HasPrefix(c.Churn, network.DistFile+":") {
+		c.Churn = network.DistFile + ":" + f
+	}
+	if c.EdgeStream != "" {
+		c.EdgeStream = f
+	}
+	if k, _, ok := strings.Cut(c.Activation, ":"); ok && k == network.ActWeights {
+		c.Activation = k + ":" + f
+	}
+	if c.GraphSchedule != "" {
+		parts := strings.Split(c.GraphSchedule, ";")
+		for x, part := range parts {
+			ls, rest, _ := strings.Cut(strings.TrimSpace(part), ":")
+			if kind, _, _ := strings.Cut(rest, ":"); strings.EqualFold(kind, "file") {
+				parts[x] = ls + ":file:" + f
+			}
+		}
+		c.GraphSchedule = strings.Join(parts, ";")
+	}
+	return c
+}

@@ -71,8 +71,11 @@ type checkpointHeader struct {
 
 // identity hashes what must match for a checkpoint to be resumed: the
 // caller's description (configuration, data, graph) and the engine's own
-// parameters. Workers are excluded: they do not change results.
-func (s *Sim) identity(caller []byte) []byte {
+// parameters. Workers are excluded: they do not change results. The
+// network model is named without the paths of its files (FileBlind), whose
+// contents netName's fingerprint identifies; legacy names them by their
+// paths, as the checkpoints written before did.
+func (s *Sim) identity(caller []byte, legacy bool) []byte {
 	h := sha256.New()
 	h.Write(caller)
 	c := s.cfg
@@ -95,7 +98,11 @@ func (s *Sim) identity(caller []byte) []byte {
 	}
 	if !c.Network.IsPerfect() {
 		// Another network (the paper's keeps the identity).
-		fmt.Fprintf(h, "|network %s", c.Network)
+		if legacy {
+			fmt.Fprintf(h, "|network %s", c.Network)
+		} else {
+			fmt.Fprintf(h, "|network %s", c.Network.FileBlind())
+		}
 	}
 	return h.Sum(nil)
 }
@@ -126,13 +133,20 @@ func (hw hashWriter) Write(p []byte) (int, error) {
 // describes the run (for example its configuration as JSON); ReadCheckpoint
 // refuses a checkpoint whose identity differs.
 func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) error {
+	return s.writeCheckpoint(w, identity, trace, false)
+}
+
+// writeCheckpoint is WriteCheckpoint; legacy writes the identity and the
+// network's name of the checkpoints written before the files a run reads
+// were named FILE in them (what the tests of ReadCheckpointOf need).
+func (s *Sim) writeCheckpoint(w io.Writer, identity []byte, trace []Record, legacy bool) error {
 	rngState, err := s.edges.State()
 	if err != nil {
 		return err
 	}
-	hdr := checkpointHeader{Version: CheckpointVersion, Identity: s.identity(identity), Algorithm: s.cfg.Algorithm.String(),
+	hdr := checkpointHeader{Version: CheckpointVersion, Identity: s.identity(identity, legacy), Algorithm: s.cfg.Algorithm.String(),
 		Rows: s.Z.Rows, P: s.Z.Cols, Iter: s.t, GradEvals: s.gradEvals, Nonzero: s.nonzero,
-		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil, Network: s.netName(), Build: fusedBuild}
+		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil, Network: s.netName(legacy), Build: fusedBuild}
 	hj, err := json.Marshal(hdr)
 	if err != nil {
 		return err
@@ -221,6 +235,14 @@ func ckptErr(format string, a ...any) error {
 // the trace so far. Nothing is changed unless the whole checkpoint is valid:
 // magic, version, checksum, identity and shapes are all checked first.
 func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
+	return s.ReadCheckpointOf(r, identity, nil)
+}
+
+// ReadCheckpointOf is ReadCheckpoint that also resumes a checkpoint written
+// before the files a run reads were identified by their contents alone,
+// whose identity named them by their paths: legacy is the caller's
+// identity of that form (nil: none is taken).
+func (s *Sim) ReadCheckpointOf(r io.Reader, identity, legacy []byte) ([]Record, error) {
 	h := sha256.New()
 	tr := io.TeeReader(bufio.NewReaderSize(r, 1<<20), h)
 	var magic [8]byte
@@ -245,14 +267,15 @@ func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
 	if hdr.Version != int(magic[7]) || hdr.Version < 1 || hdr.Version > CheckpointVersion {
 		return nil, ckptErr("format version %d, this program reads versions 1 to %d", hdr.Version, CheckpointVersion)
 	}
-	if hdr.Network != s.netName() {
-		return nil, ckptErr("written by a run with the network model %q, this run has %q", netLabel(hdr.Network), netLabel(s.netName()))
+	old := legacy != nil && hdr.Network != s.netName(false) && hdr.Network == s.netName(true)
+	if hdr.Network != s.netName(false) && !old {
+		return nil, ckptErr("written by a run with the network model %q, this run has %q", netLabel(hdr.Network), netLabel(s.netName(false)))
 	}
 	if hdr.Build != fusedBuild {
 		return nil, ckptErr("written by a build with the arithmetic %s, this program's is %s: they compute other bits (build with the same GOARCH and GOAMD64 level to resume)",
 			buildLabel(hdr.Build), buildLabel(fusedBuild))
 	}
-	if !bytes.Equal(hdr.Identity, s.identity(identity)) {
+	if !bytes.Equal(hdr.Identity, s.identity(identity, false)) && (legacy == nil || !bytes.Equal(hdr.Identity, s.identity(legacy, true))) {
 		return nil, ckptErr("written by a run with another configuration, data or graph (resume needs the same flags)")
 	}
 	if hdr.Rows != s.Z.Rows || hdr.P != s.Z.Cols || hdr.HasCount != (s.Count != nil) {

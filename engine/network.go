@@ -1433,19 +1433,26 @@ func (e *asyncExec) delayedEvent(i, j int, t int64, fl uint8) (nonzero int64, ba
 // empty for the paper's network; a run on the paper's network with an edge sink
 // (whose checkpoint has the network's section) is named apart, so that a
 // refused resume does not read "perfect" against "perfect".
-func (s *state) netName() string {
+// netName is the network model a checkpoint names: its flags, each file
+// named FILE (Model.FileBlind; by its path where legacy, as checkpoints
+// written before named them), and the fingerprint of what it read.
+func (s *state) netName(legacy bool) string {
 	if s.net == nil {
 		return ""
 	}
 	if s.cfg.Network.IsPerfect() {
 		return "perfect, with an edge sink"
 	}
+	name := s.cfg.Network.FileBlind()
+	if legacy {
+		name = s.cfg.Network.String()
+	}
 	if fp := s.net.Fingerprint(); fp != 0 {
 		// The data read from files or built from a schedule or a weights
 		// function: the same flags over other data are another model.
-		return fmt.Sprintf("%s [data %016x]", s.cfg.Network.String(), fp)
+		return fmt.Sprintf("%s [data %016x]", name, fp)
 	}
-	return s.cfg.Network.String()
+	return name
 }
 
 func netLabel(name string) string {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -967,6 +968,86 @@ func TestNetworkCheckpointRefusesOtherData(t *testing.T) {
 		_, err = other.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
 		if err == nil || !strings.Contains(err.Error(), "network model") || !strings.Contains(err.Error(), "[data ") {
 			t.Errorf("%s: the same flags over other data: err = %v, want a refusal naming the model's data", c.name, err)
+		}
+	}
+}
+
+// TestNetworkCheckpointFileBlind: a checkpoint names the files its network
+// model read by their contents, not their paths (Model.FileBlind beside
+// Net.Fingerprint): the same files under other paths resume it, bit for bit
+// as the uninterrupted run; a checkpoint written before, which named them by
+// their paths, resumes through ReadCheckpointOf's legacy identity, and not
+// without it.
+func TestNetworkCheckpointFileBlind(t *testing.T) {
+	n := 30
+	p := testProblem(t, problem.AUCLogistic, problem.Regularizer{}, n, 3, 2)
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: n})
+	write := func(dir, name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var stream strings.Builder
+	for x := 1; x <= 60; x++ {
+		fmt.Fprintf(&stream, "%d %d %d\n", x, x%n, (x+1)%n)
+	}
+	var weights strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&weights, "%d %d %d\n", i, (i+1)%n, 1+i%3)
+	}
+	model := func(dir string) map[string]network.Model {
+		return map[string]network.Model{
+			"churn file":   {Churn: network.Churn{Dist: network.DistFile, File: write(dir, "sessions", "3 10 40\n7 5 9\n")}},
+			"edge stream":  {EdgeStream: write(dir, "stream", stream.String())},
+			"weights file": {Activation: network.Activation{Kind: network.ActWeights, File: write(dir, "w", weights.String())}},
+		}
+	}
+	here, there := model(t.TempDir()), model(t.TempDir())
+	for name, m := range here {
+		cfg := Config{Algorithm: Async, Iters: 60, GammaC: 0.5, Seed: 3, LogPoints: 2, EvalNodes: -1, Workers: 1, Network: m}
+		a, err := New(p, g, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := a.Advance(50); err != nil {
+			t.Fatal(err)
+		}
+		var cur, old bytes.Buffer
+		if err := a.WriteCheckpoint(&cur, []byte("id"), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.writeCheckpoint(&old, []byte("old id"), nil, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Advance(60); err != nil {
+			t.Fatal(err)
+		}
+		moved := cfg
+		moved.Network = there[name]
+		b, err := New(p, g, moved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.ReadCheckpoint(bytes.NewReader(cur.Bytes()), []byte("id")); err != nil {
+			t.Fatalf("%s: the same file under another path refused: %v", name, err)
+		}
+		if err := b.Advance(60); err != nil {
+			t.Fatal(err)
+		}
+		if sa, sb := snapNet(a, nil), snapNet(b, nil); !reflect.DeepEqual(sa, sb) {
+			t.Errorf("%s: resumed under another path: θ̄ differs from the uninterrupted run's", name)
+		}
+		c, err := New(p, g, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ReadCheckpoint(bytes.NewReader(old.Bytes()), []byte("id")); err == nil {
+			t.Errorf("%s: a checkpoint that names its files by path taken without the legacy identity", name)
+		}
+		if _, err := c.ReadCheckpointOf(bytes.NewReader(old.Bytes()), []byte("id"), []byte("old id")); err != nil {
+			t.Errorf("%s: a checkpoint written before (files by path) refused: %v", name, err)
 		}
 	}
 }

@@ -315,7 +315,25 @@ func (a Activation) validate() error {
 
 // String describes m in the flags' syntax (for headers and logs); the
 // perfect network is "perfect".
-func (m Model) String() string {
+func (m Model) String() string { return m.format(true) }
+
+// FileBlind is String with each file the model reads named FILE, not by
+// its path: what a checkpoint identifies the model by, the files' contents
+// being identified apart (Net.Fingerprint), so that a run resumes from
+// another folder or with the same file under another path (a job's own
+// scratch folder), and not with another file's contents.
+func (m Model) FileBlind() string { return m.format(false) }
+
+// FileToken names a file in FileBlind.
+const FileToken = "FILE"
+
+func (m Model) format(paths bool) string {
+	file := func(path string) string {
+		if paths {
+			return path
+		}
+		return FileToken
+	}
 	if m.IsPerfect() {
 		return "perfect"
 	}
@@ -326,7 +344,9 @@ func (m Model) String() string {
 	if m.LossOneWay {
 		p = append(p, "--loss-oneway")
 	}
-	if m.Churn.Dist != "" {
+	if m.Churn.Dist == DistFile {
+		p = append(p, "--churn file:"+file(m.Churn.File))
+	} else if m.Churn.Dist != "" {
 		p = append(p, "--churn "+m.Churn.String())
 	}
 	if m.Delay.Dist != "" {
@@ -336,7 +356,10 @@ func (m Model) String() string {
 		var ph []string
 		for _, x := range m.Schedule {
 			name := x.Spec.Kind
-			if x.Graph != nil {
+			switch {
+			case x.Spec.Kind == "file" && !paths:
+				name = "file(" + FileToken + ")"
+			case x.Graph != nil:
 				name = x.Graph.Name
 			}
 			ph = append(ph, fmt.Sprintf("%s×%d", name, x.Length))
@@ -347,14 +370,14 @@ func (m Model) String() string {
 		p = append(p, "--link-up "+strconv.FormatFloat(m.LinkUp, 'g', -1, 64))
 	}
 	if m.EdgeStream != "" {
-		p = append(p, "--edge-stream "+m.EdgeStream)
+		p = append(p, "--edge-stream "+file(m.EdgeStream))
 	} else if m.Stream != nil {
 		p = append(p, "--edge-stream (given)")
 	}
 	if k := m.Activation.Kind; k != "" && k != ActEdges {
 		s := "--activation " + k
 		if k == ActWeights && m.Activation.File != "" {
-			s += ":" + m.Activation.File
+			s += ":" + file(m.Activation.File)
 		}
 		p = append(p, s)
 	}
