@@ -375,6 +375,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 			r.Close()
 			return nil, err
 		}
+		r.Warnings = append(r.Warnings, net.Warnings()...)
 	}
 	r.Setup = SetupTimes{Data: t1.Sub(t0), Problem: t2.Sub(t1), Graph: t3.Sub(t2), Engine: time.Since(t3)}
 	if cfg.StopAt > 0 {

@@ -1,8 +1,11 @@
 package network
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pairgossip/pairgossip/graph"
 )
 
 func TestZeroModelIsPerfect(t *testing.T) {
@@ -175,5 +178,25 @@ func TestParseScheduleKeys(t *testing.T) {
 		if _, err := ParseSchedule(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
+	}
+}
+
+// TestScheduleFileMergedWarns: a schedule phase's edge list whose edges
+// repeat is merged, as the run's own graph file is, and said (Net.Warnings,
+// a run's warnings), not silently; a clean list and generated phases say
+// nothing.
+func TestScheduleFileMergedWarns(t *testing.T) {
+	g := mustGraph(t, graph.Spec{Kind: "cycle", N: 10})
+	var b strings.Builder
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "%d %d\n", i, (i+1)%10)
+	}
+	clean := writeFile(t, "clean.txt", b.String())
+	dup := writeFile(t, "dup.txt", b.String()+"1 0\n4 5\n")
+	nt := mustNet(t, Model{Schedule: []Phase{{Spec: graph.Spec{Kind: "file", File: clean}, Length: 5}, {Spec: graph.Spec{Kind: "file", File: dup}, Length: 5},
+		{Spec: graph.Spec{Kind: "cycle", N: 10}, Length: 5}}}, g, 1)
+	w := nt.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "phase 2") || !strings.Contains(w[0], "2 of its edges repeat another") || !strings.Contains(w[0], "10 edges remain") {
+		t.Errorf("warnings %q, want one for phase 2's 2 repeated edges", w)
 	}
 }

@@ -409,6 +409,26 @@ func (nt *Net) DefaultEdges() bool {
 // CheckHorizon refuses a run of iters iterations that a recorded stream does
 // not cover.
 func (nt *Net) CheckHorizon(iters int64) error {
+	return nt.checkHorizon(iters)
+}
+
+// Warnings are what a run should say of the data the model read: a
+// schedule phase's edge list whose edges repeat (merged, as the run's own
+// graph file's are, which graph.Check warns of).
+func (nt *Net) Warnings() []string {
+	var out []string
+	if len(nt.model.Schedule) == 0 {
+		return nil
+	}
+	for x, ph := range nt.phases {
+		if ph.g.Merged > 0 {
+			out = append(out, fmt.Sprintf("--graph-schedule: phase %d (%s): %d of its edges repeat another (the same pair, in either orientation) and were merged: %d edges remain", x+1, ph.g.Name, ph.g.Merged, len(ph.g.Edges)))
+		}
+	}
+	return out
+}
+
+func (nt *Net) checkHorizon(iters int64) error {
 	if nt.stream != nil && iters > nt.stream.Last() {
 		return fmt.Errorf("--edge-stream: %s ends at iteration %d; the run asks for %d iterations", nt.stream.Name, nt.stream.Last(), iters)
 	}
