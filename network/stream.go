@@ -171,13 +171,19 @@ func ReplayNote(path string, seed uint64, m Model) string {
 	if !ok {
 		return ""
 	}
+	empirical := m.StreamP == "empirical"
 	m.EdgeStream, m.Stream, m.StreamP = "", nil, ""
 	model := m.String()
-	if wSeed == seed && wModel == model {
+	if wSeed == seed && wModel == model && !empirical {
 		return ""
 	}
-	return fmt.Sprintf("--edge-stream %s was written by a run with seed %d and network %s; this run has seed %d and network %s: "+
-		"it replays those edges, but it is not that run", path, wSeed, wModel, seed, model)
+	why := ""
+	if empirical {
+		// The writer's p_k (its 1/p_k weights) were its graph's.
+		why = " and --stream-p empirical (p_k from the stream's frequencies; the writer's were its graph's)"
+	}
+	return fmt.Sprintf("--edge-stream %s was written by a run with seed %d and network %s; this run has seed %d and network %s%s: "+
+		"it replays those edges, but it is not that run", path, wSeed, wModel, seed, model, why)
 }
 
 // ReadStream reads a whole stream file into memory (16 bytes per line).

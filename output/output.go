@@ -383,6 +383,11 @@ func NewNetworkInfoContext(ctx context.Context, cfg config.Config, m network.Mod
 	}
 	ni := &NetworkInfo{Model: m.String(), Knobs: map[string]any{}, EffectiveGap: Float(math.NaN()), PerfectGap: Float(math.NaN()),
 		GapRatio: Float(math.NaN()), NodesOnline: -1}
+	if m.StreamP == "empirical" {
+		// Another run than the stream's p_k from the graph (Model.String,
+		// which names checkpoints, leaves it to the configuration).
+		ni.Model += " --stream-p empirical"
+	}
 	for _, p := range config.Params() {
 		if p.Group == "network" && p.JSON != "-" {
 			ni.Knobs[p.JSON] = p.Get(&cfg)

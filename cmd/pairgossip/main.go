@@ -527,7 +527,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
-		if a.ckpt != "" {
+		switch {
+		case a.ckpt != "" && a.cfg.WriteEdges != "":
+			// --write-edges is refused with --resume (a stream is one
+			// run's from its first iteration).
+			fmt.Fprintf(stderr, "stopped at iteration %d; state saved to %s; continue with --resume %s without --write-edges (the stream is written only by a run from its start: run again from the start for it; the same seed gives the same stream)\n", run.Sim.Iter(), a.ckpt, a.ckpt)
+		case a.ckpt != "":
 			fmt.Fprintf(stderr, "stopped at iteration %d; state saved to %s; continue with --resume %s\n", run.Sim.Iter(), a.ckpt, a.ckpt)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -226,6 +227,7 @@ func TestWriteEdgesReplays(t *testing.T) {
 			{"--seed", "5", "--loss", "0.2", "--churn", "geometric:up=200,down=20"},
 			{"--loss", "0.3", "--churn", "geometric:up=200,down=20"},
 			{"--churn", "geometric:up=200,down=20"},
+			{"--loss", "0.2", "--churn", "geometric:up=200,down=20", "--stream-p", "empirical"}, // the writer's p_k were the graph's
 		} {
 			out := filepath.Join(t.TempDir(), "out")
 			args := append([]string{"run", "--seed", "4", "--no-optimum", "--iters", "400", "--log-points", "12", "--out", out,
@@ -234,6 +236,13 @@ func TestWriteEdgesReplays(t *testing.T) {
 			if code != 0 || !strings.Contains(stderr, "was written by a run with seed 4 and network --loss 0.2 --churn geometric:up=200,down=20") ||
 				!strings.Contains(stderr, "it is not that run") {
 				t.Errorf("%s %v: exit %d, stderr %q: want the replay's warning", algo, flags, code, stderr)
+			}
+			if slices.Contains(flags, "empirical") {
+				var s struct{ Network struct{ Model string } }
+				json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &s)
+				if !strings.HasSuffix(s.Network.Model, " --stream-p empirical") {
+					t.Errorf("%s: summary.json's network.model %q does not say --stream-p empirical", algo, s.Network.Model)
+				}
 			}
 		}
 	}
