@@ -136,6 +136,43 @@ func (in Input) configFor(cfg *Config) (Config, error) {
 	return v, nil
 }
 
+// inputFieldError is an error about what a field of Input gave (a weight
+// function, a picker, a stream in memory), named by that field rather than
+// by the flag or the Config field that would have given it otherwise.
+type inputFieldError struct {
+	field string
+	msg   string // without the name
+	err   error
+}
+
+func (e *inputFieldError) Error() string { return e.field + ": " + e.msg }
+func (e *inputFieldError) Unwrap() error { return e.err }
+
+// nameFields names by its Input field an error about what in gave:
+// Input.Activation for the activation model (--activation, Config.Activation
+// otherwise), Input.Stream for a stream in memory (--edge-stream).
+func (in Input) nameFields(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, f := range []struct {
+		given       bool
+		flag, field string
+	}{{in.Activation.Kind != "", "activation", "Input.Activation"}, {in.Stream != nil, "edge-stream", "Input.Stream"}} {
+		if !f.given {
+			continue
+		}
+		var pe *config.ParamError
+		if errors.As(err, &pe) && pe.Param.Flag == f.flag {
+			return &inputFieldError{field: f.field, msg: pe.Err.Error(), err: err}
+		}
+		if rest, ok := strings.CutPrefix(err.Error(), "--"+f.flag+": "); ok {
+			return &inputFieldError{field: f.field, msg: rest, err: err}
+		}
+	}
+	return err
+}
+
 // network returns the run's network model on n nodes: vcfg's knobs (the
 // configuration configFor returns) with what in gives, and, for a stream in
 // memory, the p_k source cfg (the run's configuration) names.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,6 +198,11 @@ func TestInputActivationRefused(t *testing.T) {
 		{"weights without Kind", cfg, Input{Activation: network.Activation{Weights: w}}, "without its Kind"},
 		{"picker beside clocks", cfg, Input{Activation: network.Activation{Kind: network.ActClocks, Picker: pick}}, "a Picker is given but the model is \"clocks\""},
 		{"weights beside edges", cfg, Input{Activation: network.Activation{Kind: network.ActEdges, Weights: w}}, "a Weights function is given but the model is \"edges\""},
+		// What a field gave is named by that field, not by the flag or
+		// the Config field that would otherwise have given it.
+		{"adaptive without a Picker", cfg, Input{Activation: network.Activation{Kind: network.ActAdaptive}}, "Input.Activation: adaptive needs a Picker"},
+		{"a NaN weight", cfg, Input{Activation: network.Activation{Kind: network.ActWeights, Weights: func(i, j int) float64 { return math.NaN() }}}, "Input.Activation: weight function gave NaN"},
+		{"a short stream", cfg, Input{Stream: &network.Stream{Name: "s", T: []int64{1}, I: []int32{0}, J: []int32{1}}}, "Input.Stream: "},
 	} {
 		if run, err := PrepareInput(c.cfg, c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			if run != nil {

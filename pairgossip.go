@@ -349,7 +349,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 		r.Warnings = append(r.Warnings, warn...)
 		r.Graph = g
 		if r.Network, err = in.network(cfg, vcfg, g.N); err != nil {
-			return nil, err
+			return nil, in.nameFields(err)
 		}
 		ecfg.Network = r.Network
 		if r.Network.EdgeStream != "" {
@@ -366,7 +366,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 	t3 := time.Now()
 	r.Sim, err = engine.New(prob, r.Graph, ecfg)
 	if err != nil {
-		return nil, err
+		return nil, in.nameFields(err)
 	}
 	if net := r.Sim.Net(); net != nil {
 		// A recorded stream shorter than the run is refused before any
