@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/pairgossip/pairgossip/config"
@@ -640,7 +641,8 @@ func (r *Run) identity(legacy bool) []byte {
 
 // SaveCheckpoint writes the whole state and the trace so far to path, atomically.
 func (r *Run) SaveCheckpoint(path string, trace []engine.Record) error {
-	return atomicfile.Write(path, func(f *os.File) error { return r.Sim.WriteCheckpoint(f, r.Identity(), trace) })
+	about, _ := json.Marshal(r.Config.FileBlind())
+	return atomicfile.Write(path, func(f *os.File) error { return r.Sim.WriteCheckpointAbout(f, r.Identity(), about, trace) })
 }
 
 // Resume restores the state saved in path and returns the trace so far, for
@@ -652,10 +654,62 @@ func (r *Run) Resume(path string) ([]engine.Record, error) {
 	}
 	defer f.Close()
 	trace, err := r.Sim.ReadCheckpointOf(f, r.Identity(), r.identity(true))
+	var me *engine.MismatchError
+	if errors.As(err, &me) {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, r.mismatch(me))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return trace, nil
+}
+
+// mismatchError is the refusal of a checkpoint another run wrote, naming
+// what differs.
+type mismatchError struct {
+	msg string
+	err *engine.MismatchError
+}
+
+func (e *mismatchError) Error() string { return e.msg }
+func (e *mismatchError) Unwrap() error { return e.err }
+
+// mismatch names what differs between the run that wrote a checkpoint (its
+// configuration, kept in it) and r: the parameters, by flag, or, where
+// every parameter is the same, the data or the graph.
+func (r *Run) mismatch(me *engine.MismatchError) error {
+	var old Config
+	if len(me.About) == 0 || json.Unmarshal(me.About, &old) != nil {
+		return me // written before the configuration was kept: nothing to name
+	}
+	cur := r.Config.FileBlind()
+	var was, now []string
+	for _, p := range config.Params() {
+		if p.JSON == "-" {
+			continue
+		}
+		a, b := fmt.Sprint(p.Get(&old)), fmt.Sprint(p.Get(&cur))
+		if a == b {
+			continue
+		}
+		name := p.Flag
+		if name == "" {
+			name = "Config." + p.Field
+		} else {
+			name = "--" + name
+		}
+		show := func(v string) string {
+			if v == "" {
+				return name + " (unset)"
+			}
+			return name + " " + v
+		}
+		was, now = append(was, show(a)), append(now, show(b))
+	}
+	if len(was) == 0 {
+		return &mismatchError{engine.ErrCheckpoint.Error() + ": written by a run with the same flags over other data or another graph (the data's rows or labels, or the graph's edges, differ; its files are known by their contents, not their paths)", me}
+	}
+	return &mismatchError{fmt.Sprintf("%s: written by a run with %s; this run has %s (resume needs the same flags)", engine.ErrCheckpoint.Error(), strings.Join(was, ", "), strings.Join(now, ", ")), me}
 }
 
 // degree is node k's degree in the run's graph (0 for the centralized

@@ -67,7 +67,31 @@ type checkpointHeader struct {
 	// Build is the writer's fusedBuild (empty: the default amd64 build's
 	// arithmetic): a run resumes only in a build of the same arithmetic.
 	Build string `json:"build,omitempty"`
+	// Kernels are the writer's kernel.Active() (absent in checkpoints
+	// written before it was recorded; the identity holds it too): a run
+	// resumes only on the kernels that wrote it, which compute its bits.
+	Kernels string `json:"kernels,omitempty"`
+	// Schedule is the writer's executor (also in the identity), named
+	// when a resume runs another.
+	Schedule string `json:"schedule,omitempty"`
+	// About is the caller's description of the run (pairgossip: its
+	// configuration as JSON), kept so that a resume whose identity differs
+	// can say what differs (MismatchError).
+	About json.RawMessage `json:"about,omitempty"`
 }
+
+// MismatchError is the error of a checkpoint written by another run (its
+// identity differs): About is the writer's description, when the caller
+// gave one (WriteCheckpointAbout), for the caller to name what differs.
+type MismatchError struct {
+	About json.RawMessage
+}
+
+func (e *MismatchError) Error() string {
+	return ErrCheckpoint.Error() + ": written by a run with another configuration, data or graph (resume needs the same flags)"
+}
+
+func (e *MismatchError) Unwrap() error { return ErrCheckpoint }
 
 // identity hashes what must match for a checkpoint to be resumed: the
 // caller's description (configuration, data, graph) and the engine's own
@@ -133,20 +157,31 @@ func (hw hashWriter) Write(p []byte) (int, error) {
 // describes the run (for example its configuration as JSON); ReadCheckpoint
 // refuses a checkpoint whose identity differs.
 func (s *Sim) WriteCheckpoint(w io.Writer, identity []byte, trace []Record) error {
-	return s.writeCheckpoint(w, identity, trace, false)
+	return s.writeCheckpoint(w, identity, nil, trace, false)
+}
+
+// WriteCheckpointAbout is WriteCheckpoint that keeps about, the caller's
+// description of the run (JSON), in the checkpoint: a resume whose identity
+// differs returns it in its MismatchError.
+func (s *Sim) WriteCheckpointAbout(w io.Writer, identity, about []byte, trace []Record) error {
+	if about != nil && !json.Valid(about) {
+		return errors.New("engine: checkpoint: about is not JSON")
+	}
+	return s.writeCheckpoint(w, identity, about, trace, false)
 }
 
 // writeCheckpoint is WriteCheckpoint; legacy writes the identity and the
 // network's name of the checkpoints written before the files a run reads
 // were named FILE in them (what the tests of ReadCheckpointOf need).
-func (s *Sim) writeCheckpoint(w io.Writer, identity []byte, trace []Record, legacy bool) error {
+func (s *Sim) writeCheckpoint(w io.Writer, identity, about []byte, trace []Record, legacy bool) error {
 	rngState, err := s.edges.State()
 	if err != nil {
 		return err
 	}
 	hdr := checkpointHeader{Version: CheckpointVersion, Identity: s.identity(identity, legacy), Algorithm: s.cfg.Algorithm.String(),
 		Rows: s.Z.Rows, P: s.Z.Cols, Iter: s.t, GradEvals: s.gradEvals, Nonzero: s.nonzero,
-		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil, Network: s.netName(legacy), Build: fusedBuild}
+		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil, Network: s.netName(legacy), Build: fusedBuild,
+		Kernels: kernel.Active(), Schedule: string(s.kind.schedule), About: about}
 	hj, err := json.Marshal(hdr)
 	if err != nil {
 		return err
@@ -275,8 +310,14 @@ func (s *Sim) ReadCheckpointOf(r io.Reader, identity, legacy []byte) ([]Record, 
 		return nil, ckptErr("written by a build with the arithmetic %s, this program's is %s: they compute other bits (build with the same GOARCH and GOAMD64 level to resume)",
 			buildLabel(hdr.Build), buildLabel(fusedBuild))
 	}
+	if hdr.Kernels != "" && hdr.Kernels != kernel.Active() {
+		return nil, ckptErr("written with the %s kernels, this program runs the %s kernels on this CPU: they compute other bits (resume it on a CPU with the same instruction set, or in a build with the same tags)", hdr.Kernels, kernel.Active())
+	}
+	if hdr.Schedule != "" && hdr.Schedule != string(s.kind.schedule) {
+		return nil, ckptErr("written by the %s executor, this run has the %s executor: they compute other bits (resume it with --schedule %s)", hdr.Schedule, s.kind.schedule, hdr.Schedule)
+	}
 	if !bytes.Equal(hdr.Identity, s.identity(identity, false)) && (legacy == nil || !bytes.Equal(hdr.Identity, s.identity(legacy, true))) {
-		return nil, ckptErr("written by a run with another configuration, data or graph (resume needs the same flags)")
+		return nil, &MismatchError{About: hdr.About}
 	}
 	if hdr.Rows != s.Z.Rows || hdr.P != s.Z.Cols || hdr.HasCount != (s.Count != nil) {
 		return nil, ckptErr("state shape %d×%d does not match this run's %d×%d", hdr.Rows, hdr.P, s.Z.Rows, s.Z.Cols)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pairgossip/pairgossip/graph"
+	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/problem"
 )
 
@@ -205,5 +206,46 @@ func TestCheckpointVersion1(t *testing.T) {
 	}
 	if !bytes.Equal(stateBytes(t, b), stateBytes(t, a)) {
 		t.Fatal("state read from version 1 differs")
+	}
+}
+
+// TestCheckpointSaysWhatDiffers: a checkpoint another run wrote is refused
+// with a MismatchError that carries the writer's description (its About),
+// so that the caller can name what differs; one written on other kernels or
+// by another executor is refused naming them, not as "another
+// configuration".
+func TestCheckpointSaysWhatDiffers(t *testing.T) {
+	a := checkpointSim(t, Sync, 200)
+	if err := a.Advance(100); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := a.WriteCheckpointAbout(&buf, []byte("id"), []byte(`{"iters":200}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteCheckpointAbout(&bytes.Buffer{}, []byte("id"), []byte(`{"iters":`), nil); err == nil {
+		t.Error("an About that is not JSON was written")
+	}
+	b := checkpointSim(t, Sync, 200)
+	_, err := b.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("another id"))
+	var me *MismatchError
+	if !errors.As(err, &me) || !errors.Is(err, ErrCheckpoint) || string(me.About) != `{"iters":200}` {
+		t.Fatalf("another identity: %v (%T), want a MismatchError with the writer's About", err, err)
+	}
+	// The header's kernels and executor, edited in place (the same length,
+	// so that the header still parses; they are checked before the state's
+	// checksum).
+	for _, c := range []struct{ field, value, want string }{
+		{`"kernels":"` + kernel.Active() + `"`, `"kernels":"` + strings.Repeat("x", len(kernel.Active())) + `"`, "kernels, this program runs the"},
+		{`"schedule":"` + string(a.Schedule()) + `"`, `"schedule":"` + strings.Repeat("y", len(a.Schedule())) + `"`, "executor: they compute other bits"},
+	} {
+		if !bytes.Contains(buf.Bytes(), []byte(c.field)) {
+			t.Fatalf("the header lacks %s", c.field)
+		}
+		edited := bytes.Replace(buf.Bytes(), []byte(c.field), []byte(c.value), 1)
+		_, err := checkpointSim(t, Sync, 200).ReadCheckpoint(bytes.NewReader(edited), []byte("id"))
+		if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a refusal with %q", c.value, err, c.want)
+		}
 	}
 }

@@ -1018,7 +1018,7 @@ func TestNetworkCheckpointFileBlind(t *testing.T) {
 		if err := a.WriteCheckpoint(&cur, []byte("id"), nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.writeCheckpoint(&old, []byte("old id"), nil, true); err != nil {
+		if err := a.writeCheckpoint(&old, []byte("old id"), nil, nil, true); err != nil {
 			t.Fatal(err)
 		}
 		if err := a.Advance(60); err != nil {

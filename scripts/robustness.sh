@@ -46,7 +46,7 @@ printf '# n = -5\n0 1\n1 2\n2 0\n' >negative-n.txt
 
 # Checkpoints.
 "$bin" run --iters 200 --no-optimum --out o --checkpoint good.ckpt >/dev/null 2>&1
-head -c 300 good.ckpt >truncated.ckpt
+head -c 5000 good.ckpt >truncated.ckpt
 cp good.ckpt flipped.ckpt
 printf '\xff' | dd of=flipped.ckpt bs=1 seek=5000 conv=notrunc 2>/dev/null
 printf 'hello\n' >notckpt.ckpt
