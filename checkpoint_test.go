@@ -1,7 +1,6 @@
 package pairgossip
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -19,15 +18,7 @@ import (
 func TestResumeNamesWhatDiffers(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Data, cfg.N, cfg.Iters, cfg.SkipOptimum, cfg.Workers = "synthetic-auc", 60, 200, true, 1
-	run, err := Prepare(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	res, err := run.Execute(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, res := executed(t, cfg)
 	ck := filepath.Join(t.TempDir(), "run.ckpt")
 	if err := run.SaveCheckpoint(ck, res.Trace); err != nil {
 		t.Fatal(err)
@@ -46,7 +37,7 @@ func TestResumeNamesWhatDiffers(t *testing.T) {
 	}
 	other := cfg
 	other.Iters, other.Seed, other.Workers = 300, 9, 2 // workers do not count
-	err = resume(other)
+	err := resume(other)
 	var me *engine.MismatchError
 	if !errors.As(err, &me) || !errors.Is(err, engine.ErrCheckpoint) ||
 		!strings.Contains(err.Error(), "written by a run with --iters 200, --seed 1; this run has --iters 300, --seed 9") {
@@ -72,18 +63,10 @@ func TestResumeNamesWhatDiffers(t *testing.T) {
 	write("1,2,1\n")
 	file := cfg
 	file.Data, file.N = csv, 0
-	r, err := Prepare(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err = r.Execute(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, res := executed(t, file)
 	if err := r.SaveCheckpoint(ck, res.Trace); err != nil {
 		t.Fatal(err)
 	}
-	r.Close()
 	write("1,3,1\n")
 	if err := resume(file); err == nil || !strings.Contains(err.Error(), "the same flags over other data or another graph") {
 		t.Errorf("an edited data file: %v", err)

@@ -12,16 +12,23 @@ import (
 
 func execute(t *testing.T, cfg Config) *Result {
 	t.Helper()
+	_, res := executed(t, cfg)
+	return res
+}
+
+// executed prepares and runs cfg; the run is closed when the test ends.
+func executed(t *testing.T, cfg Config) (*Run, *Result) {
+	t.Helper()
 	run, err := Prepare(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer run.Close()
+	t.Cleanup(run.Close)
 	res, err := run.Execute(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return run, res
 }
 
 // TestBreastCancerConvergence: on the complete graph every algorithm's mean

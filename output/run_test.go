@@ -365,15 +365,7 @@ func relGap(rec engine.Record, opt float64) float64 { return (rec.ObjMean - opt)
 func TestTraceSuboptimalityColumns(t *testing.T) {
 	cfg := pairgossip.DefaultConfig()
 	cfg.Iters, cfg.LogPoints, cfg.NoOptimumCache = 400, 8, true
-	run, err := pairgossip.Prepare(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	res, err := run.Execute(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res := executed(t, cfg)
 	opt := res.Optimum.Value
 	with, without := TraceCSVOptimum(res.Trace, opt), TraceCSV(res.Trace)
 	rows, err := csv.NewReader(strings.NewReader(string(with))).ReadAll()
@@ -493,15 +485,7 @@ func TestSummaryOptimumStdErr(t *testing.T) {
 func TestInFlightAtLastMeasurement(t *testing.T) {
 	cfg := pairgossip.DefaultConfig()
 	cfg.Algorithm, cfg.Iters, cfg.SkipOptimum, cfg.Workers, cfg.Delay = "async", 400, true, 1, "constant:399"
-	run, err := pairgossip.Prepare(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	res, err := run.Execute(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, res := executed(t, cfg)
 	s := Summarize(run, res, nil)
 	if s.Network == nil || s.Network.MessagesInFlight == nil || *s.Network.MessagesInFlight != 2*399 {
 		t.Fatalf("complete run: network %+v, want 798 messages in flight", s.Network)
@@ -511,4 +495,19 @@ func TestInFlightAtLastMeasurement(t *testing.T) {
 	if s.Network == nil || s.Network.MessagesInFlight != nil || s.Network.Delivered != res.Trace[len(res.Trace)-1].Delivered {
 		t.Fatalf("state past the last record: network %+v, want no messages_in_flight and that record's counters", s.Network)
 	}
+}
+
+// executed prepares and runs cfg; the run is closed when the test ends.
+func executed(t *testing.T, cfg pairgossip.Config) (*pairgossip.Run, *pairgossip.Result) {
+	t.Helper()
+	run, err := pairgossip.Prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(run.Close)
+	res, err := run.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, res
 }
