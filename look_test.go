@@ -1,7 +1,6 @@
 package pairgossip
 
 import (
-	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,16 +16,7 @@ import (
 func optimumRun(t *testing.T, cfg Config, in Input) (*Run, *Result) {
 	t.Helper()
 	cfg.Iters, cfg.LogPoints = 50, 3
-	run, err := PrepareInput(cfg, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(run.Close)
-	res, err := run.Execute(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return run, res
+	return executedInput(t, cfg, in)
 }
 
 // TestOptimumCache: a second run of the same problem (another seed, graph

@@ -19,7 +19,13 @@ func execute(t *testing.T, cfg Config) *Result {
 // executed prepares and runs cfg; the run is closed when the test ends.
 func executed(t *testing.T, cfg Config) (*Run, *Result) {
 	t.Helper()
-	run, err := Prepare(cfg)
+	return executedInput(t, cfg, Input{})
+}
+
+// executedInput is executed with what in holds.
+func executedInput(t *testing.T, cfg Config, in Input) (*Run, *Result) {
+	t.Helper()
+	run, err := PrepareInput(cfg, in)
 	if err != nil {
 		t.Fatal(err)
 	}
