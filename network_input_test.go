@@ -186,6 +186,8 @@ func TestInputActivationRefused(t *testing.T) {
 	w := func(i, j int) float64 { return 1 }
 	central := cfg
 	central.Algorithm = "centralized"
+	complete := cfg
+	complete.Graph = "complete" // every pair an edge
 	for _, c := range []struct {
 		name string
 		cfg  Config
@@ -202,7 +204,7 @@ func TestInputActivationRefused(t *testing.T) {
 		// the Config field that would otherwise have given it.
 		{"adaptive without a Picker", cfg, Input{Activation: network.Activation{Kind: network.ActAdaptive}}, "Input.Activation: adaptive needs a Picker"},
 		{"a NaN weight", cfg, Input{Activation: network.Activation{Kind: network.ActWeights, Weights: func(i, j int) float64 { return math.NaN() }}}, "Input.Activation: weight function gave NaN"},
-		{"a short stream", cfg, Input{Stream: &network.Stream{Name: "s", T: []int64{1}, I: []int32{0}, J: []int32{1}}}, "Input.Stream: "},
+		{"a short stream", complete, Input{Stream: &network.Stream{Name: "s", T: []int64{1}, I: []int32{0}, J: []int32{1}}}, "Input.Stream: s ends at iteration 1"},
 	} {
 		if run, err := PrepareInput(c.cfg, c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			if run != nil {

@@ -374,7 +374,7 @@ func PrepareWith(cfg Config, opt PrepareOptions) (_ *Run, err error) {
 		// work, as a bad input (the engine checks it again at the start).
 		if err := net.CheckHorizon(cfg.Iters); err != nil {
 			r.Close()
-			return nil, err
+			return nil, in.nameFields(err)
 		}
 		r.Warnings = append(r.Warnings, net.Warnings()...)
 	}
@@ -707,7 +707,7 @@ func (r *Run) mismatch(me *engine.MismatchError) error {
 		was, now = append(was, show(a)), append(now, show(b))
 	}
 	if len(was) == 0 {
-		return &mismatchError{engine.ErrCheckpoint.Error() + ": written by a run with the same flags over other data or another graph (the data's rows or labels, or the graph's edges, differ; its files are known by their contents, not their paths)", me}
+		return &mismatchError{engine.ErrCheckpoint.Error() + ": written by a run with the same flags over other data or another graph (the data's rows or labels, or the graph's edges, differ; its files are known by their contents, not their paths), or, from Go, with another Input (an objective with other parameters)", me}
 	}
 	return &mismatchError{fmt.Sprintf("%s: written by a run with %s; this run has %s (resume needs the same flags)", engine.ErrCheckpoint.Error(), strings.Join(was, ", "), strings.Join(now, ", ")), me}
 }

@@ -281,20 +281,21 @@ func (c Config) FileBlind() Config {
 	if c.GraphFile != "" {
 		c.GraphFile = f
 	}
-	if strings.HasPrefix(c.Churn, network.DistFile+":") {
+	// The parsers take these keywords in any case, around spaces.
+	if k, _, ok := strings.Cut(strings.TrimSpace(c.Churn), ":"); ok && strings.EqualFold(k, network.DistFile) {
 		c.Churn = network.DistFile + ":" + f
 	}
 	if c.EdgeStream != "" {
 		c.EdgeStream = f
 	}
-	if k, _, ok := strings.Cut(c.Activation, ":"); ok && k == network.ActWeights {
-		c.Activation = k + ":" + f
+	if k, _, ok := strings.Cut(strings.TrimSpace(c.Activation), ":"); ok && strings.EqualFold(k, network.ActWeights) {
+		c.Activation = network.ActWeights + ":" + f
 	}
 	if c.GraphSchedule != "" {
 		parts := strings.Split(c.GraphSchedule, ";")
 		for x, part := range parts {
 			ls, rest, _ := strings.Cut(strings.TrimSpace(part), ":")
-			if kind, _, _ := strings.Cut(rest, ":"); strings.EqualFold(kind, "file") {
+			if kind, _, _ := strings.Cut(rest, ":"); strings.EqualFold(strings.TrimSpace(kind), "file") {
 				parts[x] = ls + ":file:" + f
 			}
 		}

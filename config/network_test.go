@@ -154,3 +154,27 @@ func mustJSON(t *testing.T, c Config) []byte {
 	}
 	return b
 }
+
+// TestFileBlind: every path of a file the run reads becomes FILE, in
+// whatever case the parsers take its keyword, and nothing else changes:
+// a built-in data set, "memory", parametric churn and generated phases
+// keep their values.
+func TestFileBlind(t *testing.T) {
+	c := Base()
+	c.Data, c.LabelsFile, c.GraphFile = "/scratch/job1/x.npy", "/scratch/job1/y.npy", "g.txt"
+	c.EdgeStream, c.Churn, c.Activation, c.GraphSchedule = "s.txt", "FILE:c.txt", " Weights:w.txt", "5:file:g.txt; 6:cycle:n=4;7:File:h.txt"
+	b := c.FileBlind()
+	want := c
+	want.Data, want.LabelsFile, want.GraphFile, want.EdgeStream = "FILE", "FILE", "FILE", "FILE"
+	want.Churn, want.Activation, want.GraphSchedule = "file:FILE", "weights:FILE", "5:file:FILE; 6:cycle:n=4;7:file:FILE"
+	if b != want {
+		t.Errorf("FileBlind:\n got %+v\nwant %+v", b, want)
+	}
+	for _, data := range []string{"breast-cancer", "synthetic-auc", "memory"} {
+		c := Base()
+		c.Data, c.Churn, c.Activation = data, "geometric:up=2,down=3", "clocks"
+		if b := c.FileBlind(); b != c {
+			t.Errorf("%s: changed %+v", data, b)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/pairgossip/pairgossip/kernel"
 	"github.com/pairgossip/pairgossip/layout"
@@ -78,6 +79,25 @@ type checkpointHeader struct {
 	// configuration as JSON), kept so that a resume whose identity differs
 	// can say what differs (MismatchError).
 	About json.RawMessage `json:"about,omitempty"`
+}
+
+// networkMismatch is the refusal of a checkpoint whose network model is not
+// this run's, saying what differs where it can: only the contents of the
+// files (the same flags, another fingerprint), or only their paths in a
+// checkpoint written before files were known by their contents.
+func (s *Sim) networkMismatch(hdr checkpointHeader) error {
+	mine := s.netName(false)
+	hName, hData, hHas := strings.Cut(hdr.Network, " [data ")
+	mName, mData, mHas := strings.Cut(mine, " [data ")
+	switch {
+	case hHas && mHas && hName == mName && hData != mData:
+		return ckptErr("written by a run with the same network flags, %q, over other data ([data %s, this run's [data %s): a file the model reads was edited or replaced since, or a Go function it calls (weights, picker) answers otherwise", hName, hData, mData)
+	case hdr.Kernels == "" && hHas && mHas && hData == mData:
+		// Written before the checkpoints named files FILE: its name holds
+		// the paths, and so must the run that resumes it.
+		return ckptErr("written by a run with the network model %q, before checkpoints knew files by their contents: resume it with the paths it names (the files' contents are the same)", netLabel(hdr.Network))
+	}
+	return ckptErr("written by a run with the network model %q, this run has %q", netLabel(hdr.Network), netLabel(mine))
 }
 
 // MismatchError is the error of a checkpoint written by another run (its
@@ -182,9 +202,24 @@ func (s *Sim) writeCheckpoint(w io.Writer, identity, about []byte, trace []Recor
 		Rows: s.Z.Rows, P: s.Z.Cols, Iter: s.t, GradEvals: s.gradEvals, Nonzero: s.nonzero,
 		RNG: rngState, TraceLen: len(trace), HasCount: s.Count != nil, Network: s.netName(legacy), Build: fusedBuild,
 		Kernels: kernel.Active(), Schedule: string(s.kind.schedule), About: about}
+	if legacy { // the header as it was then
+		hdr.Kernels, hdr.Schedule, hdr.About = "", "", nil
+	}
 	hj, err := json.Marshal(hdr)
 	if err != nil {
 		return err
+	}
+	if len(hj) > maxHeader && hdr.About != nil {
+		// A configuration too long to keep (a schedule of very many
+		// phases): the checkpoint is written without it, a mismatch then
+		// unnamed, rather than one the reader refuses.
+		hdr.About = nil
+		if hj, err = json.Marshal(hdr); err != nil {
+			return err
+		}
+	}
+	if len(hj) > maxHeader {
+		return fmt.Errorf("engine: checkpoint: header of %d bytes, more than the %d a checkpoint may have", len(hj), maxHeader)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	hw := hashWriter{bw, sha256.New()}
@@ -270,7 +305,9 @@ func ckptErr(format string, a ...any) error {
 // the trace so far. Nothing is changed unless the whole checkpoint is valid:
 // magic, version, checksum, identity and shapes are all checked first.
 func (s *Sim) ReadCheckpoint(r io.Reader, identity []byte) ([]Record, error) {
-	return s.ReadCheckpointOf(r, identity, nil)
+	// The caller's identity is the same in both forms: a checkpoint written
+	// before files were named FILE resumes as it did.
+	return s.ReadCheckpointOf(r, identity, identity)
 }
 
 // ReadCheckpointOf is ReadCheckpoint that also resumes a checkpoint written
@@ -304,14 +341,14 @@ func (s *Sim) ReadCheckpointOf(r io.Reader, identity, legacy []byte) ([]Record, 
 	}
 	old := legacy != nil && hdr.Network != s.netName(false) && hdr.Network == s.netName(true)
 	if hdr.Network != s.netName(false) && !old {
-		return nil, ckptErr("written by a run with the network model %q, this run has %q", netLabel(hdr.Network), netLabel(s.netName(false)))
+		return nil, s.networkMismatch(hdr)
 	}
 	if hdr.Build != fusedBuild {
 		return nil, ckptErr("written by a build with the arithmetic %s, this program's is %s: they compute other bits (build with the same GOARCH and GOAMD64 level to resume)",
 			buildLabel(hdr.Build), buildLabel(fusedBuild))
 	}
 	if hdr.Kernels != "" && hdr.Kernels != kernel.Active() {
-		return nil, ckptErr("written with the %s kernels, this program runs the %s kernels on this CPU: they compute other bits (resume it on a CPU with the same instruction set, or in a build with the same tags)", hdr.Kernels, kernel.Active())
+		return nil, ckptErr("written with the %s kernels, this program runs the %s kernels: they compute other bits (resume it with the kernels that wrote it: on a CPU with the same instruction set, in a build with the same tags, with the same %s)", hdr.Kernels, kernel.Active(), kernel.EnvVar)
 	}
 	if hdr.Schedule != "" && hdr.Schedule != string(s.kind.schedule) {
 		return nil, ckptErr("written by the %s executor, this run has the %s executor: they compute other bits (resume it with --schedule %s)", hdr.Schedule, s.kind.schedule, hdr.Schedule)

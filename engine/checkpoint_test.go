@@ -249,3 +249,23 @@ func TestCheckpointSaysWhatDiffers(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointAboutTooLong: a description too long for a checkpoint's
+// header (a configuration with a schedule of very many phases) is left out,
+// and the checkpoint stays readable, instead of one the reader refuses.
+func TestCheckpointAboutTooLong(t *testing.T) {
+	a := checkpointSim(t, Sync, 200)
+	about, _ := json.Marshal(map[string]string{"graph_schedule": strings.Repeat("1:cycle;", maxHeader/8+1)})
+	var buf bytes.Buffer
+	if err := a.WriteCheckpointAbout(&buf, []byte("id"), about, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkpointSim(t, Sync, 200).ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id")); err != nil {
+		t.Fatalf("a checkpoint whose description was too long: %v", err)
+	}
+	_, err := checkpointSim(t, Sync, 200).ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("other"))
+	var me *MismatchError
+	if !errors.As(err, &me) || me.About != nil {
+		t.Errorf("another identity: %v, want a MismatchError without the description", err)
+	}
+}

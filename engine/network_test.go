@@ -966,7 +966,7 @@ func TestNetworkCheckpointRefusesOtherData(t *testing.T) {
 			t.Fatalf("%s: the models' flags differ (%q, %q): the case tests nothing", c.name, cfg.Network.String(), c.a().String())
 		}
 		_, err = other.ReadCheckpoint(bytes.NewReader(buf.Bytes()), []byte("id"))
-		if err == nil || !strings.Contains(err.Error(), "network model") || !strings.Contains(err.Error(), "[data ") {
+		if err == nil || !strings.Contains(err.Error(), "the same network flags") || !strings.Contains(err.Error(), "[data ") {
 			t.Errorf("%s: the same flags over other data: err = %v, want a refusal naming the model's data", c.name, err)
 		}
 	}
@@ -1048,6 +1048,18 @@ func TestNetworkCheckpointFileBlind(t *testing.T) {
 		}
 		if _, err := c.ReadCheckpointOf(bytes.NewReader(old.Bytes()), []byte("id"), []byte("old id")); err != nil {
 			t.Errorf("%s: a checkpoint written before (files by path) refused: %v", name, err)
+		}
+		// Through ReadCheckpoint, whose caller identity is the same in
+		// both forms; and refused under other paths, saying to use its own.
+		var same bytes.Buffer
+		if err := a.writeCheckpoint(&same, []byte("id"), nil, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ReadCheckpoint(bytes.NewReader(same.Bytes()), []byte("id")); err != nil {
+			t.Errorf("%s: ReadCheckpoint refused a checkpoint written before: %v", name, err)
+		}
+		if _, err := b.ReadCheckpoint(bytes.NewReader(same.Bytes()), []byte("id")); err == nil || !strings.Contains(err.Error(), "resume it with the paths it names") {
+			t.Errorf("%s: a checkpoint written before, under other paths: %v, want the advice to use its paths", name, err)
 		}
 	}
 }

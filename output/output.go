@@ -403,7 +403,12 @@ func NewNetworkInfoContext(ctx context.Context, cfg config.Config, m network.Mod
 	case net == nil:
 		ni.GapMethod = "not computed: no network was built"
 	case net.Graph(1).N > SummaryGapMaxN && !scaledClosedForm(m, net):
-		ni.GapMethod = fmt.Sprintf("not computed at n = %d > %d (pairgossip gap with the same flags computes it)", net.Graph(1).N, SummaryGapMaxN)
+		how := "pairgossip gap with the same flags computes it"
+		if m.Churn.Dist == network.DistFile || len(m.Schedule) > 0 || m.EdgeStream != "" || m.Stream != nil {
+			// Over the run's horizon, as this summary would.
+			how = fmt.Sprintf("pairgossip gap with the same flags and --iters %d computes it", cfg.Iters)
+		}
+		ni.GapMethod = fmt.Sprintf("not computed at n = %d > %d (%s)", net.Graph(1).N, SummaryGapMaxN, how)
 	default:
 		g, err := net.EffectiveGapContext(ctx, network.GapOptions{Horizon: int64(cfg.Iters)})
 		if ctx.Err() != nil {

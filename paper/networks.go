@@ -295,8 +295,11 @@ func ReproduceNetworks(ctx context.Context, opt NetworksOptions) (*NetworksResul
 	return res, nil
 }
 
-// effectiveGap is the effective gap of a setting's network on its graph.
+// effectiveGap is the effective gap of a setting's network on its graph,
+// over its runs' iterations (a schedule's phases weighed as they run, as
+// a run's summary.json weighs them).
 func effectiveGap(c pairgossip.Config) (network.Gap, error) {
+	horizon := c.Iters
 	c.Iters, c.SkipOptimum = 1, true
 	run, err := pairgossip.Prepare(c)
 	if err != nil {
@@ -307,7 +310,7 @@ func effectiveGap(c pairgossip.Config) (network.Gap, error) {
 	if err != nil {
 		return network.Gap{}, err
 	}
-	return nt.EffectiveGap(network.GapOptions{})
+	return nt.EffectiveGap(network.GapOptions{Horizon: horizon})
 }
 
 // aggregate writes the runs' traces and sets the mean trace and the final

@@ -102,7 +102,11 @@ func (v *decimal[T]) Set(s string) error {
 		var u uint64
 		u, err = strconv.ParseUint(s, 10, 64)
 		x = T(u)
-	default:
+	case int64:
+		var i int64
+		i, err = strconv.ParseInt(s, 10, 64)
+		x = T(i)
+	default: // int
 		var i int64
 		i, err = strconv.ParseInt(s, 10, strconv.IntSize)
 		x = T(i)
