@@ -221,9 +221,10 @@ func TestSummaryPrecisionWarning(t *testing.T) {
 // no longer waits for the passes over every node): Execute returns
 // context.Canceled at once, with a checkpoint whose trace lacks that
 // measurement, and the resumed run takes it again and gives one process's
-// uninterrupted trace and state. The sampled measurement's passes over the
-// nodes are cut, and so are the exact methods', whose per-vector sums (a
-// sort, or the O(n₊n₋) pairs) a rank runs no more once stopped.
+// uninterrupted trace and state, with the sampled measurement and with
+// the exact methods (that their per-vector work stops is
+// TestPerVectorStops's, and the pair sums' TestExactPairSumsStop's in
+// package problem; here the cut measurement is dropped and taken again).
 func TestOneRankMeasureCut(t *testing.T) {
 	for _, tc := range []struct {
 		measure string
