@@ -126,9 +126,15 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 		return true, err
 	}
 	if !root {
+		// Rank 0 writes the outputs and says the outcome; the others wait
+		// for it here: a rank that exits non-zero first has mpirun end the
+		// job, rank 0 with it, before it has.
+		if err := comm.Barrier(); err != nil {
+			return true, err
+		}
 		if runErr != nil {
 			// Agreed by every rank (a divergence is found by an
-			// Allreduce, a cancellation too): rank 0 says it, once.
+			// Allreduce, a cancellation too): rank 0 said it, once.
 			runErr = saidByRoot{runErr}
 		}
 		return true, runErr
@@ -140,20 +146,35 @@ func runOverMPI(a *runArgs, stdout, stderr io.Writer) (handled bool, err error) 
 	if errors.Is(runErr, context.Canceled) {
 		sum.Status = "cancelled"
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVNetwork(trace, float64(sum.OptimumObjective), sum.Network != nil)); err != nil {
-		return true, err
+	werr := func() error {
+		if err := atomicfile.WriteBytes(filepath.Join(a.out, "trace.csv"), output.TraceCSVNetwork(trace, float64(sum.OptimumObjective), sum.Network != nil)); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), output.JSON(sum)); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), output.JSON(stats)); err != nil {
+			return err
+		}
+		return removeStale(a.earlier, []string{"trace.csv", "summary.json", "mpi.json"}, stderr)
+	}()
+	if runErr != nil {
+		// Said here, before the barrier lets the other ranks end (realMain
+		// would say it after, maybe once mpirun has ended this rank).
+		if errors.Is(runErr, context.Canceled) {
+			fmt.Fprintln(stderr, "pairgossip: interrupted")
+		} else {
+			fmt.Fprintf(stderr, "pairgossip run: %s\n", config.FlagMessage(runErr))
+		}
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "summary.json"), output.JSON(sum)); err != nil {
-		return true, err
+	if err := comm.Barrier(); err != nil && werr == nil {
+		werr = err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(a.out, "mpi.json"), output.JSON(stats)); err != nil {
-		return true, err
-	}
-	if err := removeStale(a.earlier, []string{"trace.csv", "summary.json", "mpi.json"}, stderr); err != nil {
-		return true, err
+	if werr != nil {
+		return true, werr
 	}
 	if runErr != nil {
-		return true, runErr
+		return true, saidByRoot{runErr}
 	}
 	cw := &checkedWriter{w: stdout}
 	stdout = cw
