@@ -682,30 +682,7 @@ func (r *Run) mismatch(me *engine.MismatchError) error {
 	if len(me.About) == 0 || json.Unmarshal(me.About, &old) != nil {
 		return me // written before the configuration was kept: nothing to name
 	}
-	cur := r.Config.FileBlind()
-	var was, now []string
-	for _, p := range config.Params() {
-		if p.JSON == "-" {
-			continue
-		}
-		a, b := fmt.Sprint(p.Get(&old)), fmt.Sprint(p.Get(&cur))
-		if a == b {
-			continue
-		}
-		name := p.Flag
-		if name == "" {
-			name = "Config." + p.Field
-		} else {
-			name = "--" + name
-		}
-		show := func(v string) string {
-			if v == "" {
-				return name + " (unset)"
-			}
-			return name + " " + v
-		}
-		was, now = append(was, show(a)), append(now, show(b))
-	}
+	was, now := config.Diff(old, r.Config.FileBlind())
 	if len(was) == 0 {
 		return &mismatchError{engine.ErrCheckpoint.Error() + ": written by a run with the same flags over other data or another graph (the data's rows or labels, or the graph's edges, differ; its files are known by their contents, not their paths), or, from Go, with another Input (an objective with other parameters)", me}
 	}

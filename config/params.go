@@ -451,6 +451,34 @@ type ParamError struct {
 func (e *ParamError) Error() string { return named("Config."+e.Param.Field, e.Err.Error()) }
 func (e *ParamError) Unwrap() error { return e.Err }
 
+// Diff names the parameters whose values differ between a and b (a
+// parameter kept out of the JSON form, Workers, aside), by flag with each
+// side's value ("--iters 200" in was, "--iters 300" in now), in the
+// table's order; a parameter without a flag by its Config field.
+func Diff(a, b Config) (was, now []string) {
+	for _, p := range params {
+		if p.JSON == "-" {
+			continue
+		}
+		x, y := fmt.Sprint(p.Get(&a)), fmt.Sprint(p.Get(&b))
+		if x == y {
+			continue
+		}
+		name := "Config." + p.Field
+		if p.Flag != "" {
+			name = "--" + p.Flag
+		}
+		show := func(v string) string {
+			if v == "" {
+				return name + " (unset)"
+			}
+			return name + " " + v
+		}
+		was, now = append(was, show(x)), append(now, show(y))
+	}
+	return was, now
+}
+
 // FlagMessage is the message naming the parameter by its flag of
 // pairgossip run ("--iters must be >= 1, got 0").
 func (e *ParamError) FlagMessage() string {

@@ -14,7 +14,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/pairgossip/pairgossip"
+	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/filelock"
@@ -63,6 +66,9 @@ type Manifest struct {
 	Files      []string `json:"files"`
 	SHA256     []string `json:"sha256"`
 	Trace      []byte   `json:"trace"`
+	// Config is the configuration the identity hashes (absent in
+	// manifests written before): a resume with other flags names them.
+	Config json.RawMessage `json:"config,omitempty"`
 }
 
 type rankHeader struct {
@@ -133,23 +139,57 @@ func (r *Run) computeIdentity() error {
 	if err := r.Comm.AllgathervBytes(eh.Sum(nil), counts, all); err != nil {
 		return err
 	}
-	h := sha256.New()
-	cj, _ := json.Marshal(r.Config)
-	h.Write(cj)
-	h.Write(all)
-	if m := r.ecfg.Network; !m.IsPerfect() {
-		h.Write([]byte(m.String())) // the model (PrepareModel)
-		if r.l.nt != nil {
-			// and the data it read (a churn file): the same flags over
-			// an edited file are another run (Net.Fingerprint; 0 for a
-			// model that read none, whose identity stays what it was).
-			if fp := r.l.nt.net.Fingerprint(); fp != 0 {
-				binary.Write(h, binary.LittleEndian, fp)
+	// The network's files and the graph file are named FILE (their
+	// contents are hashed: the model's Fingerprint, the edges), so that a
+	// run resumes with them under other paths; the data's path stays, its
+	// rows not being hashed here. legacy names them all by their paths, as
+	// the manifests written before did.
+	hash := func(legacy bool) (string, []byte) {
+		cfg := r.Config
+		if !legacy {
+			cfg = cfg.FileBlind()
+			cfg.Data, cfg.LabelsFile = r.Config.Data, r.Config.LabelsFile
+		}
+		h := sha256.New()
+		cj, _ := json.Marshal(cfg)
+		h.Write(cj)
+		h.Write(all)
+		if m := r.ecfg.Network; !m.IsPerfect() {
+			// the model (PrepareModel)
+			if legacy {
+				h.Write([]byte(m.String()))
+			} else {
+				h.Write([]byte(m.FileBlind()))
+			}
+			if r.l.nt != nil {
+				// and the data it read (a churn file): the same flags over
+				// an edited file are another run (Net.Fingerprint; 0 for a
+				// model that read none, whose identity stays what it was).
+				if fp := r.l.nt.net.Fingerprint(); fp != 0 {
+					binary.Write(h, binary.LittleEndian, fp)
+				}
 			}
 		}
+		return hex.EncodeToString(h.Sum(nil)), cj
 	}
-	r.ident = hex.EncodeToString(h.Sum(nil))
+	r.ident, r.identConfig = hash(false)
+	r.identLegacy, _ = hash(true)
 	return nil
+}
+
+// mismatch is the refusal of a manifest another run wrote (m.Identity is
+// neither of this run's identities), naming the flags that differ where the
+// manifest keeps its configuration.
+func (r *Run) mismatch(path string, m *Manifest) error {
+	var old, cur pairgossip.Config
+	if len(m.Config) > 0 && json.Unmarshal(m.Config, &old) == nil && json.Unmarshal(r.identConfig, &cur) == nil {
+		if was, now := config.Diff(old, cur); len(was) > 0 {
+			return fmt.Errorf("checkpoint %s: saved by a run with %s; this run has %s (every flag but --out and the checkpoint flags must be as in the saved run)",
+				path, strings.Join(was, ", "), strings.Join(now, ", "))
+		}
+		return fmt.Errorf("checkpoint %s: saved by a run with the same flags over another graph or other network files (their contents differ)", path)
+	}
+	return fmt.Errorf("checkpoint %s: saved by another run (its configuration or graph differs): every flag but --out and the checkpoint flags must be as in the saved run", path)
 }
 
 // agree returns the first error of any rank (by rank order) on every rank:
@@ -241,7 +281,7 @@ func (r *Run) SaveCheckpoint(path string, trace []engine.Record) error {
 		var tb bytes.Buffer
 		err = gob.NewEncoder(&tb).Encode(trace)
 		m := Manifest{Format: manifestFormat, Version: manifestVer, Ranks: size, N: l.n, Identity: r.identity(),
-			Iter: l.t, Generation: gen, Trace: tb.Bytes()}
+			Iter: l.t, Generation: gen, Trace: tb.Bytes(), Config: r.identConfig}
 		for q := 0; q < size; q++ {
 			lo, hi := partition(l.n, size, q)
 			m.Partition = append(m.Partition, [2]int{lo, hi})
@@ -319,8 +359,8 @@ func (r *Run) Resume(path string) ([]engine.Record, error) {
 			return fmt.Errorf("checkpoint %s was written by %d ranks; this job has %d: resume it with mpirun -np %d (a checkpoint is split by the ranks that wrote it)",
 				path, m.Ranks, r.Comm.Size(), m.Ranks)
 		}
-		if m.N != r.l.n || m.Identity != r.identity() {
-			return fmt.Errorf("checkpoint %s: saved by another run (its configuration or graph differs): every flag but --out and the checkpoint flags must be as in the saved run", path)
+		if m.N != r.l.n || (m.Identity != r.identity() && m.Identity != r.identLegacy) {
+			return r.mismatch(path, &m)
 		}
 		if len(m.Files) != m.Ranks || len(m.SHA256) != m.Ranks || len(m.Partition) != m.Ranks {
 			return fmt.Errorf("checkpoint %s: damaged manifest", path)

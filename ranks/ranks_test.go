@@ -340,3 +340,70 @@ func TestPerVectorStops(t *testing.T) {
 		}
 	}
 }
+
+// TestOneRankResumeOtherPaths: a checkpoint over ranks names the network's
+// files by their contents (the data's path still counts: its rows are not
+// hashed here): a churn file copied elsewhere resumes it to one process's
+// uninterrupted run; a resume with another flag is refused naming it; a
+// manifest written before (its identity with the paths) resumes with them.
+func TestOneRankResumeOtherPaths(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("3 10 400\n7 5 900\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cfg := testConfig(2000, 3000)
+	cfg.Churn = "file:" + write("a.txt")
+	wantTrace, _, wantState := singleProcess(t, cfg)
+	for _, legacy := range []bool{false, true} {
+		r, ck, unlock := checkpointed(t, cfg, mustModel(t, cfg))
+		if legacy {
+			r.ident = r.identLegacy // as a manifest written before
+			r.identConfig = nil
+		}
+		r.StopAt = 1200
+		if _, err := r.Execute(context.Background(), nil); err != ErrStopped {
+			t.Fatalf("Execute: %v, want ErrStopped", err)
+		}
+		unlock()
+		resume := func(c pairgossip.Config) (*Run, error) {
+			r, err := Prepare(mpi.Self(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = r.Resume(ck)
+			return r, err
+		}
+		moved := cfg
+		moved.Churn = "file:" + write("b.txt")
+		if legacy {
+			if _, err := resume(moved); err == nil {
+				t.Error("a manifest written before, under another path: taken")
+			}
+			r2, err := resume(cfg)
+			if err != nil {
+				t.Fatalf("a manifest written before, with its paths: %v", err)
+			}
+			finishResumed(t, r2, wantTrace, wantState)
+			continue
+		}
+		r2, err := resume(moved)
+		if err != nil {
+			t.Fatalf("the churn file under another path: %v", err)
+		}
+		finishResumed(t, r2, wantTrace, wantState)
+		seed := cfg
+		seed.Seed = 9
+		if _, err := resume(seed); err == nil || !strings.Contains(err.Error(), "saved by a run with --seed 1; this run has --seed 9") {
+			t.Errorf("another seed: %v", err)
+		}
+	}
+}
+
+func mustModel(t *testing.T, cfg pairgossip.Config) network.Model {
+	t.Helper()
+	return cfg.WithDefaults().EngineConfig().Network
+}

@@ -20,6 +20,7 @@ package ranks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/pairgossip/pairgossip/output"
@@ -71,6 +72,8 @@ type Run struct {
 	positive       string          // the positive class's label text (summary.json)
 	prior          []engine.Record // the trace restored by Resume
 	ident          string
+	identLegacy    string          // the identity of manifests written before files were named FILE in it
+	identConfig    json.RawMessage // the configuration the identity hashes (Manifest.Config)
 }
 
 // ErrStopped is Execute's error when it stopped at Run.StopAt.
