@@ -88,6 +88,12 @@ type Report struct {
 	// earlier contents of its input files, planned again since on the
 	// current ones (Store.latestPlans).
 	Superseded int
+	// Mixed names the groups whose runs were planned from sweep files in
+	// several folders with the same relative input names (other files,
+	// maybe other contents): averaged together, as their swept values are
+	// the same; a key that tells them apart (data, a file's name) would
+	// split them.
+	Mixed []string
 }
 
 // LoadReport reads the runs of a results database and groups them.
@@ -176,6 +182,28 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 		}
 	}
 	sort.SliceStable(rep.Groups, func(i, j int) bool { return rep.Groups[i].order < rep.Groups[j].order })
+	srcs, err := st.planSources()
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range rep.Groups {
+		seen := map[string]bool{}
+		var dirs []string
+		for _, r := range members[g] {
+			if s := srcs[r.id]; s != "" && !seen[s] {
+				seen[s] = true
+				dirs = append(dirs, s)
+			}
+		}
+		if len(dirs) > 1 {
+			sort.Strings(dirs)
+			label := strings.Join(g.Values, ", ")
+			if label == "" {
+				label = "the one configuration"
+			}
+			rep.Mixed = append(rep.Mixed, fmt.Sprintf("%s: averages runs planned from sweep files in %d folders (%s) whose relative input files have the same names", label, len(dirs), strings.Join(dirs, ", ")))
+		}
+	}
 	for _, g := range rep.Groups {
 		g.Mean, g.Std = map[string]float64{}, map[string]float64{}
 		for _, m := range ReportMetrics {

@@ -185,7 +185,7 @@ func Open(path string) (*Store, error) {
 		return nil, err
 	}
 	// Tables added to version 1 since without changing its meaning.
-	if _, err := s.db.Exec(claimsSchema); err != nil {
+	if _, err := s.db.Exec(claimsSchema + planSourcesSchema); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -477,6 +477,62 @@ func sqliteError(path string, err error) error {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
+// planSourcesSchema is the table of the folder each planned run's relative
+// input paths were resolved from (the absolute folder of its sweep file;
+// "" for a run whose inputs are all built in or absolute): two sweeps in
+// two folders whose configurations read the same relative names hold two
+// configurations, not one planned again (latestPlans). A database without
+// it (written before) reads as every source "".
+const planSourcesSchema = `
+CREATE TABLE IF NOT EXISTS plansrc(
+  id TEXT PRIMARY KEY,
+  src TEXT NOT NULL
+);
+`
+
+// planSource is the source AddPlan records for a run of sw (planSourcesSchema).
+func planSource(sw *Sweep, r Run) string {
+	written, _ := inputFiles(sw.Dir, r.Config)
+	for _, p := range written {
+		if !filepath.IsAbs(p) {
+			if abs, err := filepath.Abs(sw.Dir); err == nil {
+				return abs
+			}
+			return sw.Dir
+		}
+	}
+	return ""
+}
+
+// planSources returns each planned run's source folder (planSourcesSchema;
+// empty in a database written before the table).
+func (s *Store) planSources() (map[string]string, error) {
+	out := map[string]string{}
+	if ok, err := s.hasTable("plansrc"); err != nil || !ok {
+		return out, err
+	}
+	rows, err := s.db.Query(`SELECT id, src FROM plansrc`)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, src string
+		if err := rows.Scan(&id, &src); err != nil {
+			return nil, err
+		}
+		out[id] = src
+	}
+	return out, rows.Err()
+}
+
+// hasTable reports whether the database has the named table.
+func (s *Store) hasTable(name string) (bool, error) {
+	var n int
+	err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&n)
+	return n > 0, err
+}
+
 // AddPlan records the runs of a sweep (all of them, whatever share of them
 // this process runs) so that status knows the total.
 func (s *Store) AddPlan(sw *Sweep) error {
@@ -495,8 +551,15 @@ func (s *Store) AddPlan(sw *Sweep) error {
 	if err != nil {
 		return err
 	}
+	src, err := tx.Prepare(`INSERT OR REPLACE INTO plansrc(id, src) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
 	for _, r := range sw.Runs {
 		if _, err := st.Exec(r.ID, sw.Name, r.Index, string(ConfigJSON(r.Config)), sw.LabelsJSON(r)); err != nil {
+			return err
+		}
+		if _, err := src.Exec(r.ID, planSource(sw, r)); err != nil {
 			return err
 		}
 	}
@@ -656,7 +719,15 @@ func (s *Store) runWalls() ([]runWall, error) {
 // contents of its files (a data file edited between two sweep runs) has
 // several ids, and only the last planned describes the files as they are.
 func (s *Store) latestPlans() (map[string]bool, error) {
-	rows, err := s.db.Query(`SELECT id, config, rowid FROM plan`)
+	q := `SELECT id, config, rowid, '' FROM plan`
+	if ok, err := s.hasTable("plansrc"); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	} else if ok {
+		// A configuration is its text and the folder its relative
+		// paths were resolved from.
+		q = `SELECT p.id, p.config, p.rowid, COALESCE(s.src, '') FROM plan p LEFT JOIN plansrc s ON s.id = p.id`
+	}
+	rows, err := s.db.Query(q)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
@@ -669,10 +740,11 @@ func (s *Store) latestPlans() (map[string]bool, error) {
 	cfgOf := map[string]string{} // by run id: its configuration
 	for rows.Next() {
 		var p plan
-		var cfg string
-		if err := rows.Scan(&p.id, &cfg, &p.seq); err != nil {
+		var cfg, src string
+		if err := rows.Scan(&p.id, &cfg, &p.seq, &src); err != nil {
 			return nil, err
 		}
+		cfg += "\x00" + src
 		if l, ok := last[cfg]; !ok || p.seq > l.seq {
 			last[cfg] = p
 		}
@@ -1035,6 +1107,10 @@ func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("%s: %w", src, err)
 	}
+	var srcSources int // the source's plansrc table (none in a database written before it)
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM src.sqlite_master WHERE type = 'table' AND name = 'plansrc'`).Scan(&srcSources); err != nil {
+		return st, fmt.Errorf("%s: %w", src, err)
+	}
 	err = func() error {
 		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 			return err
@@ -1051,6 +1127,7 @@ func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 			// (latestPlans), so that a task database of runs planned again
 			// on the input files as they are now is reported as such.
 			`INSERT OR REPLACE INTO main.plan(` + planCols + `) SELECT ` + planCols + ` FROM src.plan ORDER BY rowid`,
+
 			`CREATE TEMP TABLE IF NOT EXISTS take(id TEXT PRIMARY KEY)`,
 			`DELETE FROM temp.take`,
 			`INSERT INTO temp.take SELECT s.id FROM src.runs s WHERE NOT EXISTS (
@@ -1059,6 +1136,9 @@ func (s *Store) Merge(ctx context.Context, src string) (MergeStats, error) {
 			`DELETE FROM main.traces WHERE run_id IN (SELECT id FROM temp.take)`,
 			`INSERT OR REPLACE INTO main.runs(` + runsCols + `) SELECT ` + runsCols + ` FROM src.runs WHERE id IN (SELECT id FROM temp.take)`,
 			`INSERT INTO main.traces(` + tracesCols + `) SELECT ` + tracesSelect(srcNet) + ` FROM src.traces WHERE run_id IN (SELECT id FROM temp.take)`,
+		}
+		if srcSources > 0 {
+			stmts = append(stmts[:1], append([]string{`INSERT OR REPLACE INTO main.plansrc(id, src) SELECT id, src FROM src.plansrc`}, stmts[1:]...)...)
 		}
 		for _, q := range stmts {
 			if _, err := conn.ExecContext(ctx, q); err != nil {

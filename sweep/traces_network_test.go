@@ -404,3 +404,75 @@ func TestMergeKeepsLastPlanned(t *testing.T) {
 		t.Fatalf("after the merge the last planned is %v, want v1", last)
 	}
 }
+
+// TestTwoFoldersSameNames: two sweep files in two folders whose
+// configurations read input files of the same relative names (other
+// files, other contents) hold two configurations, not one planned again:
+// every run counts, in status and in the report (one sweep's runs were left
+// out as "superseded"), which warns that a row averages them; an edit in
+// one folder still supersedes that folder's earlier runs; a merge keeps
+// the folders apart.
+func TestTwoFoldersSameNames(t *testing.T) {
+	root := t.TempDir()
+	const text = "base:\n  data: synthetic-auc\n  n: 40\n  iters: 50\n  log_points: 2\n  churn: \"file:churn.txt\"\naxes:\n  seed: [1, 2]\noptimum: false\n"
+	sweepIn := func(d, churn string) *Sweep {
+		t.Helper()
+		dir := filepath.Join(root, d)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "churn.txt"), []byte(churn), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return writeSweep(t, dir, text)
+	}
+	ctx := context.Background()
+	a, b := sweepIn("a", "3 10 40\n"), sweepIn("b", "5 20 45\n")
+	st := open(t, filepath.Join(root, "both.db"))
+	for _, sw := range []*Sweep{a, b} {
+		if _, err := Execute(ctx, sw, sw.Runs, st, Options{Cores: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, err := st.latestPlans()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, l := range last {
+		if !l {
+			t.Errorf("run %s of one of the two folders is taken for superseded", id)
+		}
+	}
+	rep, err := LoadReport(st, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Superseded != 0 || len(rep.Groups) != 1 || rep.Groups[0].Complete != 4 || len(rep.Mixed) != 1 || !strings.Contains(rep.Mixed[0], "2 folders") {
+		t.Fatalf("report: %d superseded, %d groups, mixed %q", rep.Superseded, len(rep.Groups), rep.Mixed)
+	}
+	// An edit in folder a, planned again: a's earlier runs are superseded,
+	// b's are not.
+	a2 := sweepIn("a", "3 10 41\n")
+	if _, err := Execute(ctx, a2, a2.Runs, st, Options{Cores: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = LoadReport(st, ReportOptions{}); err != nil || rep.Superseded != 2 || rep.Groups[0].Complete != 4 {
+		t.Fatalf("after an edit in one folder: %v, %d superseded, %d complete", err, rep.Superseded, rep.Groups[0].Complete)
+	}
+	// Merged from a database per folder: the same.
+	for x, sw := range []*Sweep{a2, b} {
+		task := open(t, filepath.Join(root, fmt.Sprintf("task%d.db", x)))
+		if _, err := Execute(ctx, sw, sw.Runs, task, Options{Cores: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged := open(t, filepath.Join(root, "merged.db"))
+	for x := 0; x < 2; x++ {
+		if _, err := merged.Merge(ctx, filepath.Join(root, fmt.Sprintf("task%d.db", x))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rep, err = LoadReport(merged, ReportOptions{}); err != nil || rep.Superseded != 0 || rep.Groups[0].Complete != 4 {
+		t.Fatalf("merged: %v, %d superseded, %d complete", err, rep.Superseded, rep.Groups[0].Complete)
+	}
+}

@@ -36,13 +36,24 @@ func sweepReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{Err: err}
 	}
+	for _, m := range rep.Mixed {
+		fmt.Fprintln(stderr, "warning:", m)
+	}
 	if rep.Superseded > 0 {
-		fmt.Fprintf(stderr, "warning: %d runs left out: their configurations were planned again since on other contents of their input files (a data file edited), whose runs the report shows\n", rep.Superseded)
+		fmt.Fprintf(stderr, "warning: %d runs left out: their configurations were planned again since on other contents of their input files (an input file edited since), whose runs the report shows\n", rep.Superseded)
 	}
 	if err := rep.Write(*out, "pairgossip sweep report: "+filepath.Base(pos[0])); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d configurations (%s; aggregated over %s)\n", len(rep.Groups), strings.Join(rep.Keys, ", "), strings.Join(rep.Over, ", "))
+	what := "configurations"
+	if len(rep.Groups) == 1 {
+		what = "configuration"
+	}
+	keys := strings.Join(rep.Keys, ", ")
+	if keys == "" {
+		keys = "no key varies"
+	}
+	fmt.Fprintf(stdout, "%d %s (%s; aggregated over %s)\n", len(rep.Groups), what, keys, strings.Join(rep.Over, ", "))
 	for _, p := range append([]string{filepath.Join(*out, "summary.csv"), filepath.Join(*out, "summary.html")}, rep.Plots...) {
 		fmt.Fprintln(stdout, "wrote", p)
 	}
