@@ -102,8 +102,9 @@ func RunID(cfg pairgossip.Config) string {
 // sameNetwork is cfg with its network knobs in one spelling, so that a run
 // has one id however they are written (as reg: psd and an unset reg of
 // metric learning): the churn and delay specs as their parsers print them
-// (down=…,up=… and up=500.0 are up=500,down=…), and the defaults
-// activation edges, stream_p graph and link_up 1 unset. A spec that does
+// (down=…,up=… and up=500.0 are up=500,down=…), the activation's kind as
+// its parser takes it (Clocks is clocks), and the defaults activation
+// edges, stream_p graph and link_up 1 unset. A spec that does
 // not parse is left as written (validation refuses it).
 func sameNetwork(cfg pairgossip.Config) pairgossip.Config {
 	if c, err := network.ParseChurn(cfg.Churn); err == nil {
@@ -118,8 +119,17 @@ func sameNetwork(cfg pairgossip.Config) pairgossip.Config {
 			cfg.Delay = d.String()
 		}
 	}
-	if cfg.Activation == network.ActEdges {
-		cfg.Activation = ""
+	if a, err := network.ParseActivation(cfg.Activation); err == nil {
+		// The kind as the parser takes it (Clocks, " clocks" are clocks;
+		// edges is the default, unset); a weights file as written.
+		switch a.Kind {
+		case "", network.ActEdges:
+			cfg.Activation = ""
+		case network.ActWeights:
+			cfg.Activation = network.ActWeights + ":" + a.File
+		default:
+			cfg.Activation = a.Kind
+		}
 	}
 	if cfg.StreamP == "graph" {
 		cfg.StreamP = ""

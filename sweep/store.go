@@ -788,6 +788,16 @@ func (s *Store) reportRuns() ([]*reportRun, error) {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
+		// The network knobs in one spelling, as the run ids take them
+		// (sameNetwork): runs of one configuration written two ways
+		// (churn down=…,up=… and up=…,down=…; activation edges and
+		// unset) are one row of the report, not two with one label.
+		var c pairgossip.Config
+		if json.Unmarshal([]byte(cfg), &c) == nil {
+			if b, err := json.Marshal(sameNetwork(c)); err == nil {
+				cfg = string(b)
+			}
+		}
 		if err := json.Unmarshal([]byte(cfg), &r.cfg); err != nil {
 			return nil, fmt.Errorf("run %s: bad config: %w", r.id, err)
 		}

@@ -476,3 +476,37 @@ func TestTwoFoldersSameNames(t *testing.T) {
 		t.Fatalf("merged: %v, %d superseded, %d complete", err, rep.Superseded, rep.Groups[0].Complete)
 	}
 }
+
+// TestReportOneSpelling: runs of one configuration whose network knobs are
+// written two ways (churn up=…,down=… and down=…,up=….0; activation edges
+// and unset; Clocks and clocks) are one row of the report, as they have
+// one run id, not rows with one label.
+func TestReportOneSpelling(t *testing.T) {
+	root := t.TempDir()
+	st := open(t, filepath.Join(root, "r.db"))
+	for x, text := range []string{
+		"axes:\n  activation: [edges, Clocks]\n  seed: [1, 2]\nbase:\n  churn: \"geometric:up=100,down=20\"\n",
+		"axes:\n  activation: [clocks]\n  seed: [3, 4]\nbase:\n  churn: \"geometric:down=20,up=100.0\"\n",
+		"axes:\n  seed: [3, 4]\nbase:\n  churn: \"geometric:up=100,down=20\"\n",
+	} {
+		dir := filepath.Join(root, fmt.Sprint(x))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sw := writeSweep(t, dir, "name: s\noptimum: false\n"+strings.Replace(text, "base:\n", "base:\n  data: synthetic-auc\n  n: 40\n  iters: 50\n  log_points: 2\n  algorithm: async\n", 1))
+		if _, err := Execute(context.Background(), sw, sw.Runs, st, Options{Cores: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := LoadReport(st, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range rep.Groups {
+		got = append(got, fmt.Sprintf("%v: %d runs", g.Values, g.Complete))
+	}
+	if len(rep.Groups) != 2 || rep.Groups[0].Complete != 4 || rep.Groups[1].Complete != 4 {
+		t.Errorf("keys %v, groups %q; want 2 groups of 4 runs", rep.Keys, got)
+	}
+}
