@@ -477,6 +477,26 @@ func Parse(name string, data []byte) (*Sweep, error) {
 		}
 		return nil, &Error{File: name, Msg: strings.TrimPrefix(msg, "yaml: ")}
 	}
+	// yaml.Unmarshal reads the first document: a second (after ---) would
+	// be dropped, its axes with it.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first, second yaml.Node
+	if dec.Decode(&first) == nil {
+		if err := dec.Decode(&second); err == nil {
+			return nil, &Error{File: name, Line: second.Line, Msg: "a second YAML document (after ---): a sweep file is one document; merge them, or write two sweep files"}
+		}
+	}
+	// Nor is text after the document end marker (...) read.
+	ended := 0
+	for x, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case ended == 0 && strings.TrimRight(line, " \t\r") == "...":
+			ended = x + 1
+		case ended > 0 && t != "" && !strings.HasPrefix(t, "#"):
+			return nil, &Error{File: name, Line: x + 1, Msg: fmt.Sprintf("text after the end of the document (... at line %d), which YAML does not read: remove the ... or the text", ended)}
+		}
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{File: name, Line: 1, Msg: "empty sweep file (want the keys base and axes)"}
 	}

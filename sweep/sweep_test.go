@@ -150,6 +150,8 @@ func TestBadFiles(t *testing.T) {
 		{"axes:\n  seed: [1, 2, 1]\n", `s.yaml:2: axis "seed": value 1 repeats`},
 		{"axes:\n  seed: [1]\n  x: [{seed: 2}]\n", `s.yaml:3: key "seed" is set by both axis "seed" and axis "x"`},
 		{"base:\n  iters: 1\n  iters: 2\n", `s.yaml:3: key "iters" appears twice`},
+		{"base:\n  iters: 1\n---\naxes:\n  loss: [0.1, 0.2]\n", `s.yaml:3: a second YAML document`},
+		{"base:\n  iters: 1\n...\naxes:\n  loss: [0.1, 0.2]\n", `s.yaml:4: text after the end of the document (... at line 3)`},
 		{"base:\n  gamma_c: [1, 2]\n", `s.yaml:2: key "gamma_c": expected a number, got a list`},
 		{"base:\n  iters: 0\n", `s.yaml:2: key "iters": must be >= 1, got 0`},
 		{"base:\n  gamma_alpha: 0.5\n", `s.yaml:2: key "gamma_alpha": must be in [0, 0.5)`},
