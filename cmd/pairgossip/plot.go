@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/pairgossip/pairgossip/output"
 	"html/template"
 	"io"
 	"math"
@@ -13,9 +12,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pairgossip/pairgossip/config"
 	"github.com/pairgossip/pairgossip/engine"
 	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"github.com/pairgossip/pairgossip/internal/figure"
+	"github.com/pairgossip/pairgossip/output"
 )
 
 // pairgossip plot DIR... --out DIR [--html]: the figures of one or more
@@ -191,7 +192,13 @@ func labelRuns(runs []*plotRun) []string {
 		for _, k := range diff {
 			v, ok := r.cfg[k]
 			if !ok {
-				parts = append(parts, k+" unset")
+				// Named by what unset means (loss 0, link_up 1,
+				// activation edges), as sweep report names it.
+				if p := config.ParamByJSON(k); p != nil {
+					parts = append(parts, k+"="+p.UnsetLabel())
+				} else {
+					parts = append(parts, k+" unset")
+				}
 				continue
 			}
 			parts = append(parts, k+"="+strings.Trim(jsonText(v), `"`))
