@@ -40,7 +40,12 @@ var netParams = []*Param{
 		Help: "node churn `SPEC`: exponential:up=U,down=D | geometric:up=U,down=D | lognormal:up=U,down=D[,sigma=S]\n" +
 			"(mean online/offline session lengths in iterations) or file:PATH (lines \"node start end\", offline\n" +
 			"spans); an offline node takes no step and its edges do nothing",
-		check: netParsed("churn", network.ParseChurn), only: onlyGossip},
+		check: netFiles("churn", network.ParseChurn, func(c network.Churn) []string {
+			if c.Dist == network.DistFile {
+				return []string{c.File}
+			}
+			return nil
+		}), only: onlyGossip},
 	{Field: "Delay", Unset: "none", Flag: "delay", Key: "delay", JSON: "delay", Group: "network",
 		Help: "message delays `SPEC` of the asynchronous algorithm, in events: constant:C | uniform:A..B |\n" +
 			"geometric:mean=M,max=X; the receiver averages with the z that was sent, on arrival",
@@ -55,7 +60,15 @@ var netParams = []*Param{
 		Help: "a changing graph `SPEC`: phases LEN:KIND[:key=value,...] or LEN:file:PATH separated by ';', cycled\n" +
 			"(the keys each kind uses of n, k, p, radius, rows, cols, seed; watts-strogatz needs k and p, erdos-renyi p;\n" +
 			"n defaults to the run's, seed to 0), e.g. \"5000:watts-strogatz:k=5,p=0.3;5000:cycle\"",
-		check: netParsed("graph-schedule", network.ParseSchedule),
+		check: netFiles("graph-schedule", network.ParseSchedule, func(s []network.Phase) []string {
+			var files []string
+			for _, ph := range s {
+				if ph.Spec.Kind == "file" {
+					files = append(files, ph.Spec.File)
+				}
+			}
+			return files
+		}),
 		only: func(c *Config) string {
 			if why := onlyGossip(c); why != "" {
 				return why
@@ -102,7 +115,12 @@ var netParams = []*Param{
 	{Field: "Activation", Unset: "edges", Flag: "activation", Key: "activation", JSON: "activation", Group: "network",
 		Help: "which edge an iteration activates (`MODEL`): edges (uniform, the paper), clocks (each node wakes at\n" +
 			"rate 1 and calls a uniform neighbour) or weights:FILE (lines \"i j w\": probability ∝ w)",
-		check: netParsed("activation", network.ParseActivation),
+		check: netFiles("activation", network.ParseActivation, func(a network.Activation) []string {
+			if a.Kind == network.ActWeights {
+				return []string{a.File}
+			}
+			return nil
+		}),
 		only: func(c *Config) string {
 			if c.Activation == network.ActEdges {
 				return ""
@@ -123,6 +141,25 @@ func onlyGossip(c *Config) string {
 		return "the centralized algorithm (Algorithm 1) has no network"
 	}
 	return ""
+}
+
+// netFiles is netParsed, then the files the parsed value names must exist
+// (found when a sweep is planned, as its data's and stream's are, rather
+// than when its runs fail one by one).
+func netFiles[T any](flag string, parse func(string) (T, error), files func(T) []string) func(v any) error {
+	parsed := netParsed(flag, parse)
+	return func(v any) error {
+		if err := parsed(v); err != nil || v.(string) == "" {
+			return err
+		}
+		x, _ := parse(v.(string))
+		for _, f := range files(x) {
+			if err := fileExists(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // netParsed checks a string with one of package network's parsers, whose

@@ -132,7 +132,9 @@ func (k *key) check(v any, dir string) error {
 		if !k.param.Allows(s) {
 			return fmt.Errorf("unknown value %q (valid: %s)", s, strings.Join(k.param.Choices, ", "))
 		}
-		if k.param.Path { // the file as Resolved will name it
+		// The file as Resolved will name it: a path, or a network knob
+		// that names files (churn file:, weights:, schedule file phases).
+		if k.param.Path || k.param.Group == "network" {
 			var cfg pairgossip.Config
 			k.set(&cfg, s)
 			v = k.param.Get(ptr(resolveConfig(dir, cfg)))

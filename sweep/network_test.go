@@ -58,10 +58,25 @@ func TestSweepNetworkKeys(t *testing.T) {
 }
 
 // TestSweepNetworkFiles: the files of the network keys are resolved
-// relative to the sweep file, as the data and graph files are.
+// relative to the sweep file, as the data and graph files are, and one
+// that does not exist there is refused when the sweep is read (a churn
+// file, a weights file, a schedule phase's edge list: they were found only
+// when each run failed).
 func TestSweepNetworkFiles(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "edges.txt"), []byte("1 0 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, missing := range []string{`churn: "file:none.txt"`, `activation: "weights:none.txt"`, `graph_schedule: "5:file:none.txt;5:cycle"`} {
+		p := filepath.Join(dir, "m.yaml")
+		if err := os.WriteFile(p, []byte("base:\n  iters: 10\n  "+missing+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "none.txt")+`": no such file`) {
+			t.Errorf("%s: %v, want the missing file named (resolved from the sweep's folder)", missing, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.txt"), []byte("0 1 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "s.yaml")
