@@ -135,8 +135,15 @@ func loadSweep(path string, stderr io.Writer) (*sweep.Sweep, error) {
 	return sw, nil
 }
 
+// sweepStatusLine: a failed run is pending too (not done: sweep run
+// --rerun-failed runs it again), which the line says, as the counts would
+// not add up otherwise.
 func sweepStatusLine(s sweep.Status) string {
-	return fmt.Sprintf("%d runs: %d complete, %d diverged, %d failed, %d pending", s.Total, s.Complete, s.Diverged, s.Failed, s.Pending)
+	line := fmt.Sprintf("%d runs: %d complete, %d diverged, %d failed, %d pending", s.Total, s.Complete, s.Diverged, s.Failed, s.Pending)
+	if s.Failed > 0 {
+		line += fmt.Sprintf(" (the %d failed among them: sweep run --rerun-failed runs them again)", s.Failed)
+	}
+	return line
 }
 
 // sweepDur formats a duration to a tenth of a second under a minute, to
