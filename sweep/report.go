@@ -221,6 +221,9 @@ func LoadReport(st *Store, opt ReportOptions) (*Report, error) {
 	if rep.X == "" && len(rep.Keys) > 0 {
 		rep.X = rep.Keys[0]
 	}
+	if rep.X != "" && contains(rep.Over, rep.X) {
+		return nil, fmt.Errorf("--x: %q is aggregated over (--over %s): to plot against it, leave it out of --over (--over names the keys the rows average)", rep.X, strings.Join(rep.Over, ","))
+	}
 	if rep.X != "" && !contains(rep.Keys, rep.X) {
 		return nil, fmt.Errorf("--x: %q is not a swept key of this database (swept: %s)", rep.X, strings.Join(rep.Keys, ", "))
 	}
