@@ -11,16 +11,18 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"github.com/pairgossip/pairgossip/internal/atomicfile"
 	"image/color"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/pairgossip/pairgossip/internal/atomicfile"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -294,6 +296,13 @@ func drawFigure(c draw.Canvas, spec Spec) error {
 	l.Left, l.Top = true, true
 	l.ThumbnailWidth = vg.Points(28)
 	l.Padding = vg.Points(5)
+	// The strip takes at most 40% of the width: a longer label is cut with
+	// "…", so that the
+	// plot keeps its area.
+	maxLabel := c.Size().X*0.4 - l.ThumbnailWidth - 2*l.Padding - vg.Points(18)
+	for i := range leg {
+		leg[i].label = fitLabel(l.TextStyle, leg[i].label, maxLabel)
+	}
 	for _, e := range leg {
 		if e.band {
 			bc := e.color
@@ -319,6 +328,25 @@ func drawFigure(c draw.Canvas, spec Spec) error {
 		l.Draw(draw.Crop(c, c.Size().X-stripW+vg.Points(10), 0, 0, -titleH-vg.Points(16)))
 	}
 	return nil
+}
+
+// fitLabel returns s, or its longest prefix with "…" whose width under ts
+// is at most max.
+func fitLabel(ts text.Style, s string, max vg.Length) string {
+	if max <= 0 || ts.Rectangle(s).Size().X <= max {
+		return s
+	}
+	r := []rune(s)
+	lo, hi := 0, len(r) // the longest prefix that fits is r[:lo]
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if ts.Rectangle(string(r[:mid])+"…").Size().X <= max {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return strings.TrimRight(string(r[:lo]), " ,") + "…"
 }
 
 type legendEntry struct {
