@@ -297,8 +297,7 @@ func drawFigure(c draw.Canvas, spec Spec) error {
 	l.ThumbnailWidth = vg.Points(28)
 	l.Padding = vg.Points(5)
 	// The strip takes at most 40% of the width: a longer label is cut with
-	// "…", so that the
-	// plot keeps its area.
+	// "…", so that the plot keeps its area.
 	maxLabel := c.Size().X*0.4 - l.ThumbnailWidth - 2*l.Padding - vg.Points(18)
 	for i := range leg {
 		leg[i].label = fitLabel(l.TextStyle, leg[i].label, maxLabel)
