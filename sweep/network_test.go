@@ -259,10 +259,7 @@ func TestReportLeavesOutEarlierContents(t *testing.T) {
 		if rep, err := Execute(context.Background(), sw, sw.Runs, st, Options{Cores: 1}); err != nil || rep.Ran+rep.Skipped != 2 {
 			t.Fatalf("%+v %v", rep, err)
 		}
-		rep, err := LoadReport(st, ReportOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := loadReport(t, st)
 		return rep
 	}
 	a := report(0)
@@ -295,10 +292,7 @@ func TestReportNamesUnsetValues(t *testing.T) {
 	if _, err := Execute(context.Background(), sw, sw.Runs, st, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := LoadReport(st, ReportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := loadReport(t, st)
 	var got []string
 	for _, g := range rep.Groups {
 		got = append(got, strings.Join(g.Values, " "))
@@ -322,4 +316,15 @@ func TestReportNamesUnsetValues(t *testing.T) {
 			t.Errorf("%s: a zero given is refused, so its unset value needs a name (Param.Unset)", k.Field)
 		}
 	}
+}
+
+// loadReport is LoadReport with the default options, failing the test on
+// an error.
+func loadReport(t *testing.T, st *Store) *Report {
+	t.Helper()
+	rep, err := LoadReport(st, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

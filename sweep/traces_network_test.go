@@ -443,10 +443,7 @@ func TestTwoFoldersSameNames(t *testing.T) {
 			t.Errorf("run %s of one of the two folders is taken for superseded", id)
 		}
 	}
-	rep, err := LoadReport(st, ReportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := loadReport(t, st)
 	if rep.Superseded != 0 || len(rep.Groups) != 1 || rep.Groups[0].Complete != 4 || len(rep.Mixed) != 1 || !strings.Contains(rep.Mixed[0], "2 folders") {
 		t.Fatalf("report: %d superseded, %d groups, mixed %q", rep.Superseded, len(rep.Groups), rep.Mixed)
 	}
@@ -456,8 +453,8 @@ func TestTwoFoldersSameNames(t *testing.T) {
 	if _, err := Execute(ctx, a2, a2.Runs, st, Options{Cores: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err = LoadReport(st, ReportOptions{}); err != nil || rep.Superseded != 2 || rep.Groups[0].Complete != 4 {
-		t.Fatalf("after an edit in one folder: %v, %d superseded, %d complete", err, rep.Superseded, rep.Groups[0].Complete)
+	if rep = loadReport(t, st); rep.Superseded != 2 || rep.Groups[0].Complete != 4 {
+		t.Fatalf("after an edit in one folder: %d superseded, %d complete", rep.Superseded, rep.Groups[0].Complete)
 	}
 	// Merged from a database per folder: the same.
 	for x, sw := range []*Sweep{a2, b} {
@@ -472,8 +469,8 @@ func TestTwoFoldersSameNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if rep, err = LoadReport(merged, ReportOptions{}); err != nil || rep.Superseded != 0 || rep.Groups[0].Complete != 4 {
-		t.Fatalf("merged: %v, %d superseded, %d complete", err, rep.Superseded, rep.Groups[0].Complete)
+	if rep = loadReport(t, merged); rep.Superseded != 0 || rep.Groups[0].Complete != 4 {
+		t.Fatalf("merged: %d superseded, %d complete", rep.Superseded, rep.Groups[0].Complete)
 	}
 }
 
@@ -498,10 +495,7 @@ func TestReportOneSpelling(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := LoadReport(st, ReportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := loadReport(t, st)
 	var got []string
 	for _, g := range rep.Groups {
 		got = append(got, fmt.Sprintf("%v: %d runs", g.Values, g.Complete))
