@@ -292,6 +292,7 @@ func TestSweepHostileDatabases(t *testing.T) {
 		sweepCase{"merge a hard link", []string{"sweep", "merge", hard, "--results", good}, hard + ": is the destination " + good + " itself (the same file): " + same, 2},
 		sweepCase{"merge a symbolic link", []string{"sweep", "merge", sym, "--results", good}, sym + ": is the destination " + good + " itself", 2},
 		sweepCase{"merge into a symbolic link", []string{"sweep", "merge", good, "--results", sym}, good + ": is the destination " + sym + " itself", 2},
+		sweepCase{"report --out a file", []string{"sweep", "report", good, "--out", text}, "--out " + text + ": a file, not a folder", 2},
 		sweepCase{"merge a folder holding the destination", []string{"sweep", "merge", dir, "--results", filepath.Join(dir, "task-0.db")}, "", 2},
 	)
 	os.WriteFile(filepath.Join(dir, "task-0.db"), goodBytes, 0o644)

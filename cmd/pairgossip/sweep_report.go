@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -26,6 +27,10 @@ func sweepReport(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "" {
 		return usagef("--out DIR is required")
+	}
+	if fi, err := os.Stat(*out); err == nil && !fi.IsDir() {
+		// Found before the database is read, as a bad flag (exit 2).
+		return usagef("--out %s: a file, not a folder (the report writes summary.csv, summary.html and the plots into a folder)", *out)
 	}
 	st, err := sweep.OpenExisting(pos[0])
 	if err != nil {
