@@ -276,10 +276,11 @@ func (c Config) MapNetworkFiles(f func(string) string) Config {
 	if c.EdgeStream != "" {
 		c.EdgeStream = f(c.EdgeStream)
 	}
-	if p, ok := strings.CutPrefix(c.Churn, network.DistFile+":"); ok && p != "" {
+	// The keywords in any case, around spaces, as the parsers take them.
+	if k, p, ok := strings.Cut(strings.TrimSpace(c.Churn), ":"); ok && strings.EqualFold(k, network.DistFile) && p != "" {
 		c.Churn = network.DistFile + ":" + f(p)
 	}
-	if p, ok := strings.CutPrefix(c.Activation, network.ActWeights+":"); ok && p != "" {
+	if k, p, ok := strings.Cut(strings.TrimSpace(c.Activation), ":"); ok && strings.EqualFold(k, network.ActWeights) && p != "" {
 		c.Activation = network.ActWeights + ":" + f(p)
 	}
 	if c.GraphSchedule != "" {
@@ -289,7 +290,7 @@ func (c Config) MapNetworkFiles(f func(string) string) Config {
 			if !ok {
 				continue
 			}
-			if p, ok := strings.CutPrefix(rest, "file:"); ok && p != "" {
+			if kind, p, ok := strings.Cut(rest, ":"); ok && strings.EqualFold(strings.TrimSpace(kind), "file") && p != "" {
 				parts[x] = l + ":file:" + f(p)
 			}
 		}
@@ -318,25 +319,5 @@ func (c Config) FileBlind() Config {
 	if c.GraphFile != "" {
 		c.GraphFile = f
 	}
-	// The parsers take these keywords in any case, around spaces.
-	if k, _, ok := strings.Cut(strings.TrimSpace(c.Churn), ":"); ok && strings.EqualFold(k, network.DistFile) {
-		c.Churn = network.DistFile + ":" + f
-	}
-	if c.EdgeStream != "" {
-		c.EdgeStream = f
-	}
-	if k, _, ok := strings.Cut(strings.TrimSpace(c.Activation), ":"); ok && strings.EqualFold(k, network.ActWeights) {
-		c.Activation = network.ActWeights + ":" + f
-	}
-	if c.GraphSchedule != "" {
-		parts := strings.Split(c.GraphSchedule, ";")
-		for x, part := range parts {
-			ls, rest, _ := strings.Cut(strings.TrimSpace(part), ":")
-			if kind, _, _ := strings.Cut(rest, ":"); strings.EqualFold(strings.TrimSpace(kind), "file") {
-				parts[x] = ls + ":file:" + f
-			}
-		}
-		c.GraphSchedule = strings.Join(parts, ";")
-	}
-	return c
+	return c.MapNetworkFiles(func(string) string { return f })
 }

@@ -139,6 +139,13 @@ func TestMapNetworkFiles(t *testing.T) {
 	if m.EdgeStream != "D/s.txt" || m.Churn != "file:D/c.txt" || m.Activation != "weights:D/w.txt" || m.GraphSchedule != "5:file:D/g.txt; 6:cycle:n=4" {
 		t.Errorf("got %q %q %q %q", m.EdgeStream, m.Churn, m.Activation, m.GraphSchedule)
 	}
+	// The keywords in any case, as the parsers take them: a sweep resolves
+	// " FILE:c.txt" from its folder too.
+	c = Base()
+	c.Churn, c.Activation, c.GraphSchedule = " FILE:c.txt", "Weights:w.txt", "5:File:g.txt"
+	if m := c.MapNetworkFiles(func(p string) string { return "D/" + p }); m.Churn != "file:D/c.txt" || m.Activation != "weights:D/w.txt" || m.GraphSchedule != "5:file:D/g.txt" {
+		t.Errorf("other cases: got %q %q %q", m.Churn, m.Activation, m.GraphSchedule)
+	}
 	c = Base()
 	c.Churn = "geometric:up=2,down=3"
 	if m := c.MapNetworkFiles(func(p string) string { return "D/" + p }); m != c {
