@@ -41,10 +41,7 @@ func TestMPIOneRankInterrupted(t *testing.T) {
 	for _, rank := range []int{0, 1} {
 		out := filepath.Join(dir, "out"+strconv.Itoa(rank))
 		ckpt := filepath.Join(dir, "c"+strconv.Itoa(rank)+".ckpt")
-		args := []string{"--oversubscribe", "-np", "2"}
-		if os.Geteuid() == 0 {
-			args = append([]string{"--allow-run-as-root"}, args...)
-		}
+		args := mpirunArgs(2)
 		args = append(args, bin, "run", "--data", "synthetic-auc", "--dim", "16", "--n", "4000", "--iters", "100000000",
 			"--loss", "0.3", "--churn", "geometric:up=300,down=100", "--no-optimum", "--log-points", "3", "--measure", "sampled",
 			"--out", out, "--checkpoint", ckpt, "--checkpoint-every", "100ms")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,10 +50,7 @@ func TestMPIRefusesWhatItCannotRun(t *testing.T) {
 	}
 	for i, c := range cases {
 		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
-		args := []string{"--oversubscribe", "-np", "2"}
-		if os.Geteuid() == 0 {
-			args = append([]string{"--allow-run-as-root"}, args...)
-		}
+		args := mpirunArgs(2)
 		args = append(args, bin, "run", "--graph", "watts-strogatz", "--algo", "sync", "--iters", "200", "--no-optimum", "--out", out)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		o, err := exec.CommandContext(ctx, mpirun, append(args, c.args...)...).CombinedOutput()
@@ -77,10 +75,7 @@ func TestMPINetworkRun(t *testing.T) {
 	if o, err := exec.Command(bin, append(run, "--out", one)...).CombinedOutput(); err != nil {
 		t.Fatalf("one process: %v\n%s", err, o)
 	}
-	args := []string{"--oversubscribe", "-np", "3"}
-	if os.Geteuid() == 0 {
-		args = append([]string{"--allow-run-as-root"}, args...)
-	}
+	args := mpirunArgs(3)
 	over := filepath.Join(dir, "ranks")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -105,10 +100,7 @@ func TestMPINetworkRun(t *testing.T) {
 // why the signal came (the smaller item).
 func TestMPIPeerDeathSaid(t *testing.T) {
 	mpirun, dir, bin := mpiCommand(t)
-	args := []string{"--oversubscribe", "-np", "3"}
-	if os.Geteuid() == 0 {
-		args = append([]string{"--allow-run-as-root"}, args...)
-	}
+	args := mpirunArgs(3)
 	args = append(args, bin, "run", "--data", "synthetic-auc", "--n", "200000", "--dim", "16", "--graph", "watts-strogatz",
 		"--algo", "sync", "--iters", "100000000", "--log-points", "3", "--no-optimum", "--out", filepath.Join(dir, "out"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -177,6 +169,16 @@ func mpiCommand(t *testing.T) (mpirun, dir, bin string) {
 	return mpirun, dir, bin
 }
 
+// mpirunArgs are mpirun's options for np ranks on this machine (more ranks
+// than cores; as root, which OpenMPI refuses without saying so).
+func mpirunArgs(np int) []string {
+	args := []string{"--oversubscribe", "-np", strconv.Itoa(np)}
+	if os.Geteuid() == 0 {
+		args = append([]string{"--allow-run-as-root"}, args...)
+	}
+	return args
+}
+
 // TestMPIDivergenceSaid: a run over 2 ranks that diverges names one
 // process's iteration and node, with --gamma-c (not the Go field) in
 // summary.json as on stderr, status diverged, exit 1; rank 0 says it, once,
@@ -189,10 +191,7 @@ func TestMPIDivergenceSaid(t *testing.T) {
 	if err == nil {
 		t.Fatalf("one process did not diverge:\n%s", o1)
 	}
-	args := []string{"--oversubscribe", "-np", "2"}
-	if os.Geteuid() == 0 {
-		args = append([]string{"--allow-run-as-root"}, args...)
-	}
+	args := mpirunArgs(2)
 	over := filepath.Join(dir, "ranks")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
